@@ -1,0 +1,138 @@
+"""The one error tree of swarmkit: every error the library raises on purpose is in it.
+
+::
+
+    SwarmkitError
+    ├── ConfigurationError (also ValueError)       a mistake in how something was built
+    │   ├── ConditionSyntaxError                   a `when` condition that does not parse
+    │   └── GraphCycleError                        an edge that would close a cycle
+    ├── ToolError                                  a tool could not be called or failed
+    │   ├── ToolArgumentsError                     the model's arguments did not validate
+    │   └── ToolExecutionError                     the tool itself raised
+    ├── HandoffPayloadError                        a typed handoff's arguments did not validate
+    ├── ModelError                                 the model API failed after all retries
+    ├── RunError                                   a run ended by a limit under the "error" policy
+    │   ├── MaxHandoffsExceeded
+    │   ├── MaxTurnsExceeded
+    │   └── HandoffCycleError
+    └── JournalError                               a journal could not be read or written
+        ├── SessionNotFoundError
+        └── ReplayDivergenceError                  replay asked what the journal does not hold
+
+Errors carry their context as attributes, and each message says what to fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class SwarmkitError(Exception):
+    """Root of every error swarmkit raises on purpose."""
+
+
+class ConfigurationError(SwarmkitError, ValueError):
+    """Something was built wrong; raised at construction, before any model call."""
+
+
+class ConditionSyntaxError(ConfigurationError):
+    """A condition does not parse; the message shows the expression with a caret."""
+
+    def __init__(self, message: str, *, expression: str, position: int) -> None:
+        self.expression = expression
+        self.position = position
+        self.reason = message
+        shown = expression if len(expression) <= 200 else expression[:200] + "…"
+        caret = " " * min(position, len(shown)) + "^"
+        super().__init__(f"{message} at column {position + 1}\n  {shown}\n  {caret}")
+
+
+class GraphCycleError(ConfigurationError):
+    """Adding an edge would close a cycle in a graph built with ``on_cycle="error"``."""
+
+    def __init__(self, message: str, *, cycle: Sequence[str]) -> None:
+        self.cycle = tuple(cycle)
+        super().__init__(message)
+
+
+class ToolError(SwarmkitError):
+    """A tool call could not be completed."""
+
+    def __init__(self, message: str, *, tool_name: str) -> None:
+        self.tool_name = tool_name
+        super().__init__(message)
+
+
+class ToolArgumentsError(ToolError):
+    """The arguments a model sent for a tool are not valid JSON or fail validation."""
+
+
+class ToolExecutionError(ToolError):
+    """The tool's own code raised; the original exception is the cause."""
+
+
+class HandoffPayloadError(SwarmkitError):
+    """The arguments of a typed handoff call do not validate against its input type."""
+
+    def __init__(self, message: str, *, tool_name: str, target: str) -> None:
+        self.tool_name = tool_name
+        self.target = target
+        super().__init__(message)
+
+
+class ModelError(SwarmkitError):
+    """The model API failed and retrying did not help; the last failure is the cause."""
+
+    def __init__(self, message: str, *, model: str, attempts: int) -> None:
+        self.model = model
+        self.attempts = attempts
+        super().__init__(message)
+
+
+class RunError(SwarmkitError):
+    """A run was ended by a limit whose policy is ``"error"``."""
+
+    def __init__(self, message: str, *, trail: Sequence[str], session_id: str) -> None:
+        self.trail = tuple(trail)
+        self.session_id = session_id
+        super().__init__(message)
+
+
+class MaxHandoffsExceeded(RunError):
+    """The run asked for more handoffs than ``max_handoffs`` allows."""
+
+
+class MaxTurnsExceeded(RunError):
+    """The run used up ``max_turns`` model calls without an answer."""
+
+
+class HandoffCycleError(RunError):
+    """A handoff would return to an agent already on the run's trail."""
+
+    def __init__(
+        self, message: str, *, trail: Sequence[str], session_id: str, cycle: Sequence[str]
+    ) -> None:
+        self.cycle = tuple(cycle)
+        super().__init__(message, trail=trail, session_id=session_id)
+
+
+class JournalError(SwarmkitError):
+    """A journal could not be read or written."""
+
+
+class SessionNotFoundError(JournalError):
+    """The journal holds no session with that id."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(f"no session {session_id!r} in the journal; list sessions to find its id")
+
+
+class ReplayDivergenceError(JournalError):
+    """Replay reached a step the journal does not hold; the message shows the difference."""
+
+    def __init__(self, message: str, *, session_id: str, step: int, diff: str) -> None:
+        self.session_id = session_id
+        self.step = step
+        self.diff = diff
+        super().__init__(f"{message}\n{diff}" if diff else message)

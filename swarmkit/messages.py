@@ -1,0 +1,72 @@
+"""The records a conversation is made of: messages, tool calls and tool results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolCall:
+    """A model's request to call one tool."""
+
+    id: str
+    """The id the model gave the call; its result must quote it."""
+    name: str
+    """The tool's name, as the model wrote it (it may name no real tool)."""
+    arguments: str
+    """The arguments as the raw JSON text the model produced (it may be malformed)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SystemMessage:
+    """Instructions for the model."""
+
+    content: str
+    """The instruction text."""
+    kind: Literal["system"] = "system"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class UserMessage:
+    """Input from the user (or a prompt built for a receiving agent)."""
+
+    content: str
+    """The text."""
+    kind: Literal["user"] = "user"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AssistantMessage:
+    """What a model said: text, tool calls, or both."""
+
+    content: str | None = None
+    """The text, or None when the model only called tools."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    """The tool calls, in the order the model made them."""
+    agent: str | None = None
+    """The agent that spoke, when known; not sent to the model."""
+    kind: Literal["assistant"] = "assistant"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolMessage:
+    """The result of one tool call, sent back to the model."""
+
+    tool_call_id: str
+    """The id of the call this answers."""
+    name: str
+    """The tool's name."""
+    content: str
+    """The result as text (an error description when the call failed)."""
+    is_error: bool = False
+    """Whether the call failed; not sent to the model."""
+    kind: Literal["tool"] = "tool"
+    """Discriminator."""
+
+
+Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage
+"""Any message of a conversation."""

@@ -1,0 +1,138 @@
+"""The Model protocol the run loop talks to, and the request/response records it exchanges."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from swarmkit.messages import AssistantMessage, Message
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolSpec:
+    """A tool as offered to a model: a name, what it is for, and its JSON schema."""
+
+    name: str
+    """The tool name the model calls (``^[a-zA-Z0-9_-]{1,64}$``)."""
+    description: str
+    """What the tool does, for the model."""
+    parameters: Mapping[str, Any]
+    """The JSON schema of the arguments object."""
+    strict: bool = False
+    """Whether the schema is valid for OpenAI strict mode and should be sent as such."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ModelSettings:
+    """Sampling and tool-use settings for one agent's model calls; None means the API default."""
+
+    temperature: float | None = None
+    """Sampling temperature."""
+    top_p: float | None = None
+    """Nucleus sampling mass."""
+    max_tokens: int | None = None
+    """Cap on completion tokens."""
+    tool_choice: Literal["auto", "required", "none"] | None = None
+    """Whether the model may, must, or must not call tools."""
+    parallel_tool_calls: bool | None = None
+    """Whether the model may call several tools in one turn (sent only when tools are offered)."""
+    seed: int | None = None
+    """Sampling seed, where the server honours one."""
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    """Extra JSON fields for OpenAI-compatible servers that accept more."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ModelRequest:
+    """Everything one model call needs: the conversation, the tools and the settings."""
+
+    messages: tuple[Message, ...]
+    """The conversation, system instructions first."""
+    tools: tuple[ToolSpec, ...] = ()
+    """The tools the model may call."""
+    settings: ModelSettings = field(default_factory=ModelSettings)
+    """Sampling and tool-use settings."""
+    agent: str = ""
+    """The agent this call is for (for scripted models and logs; not sent to the API)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Usage:
+    """Token counts of one or more model calls."""
+
+    prompt_tokens: int = 0
+    """Tokens in the prompts."""
+    completion_tokens: int = 0
+    """Tokens the model generated."""
+    total_tokens: int = 0
+    """Their sum, as the API reported it."""
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            total_tokens=self.total_tokens + other.total_tokens,
+        )
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ModelResponse:
+    """A model's complete answer to one request."""
+
+    message: AssistantMessage
+    """What the model said: text and/or tool calls."""
+    usage: Usage = field(default_factory=Usage)
+    """Tokens this call used."""
+    finish_reason: str | None = None
+    """Why the model stopped (``stop``, ``tool_calls``, ``length`` ...)."""
+    model: str | None = None
+    """The model name the server reported."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TextDelta:
+    """A piece of the answer's text, as it streams."""
+
+    text: str
+    """The new text."""
+    kind: Literal["text"] = "text"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolCallDelta:
+    """A piece of a tool call, as it streams; pieces with one index form one call."""
+
+    index: int
+    """Which call of the turn this piece belongs to."""
+    id: str | None = None
+    """The call id, on the piece that carries it."""
+    name: str | None = None
+    """The tool name, on the piece that carries it."""
+    arguments: str = ""
+    """The next fragment of the arguments' JSON text."""
+    kind: Literal["tool_call"] = "tool_call"
+    """Discriminator."""
+
+
+ModelDelta = TextDelta | ToolCallDelta
+"""A streamed piece of a model's answer."""
+
+
+@runtime_checkable
+class Model(Protocol):
+    """Anything that answers a model request: the OpenAI adapter, a scripted model, a replay."""
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        """Answer one request with a complete response."""
+        ...
+
+
+@runtime_checkable
+class StreamingModel(Model, Protocol):
+    """A model that can also stream: deltas as they arrive, then the complete response last."""
+
+    def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta | ModelResponse]:
+        """Yield deltas as they arrive and the assembled response as the last item."""
+        ...

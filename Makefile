@@ -23,7 +23,7 @@ test: $(STAMP)
 	$(BIN)/pytest
 
 bench: $(STAMP)
-	$(BIN)/python bench/route.py
+	for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf $(VENV) build *.egg-info

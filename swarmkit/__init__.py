@@ -1,6 +1,6 @@
 """swarmkit: multi-agent swarms with rule-first handoffs, exact limits and replayable journals."""
 
-from swarmkit.context import RunContext
+from swarmkit.conditions import Condition, compile_condition
 from swarmkit.exceptions import (
     ConditionSyntaxError,
     ConfigurationError,
@@ -19,21 +19,25 @@ from swarmkit.exceptions import (
     ToolError,
     ToolExecutionError,
 )
+from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Condition",
     "ConditionSyntaxError",
     "ConfigurationError",
+    "Edge",
     "GraphCycleError",
     "HandoffCycleError",
+    "HandoffGraph",
     "HandoffPayloadError",
     "JournalError",
     "MaxHandoffsExceeded",
     "MaxTurnsExceeded",
     "ModelError",
     "ReplayDivergenceError",
-    "RunContext",
+    "RouteExplanation",
     "RunError",
     "SessionNotFoundError",
     "SwarmkitError",
@@ -41,4 +45,5 @@ __all__ = [
     "ToolError",
     "ToolExecutionError",
     "__version__",
+    "compile_condition",
 ]

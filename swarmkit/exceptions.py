@@ -83,9 +83,12 @@ class HandoffPayloadError(SwarmkitError):
 class ModelError(SwarmkitError):
     """The model API failed and retrying did not help; the last failure is the cause."""
 
-    def __init__(self, message: str, *, model: str, attempts: int) -> None:
+    def __init__(
+        self, message: str, *, model: str, attempts: int, status_code: int | None = None
+    ) -> None:
         self.model = model
         self.attempts = attempts
+        self.status_code = status_code
         super().__init__(message)
 
 

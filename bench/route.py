@@ -1,0 +1,176 @@
+"""Benchmark: route() latency of swarmkit's HandoffGraph against swarmstate's Rust core.
+
+Both graphs are built from the same edges and timed on the same states in one process,
+interleaved round by round (alternating which goes first), so drift in machine speed
+hits both alike. Prints the median nanoseconds per call, the ratio ours/theirs per graph,
+and the geometric mean of the ratios (below 1.0 means swarmkit is faster).
+
+    .venv/bin/python bench/route.py [--rounds 15] [--calls 20000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import swarmstate
+
+from swarmkit.graph import HandoffGraph
+
+
+@dataclass(frozen=True, kw_only=True)
+class Case:
+    """One benchmark graph: its edges, the node routed from, and the states to route."""
+
+    name: str
+    """Short label printed in the table."""
+    edges: Sequence[tuple[str, str, str | None]]
+    """``(source, target, when)`` in insertion order."""
+    node: str
+    """The node every call routes from."""
+    states: Sequence[dict[str, Any]]
+    """States cycled through, so no single branch is all that is measured."""
+
+
+def _cases() -> list[Case]:
+    fan = [("start", f"agent{i}", f"category == 'c{i}'") for i in range(9)]
+    fifty = [("start", f"step{i}", f"stage == 'stage{i}'") for i in range(50)]
+    deep_when = "request.user.profile.tier == 'gold'"
+    return [
+        Case(
+            name="2-edge equality triage",
+            edges=[
+                ("triage", "billing", "category == 'billing'"),
+                ("triage", "support", "category == 'support'"),
+            ],
+            node="triage",
+            states=[{"category": c, "id": 7} for c in ("billing", "support", "sales")],
+        ),
+        Case(
+            name="10-edge fan with default",
+            edges=[*fan, ("start", "fallback", None)],
+            node="start",
+            states=[{"category": f"c{i}"} for i in (0, 4, 8)] + [{"category": "zz"}],
+        ),
+        Case(
+            name="deep dotted paths",
+            edges=[
+                ("n", "gold", deep_when),
+                ("n", "eu", "request.user.profile.region == 'eu'"),
+            ],
+            node="n",
+            states=[
+                {"request": {"user": {"profile": {"tier": tier, "region": region}}}}
+                for tier, region in (("gold", "us"), ("silver", "eu"), ("free", "us"))
+            ],
+        ),
+        Case(
+            name="membership in a list",
+            edges=[("n", "urgent", "'urgent' in tags"), ("n", "vip", "'vip' in tags")],
+            node="n",
+            states=[
+                {"tags": ["billing", "urgent"]},
+                {"tags": ["vip"]},
+                {"tags": ["a", "b", "c"]},
+            ],
+        ),
+        Case(
+            name="gold or (priority and urgent)",
+            edges=[
+                ("n", "escalate", "user.tier == 'gold' or (priority > 3 and 'urgent' in tags)"),
+            ],
+            node="n",
+            states=[
+                {"user": {"tier": "gold"}, "priority": 1, "tags": []},
+                {"user": {"tier": "free"}, "priority": 5, "tags": ["x", "urgent"]},
+                {"user": {"tier": "free"}, "priority": 2, "tags": ["urgent"]},
+            ],
+        ),
+        Case(
+            name="50 edges, last matches",
+            edges=fifty,
+            node="start",
+            states=[{"stage": "stage49"}],
+        ),
+    ]
+
+
+def _extra_cases() -> list[Case]:
+    # Not in the issue's list: 50 edges on 50 different keys, so no decision table
+    # applies and every edge is tried; reported apart so the main figure stays honest.
+    varied = [("start", f"step{i}", f"f{i} == 'x{i}'") for i in range(50)]
+    return [
+        Case(
+            name="50 distinct edges, last matches",
+            edges=varied,
+            node="start",
+            states=[{"f49": "x49", "f3": "no"}],
+        ),
+    ]
+
+
+def _build(case: Case) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    ours, theirs = HandoffGraph(), swarmstate.HandoffGraph()
+    for source, target, when in case.edges:
+        ours.add_edge(source, target, when)
+        theirs.add_edge(source, target, when)
+    for state in case.states:  # the benchmark is only meaningful if both agree
+        assert ours.route(case.node, state) == theirs.route(case.node, state), case.name
+    return ours.route, theirs.route
+
+
+def _time(route: Callable[..., Any], node: str, states: list[dict[str, Any]]) -> float:
+    start = time.perf_counter_ns()
+    for state in states:
+        route(node, state)
+    return (time.perf_counter_ns() - start) / len(states)
+
+
+def _measure(case: Case, rounds: int, calls: int) -> tuple[float, float]:
+    ours, theirs = _build(case)
+    states = [case.states[i % len(case.states)] for i in range(calls)]
+    samples: dict[str, list[float]] = {"ours": [], "theirs": []}
+    for round_number in range(rounds):
+        order = [("ours", ours), ("theirs", theirs)]
+        if round_number % 2:
+            order.reverse()
+        for label, route in order:
+            samples[label].append(_time(route, case.node, states))
+    return statistics.median(samples["ours"]), statistics.median(samples["theirs"])
+
+
+def main() -> None:
+    """Run every case and print the table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--calls", type=int, default=20_000)
+    args = parser.parse_args()
+    gc.disable()  # collections would land on whichever side happened to be running
+    print(f"swarmstate {swarmstate.__version__}; {args.rounds} rounds x {args.calls} calls")
+    print(f"{'graph':34} {'swarmkit ns':>12} {'swarmstate ns':>14} {'ratio':>7}")
+    ratios = [_report(case, args.rounds, args.calls) for case in _cases()]
+    print(f"{'geometric mean ratio':34} {'':12} {'':14} {_geometric_mean(ratios):7.2f}")
+    print("not in the issue's list:")
+    extra = [_report(case, args.rounds, args.calls) for case in _extra_cases()]
+    both = _geometric_mean(ratios + extra)
+    print(f"{'geometric mean with these':34} {'':12} {'':14} {both:7.2f}")
+
+
+def _report(case: Case, rounds: int, calls: int) -> float:
+    ours, theirs = _measure(case, rounds, calls)
+    print(f"{case.name:34} {ours:12.0f} {theirs:14.0f} {ours / theirs:7.2f}")
+    return ours / theirs
+
+
+def _geometric_mean(ratios: list[float]) -> float:
+    return math.exp(sum(math.log(ratio) for ratio in ratios) / len(ratios))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,225 @@
+"""Compiles an ordered list of conditions into one function: the first that holds wins.
+
+This is what a HandoffGraph node runs on every ``route``. Consecutive edges comparing the
+same path with constants (``category == 'billing'``, ``category == 'support'``, ...)
+become one dict lookup; every other edge keeps its own compiled closure, tried in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from swarmkit.conditions._ast import Compare, Literal, Path, PathKey
+from swarmkit.conditions._compile import EXACT_LIMIT, Condition, Predicate
+from swarmkit.conditions._values import State, adapt_state, as_float, is_number, path_getter
+
+Result = TypeVar("Result")
+
+
+def equality_of(condition: Condition) -> tuple[tuple[PathKey, ...], str | int | float] | None:
+    """``(path keys, constant)`` when the condition is just ``path == constant``.
+
+    Only strings and numbers whose comparison Python gets exactly right qualify, so a
+    run of such conditions on one path can be answered by one dict lookup.
+    """
+    tree = condition.tree
+    if not isinstance(tree, Compare) or tree.op != "==":
+        return None
+    left, right = tree.left, tree.right
+    if isinstance(left, Literal):
+        left, right = right, left
+    if not (isinstance(left, Path) and isinstance(right, Literal)):
+        return None
+    value = right.value
+    if isinstance(value, str) or (is_number(value) and abs(value) < EXACT_LIMIT):  # type: ignore[arg-type]
+        return left.keys, value  # type: ignore[return-value]
+    return None
+
+
+Chooser = Callable[[object], Any]
+_Step = tuple[Predicate, object]
+
+
+@dataclass(kw_only=True, slots=True)
+class _Table:
+    """A run of ``path == constant`` branches on one path, answered by one dict lookup."""
+
+    keys: tuple[PathKey, ...]
+    """The path every branch of the run compares."""
+    first: _Step
+    """The run's first branch as a plain test, used instead when the run is that alone."""
+    texts: dict[str, object] = field(default_factory=dict)
+    """String constant -> result of the first branch comparing with it."""
+    numbers: dict[int | float, object] = field(default_factory=dict)
+    """Number constant -> result of the first branch comparing with it."""
+
+
+def compile_first_match(branches: Sequence[tuple[Condition | None, Result]]) -> Chooser:
+    """A function of the state returning the result of the first branch that holds.
+
+    A branch without a condition always holds; when none holds the function returns
+    ``None``, so results must not be ``None``. Like ``Condition``, it never raises.
+    """
+    steps, fallback, roots = _plan(branches)
+    careful = tuple((condition, result) for condition, result in branches)
+    # The common shapes get closures of their own: each saves a loop or a call per route.
+    if not steps:
+        return lambda state: fallback
+    if len(steps) == 1 and isinstance(steps[0], _Table):
+        return _table_chooser(steps[0], fallback, roots, careful)
+    if len(steps) == 2 and all(isinstance(step, tuple) for step in steps):
+        return _two_test_chooser(steps, fallback, roots, careful)  # type: ignore[arg-type]
+    if all(isinstance(step, tuple) for step in steps):
+        return _test_chooser(steps, fallback, roots, careful)  # type: ignore[arg-type]
+    return _mixed_chooser(steps, fallback, roots, careful)
+
+
+def _plan(
+    branches: Sequence[tuple[Condition | None, object]],
+) -> tuple[list[_Table | _Step], object, frozenset[str]]:
+    steps: list[_Table | _Step] = []
+    roots: set[str] = set()
+    for condition, result in branches:
+        if condition is None:
+            return steps, result, frozenset(roots)  # later branches can never be reached
+        roots |= condition.roots
+        equality = equality_of(condition)
+        if equality is None:
+            steps.append((condition._test, result))
+            continue
+        keys, constant = equality
+        table = steps[-1] if steps else None
+        if not (isinstance(table, _Table) and table.keys == keys):
+            table = _Table(keys=keys, first=(condition._test, result))
+            steps.append(table)
+        entries = table.texts if isinstance(constant, str) else table.numbers
+        entries.setdefault(constant, result)  # type: ignore[arg-type]
+    return _singles_as_tests(steps), None, frozenset(roots)
+
+
+def _singles_as_tests(steps: list[_Table | _Step]) -> list[_Table | _Step]:
+    # A table pays off only for two or more branches; one is faster as its own closure.
+    return [
+        step.first if isinstance(step, _Table) and len(step.texts) + len(step.numbers) < 2 else step
+        for step in steps
+    ]
+
+
+def _look_up(table: _Table, value: Any) -> object:
+    kind = value.__class__
+    if kind is str:
+        return table.texts.get(value)
+    if kind is int or kind is float:
+        return table.numbers.get(value)
+    if isinstance(value, str):
+        return table.texts.get(str.__str__(value))
+    if is_number(value):
+        return table.numbers.get(as_float(value))
+    return None
+
+
+def _table_chooser(
+    table: _Table, fallback: object, roots: frozenset[str], careful: tuple[Any, ...]
+) -> Chooser:
+    get, arg = path_getter(table.keys)
+    texts = table.texts
+
+    def choose(state: Any) -> object:
+        if state.__class__ is not dict:
+            state = adapt_state(state, roots)
+        try:
+            value = get(state, arg)
+        except Exception:  # a foreign key object in the state misbehaved
+            return _carefully(careful, state)
+        found = texts.get(value) if value.__class__ is str else _look_up(table, value)
+        return fallback if found is None else found
+
+    return choose
+
+
+def _test_chooser(
+    steps: list[_Step], fallback: object, roots: frozenset[str], careful: tuple[Any, ...]
+) -> Chooser:
+    if len(steps) == 1:
+        ((test, result),) = steps
+
+        def choose_one(state: Any) -> object:
+            if state.__class__ is not dict:
+                state = adapt_state(state, roots)
+            try:
+                return result if test(state) else fallback
+            except Exception:  # a foreign object in the state misbehaved: go carefully
+                return _carefully(careful, state)
+
+        return choose_one
+    tests = tuple(steps)
+
+    def choose(state: Any) -> object:
+        if state.__class__ is not dict:
+            state = adapt_state(state, roots)
+        try:
+            for test, result in tests:
+                if test(state):
+                    return result
+        except Exception:  # a foreign object in the state misbehaved: go carefully
+            return _carefully(careful, state)
+        return fallback
+
+    return choose
+
+
+def _two_test_chooser(
+    steps: list[_Step], fallback: object, roots: frozenset[str], careful: tuple[Any, ...]
+) -> Chooser:
+    (first, first_result), (second, second_result) = steps
+
+    def choose(state: Any) -> object:
+        if state.__class__ is not dict:
+            state = adapt_state(state, roots)
+        try:
+            if first(state):
+                return first_result
+            if second(state):
+                return second_result
+        except Exception:  # a foreign object in the state misbehaved: go carefully
+            return _carefully(careful, state)
+        return fallback
+
+    return choose
+
+
+def _mixed_chooser(
+    steps: list[_Table | _Step], fallback: object, roots: frozenset[str], careful: tuple[Any, ...]
+) -> Chooser:
+    parts = tuple(_part(step) for step in steps)
+
+    def choose(state: Any) -> object:
+        if state.__class__ is not dict:
+            state = adapt_state(state, roots)
+        try:
+            for part in parts:
+                found = part(state)
+                if found is not None:
+                    return found
+        except Exception:  # a foreign object in the state misbehaved: go carefully
+            return _carefully(careful, state)
+        return fallback
+
+    return choose
+
+
+def _part(step: _Table | _Step) -> Callable[[State], object]:
+    if isinstance(step, tuple):
+        test, result = step
+        return lambda state: result if test(state) else None
+    get, arg = path_getter(step.keys)
+    return lambda state: _look_up(step, get(state, arg))
+
+
+def _carefully(branches: tuple[tuple[Condition | None, object], ...], state: State) -> object:
+    for condition, result in branches:
+        if condition is None or condition(state):  # calling a Condition never raises
+            return result
+    return None

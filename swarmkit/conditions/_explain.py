@@ -1,0 +1,66 @@
+"""Reports what a condition saw: the value each of its paths resolved to, and its result."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from swarmkit.conditions._ast import PathKey, path_keys, path_text
+from swarmkit.conditions._compile import Condition
+
+
+@dataclass(frozen=True, kw_only=True)
+class PathValue:
+    """What one path of a condition read from the state."""
+
+    path: str
+    """The path as text, e.g. ``user.tier``."""
+    value: object
+    """The value found there; ``None`` when the path leads nowhere."""
+    found: bool
+    """Whether every step of the path existed; a missing path reads as null."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConditionTrace:
+    """One evaluation of a condition against a state."""
+
+    source: str
+    """The condition as written."""
+    result: bool
+    """Whether it held."""
+    values: tuple[PathValue, ...]
+    """Each distinct path it reads, with what that path resolved to."""
+
+
+def trace_condition(condition: Condition, state: Mapping[str, object] | None) -> ConditionTrace:
+    """Evaluate ``condition`` on ``state`` and record what each of its paths resolved to."""
+    values = tuple(_resolve(state, keys) for keys in path_keys(condition.tree))
+    return ConditionTrace(source=condition.source, result=condition(state), values=values)
+
+
+def _resolve(state: object, keys: tuple[PathKey, ...]) -> PathValue:
+    value: object = state if isinstance(state, Mapping) else {}
+    for key in keys:
+        found, value = _lookup(value, key)
+        if not found:
+            return PathValue(path=path_text(keys), value=None, found=False)
+    return PathValue(path=path_text(keys), value=value, found=True)
+
+
+def _lookup(container: object, key: PathKey) -> tuple[bool, object]:
+    if isinstance(container, dict):
+        # The base methods, so a defaultdict is read, never written to.
+        if dict.__contains__(container, key):
+            return True, dict.__getitem__(container, key)
+        return False, None
+    if isinstance(container, Mapping):
+        try:
+            return True, container[key]
+        except Exception:  # missing, or a foreign mapping that fails: not found
+            return False, None
+    if not (isinstance(container, list | tuple | str) and isinstance(key, int)):
+        return False, None
+    if -len(container) <= key < len(container):
+        return True, container[key]
+    return False, None

@@ -1,0 +1,478 @@
+"""HandoffGraph: rules that pick the next agent from the state, with no model call."""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+from swarmkit.conditions import Condition, PathValue, compile_condition, trace_condition
+from swarmkit.conditions._choose import compile_first_match
+from swarmkit.exceptions import ConfigurationError, GraphCycleError
+
+#: The ``format`` tag and the ``version`` that ``to_dict`` writes and ``from_dict`` reads.
+GRAPH_FORMAT: Final = "swarmkit.handoff_graph"
+GRAPH_VERSION: Final = 1
+
+_ON_CYCLE: Final = ("error", "allow")
+_Result = TypeVar("_Result")
+Router = Callable[[Any], Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Edge:
+    """One rule: from ``source``, go to ``target`` when ``when`` holds."""
+
+    source: str
+    """The node the edge leaves."""
+    target: str
+    """The node the edge leads to."""
+    when: str | None = None
+    """The condition as written; ``None`` for an edge that always matches."""
+    priority: int = 0
+    """Higher priorities are tried first; equal priorities in the order they were added."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class EdgeTrial:
+    """One edge that ``explain`` tried, and what its condition saw."""
+
+    edge: Edge
+    """The edge tried."""
+    matched: bool
+    """Whether its condition held (always true for an edge without one)."""
+    values: tuple[PathValue, ...]
+    """What each path of its condition resolved to; empty without a condition."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RouteExplanation:
+    """Why ``route`` picks what it picks: every edge tried, in order, and the one that fired."""
+
+    node: str
+    """The node routed from."""
+    trials: tuple[EdgeTrial, ...]
+    """The edges tried in evaluation order, up to and including the one that fired."""
+    fired: Edge | None
+    """The edge that matched, or ``None`` when none did."""
+
+    @property
+    def target(self) -> str | None:
+        """What ``route`` returns: the fired edge's target, or ``None``."""
+        return None if self.fired is None else self.fired.target
+
+    def __str__(self) -> str:
+        lines = [f"route from {self.node!r}:"]
+        for number, trial in enumerate(self.trials, start=1):
+            lines.append(f"  {number}. {_describe_trial(trial)}")
+        ending = "no edge matched" if self.fired is None else f"-> {self.fired.target!r}"
+        lines.append(f"  {ending}")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Entry:
+    """An edge with its compiled condition."""
+
+    edge: Edge
+    """The public description of the edge."""
+    condition: Condition | None
+    """The compiled ``when``; ``None`` for an edge that always matches."""
+
+
+class HandoffGraph:
+    """Named nodes joined by edges with optional conditions; ``route`` picks the next node.
+
+    From a node, edges are tried by descending ``priority`` and, within one priority, in
+    the order they were added; the first whose condition holds wins, and an edge without
+    a condition always holds. ``edges(node)`` lists them in that evaluation order.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_entries",
+        "_fired",
+        "_lock",
+        "_nodes",
+        "_on_cycle",
+        "_out",
+        "_targets",
+    )
+
+    def __init__(self, on_cycle: str = "error") -> None:
+        _require_str("on_cycle", on_cycle)
+        if on_cycle not in _ON_CYCLE:
+            raise ConfigurationError(f"on_cycle must be 'error' or 'allow', not {on_cycle!r}")
+        self._on_cycle = on_cycle
+        self._nodes: dict[str, None] = {}
+        self._entries: list[_Entry] = []
+        self._out: dict[str, list[_Entry]] = {}
+        self._targets: dict[str, Router] = {}
+        self._fired: dict[str, Router] = {}
+        # Keeps an edit and a router rebuilt at the same moment from losing the new edge.
+        self._lock = threading.Lock()
+
+    @property
+    def on_cycle(self) -> str:
+        """``"error"`` to reject an edge that closes a cycle, ``"allow"`` to accept it."""
+        return self._on_cycle
+
+    # Building.
+
+    def add_node(self, name: str) -> None:
+        """Add a node with no edges; adding an existing node does nothing."""
+        _require_str("name", name)
+        with self._lock:
+            self._nodes.setdefault(str(name))
+
+    def add_edge(
+        self, from_node: str, to: str, when: str | None = None, *, priority: int = 0
+    ) -> None:
+        """Add an edge; raise before changing anything if ``when`` or the edge is invalid.
+
+        Raises ``ConditionSyntaxError`` for a condition that does not parse and, with
+        ``on_cycle="error"``, ``GraphCycleError`` for an edge that would close a cycle.
+        """
+        _require_str("from_node", from_node)
+        _require_str("to", to)
+        if when is not None:
+            _require_str("when", when)
+        if not isinstance(priority, int) or isinstance(priority, bool):
+            raise TypeError(f"argument 'priority' must be int, not {type(priority).__name__}")
+        condition = None if when is None else compile_condition(str(when))
+        text = None if when is None else str(when)
+        edge = Edge(source=str(from_node), target=str(to), when=text, priority=int(priority))
+        with self._lock:
+            if self._on_cycle == "error":
+                self._reject_cycle(edge.source, edge.target)
+            self._insert(_Entry(edge=edge, condition=condition))
+
+    def _insert(self, entry: _Entry) -> None:
+        """Add a checked edge; the caller holds the lock, or owns the graph alone."""
+        edge = entry.edge
+        self._nodes.setdefault(edge.source)
+        self._nodes.setdefault(edge.target)
+        self._entries.append(entry)
+        outgoing = self._out.setdefault(edge.source, [])
+        place = len(outgoing)
+        while place and outgoing[place - 1].edge.priority < edge.priority:
+            place -= 1
+        outgoing.insert(place, entry)
+        # Routers are rebuilt on first use, so building a big graph stays linear.
+        self._targets[edge.source] = self._lazy_router(edge.source, self._targets, _target_of)
+        self._fired[edge.source] = self._lazy_router(edge.source, self._fired, _edge_of)
+
+    def _lazy_router(
+        self, node: str, cache: dict[str, Router], result: Callable[[Edge], object]
+    ) -> Router:
+        def build_and_route(state: object) -> object:
+            with self._lock:
+                router = _build_router(self._out[node], result)
+                if cache.get(node) is build_and_route:  # not if an edge came in meanwhile
+                    cache[node] = router
+            return router(state)
+
+        return build_and_route
+
+    def _reject_cycle(self, source: str, target: str) -> None:
+        cycle = self._path(target, source)
+        if cycle is not None:
+            shown = " -> ".join(repr(node) for node in [source, *cycle])
+            raise GraphCycleError(
+                f"adding edge {source!r} -> {target!r} would create a cycle ({shown}); "
+                "build the graph with on_cycle='allow' to permit loops",
+                cycle=[source, *cycle],
+            )
+
+    def _path(self, start: str, goal: str) -> list[str] | None:
+        """The nodes of a shortest path from ``start`` to ``goal``, both included."""
+        if start == goal:
+            return [start]
+        parents: dict[str, str] = {}
+        queue = deque([start])
+        while queue:
+            node = queue.popleft()
+            for entry in self._out.get(node, ()):
+                child = entry.edge.target
+                if child in parents or child == start:
+                    continue
+                parents[child] = node
+                if child == goal:
+                    return _walk_back(parents, start, goal)
+                queue.append(child)
+        return None
+
+    # Routing.
+
+    def route(self, node: str, state: Mapping[str, object] | None = None) -> str | None:
+        """The target of the first edge from ``node`` whose condition holds, else ``None``.
+
+        Never raises because of ``state``: any mapping works, ``None`` is an empty state,
+        and values of unexpected types simply make comparisons false.
+        """
+        try:
+            router = self._targets.get(node)
+        except TypeError:  # unhashable: certainly not a node name
+            router = None
+        if router is None:
+            if node.__class__ is not str:
+                _unrouted(node)
+            return None
+        return router(state)  # type: ignore[no-any-return]
+
+    def route_edge(self, node: str, state: Mapping[str, object] | None = None) -> Edge | None:
+        """Like ``route`` but returns the edge that fired, to record which rule decided."""
+        try:
+            router = self._fired.get(node)
+        except TypeError:  # unhashable: certainly not a node name
+            router = None
+        if router is None:
+            if node.__class__ is not str:
+                _unrouted(node)
+            return None
+        return router(state)  # type: ignore[no-any-return]
+
+    def explain(self, node: str, state: Mapping[str, object] | None = None) -> RouteExplanation:
+        """What ``route(node, state)`` does, edge by edge, with the values each condition read."""
+        _require_str("node", node)
+        trials: list[EdgeTrial] = []
+        for entry in self._out.get(node, ()):
+            trial = _trial(entry, state)
+            trials.append(trial)
+            if trial.matched:
+                return RouteExplanation(node=node, trials=tuple(trials), fired=entry.edge)
+        return RouteExplanation(node=node, trials=tuple(trials), fired=None)
+
+    # Introspection.
+
+    def nodes(self) -> list[str]:
+        """Every node, sorted."""
+        return sorted(self._nodes)
+
+    def edges(self, node: str) -> list[tuple[str, str | None]]:
+        """``(target, when)`` for each edge from ``node``, in evaluation order."""
+        _require_str("node", node)
+        return [(entry.edge.target, entry.edge.when) for entry in self._out.get(node, ())]
+
+    def edge_list(self, node: str | None = None) -> list[Edge]:
+        """The edges from ``node`` in evaluation order, or every edge in insertion order."""
+        if node is None:
+            return [entry.edge for entry in self._entries]
+        _require_str("node", node)
+        return [entry.edge for entry in self._out.get(node, ())]
+
+    def has_node(self, node: str) -> bool:
+        """Whether ``node`` was added, by ``add_node`` or as an end of an edge."""
+        _require_str("node", node)
+        return node in self._nodes
+
+    def __contains__(self, node: object) -> bool:
+        _require_str("node", node)
+        return node in self._nodes
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def is_dag(self) -> bool:
+        """Whether the graph has no cycle (a self-loop is a cycle)."""
+        waiting = dict.fromkeys(self._nodes, 0)
+        for entry in self._entries:
+            waiting[entry.edge.target] += 1
+        ready = [node for node, count in waiting.items() if count == 0]
+        done = 0
+        while ready:
+            node = ready.pop()
+            done += 1
+            for entry in self._out.get(node, ()):
+                waiting[entry.edge.target] -= 1
+                if waiting[entry.edge.target] == 0:
+                    ready.append(entry.edge.target)
+        return done == len(waiting)
+
+    def __repr__(self) -> str:
+        return (
+            f"HandoffGraph(nodes={len(self._nodes)}, edges={len(self._entries)}, "
+            f"on_cycle={self._on_cycle!r})"
+        )
+
+    # Export and import.
+
+    def to_dict(self) -> dict[str, Any]:
+        """The graph as JSON-safe data; ``from_dict`` reads it back."""
+        return {
+            "format": GRAPH_FORMAT,
+            "version": GRAPH_VERSION,
+            "on_cycle": self._on_cycle,
+            "nodes": self.nodes(),
+            "edges": [_edge_data(entry.edge) for entry in self._entries],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> HandoffGraph:
+        """Rebuild a graph from ``to_dict`` data, checking it as ``add_edge`` would."""
+        _check_header(data)
+        graph = cls(on_cycle=_field(data, "on_cycle", str, "error"))
+        for name in _field(data, "nodes", list, []):
+            graph.add_node(_checked_name(name))
+        for item in _field(data, "edges", list, []):
+            if not isinstance(item, Mapping):
+                raise ConfigurationError(f"each edge must be a mapping, not {item!r}")
+            graph.add_edge(
+                _checked_name(item.get("source")),
+                _checked_name(item.get("target")),
+                _field(item, "when", str, None),
+                priority=_field(item, "priority", int, 0),
+            )
+        return graph
+
+    def to_mermaid(self) -> str:
+        """A Mermaid flowchart; each condition (and any priority) labels its edge."""
+        ids = {node: f"n{number}" for number, node in enumerate(self.nodes())}
+        lines = ["flowchart TD"]
+        lines += [f'    {ids[node]}["{_mermaid_text(node)}"]' for node in ids]
+        for node, node_id in ids.items():
+            for entry in self._out.get(node, ()):
+                label = _label(entry.edge)
+                arrow = f'-->|"{_mermaid_text(label)}"|' if label else "-->"
+                lines.append(f"    {node_id} {arrow} {ids[entry.edge.target]}")
+        return "\n".join(lines) + "\n"
+
+    def to_dot(self) -> str:
+        """A Graphviz DOT digraph; each condition (and any priority) labels its edge."""
+        lines = ["digraph HandoffGraph {"]
+        lines += [f"    {_dot_text(node)};" for node in self.nodes()]
+        for node in self.nodes():
+            for entry in self._out.get(node, ()):
+                label = _label(entry.edge)
+                attributes = f" [label={_dot_text(label)}]" if label else ""
+                lines.append(
+                    f"    {_dot_text(node)} -> {_dot_text(entry.edge.target)}{attributes};"
+                )
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+    # Copying: conditions are immutable, so copies share them and never recompile.
+
+    def __copy__(self) -> HandoffGraph:
+        clone = type(self)(on_cycle=self._on_cycle)
+        clone._nodes = dict(self._nodes)
+        for entry in self._entries:
+            clone._insert(entry)
+        return clone
+
+    def __deepcopy__(self, memo: dict[int, object]) -> HandoffGraph:
+        return self.__copy__()
+
+    def __reduce__(self) -> tuple[Callable[[Mapping[str, Any]], HandoffGraph], tuple[Any]]:
+        # Pickle the plain data and recompile on load: closures cannot be pickled.
+        return type(self).from_dict, (self.to_dict(),)
+
+
+# Routers: one closure per node, built from its edges in evaluation order.
+
+
+def _target_of(edge: Edge) -> object:
+    return edge.target
+
+
+def _edge_of(edge: Edge) -> object:
+    return edge
+
+
+def _build_router(entries: Iterable[_Entry], result: Callable[[Edge], object]) -> Router:
+    return compile_first_match([(entry.condition, result(entry.edge)) for entry in entries])
+
+
+def _unrouted(node: object) -> None:
+    _require_str("node", node)
+
+
+def _trial(entry: _Entry, state: Mapping[str, object] | None) -> EdgeTrial:
+    if entry.condition is None:
+        return EdgeTrial(edge=entry.edge, matched=True, values=())
+    seen = trace_condition(entry.condition, state)
+    return EdgeTrial(edge=entry.edge, matched=seen.result, values=seen.values)
+
+
+def _describe_trial(trial: EdgeTrial) -> str:
+    edge = trial.edge
+    if edge.when is None:
+        return f"-> {edge.target!r} always matches"
+    values = ", ".join(
+        f"{value.path}={value.value!r}" if value.found else f"{value.path} missing"
+        for value in trial.values
+    )
+    verdict = "matched" if trial.matched else "did not match"
+    return f"-> {edge.target!r} when {edge.when} {verdict}" + (f" ({values})" if values else "")
+
+
+def _walk_back(parents: dict[str, str], start: str, goal: str) -> list[str]:
+    path = [goal]
+    while path[-1] != start:
+        path.append(parents[path[-1]])
+    path.reverse()
+    return path
+
+
+def _require_str(argument: str, value: object) -> None:
+    if not isinstance(value, str):
+        raise TypeError(f"argument {argument!r} must be str, not {type(value).__name__}")
+
+
+# Data and drawings.
+
+
+def _edge_data(edge: Edge) -> dict[str, Any]:
+    return {
+        "source": edge.source,
+        "target": edge.target,
+        "when": edge.when,
+        "priority": edge.priority,
+    }
+
+
+def _check_header(data: object) -> None:
+    if not isinstance(data, Mapping):
+        raise ConfigurationError(f"graph data must be a mapping, not {type(data).__name__}")
+    if data.get("format") != GRAPH_FORMAT:
+        raise ConfigurationError(f"graph data must have format {GRAPH_FORMAT!r}")
+    version = data.get("version")
+    if version != GRAPH_VERSION or isinstance(version, bool):
+        raise ConfigurationError(
+            f"graph data version {version!r} is not supported; this swarmkit reads "
+            f"version {GRAPH_VERSION}"
+        )
+
+
+def _field(data: Mapping[str, Any], key: str, kind: type[_Result], default: _Result) -> _Result:
+    value = data.get(key, default)
+    if value is default or (isinstance(value, kind) and not isinstance(value, bool)):
+        return value
+    raise ConfigurationError(f"graph data field {key!r} must be {kind.__name__}, not {value!r}")
+
+
+def _checked_name(value: object) -> str:
+    if not isinstance(value, str):
+        raise ConfigurationError(f"a node name in graph data must be a string, not {value!r}")
+    return value
+
+
+def _label(edge: Edge) -> str:
+    if edge.priority == 0:
+        return edge.when or ""
+    return f"(priority {edge.priority}) {edge.when or 'always'}"
+
+
+def _mermaid_text(text: str) -> str:
+    # Mermaid reads #code; as a character: escape its own marker, quotes, markup, controls.
+    return "".join(
+        f"#{ord(char)};" if char in '"#<>&' or not char.isprintable() else char for char in text
+    )
+
+
+def _dot_text(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+    escaped = escaped.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
+    return '"' + "".join(char if char.isprintable() else " " for char in escaped) + '"'

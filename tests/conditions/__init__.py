@@ -1,0 +1,1 @@
+"""Tests of the condition language, mirroring swarmkit/conditions."""

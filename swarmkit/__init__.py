@@ -1,6 +1,8 @@
 """swarmkit: multi-agent swarms with rule-first handoffs, exact limits and replayable journals."""
 
+from swarmkit.agent import Agent
 from swarmkit.conditions import Condition, compile_condition
+from swarmkit.context import RunContext
 from swarmkit.exceptions import (
     ConditionSyntaxError,
     ConfigurationError,
@@ -20,30 +22,43 @@ from swarmkit.exceptions import (
     ToolExecutionError,
 )
 from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
+from swarmkit.handoffs import Handoff
+from swarmkit.models import Model, ModelSettings, OpenAIModel, RetryPolicy
+from swarmkit.tools import FunctionTool, ToolResult, tool
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Agent",
     "Condition",
     "ConditionSyntaxError",
     "ConfigurationError",
     "Edge",
+    "FunctionTool",
     "GraphCycleError",
+    "Handoff",
     "HandoffCycleError",
     "HandoffGraph",
     "HandoffPayloadError",
     "JournalError",
     "MaxHandoffsExceeded",
     "MaxTurnsExceeded",
+    "Model",
     "ModelError",
+    "ModelSettings",
+    "OpenAIModel",
     "ReplayDivergenceError",
+    "RetryPolicy",
     "RouteExplanation",
+    "RunContext",
     "RunError",
     "SessionNotFoundError",
     "SwarmkitError",
     "ToolArgumentsError",
     "ToolError",
     "ToolExecutionError",
+    "ToolResult",
     "__version__",
     "compile_condition",
+    "tool",
 ]

@@ -12,6 +12,8 @@ from swarmkit.models._base import (
     ToolSpec,
     Usage,
 )
+from swarmkit.models._openai import OpenAIModel
+from swarmkit.models._retry import RetryPolicy
 
 __all__ = [
     "Model",
@@ -19,6 +21,8 @@ __all__ = [
     "ModelRequest",
     "ModelResponse",
     "ModelSettings",
+    "OpenAIModel",
+    "RetryPolicy",
     "StreamingModel",
     "TextDelta",
     "ToolCallDelta",

@@ -1,0 +1,202 @@
+"""OpenAIModel: the Model protocol on Chat Completions of OpenAI or any compatible server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
+from contextlib import aclosing
+from typing import Any
+
+import openai
+from openai import AsyncOpenAI
+
+from swarmkit._log import log
+from swarmkit.exceptions import ConfigurationError
+from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
+from swarmkit.models._chat_completions import (
+    IncompleteResponseError,
+    StreamAssembler,
+    parse_completion,
+    request_params,
+)
+from swarmkit.models._retry import CallRetrier, RetryPolicy, scrub_secrets
+
+_COMPLETIONS = "/chat/completions"
+
+
+class OpenAIModel:
+    """A model served through ``openai.AsyncOpenAI`` Chat Completions, with our retries.
+
+    The client's own retries are switched off (``max_retries=0``), so each attempt is exactly one
+    HTTP request and retries never multiply. Without an injected client, one is built on the
+    first call from ``api_key``/``base_url`` or ``OPENAI_API_KEY``/``OPENAI_BASE_URL``, so an
+    OpenAIModel can be constructed (and a journal replayed) with no key set.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        client: AsyncOpenAI | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        """Describe the model; ``timeout`` (seconds per attempt) None keeps the client's default."""
+        if not model:
+            raise ConfigurationError("OpenAIModel needs a model name, e.g. OpenAIModel('gpt-4o')")
+        if client is not None and (base_url is not None or api_key is not None):
+            raise ConfigurationError(
+                "pass either client= or base_url=/api_key=, not both: configure the client itself"
+            )
+        self.name = model
+        """The model name sent with every request."""
+        self.retry = retry or RetryPolicy()
+        """The retry policy of every call."""
+        self._base_url = base_url
+        self._api_key = api_key
+        self._timeout = timeout
+        self._sleep = sleep
+        self._clock = clock
+        self._client = None if client is None else _without_retries(client, timeout)
+        self._owns_client = client is None
+
+    def __repr__(self) -> str:
+        return f"OpenAIModel({self.name!r})"
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        """Answer with one complete response, retrying transient failures."""
+        client = self._ready_client()
+        params = request_params(self.name, request)
+        started = self._clock()
+
+        body = _plain_body(params)
+
+        async def attempt_once(attempt: int) -> ModelResponse:
+            # The low-level post sends our params as they are: they are already plain JSON,
+            # so the typed create()'s recursive transform would only cost time (half a
+            # session's overhead in bench/session.py). Errors and JSON parsing are the client's.
+            completion = await client.post(_COMPLETIONS, body=body, cast_to=object)
+            response = parse_completion(_as_object(completion))
+            self._log_finished(response, attempt=attempt, started=started, stream=False)
+            return response
+
+        return await self._retrier(client).call(attempt_once)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta | ModelResponse]:
+        """Yield text and tool-call deltas as they arrive, then the assembled response.
+
+        If an attempt fails midway and is retried, the next attempt's deltas start again from
+        the beginning of the answer; the final response is always the one complete answer.
+        """
+        client = self._ready_client()
+        params = request_params(self.name, request)
+        started = self._clock()
+
+        def attempt_once(attempt: int) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
+            return self._stream_once(client, params, attempt=attempt, started=started)
+
+        async with aclosing(self._retrier(client).stream(attempt_once)) as items:
+            async for item in items:
+                yield item
+
+    async def _stream_once(
+        self, client: AsyncOpenAI, params: dict[str, Any], *, attempt: int, started: float
+    ) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
+        """One streamed request: deltas as chunks arrive, then the assembled response."""
+        assembler = StreamAssembler()
+        chunks = await client.chat.completions.create(
+            **params, stream=True, stream_options={"include_usage": True}
+        )
+        async with chunks:
+            async for chunk in chunks:
+                for delta in assembler.add(_json_of(chunk)):
+                    yield delta
+        response = assembler.response()
+        self._log_finished(response, attempt=attempt, started=started, stream=True)
+        yield response
+
+    async def aclose(self) -> None:
+        """Close the HTTP client this model built (an injected client is left to its owner)."""
+        if self._owns_client and self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def _ready_client(self) -> AsyncOpenAI:
+        if self._client is None:
+            self._client = self._build_client()
+        return self._client
+
+    def _build_client(self) -> AsyncOpenAI:
+        api_key = self._api_key or os.environ.get("OPENAI_API_KEY")
+        if not api_key:
+            raise ConfigurationError(
+                f"OpenAIModel({self.name!r}) has no API key: pass api_key= or set OPENAI_API_KEY"
+                " (for a server that needs no key, any non-empty string will do)"
+            )
+        try:
+            return AsyncOpenAI(
+                api_key=api_key,
+                base_url=self._base_url,
+                timeout=_timeout_or_default(self._timeout),
+                max_retries=0,
+            )
+        except openai.OpenAIError as exc:
+            detail = scrub_secrets(str(exc), (api_key,))
+            raise ConfigurationError(f"cannot build the OpenAI client: {detail}") from None
+
+    def _retrier(self, client: AsyncOpenAI) -> CallRetrier:
+        return CallRetrier(
+            model=self.name, policy=self.retry, sleep=self._sleep, secrets=(client.api_key,)
+        )
+
+    def _log_finished(
+        self, response: ModelResponse, *, attempt: int, started: float, stream: bool
+    ) -> None:
+        log(
+            "swarmkit.models",
+            "model_call_finished",
+            model=self.name,
+            latency_ms=round((self._clock() - started) * 1000, 3),
+            prompt_tokens=response.usage.prompt_tokens,
+            completion_tokens=response.usage.completion_tokens,
+            total_tokens=response.usage.total_tokens,
+            attempt=attempt,
+            finish_reason=response.finish_reason,
+            stream=stream,
+        )
+
+
+def _without_retries(client: AsyncOpenAI, timeout: float | None) -> AsyncOpenAI:
+    """A copy of the client that never retries on its own, so our attempts are its requests."""
+    return client.with_options(max_retries=0, timeout=_timeout_or_default(timeout))
+
+
+def _timeout_or_default(timeout: float | None) -> float | openai.NotGiven:
+    """Our None means "the client's default"; openai's None would mean "no timeout at all"."""
+    return openai.NOT_GIVEN if timeout is None else timeout
+
+
+def _plain_body(params: dict[str, Any]) -> dict[str, Any]:
+    """The JSON body create() would send: ``extra_body`` merged in, not streaming."""
+    body = {k: v for k, v in params.items() if k != "extra_body"}
+    return {**body, **params.get("extra_body", {}), "stream": False}
+
+
+def _as_object(result: object) -> dict[str, Any]:
+    """The completion's JSON object; a server that answered with non-JSON text gives a str."""
+    if not isinstance(result, dict):
+        raise IncompleteResponseError(f"expected a JSON object, got {type(result).__name__}")
+    return result
+
+
+def _json_of(result: object) -> dict[str, Any]:
+    """The JSON of a parsed API object; a server that answered with non-JSON text gives a str."""
+    if not isinstance(result, openai.BaseModel):
+        raise IncompleteResponseError(f"expected a JSON object, got {type(result).__name__}")
+    return result.to_dict(mode="json")

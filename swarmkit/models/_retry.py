@@ -1,0 +1,258 @@
+"""How model calls are retried: the policy, which failures earn another attempt, and ModelError."""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import math
+import random
+import re
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
+from contextlib import aclosing
+from dataclasses import dataclass
+from datetime import UTC
+from typing import TypeVar
+
+import openai
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+
+from swarmkit._log import log
+from swarmkit.exceptions import ConfigurationError, ModelError
+from swarmkit.models._chat_completions import IncompleteResponseError
+
+T = TypeVar("T")
+
+
+API_FAILURES: tuple[type[Exception], ...] = (
+    openai.OpenAIError,
+    # openai raises the plain decoder error for a truncated or non-JSON body or stream event.
+    json.JSONDecodeError,
+    IncompleteResponseError,
+)
+"""Failures of the API (as opposed to bugs or cancellation): these end as ModelError."""
+
+_KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-]{4,}|Bearer\s+\S+)")
+
+_HINTS = {
+    401: "check the API key (OPENAI_API_KEY or api_key=)",
+    403: "check that the API key may use this model",
+    404: "check the model name and the base_url",
+}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RetryPolicy:
+    """How often and how patiently a model call is retried."""
+
+    max_attempts: int = 5
+    """Attempts in all, the first included (1 means never retry)."""
+    initial_backoff: float = 0.5
+    """Seconds to wait before the second attempt; each later wait doubles."""
+    max_backoff: float = 30.0
+    """The longest computed wait, in seconds."""
+    jitter: float = 0.25
+    """The fraction (0..1) of each computed wait taken off at random, so clients spread out."""
+    max_retry_after: float = 60.0
+    """The longest server-requested wait (``Retry-After``) honoured; longer ones are cut to it."""
+
+    def __post_init__(self) -> None:
+        if self.max_attempts < 1:
+            raise ConfigurationError(f"max_attempts must be at least 1, got {self.max_attempts}")
+        if min(self.initial_backoff, self.max_backoff, self.max_retry_after) < 0:
+            raise ConfigurationError("backoff and retry-after limits must not be negative")
+        if not 0 <= self.jitter <= 1:
+            raise ConfigurationError(f"jitter must be between 0 and 1, got {self.jitter}")
+
+    def backoff(self, attempt: int) -> float:
+        """The jittered wait after failed attempt number ``attempt`` (1-based)."""
+        # The exponent is capped so a huge attempt count cannot overflow the float.
+        computed = min(self.max_backoff, self.initial_backoff * 2.0 ** min(attempt - 1, 64))
+        return computed * (1 - self.jitter * random.random())
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """Whether another attempt may succeed: rate limits, server errors, lost or garbled answers."""
+    match exc:
+        case openai.APIStatusError():
+            return exc.status_code == 429 or exc.status_code >= 500
+        case openai.APIConnectionError() | json.JSONDecodeError() | IncompleteResponseError():
+            return True
+        case _:
+            return False
+
+
+def status_of(exc: BaseException | None) -> int | None:
+    """The HTTP status of a failed call, when the server answered with one."""
+    return exc.status_code if isinstance(exc, openai.APIStatusError) else None
+
+
+def failure_reason(exc: BaseException | None) -> str:
+    """A short, stable name for a failure, for logs and messages."""
+    match exc:
+        case openai.APIStatusError():
+            return f"http_{exc.status_code}"
+        case openai.APITimeoutError():
+            return "timeout"
+        case openai.APIConnectionError():
+            return "connection_error"
+        case json.JSONDecodeError():
+            return "invalid_json"
+        case IncompleteResponseError():
+            return "incomplete_response"
+        case _:
+            return type(exc).__name__
+
+
+def retry_after_seconds(
+    headers: Mapping[str, str], *, now: Callable[[], float] = time.time
+) -> float | None:
+    """The wait a response asks for: ``retry-after-ms``, else ``Retry-After`` (seconds or date)."""
+    millis = _seconds(headers.get("retry-after-ms"))
+    if millis is not None:
+        return millis / 1000
+    raw = headers.get("retry-after")
+    if raw is None:
+        return None
+    seconds = _seconds(raw)
+    return seconds if seconds is not None else _seconds_until(raw, now())
+
+
+def _seconds(raw: str | None) -> float | None:
+    try:
+        value = float(raw) if raw is not None else math.nan
+    except ValueError:
+        return None
+    return max(value, 0.0) if math.isfinite(value) else None
+
+
+def _seconds_until(http_date: str, now: float) -> float | None:
+    try:
+        when = email.utils.parsedate_to_datetime(http_date)
+    except (TypeError, ValueError):
+        return None
+    # RFC 9110 dates are in GMT; a date without a zone is read the same way.
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    return max(when.timestamp() - now, 0.0)
+
+
+def delay_after(policy: RetryPolicy, attempt: int, exc: BaseException | None) -> float:
+    """The wait before the next attempt: what the server asked for (capped), else our backoff."""
+    if isinstance(exc, openai.APIStatusError):
+        asked = retry_after_seconds(exc.response.headers)
+        if asked is not None:
+            return min(asked, policy.max_retry_after)
+    return policy.backoff(attempt)
+
+
+def scrub_secrets(text: str, secrets: tuple[str, ...] = ()) -> str:
+    """The text with API keys (the known ones and anything shaped like one) masked."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return _KEY_PATTERN.sub("***", text)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CallRetrier:
+    """Runs one model call under a retry policy and turns its final failure into ModelError."""
+
+    model: str
+    """The model name, for logs and errors."""
+    policy: RetryPolicy
+    """How often and how patiently to retry."""
+    sleep: Callable[[float], Awaitable[None]]
+    """Waits between attempts (injected so tests never wait)."""
+    secrets: tuple[str, ...] = ()
+    """Keys to mask in every message and log line."""
+
+    async def call(self, attempt_once: Callable[[int], Awaitable[T]]) -> T:
+        """The result of the first successful attempt; ``attempt_once`` gets the attempt number."""
+        retrying = self._retrying()
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    return await attempt_once(attempt.retry_state.attempt_number)
+        except API_FAILURES as exc:
+            raise self._give_up(exc, attempts=retrying.statistics["attempt_number"]) from exc
+        raise AssertionError("tenacity stopped without a result or an error")  # pragma: no cover
+
+    async def stream(
+        self, attempt_once: Callable[[int], AsyncGenerator[T, None]]
+    ) -> AsyncGenerator[T, None]:
+        """The items of attempts in turn until one ends cleanly.
+
+        Items of a failed attempt have already gone out; the next attempt starts from scratch.
+        """
+        retrying = self._retrying()
+        try:
+            async for attempt in retrying:
+                # Not ``with attempt``: it would swallow GeneratorExit when the consumer stops.
+                state = attempt.retry_state
+                async with aclosing(attempt_once(state.attempt_number)) as items:
+                    try:
+                        async for item in items:
+                            yield item
+                    except API_FAILURES as exc:
+                        state.set_exception((type(exc), exc, exc.__traceback__))
+                    else:
+                        state.set_result(None)
+        except API_FAILURES as exc:
+            raise self._give_up(exc, attempts=retrying.statistics["attempt_number"]) from exc
+
+    def _retrying(self) -> AsyncRetrying:
+        return AsyncRetrying(
+            stop=stop_after_attempt(self.policy.max_attempts),
+            wait=self._wait,
+            retry=retry_if_exception(is_retryable),
+            sleep=self.sleep,
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        return delay_after(self.policy, state.attempt_number, exc)
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        exc = state.outcome.exception() if state.outcome else None
+        log(
+            "swarmkit.models",
+            "model_retry_scheduled",
+            level="warning",
+            model=self.model,
+            attempt=state.attempt_number,
+            delay_s=state.upcoming_sleep,
+            reason=failure_reason(exc),
+            status=status_of(exc),
+        )
+
+    def _give_up(self, exc: Exception, *, attempts: int) -> ModelError:
+        _scrub_exception(exc, self.secrets)
+        status = status_of(exc)
+        log(
+            "swarmkit.models",
+            "model_call_failed",
+            level="error",
+            model=self.model,
+            attempts=attempts,
+            reason=failure_reason(exc),
+            status=status,
+            retryable=is_retryable(exc),
+        )
+        message = self._failure_message(exc, attempts=attempts)
+        return ModelError(message, model=self.model, attempts=attempts, status_code=status)
+
+    def _failure_message(self, exc: Exception, *, attempts: int) -> str:
+        tries = f" after {attempts} attempts" if attempts > 1 else ""
+        detail = scrub_secrets(str(exc), self.secrets)
+        status = status_of(exc)
+        hint = f"; {_HINTS[status]}" if status in _HINTS else ""
+        return f"model {self.model!r} failed{tries} ({failure_reason(exc)}): {detail}{hint}"
+
+
+def _scrub_exception(exc: Exception, secrets: tuple[str, ...]) -> None:
+    """Mask keys in the chained cause too: tracebacks print it beside our message."""
+    exc.args = tuple(scrub_secrets(a, secrets) if isinstance(a, str) else a for a in exc.args)
+    if isinstance(exc, openai.APIError):
+        exc.message = scrub_secrets(exc.message, secrets)

@@ -1,0 +1,122 @@
+"""InMemoryJournal: the Journal protocol in a dict, for tests and the offline demo."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from swarmkit.exceptions import SessionNotFoundError
+from swarmkit.journal._records import (
+    JournalRecord,
+    SessionInfo,
+    check_continues,
+    check_step,
+    decode_data,
+    encode_data,
+    step_facts,
+)
+
+
+@dataclass(kw_only=True, slots=True)
+class _Session:
+    """One session's stored records and summary; mutable, private to the journal."""
+
+    created: int
+    """Creation order, to break ties between equal start times."""
+    started_at: float
+    """Clock time of the first append."""
+    updated_at: float
+    """Clock time of the latest append."""
+    records: list[tuple[str, str]] = field(default_factory=list)
+    """(kind, data as JSON text) per record, in seq order."""
+    finished: bool = False
+    """Whether a ``run_finished`` record was appended."""
+    stop_reason: str | None = None
+    """Stop reason of the latest ``run_finished`` record."""
+    prompt: str | None = None
+    """Prompt of the first ``run_started`` record."""
+
+
+class InMemoryJournal:
+    """A journal that lives as long as the object; behaves exactly as ``SQLiteJournal``.
+
+    Data is stored as the same JSON text SQLite would hold, so a test that passes against
+    memory also passes against a file: non-JSON-safe data fails here too, tuples come back
+    as lists, and mutating a dict after appending it does not change the journal.
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+        self._clock = clock
+        self._sessions: dict[str, _Session] = {}
+        self._lock = threading.Lock()
+        self._created = itertools.count()
+
+    async def append(self, records: Sequence[JournalRecord]) -> None:
+        """Store one step atomically; its first seq must be the session's next seq."""
+        if not records:
+            return
+        session_id = check_step(records)
+        encoded = [(r.kind, encode_data(r)) for r in records]
+        facts = step_facts(records)
+        now = self._clock()
+        with self._lock:
+            session = self._sessions.get(session_id)
+            check_continues(session_id, len(session.records) if session else 0, records[0].seq)
+            if session is None:
+                session = _Session(created=next(self._created), started_at=now, updated_at=now)
+                self._sessions[session_id] = session
+            session.records.extend(encoded)
+            session.updated_at = now
+            session.prompt = session.prompt if session.prompt is not None else facts.prompt
+            if facts.finished:
+                session.finished = True
+                session.stop_reason = facts.stop_reason
+
+    async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
+        """Every record of the session in seq order."""
+        with self._lock:
+            session = self._sessions.get(session_id)
+            stored = list(session.records) if session else []
+        if not stored:
+            raise SessionNotFoundError(session_id)
+        return tuple(
+            JournalRecord(session_id=session_id, seq=seq, kind=kind, data=decode_data(data))
+            for seq, (kind, data) in enumerate(stored)
+        )
+
+    async def sessions(self) -> tuple[SessionInfo, ...]:
+        """A summary of every session, the latest started first."""
+        with self._lock:
+            items = sorted(
+                self._sessions.items(),
+                key=lambda item: (item[1].started_at, item[1].created),
+                reverse=True,
+            )
+            return tuple(_info(session_id, session) for session_id, session in items)
+
+    async def next_seq(self, session_id: str) -> int:
+        """The seq the session's next record must have; 0 for a new session."""
+        with self._lock:
+            session = self._sessions.get(session_id)
+            return len(session.records) if session else 0
+
+    async def delete(self, session_id: str) -> None:
+        """Remove the session and its records."""
+        with self._lock:
+            if self._sessions.pop(session_id, None) is None:
+                raise SessionNotFoundError(session_id)
+
+
+def _info(session_id: str, session: _Session) -> SessionInfo:
+    return SessionInfo(
+        session_id=session_id,
+        records=len(session.records),
+        started_at=session.started_at,
+        updated_at=session.updated_at,
+        status="finished" if session.finished else "open",
+        stop_reason=session.stop_reason,
+        prompt=session.prompt,
+    )

@@ -1,0 +1,181 @@
+"""Journal records, session summaries, the Journal protocol, and the checks every store shares."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from swarmkit.exceptions import JournalError
+
+JOURNAL_SCHEMA_VERSION = 1
+"""The version of the journal's storage layout and JSONL export; bumped on incompatible change."""
+
+SessionStatus = Literal["open", "finished"]
+"""Whether a session holds a ``run_finished`` record."""
+
+RUN_STARTED = "run_started"
+RUN_FINISHED = "run_finished"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class JournalRecord:
+    """One entry of a session's append-only log; a step is addressed by (session_id, seq)."""
+
+    session_id: str
+    """The run's session id."""
+    seq: int
+    """Position in the session: 0, 1, 2, ... with no gaps."""
+    kind: str
+    """What happened (``"run_started"``, ``"model_call"``, ...); stores do not interpret it."""
+    data: Mapping[str, Any]
+    """JSON-safe payload; read back as JSON holds it (tuples return as lists)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SessionInfo:
+    """A summary of one journaled session, as listed by ``Journal.sessions()``."""
+
+    session_id: str
+    """The session's id."""
+    records: int
+    """How many records the session holds."""
+    started_at: float
+    """Unix seconds of the first append, from the journal's clock."""
+    updated_at: float
+    """Unix seconds of the latest append, from the journal's clock."""
+    status: SessionStatus
+    """``"finished"`` once a ``run_finished`` record exists, else ``"open"``."""
+    stop_reason: str | None = None
+    """``data["stop_reason"]`` of the latest ``run_finished`` record, if any."""
+    prompt: str | None = None
+    """``data["prompt"]`` of the first ``run_started`` record, if it is a string."""
+
+
+@runtime_checkable
+class Journal(Protocol):
+    """An append-only log of records per session; SQLite on disk or memory for tests."""
+
+    async def append(self, records: Sequence[JournalRecord]) -> None:
+        """Write one step atomically; its seqs must continue the session exactly."""
+        ...
+
+    async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
+        """Every record of a session in seq order; ``SessionNotFoundError`` when absent."""
+        ...
+
+    async def sessions(self) -> tuple[SessionInfo, ...]:
+        """A summary of every session, newest first."""
+        ...
+
+    async def next_seq(self, session_id: str) -> int:
+        """The seq the session's next record must have; 0 for a new session."""
+        ...
+
+    async def delete(self, session_id: str) -> None:
+        """Remove a session and its records; ``SessionNotFoundError`` when absent."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class StepFacts:
+    """What one step changes in its session's summary."""
+
+    prompt: str | None
+    """The prompt of the step's first ``run_started`` record, if any."""
+    finished: bool
+    """Whether the step holds a ``run_finished`` record."""
+    stop_reason: str | None
+    """The stop reason of the step's last ``run_finished`` record, if any."""
+
+
+def json_default(value: object) -> object:
+    """The ``default`` hook of every journal encoder: mappings other than dict become dicts."""
+    # json only encodes dict itself; read-only mappings (MappingProxyType) are just as JSON-safe.
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+# One shared encoder: json.dumps with options builds a new encoder on every call.
+_ENCODER = json.JSONEncoder(
+    ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=json_default
+)
+_DECODER = json.JSONDecoder()
+
+
+def encode_data(record: JournalRecord) -> str:
+    """The record's data as compact JSON text; ``JournalError`` naming the record if unsafe."""
+    if not isinstance(record.data, Mapping):
+        raise JournalError(
+            f"record {record.seq} ({record.kind!r}) of session {record.session_id!r}: data must "
+            f"be a mapping, got {type(record.data).__name__}"
+        )
+    try:
+        return _ENCODER.encode(record.data)
+    except (TypeError, ValueError) as exc:
+        raise not_json_safe(record, exc) from exc
+
+
+def not_json_safe(record: JournalRecord, exc: Exception) -> JournalError:
+    """The error for a record whose data JSON cannot hold, naming the record and its kind."""
+    return JournalError(
+        f"record {record.seq} ({record.kind!r}) of session {record.session_id!r} holds data "
+        f"that is not JSON-safe ({exc}); use dicts, lists, strings, finite numbers, booleans "
+        "and None"
+    )
+
+
+def decode_data(text: str) -> dict[str, Any]:
+    """Data as stored by ``encode_data``, back as a dict."""
+    data: dict[str, Any] = _DECODER.decode(text)
+    return data
+
+
+def check_step(records: Sequence[JournalRecord]) -> str:
+    """Check a non-empty step holds one session with consecutive seqs; return the session id."""
+    first = records[0]
+    session_id = first.session_id
+    if not isinstance(session_id, str) or not session_id:
+        raise JournalError(f"session_id must be a non-empty string, got {session_id!r}")
+    for offset, record in enumerate(records):
+        if record.session_id != session_id:
+            raise JournalError(
+                f"a step holds records of one session; got {session_id!r} and {record.session_id!r}"
+            )
+        if type(record.seq) is not int or record.seq != first.seq + offset:
+            raise JournalError(
+                f"seqs within a step must be consecutive; expected {first.seq + offset} "
+                f"in session {session_id!r}, got {record.seq!r}"
+            )
+        if not isinstance(record.kind, str) or not record.kind:
+            raise JournalError(f"record {record.seq} of session {session_id!r} has no kind")
+    return session_id
+
+
+def check_continues(session_id: str, expected: int, got: int) -> None:
+    """Refuse a step that does not start at the session's next seq (e.g. a second writer)."""
+    if got != expected:
+        raise JournalError(
+            f"session {session_id!r} expects seq {expected} next, got {got}; another writer may "
+            "be appending to this session, or the step was built from a stale next_seq"
+        )
+
+
+def step_facts(records: Sequence[JournalRecord]) -> StepFacts:
+    """What a step tells about its session: the prompt, whether it finished, and why."""
+    prompt: str | None = None
+    finished = False
+    stop_reason: str | None = None
+    for record in records:
+        if record.kind == RUN_STARTED and prompt is None:
+            prompt = _text_or_none(record.data.get("prompt"))
+        elif record.kind == RUN_FINISHED:
+            finished = True
+            stop_reason = _text_or_none(record.data.get("stop_reason"))
+    return StepFacts(prompt=prompt, finished=finished, stop_reason=stop_reason)
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None

@@ -1,0 +1,231 @@
+"""The Journal contract, run on InMemoryJournal and SQLiteJournal: memory is a faithful stand-in."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import pytest
+
+from swarmkit.exceptions import JournalError, SessionNotFoundError
+from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, SQLiteJournal
+
+
+class FakeClock:
+    """A clock that moves one second per reading, or stands still."""
+
+    def __init__(self, start: float = 1_000.0, tick: float = 1.0) -> None:
+        self.now = start
+        self.tick = tick
+
+    def __call__(self) -> float:
+        self.now += self.tick
+        return self.now
+
+
+def record(session_id: str, seq: int, kind: str = "model_call", **data: Any) -> JournalRecord:
+    """A record with keyword data."""
+    return JournalRecord(session_id=session_id, seq=seq, kind=kind, data=data)
+
+
+def step(session_id: str, start: int, *kinds: str) -> list[JournalRecord]:
+    """Records of the given kinds with consecutive seqs from ``start``."""
+    return [record(session_id, start + i, kind, n=start + i) for i, kind in enumerate(kinds)]
+
+
+def make_journal(kind: str, tmp_path: Path, clock: FakeClock) -> InMemoryJournal | SQLiteJournal:
+    """A fresh journal of the given kind."""
+    if kind == "memory":
+        return InMemoryJournal(clock=clock)
+    return SQLiteJournal(tmp_path / "journal.sqlite3", clock=clock)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def clock_and_journal(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> Iterator[tuple[FakeClock, Journal]]:
+    clock = FakeClock()
+    journal = make_journal(request.param, tmp_path, clock)
+    yield clock, journal
+    if isinstance(journal, SQLiteJournal):
+        journal.close()
+
+
+@pytest.fixture
+def journal(clock_and_journal: tuple[FakeClock, Journal]) -> Journal:
+    return clock_and_journal[1]
+
+
+def test_both_stores_satisfy_the_journal_protocol(journal: Journal) -> None:
+    """Each store is a Journal as far as isinstance can tell."""
+    assert isinstance(journal, Journal)
+
+
+async def test_append_then_read_returns_the_records_in_seq_order(journal: Journal) -> None:
+    """Steps appended one after another read back as one ordered log."""
+    first = step("s1", 0, "run_started", "model_call")
+    second = step("s1", 2, "tool_call")
+    await journal.append(first)
+    await journal.append(second)
+    assert await journal.read("s1") == (*first, *second)
+
+
+async def test_read_of_an_unknown_session_raises_session_not_found(journal: Journal) -> None:
+    """A missing session is a SessionNotFoundError that carries the id."""
+    with pytest.raises(SessionNotFoundError) as caught:
+        await journal.read("nope")
+    assert caught.value.session_id == "nope"
+
+
+async def test_next_seq_is_zero_for_a_new_session_and_follows_each_step(journal: Journal) -> None:
+    """next_seq tells a writer where its next step starts."""
+    assert await journal.next_seq("s1") == 0
+    await journal.append(step("s1", 0, "run_started", "model_call", "tool_call"))
+    assert await journal.next_seq("s1") == 3
+    assert await journal.next_seq("other") == 0
+
+
+async def test_a_step_that_skips_a_seq_names_the_expected_seq(journal: Journal) -> None:
+    """A gap is refused and the error says which seq the session expects."""
+    await journal.append(step("s1", 0, "run_started"))
+    with pytest.raises(JournalError, match="expects seq 1 next, got 2"):
+        await journal.append(step("s1", 2, "model_call"))
+
+
+async def test_a_second_writer_of_one_session_fails_instead_of_interleaving(
+    journal: Journal,
+) -> None:
+    """Two writers that both computed seq 1 cannot both append it."""
+    await journal.append(step("s1", 0, "run_started"))
+    await journal.append(step("s1", 1, "model_call"))
+    with pytest.raises(JournalError, match="expects seq 2 next, got 1"):
+        await journal.append(step("s1", 1, "model_call"))
+    assert len(await journal.read("s1")) == 2
+
+
+async def test_a_new_session_must_start_at_seq_zero(journal: Journal) -> None:
+    """The first step of a session starts at 0."""
+    with pytest.raises(JournalError, match="expects seq 0 next, got 3"):
+        await journal.append(step("s1", 3, "run_started"))
+
+
+async def test_a_step_mixing_sessions_is_refused(journal: Journal) -> None:
+    """One step belongs to one session."""
+    with pytest.raises(JournalError, match="one session"):
+        await journal.append([record("a", 0), record("b", 1)])
+
+
+async def test_a_step_with_non_consecutive_seqs_is_refused(journal: Journal) -> None:
+    """Seqs inside a step run without gaps."""
+    with pytest.raises(JournalError, match="consecutive"):
+        await journal.append([record("a", 0), record("a", 2)])
+
+
+async def test_a_record_without_kind_or_session_is_refused(journal: Journal) -> None:
+    """Empty session ids and kinds cannot address or describe a step."""
+    with pytest.raises(JournalError, match="session_id"):
+        await journal.append([record("", 0)])
+    with pytest.raises(JournalError, match="kind"):
+        await journal.append([record("a", 0, kind="")])
+
+
+async def test_non_json_data_is_refused_naming_the_record_kind(journal: Journal) -> None:
+    """Data JSON cannot hold fails loudly, and the whole step is left out."""
+    bad = [*step("s1", 0, "run_started"), record("s1", 1, "tool_call", result={1, 2})]
+    with pytest.raises(JournalError, match=r"record 1 \('tool_call'\).*not JSON-safe"):
+        await journal.append(bad)
+    assert await journal.next_seq("s1") == 0
+
+
+async def test_nan_is_refused_because_json_has_no_nan(journal: Journal) -> None:
+    """A float JSON cannot represent is refused rather than written as invalid JSON."""
+    with pytest.raises(JournalError, match="not JSON-safe"):
+        await journal.append([record("s1", 0, score=math.nan)])
+
+
+async def test_read_only_mappings_are_stored_as_objects(journal: Journal) -> None:
+    """Any Mapping is accepted as data, at the top level or nested."""
+    data = MappingProxyType({"inner": MappingProxyType({"a": 1})})
+    await journal.append([JournalRecord(session_id="s1", seq=0, kind="k", data=data)])
+    assert (await journal.read("s1"))[0].data == {"inner": {"a": 1}}
+
+
+async def test_data_reads_back_as_json_holds_it(journal: Journal) -> None:
+    """Tuples return as lists, unicode survives, and later mutation of the input is not seen."""
+    data: dict[str, Any] = {"args": (1, "é"), "text": "日本 ✓", "nested": {"none": None}}
+    await journal.append([JournalRecord(session_id="s1", seq=0, kind="k", data=data)])
+    data["text"] = "changed"
+    stored = (await journal.read("s1"))[0].data
+    assert stored == {"args": [1, "é"], "text": "日本 ✓", "nested": {"none": None}}
+
+
+async def test_sessions_are_listed_newest_first_with_their_summary(
+    clock_and_journal: tuple[FakeClock, Journal],
+) -> None:
+    """Each summary gives counts, times from the clock, status, prompt and stop reason."""
+    _, journal = clock_and_journal
+    await journal.append([record("a", 0, "run_started", prompt="hello")])  # clock 1001
+    await journal.append([record("b", 0, "run_started", prompt=["not", "text"])])  # 1002
+    await journal.append(  # 1003
+        [record("a", 1, "model_call"), record("a", 2, "run_finished", stop_reason="final_output")]
+    )
+    b, a = await journal.sessions()
+    assert (a.session_id, a.records, a.started_at, a.updated_at) == ("a", 3, 1001.0, 1003.0)
+    assert (a.status, a.stop_reason, a.prompt) == ("finished", "final_output", "hello")
+    assert (b.session_id, b.records, b.started_at, b.updated_at) == ("b", 1, 1002.0, 1002.0)
+    assert (b.status, b.stop_reason, b.prompt) == ("open", None, None)
+
+
+async def test_sessions_started_at_the_same_time_list_the_latest_created_first(
+    clock_and_journal: tuple[FakeClock, Journal],
+) -> None:
+    """Ties on the clock fall back to creation order, so listing stays deterministic."""
+    clock, journal = clock_and_journal
+    clock.tick = 0.0
+    for session_id in ("x", "y", "z"):
+        await journal.append(step(session_id, 0, "run_started"))
+    assert [info.session_id for info in await journal.sessions()] == ["z", "y", "x"]
+
+
+async def test_stop_reason_follows_the_latest_run_finished(journal: Journal) -> None:
+    """A session resumed after an interrupt reports how its latest run ended."""
+    await journal.append([record("s", 0, "run_started", prompt="p")])
+    await journal.append([record("s", 1, "run_finished", stop_reason="interrupted")])
+    await journal.append([record("s", 2, "run_started", prompt="later")])
+    await journal.append([record("s", 3, "run_finished", stop_reason="final_output")])
+    (info,) = await journal.sessions()
+    assert (info.status, info.stop_reason, info.prompt) == ("finished", "final_output", "p")
+
+
+async def test_delete_removes_the_session_and_only_it(journal: Journal) -> None:
+    """Deleting one session leaves the others untouched."""
+    await journal.append(step("a", 0, "run_started"))
+    await journal.append(step("b", 0, "run_started"))
+    await journal.delete("a")
+    with pytest.raises(SessionNotFoundError):
+        await journal.read("a")
+    assert [info.session_id for info in await journal.sessions()] == ["b"]
+    assert await journal.next_seq("a") == 0
+
+
+async def test_a_deleted_session_can_be_recorded_again_from_seq_zero(journal: Journal) -> None:
+    """After delete the id is free: a new run starts its log afresh."""
+    await journal.append(step("a", 0, "run_started", "model_call"))
+    await journal.delete("a")
+    await journal.append(step("a", 0, "run_started"))
+    assert len(await journal.read("a")) == 1
+
+
+async def test_delete_of_an_unknown_session_raises_session_not_found(journal: Journal) -> None:
+    """Deleting what is not there is reported, not silently ignored."""
+    with pytest.raises(SessionNotFoundError):
+        await journal.delete("nope")
+
+
+async def test_an_empty_step_writes_nothing(journal: Journal) -> None:
+    """Appending no records is a no-op."""
+    await journal.append([])
+    assert await journal.sessions() == ()

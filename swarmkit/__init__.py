@@ -1,5 +1,6 @@
 """swarmkit: multi-agent swarms with rule-first handoffs, exact limits and replayable journals."""
 
+from swarmkit import filters
 from swarmkit.agent import Agent
 from swarmkit.conditions import Condition, compile_condition
 from swarmkit.context import RunContext
@@ -23,7 +24,10 @@ from swarmkit.exceptions import (
 )
 from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 from swarmkit.handoffs import Handoff
+from swarmkit.interrupts import PendingDecision, approve, edit, reject
 from swarmkit.models import Model, ModelSettings, OpenAIModel, RetryPolicy
+from swarmkit.result import HandoffRecord, RuleDecision, RunResult
+from swarmkit.swarm import Swarm
 from swarmkit.tools import FunctionTool, ToolResult, tool
 
 __version__ = "0.1.0"
@@ -40,6 +44,7 @@ __all__ = [
     "HandoffCycleError",
     "HandoffGraph",
     "HandoffPayloadError",
+    "HandoffRecord",
     "JournalError",
     "MaxHandoffsExceeded",
     "MaxTurnsExceeded",
@@ -47,18 +52,26 @@ __all__ = [
     "ModelError",
     "ModelSettings",
     "OpenAIModel",
+    "PendingDecision",
     "ReplayDivergenceError",
     "RetryPolicy",
     "RouteExplanation",
+    "RuleDecision",
     "RunContext",
     "RunError",
+    "RunResult",
     "SessionNotFoundError",
+    "Swarm",
     "SwarmkitError",
     "ToolArgumentsError",
     "ToolError",
     "ToolExecutionError",
     "ToolResult",
     "__version__",
+    "approve",
     "compile_condition",
+    "edit",
+    "filters",
+    "reject",
     "tool",
 ]

@@ -13,14 +13,18 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from swarmkit.exceptions import SwarmkitError
 from swarmkit.handoffs import transfer_tool_name
+from swarmkit.journal import InMemoryJournal, export_jsonl, import_jsonl
 from swarmkit.messages import AssistantMessage, ToolCall
 from swarmkit.models import (
+    Model,
     ModelDelta,
     ModelRequest,
     ModelResponse,
@@ -28,6 +32,8 @@ from swarmkit.models import (
     ToolCallDelta,
     Usage,
 )
+from swarmkit.result import RunResult
+from swarmkit.swarm import Swarm
 
 DEFAULT_USAGE = Usage(prompt_tokens=10, completion_tokens=5, total_tokens=15)
 """The usage a scripted turn reports unless told otherwise."""
@@ -58,37 +64,36 @@ class ScriptedTurn:
     usage: Usage = DEFAULT_USAGE
     """Tokens to report for this turn."""
     agent: str | None = None
-    """When set, the turn fails loudly if it is served to another agent."""
+    """When set (``for_agent=`` in the builders), the turn fails if another agent asks for it."""
 
 
-def text(content: str, *, usage: Usage | None = None, agent: str | None = None) -> ScriptedTurn:
+def text(content: str, *, usage: Usage | None = None, for_agent: str | None = None) -> ScriptedTurn:
     """A turn that answers with plain text (a final output)."""
-    return ScriptedTurn(content=content, agent=agent, usage=usage or DEFAULT_USAGE)
+    return ScriptedTurn(content=content, agent=for_agent, usage=usage or DEFAULT_USAGE)
 
 
-def tool_call(name: str, /, *, agent: str | None = None, **arguments: Any) -> ScriptedTurn:
+def tool_call(name: str, /, *, for_agent: str | None = None, **arguments: Any) -> ScriptedTurn:
     """A turn that calls one tool with keyword arguments."""
-    return ScriptedTurn(
-        calls=(ScriptedCall(name=name, arguments=json.dumps(arguments)),), agent=agent
-    )
+    call = ScriptedCall(name=name, arguments=json.dumps(arguments))
+    return ScriptedTurn(calls=(call,), agent=for_agent)
 
 
-def raw_tool_call(name: str, arguments: str, *, agent: str | None = None) -> ScriptedTurn:
+def raw_tool_call(name: str, arguments: str, *, for_agent: str | None = None) -> ScriptedTurn:
     """A turn that calls one tool with arguments exactly as given (e.g. malformed JSON)."""
-    return ScriptedTurn(calls=(ScriptedCall(name=name, arguments=arguments),), agent=agent)
+    return ScriptedTurn(calls=(ScriptedCall(name=name, arguments=arguments),), agent=for_agent)
 
 
-def transfer(target: str, /, *, agent: str | None = None, **payload: Any) -> ScriptedTurn:
+def transfer(target: str, /, *, for_agent: str | None = None, **payload: Any) -> ScriptedTurn:
     """A turn that calls ``transfer_to_<target>`` with the payload fields as arguments."""
-    return tool_call(transfer_tool_name(target), agent=agent, **payload)
+    return tool_call(transfer_tool_name(target), for_agent=for_agent, **payload)
 
 
 def turn(
-    *parts: ScriptedTurn, content: str | None = None, agent: str | None = None
+    *parts: ScriptedTurn, content: str | None = None, for_agent: str | None = None
 ) -> ScriptedTurn:
     """One turn made of several calls: ``turn(tool_call("a"), transfer("b"))``."""
     calls = tuple(call for part in parts for call in part.calls)
-    return ScriptedTurn(content=content, calls=calls, agent=agent)
+    return ScriptedTurn(content=content, calls=calls, agent=for_agent)
 
 
 class ScriptedModel:
@@ -163,6 +168,33 @@ class ScriptedModel:
         return tuple(calls)
 
 
+class RecordingModel:
+    """Wraps a model, passing every request on and keeping it: count calls, inspect requests."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.requests: list[ModelRequest] = []
+
+    @property
+    def calls(self) -> int:
+        """How many requests were passed on."""
+        return len(self.requests)
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        """Record the request, then answer it with the wrapped model."""
+        self.requests.append(request)
+        return await self.model.respond(request)
+
+
+class NeverCalledModel:
+    """A model that fails the test if it is ever asked anything (for replays: zero calls)."""
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        """Fail loudly, showing the request that should not have happened."""
+        unexpected = _describe_unexpected(request)
+        raise ScriptExhaustedError(f"no model call was expected; got {unexpected}")
+
+
 def _total(usage: Usage) -> Usage:
     if usage.total_tokens:
         return usage
@@ -186,3 +218,28 @@ def _describe_unexpected(request: ModelRequest) -> str:
         f"the script has no turn left for agent {request.agent!r} "
         f"(request #{len(request.messages)} messages, tools: {tools}); last message: {last!r}"
     )
+
+
+async def replay_fixture(swarm: Swarm, path: str | os.PathLike[str]) -> RunResult:
+    """Replay a journaled session kept as a JSONL file (a test fixture) against ``swarm``.
+
+    Record a session once (against a real API or a scripted model), export it with
+    ``swarmkit export SESSION --format jsonl > tests/fixtures/name.jsonl``, commit the file,
+    and call this in a test: a code change that alters what the swarm asks or decides fails
+    with ReplayDivergenceError and its diff, with zero model calls.
+    """
+    records = import_jsonl(Path(path).read_text(encoding="utf-8"))
+    journal = InMemoryJournal()
+    await journal.append(records)
+    return await swarm.replay(records[0].session_id, journal)
+
+
+async def record_fixture(
+    swarm: Swarm, prompt: str, path: str | os.PathLike[str], **run_options: Any
+) -> RunResult:
+    """Run ``swarm`` once and write its journal to ``path`` as JSONL, for replay_fixture."""
+    journal = InMemoryJournal()
+    result = await swarm.run(prompt, journal=journal, **run_options)
+    text = export_jsonl(await journal.read(result.session_id))
+    Path(path).write_text(text, encoding="utf-8")
+    return result

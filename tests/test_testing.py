@@ -7,6 +7,8 @@ import pytest
 from swarmkit.messages import SystemMessage, UserMessage
 from swarmkit.models import ModelRequest, ModelResponse, TextDelta, ToolCallDelta
 from swarmkit.testing import (
+    NeverCalledModel,
+    RecordingModel,
     ScriptedModel,
     ScriptExhaustedError,
     raw_tool_call,
@@ -89,7 +91,7 @@ async def test_per_agent_scripts_serve_each_agent_its_own_turns() -> None:
 
 async def test_turn_pinned_to_an_agent_refuses_another() -> None:
     """A turn scripted for one agent fails when another agent asks for it."""
-    model = ScriptedModel(text("x", agent="billing"))
+    model = ScriptedModel(text("x", for_agent="billing"))
 
     with pytest.raises(ScriptExhaustedError, match="billing"):
         await model.respond(_request("triage"))
@@ -106,3 +108,28 @@ async def test_stream_yields_deltas_then_the_response() -> None:
     assert "".join(text_pieces) == "one two"
     assert "".join(call_pieces) == '{"invoice_id": "A-1"}'
     assert isinstance(items[-1], ModelResponse)
+
+
+async def test_tool_arguments_may_be_named_agent() -> None:
+    """A tool argument called `agent` is an argument, not the turn's agent pin."""
+    model = ScriptedModel(tool_call("assign", agent="ann"))
+
+    response = await model.respond(_request())
+
+    assert response.message.tool_calls[0].arguments == '{"agent": "ann"}'
+
+
+async def test_recording_model_counts_and_keeps_requests() -> None:
+    """RecordingModel passes requests on and keeps them."""
+    model = RecordingModel(ScriptedModel(text("hi")))
+
+    response = await model.respond(_request())
+
+    assert response.message.content == "hi"
+    assert model.calls == 1 and model.requests[0].agent == "triage"
+
+
+async def test_never_called_model_fails_when_called() -> None:
+    """NeverCalledModel proves a replay made no model call."""
+    with pytest.raises(ScriptExhaustedError, match="no model call was expected"):
+        await NeverCalledModel().respond(_request())

@@ -1,0 +1,150 @@
+"""The swarm's configuration compiled once per agent: resolved model, tools and transfer tools."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from swarmkit.agent import Agent
+from swarmkit.exceptions import ConfigurationError
+from swarmkit.handoffs import (
+    Handoff,
+    LegacyHandoffTool,
+    TransferTool,
+    build_legacy_handoff_tool,
+    build_transfer_tools,
+)
+from swarmkit.models import Model, ToolSpec
+from swarmkit.tools import FunctionTool
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AgentPlan:
+    """One agent as the loop drives it, everything derivable from the configuration precomputed."""
+
+    agent: Agent
+    """The agent."""
+    model: Model
+    """The model its calls go to (its own, or the swarm's)."""
+    tools: Mapping[str, FunctionTool]
+    """Its function tools by name."""
+    tool_specs: tuple[ToolSpec, ...]
+    """The specs of its function tools, in declaration order."""
+    transfers: Mapping[str, TransferTool]
+    """Its per-target transfer tools by tool name (empty when the legacy tool is used)."""
+    transfer_specs: tuple[tuple[str, ToolSpec], ...]
+    """(target, spec) of each transfer tool, in order, so each turn only filters them."""
+    legacy: LegacyHandoffTool | None
+    """The single ``handoff(target, message)`` tool, when the swarm asks for it."""
+    handoff_configs: Mapping[str, Handoff]
+    """Handoff configuration per target it may hand off to."""
+
+    @property
+    def name(self) -> str:
+        """The agent's name."""
+        return self.agent.name
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PlanOptions:
+    """The swarm-wide settings that shape every agent's plan."""
+
+    peers: Mapping[str, Agent]
+    """Every agent of the swarm by name."""
+    peer_handoffs: Mapping[str, Handoff]
+    """Swarm-level Handoff configuration per peer (from ``{name: Handoff}`` entries)."""
+    default_model: Model | None
+    """The swarm's model."""
+    legacy_handoff_tool: bool
+    """Whether agents get the single legacy tool instead of per-target tools."""
+    handoff_tool_name: str
+    """The legacy tool's name."""
+
+
+def build_plan(agent: Agent, options: PlanOptions, resolve: ModelResolver) -> AgentPlan:
+    """Compile one agent; raises ConfigurationError for unknown peers or clashing tool names."""
+    configs = _handoff_configs(agent, options)
+    transfers: tuple[TransferTool, ...] = ()
+    legacy = None
+    if options.legacy_handoff_tool:
+        legacy = build_legacy_handoff_tool(
+            agent.name, tuple(configs), tool_name=options.handoff_tool_name
+        )
+    else:
+        descriptions = {name: peer.description for name, peer in options.peers.items()}
+        transfers = build_transfer_tools(
+            agent.name, tuple(configs.values()), descriptions=descriptions
+        )
+    plan = AgentPlan(
+        agent=agent,
+        model=resolve(agent, options.default_model),
+        tools={t.name: t for t in agent.tools},
+        tool_specs=tuple(t.spec() for t in agent.tools),
+        transfers={t.name: t for t in transfers},
+        transfer_specs=tuple((t.target, t.spec()) for t in transfers),
+        legacy=legacy,
+        handoff_configs=configs,
+    )
+    _check_tool_names(plan)
+    return plan
+
+
+class ModelResolver:
+    """Turns an agent's or the swarm's model setting into a Model, one instance per name."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, Model] = {}
+
+    def __call__(self, agent: Agent, default: Model | None) -> Model:
+        chosen = agent.model if agent.model is not None else default
+        if chosen is None:
+            raise ConfigurationError(
+                f"agent {agent.name!r} has no model: pass model= to Swarm or to the Agent"
+            )
+        return self._named(chosen) if isinstance(chosen, str) else chosen
+
+    def default(self, model: Model | str | None) -> Model | None:
+        """The swarm-wide model, a name turned into an OpenAIModel."""
+        return self._named(model) if isinstance(model, str) else model
+
+    def _named(self, name: str) -> Model:
+        if name not in self._by_name:
+            from swarmkit.models import OpenAIModel  # noqa: PLC0415 - only string models need it
+
+            self._by_name[name] = OpenAIModel(name)
+        return self._by_name[name]
+
+
+def _handoff_configs(agent: Agent, options: PlanOptions) -> dict[str, Handoff]:
+    own = agent.handoff_configs()
+    if own is None:
+        targets = [n for n in options.peers if n != agent.name]
+        return {n: options.peer_handoffs.get(n, Handoff(agent=n)) for n in targets}
+    configs: dict[str, Handoff] = {}
+    for handoff in own:
+        target = handoff.target
+        if target not in options.peers:
+            raise ConfigurationError(
+                f"agent {agent.name!r} hands off to unknown peer {target!r}; "
+                f"known peers: {', '.join(sorted(options.peers))}"
+            )
+        configs[target] = _merge(handoff, options.peer_handoffs.get(target))
+    return configs
+
+
+def _merge(own: Handoff, swarm_level: Handoff | None) -> Handoff:
+    """An agent's own Handoff wins; a bare peer name inherits the swarm-level configuration."""
+    bare = own.input_type is None and own.input_filter is None and own.description is None
+    if swarm_level is not None and bare and own.tool_name is None:
+        return swarm_level
+    return own
+
+
+def _check_tool_names(plan: AgentPlan) -> None:
+    handoff_names = set(plan.transfers) | ({plan.legacy.name} if plan.legacy else set())
+    clash = sorted(set(plan.tools) & handoff_names)
+    if clash:
+        raise ConfigurationError(
+            f"agent {plan.name!r} has function tools named like its handoff tools: "
+            f"{', '.join(clash)}; rename the tools"
+        )

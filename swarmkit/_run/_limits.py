@@ -1,0 +1,105 @@
+"""The limits on a run's handoffs and model calls: caps, budgets, cycles, and their policies."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from swarmkit._plan import AgentPlan
+from swarmkit._run._state import RefusalReason, RunState, StopRun
+from swarmkit.exceptions import HandoffCycleError, MaxHandoffsExceeded, MaxTurnsExceeded
+
+if TYPE_CHECKING:
+    from swarmkit.swarm import Swarm
+
+
+def may_hand_off(swarm: Swarm, state: RunState, plan: AgentPlan, *, had_options: bool) -> bool:
+    """Whether the agent may still hand off (records that the cap withheld options it had)."""
+    if state.handoff_count >= swarm.max_handoffs:
+        state.limited_handoffs = state.limited_handoffs or had_options
+        return False
+    budget = plan.agent.handoff_budget
+    return budget is None or state.used_by_agent[plan.name] < budget
+
+
+def allowed_targets(swarm: Swarm, state: RunState, plan: AgentPlan) -> frozenset[str]:
+    """The peers the agent is offered transfer tools for right now."""
+    if not may_hand_off(swarm, state, plan, had_options=bool(plan.handoff_configs)):
+        return frozenset()
+    targets = frozenset(plan.handoff_configs)
+    if state.cycle:
+        # After a refused cycle, stop offering the way back to agents already on the trail.
+        targets = frozenset(t for t in targets if not closes_cycle(swarm, state, t))
+    return targets
+
+
+def closes_cycle(swarm: Swarm, state: RunState, target: str) -> bool:
+    """Whether entering ``target`` again would exceed its allowed revisits."""
+    return state.visits[target] > swarm.max_revisits
+
+
+def refusal(
+    swarm: Swarm, state: RunState, plan: AgentPlan, target: str
+) -> tuple[RefusalReason, str] | None:
+    """Why a handoff from ``plan`` to ``target`` must be refused, or None when it may happen."""
+    if target == plan.name:
+        return "self", f"agent {target!r} cannot hand off to itself"
+    if target not in swarm.plans:
+        known = ", ".join(sorted(swarm.plans))
+        return "unknown_agent", f"there is no agent {target!r}; known agents: {known}"
+    if state.handoff_count >= swarm.max_handoffs:
+        state.limited_handoffs = True
+        return "max_handoffs", (
+            f"the run has used all {swarm.max_handoffs} handoffs (max_handoffs); "
+            "answer the user yourself"
+        )
+    budget = plan.agent.handoff_budget
+    if budget is not None and state.used_by_agent[plan.name] >= budget:
+        return "budget", f"agent {plan.name!r} has used its handoff budget of {budget}"
+    if swarm.detect_cycles and closes_cycle(swarm, state, target):
+        state.cycle = True
+        path = " -> ".join([*state.trail, target])
+        return "cycle", f"handing off to {target!r} would close a cycle ({path})"
+    return None
+
+
+def apply_refusal_policy(swarm: Swarm, state: RunState, reason: RefusalReason, target: str) -> None:
+    """Stop or raise when the swarm's policy for this refusal says so; "finish" goes on."""
+    if reason == "cycle" and swarm.on_cycle == "error":
+        cycle = [*state.trail[state.trail.index(target) :], target]
+        raise HandoffCycleError(
+            f"handoff cycle {' -> '.join(cycle)}; allow loops with max_revisits= "
+            "or use on_cycle='finish'",
+            trail=state.trail,
+            session_id=state.session_id,
+            cycle=cycle,
+        )
+    if reason == "max_handoffs" and swarm.on_max_handoffs == "error":
+        raise MaxHandoffsExceeded(
+            f"the run asked for more than max_handoffs={swarm.max_handoffs} handoffs",
+            trail=state.trail,
+            session_id=state.session_id,
+        )
+    if reason == "cycle" and swarm.on_cycle == "stop":
+        raise StopRun("cycle")
+    if reason == "max_handoffs" and swarm.on_max_handoffs == "stop":
+        raise StopRun("max_handoffs")
+
+
+def check_turn_budget(swarm: Swarm, state: RunState) -> None:
+    """Before a model call: stop or raise when max_turns calls were made already."""
+    if state.turns < swarm.max_turns:
+        return
+    state.limited_turns = True
+    if swarm.on_max_turns == "error":
+        raise MaxTurnsExceeded(
+            f"the run used all {swarm.max_turns} model calls (max_turns) without an "
+            "answer; raise max_turns or use on_max_turns='finish'",
+            trail=state.trail,
+            session_id=state.session_id,
+        )
+    raise StopRun("max_turns")
+
+
+def last_call(swarm: Swarm, state: RunState) -> bool:
+    """Whether the next model call is the last max_turns allows."""
+    return state.turns + 1 >= swarm.max_turns

@@ -1,0 +1,478 @@
+"""The run loop: rules first, then the model, its tool calls, and at most one handoff a turn."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from swarmkit import events as ev
+from swarmkit._log import log
+from swarmkit._plan import AgentPlan
+from swarmkit._run import _replies as replies
+from swarmkit._run._limits import apply_refusal_policy, may_hand_off, refusal
+from swarmkit._run._request import build_request, offered_tools
+from swarmkit._run._state import (
+    Candidate,
+    Interrupted,
+    RefusalReason,
+    RunState,
+    StopRun,
+    build_result,
+    finish_reason,
+    finished_data,
+    record_data,
+    rule_state,
+    run_context,
+)
+from swarmkit.exceptions import HandoffPayloadError, ModelError, ReplayDivergenceError
+from swarmkit.filters import HandoffInput, apply_filter
+from swarmkit.handoffs import HandoffRequest
+from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
+from swarmkit.journal._codec import json_safe
+from swarmkit.journal._tape import Tape
+from swarmkit.messages import ToolCall, ToolMessage
+from swarmkit.models import ModelRequest, ModelResponse, StreamingModel, Usage
+from swarmkit.models import TextDelta as ModelTextDelta
+from swarmkit.result import DecidedBy, HandoffRecord, RuleDecision
+from swarmkit.tools import ToolOutcome
+
+if TYPE_CHECKING:
+    from swarmkit.swarm import Swarm
+
+
+class RunLoop:
+    """Drives one run of a swarm and yields its events; ``events()`` ends with RunFinished.
+
+    Each step of the active agent: consult the HandoffGraph (a match hands off with no model
+    call); otherwise call the model; run the tool calls it made, then take at most one of the
+    handoffs it asked for; an answer in plain text ends the run. Every step goes through the
+    tape, which journals it, or serves it back when replaying.
+    """
+
+    def __init__(self, swarm: Swarm, state: RunState, tape: Tape, *, streaming: bool) -> None:
+        self._swarm = swarm
+        self._state = state
+        self._tape = tape
+        self._streaming = streaming
+
+    async def events(self) -> AsyncIterator[ev.Event]:
+        """Run to the end, yielding every event exactly once."""
+        state = self._state
+        await self._tape.note("run_started", self._start_data())
+        yield ev.RunStarted(
+            session_id=state.session_id, prompt=state.prompt, entry_agent=state.agent
+        )
+        log("swarmkit.run", "run_started", session_id=state.session_id, agent=state.agent)
+        pending: PendingDecision | None = None
+        error: BaseException | None = None
+        try:
+            yield await self._enter(state.agent)
+            async for event in self._drive():
+                yield event
+            reason = finish_reason(state)
+        except StopRun as stop:
+            reason = stop.reason
+        except Interrupted as pause:
+            reason, pending = "interrupted", pause.pending
+        except ModelError as exc:
+            reason, error = "error", exc
+        except ReplayDivergenceError:
+            raise
+        except Exception as exc:
+            # A limit's "error" policy or a tool set to raise: journal the end, then raise.
+            await self._tape.note("run_finished", {"stop_reason": "error", "error": repr(exc)})
+            await self._tape.close()
+            raise
+        except BaseException:
+            await self._tape.flush()
+            raise
+        result = build_result(state, reason, error, pending)
+        await self._tape.note("run_finished", finished_data(result))
+        await self._tape.close()
+        log("swarmkit.run", "run_finished", session_id=state.session_id, stop_reason=reason)
+        yield ev.RunFinished(result=result)
+
+    def _start_data(self) -> dict[str, Any]:
+        state = self._state
+        return {
+            "prompt": state.prompt,
+            "context": json_safe(state.context),
+            "entry_agent": state.agent,
+            "fingerprint": self._swarm.fingerprint(),
+        }
+
+    async def _drive(self) -> AsyncIterator[ev.Event]:
+        while True:
+            plan = self._swarm.plans[self._state.agent]
+            handed_off = False
+            async for event in self._consult_rules(plan):
+                handed_off = handed_off or isinstance(event, ev.HandoffPerformed)
+                yield event
+            if handed_off:
+                continue
+            response: ModelResponse | None = None
+            async for item in self._call_model(plan):
+                if isinstance(item, ModelResponse):
+                    response = item
+                else:
+                    yield item
+            assert response is not None
+            if not response.message.tool_calls:
+                return
+            async for event in self._run_tool_calls(plan, response.message.tool_calls):
+                yield event
+
+    # -- rules ---------------------------------------------------------------------------
+
+    async def _consult_rules(self, plan: AgentPlan) -> AsyncIterator[ev.Event]:
+        graph = self._swarm.graph
+        if graph is None or plan.name not in graph:
+            return
+        has_edges = bool(graph.edges(plan.name))
+        if not may_hand_off(self._swarm, self._state, plan, had_options=has_edges):
+            return
+        edge = graph.route_edge(plan.name, rule_state(self._state))
+        yield ev.RuleEvaluated(
+            agent=plan.name,
+            target=edge.target if edge else None,
+            condition=edge.when if edge else None,
+        )
+        if edge is None:
+            return
+        request = HandoffRequest(target=edge.target, payload=None, message=None)
+        outcome = await self._try_handoff(plan, request, "rule", condition=edge.when)
+        decision = RuleDecision(
+            agent=plan.name,
+            target=edge.target,
+            condition=edge.when,
+            turn=self._state.turns,
+            performed=isinstance(outcome[0], ev.HandoffPerformed),
+        )
+        self._state.rules.append(decision)
+        await self._tape.note("rule", record_data(decision))
+        for event in outcome:
+            yield event
+
+    # -- model ---------------------------------------------------------------------------
+
+    async def _call_model(self, plan: AgentPlan) -> AsyncIterator[ev.Event | ModelResponse]:
+        state = self._state
+        request = await build_request(self._swarm, state, plan)
+        state.turns += 1
+        turn = state.turns
+        yield ev.ModelCallStarted(agent=plan.name, turn=turn)
+        response = await self._tape.replayed_response(plan.name, turn, request)
+        if response is None:
+            try:
+                async for item in self._respond(plan, request):
+                    if isinstance(item, ModelResponse):
+                        response = item
+                    else:
+                        yield item
+            except ModelError as exc:
+                self._tape.record_model_error(plan.name, turn, request, exc)
+                raise
+            assert response is not None
+            self._tape.record_response(plan.name, turn, request, response)
+        state.usage[plan.name] = state.usage.get(plan.name, Usage()) + response.usage
+        message = replies.attributed(response.message, plan.name)
+        state.append(message)
+        if message.content:
+            state.last_text = message.content
+        yield ev.ModelCallFinished(
+            agent=plan.name, turn=turn, usage=response.usage, finish_reason=response.finish_reason
+        )
+        yield ModelResponse(
+            message=message,
+            usage=response.usage,
+            finish_reason=response.finish_reason,
+            model=response.model,
+        )
+
+    async def _respond(
+        self, plan: AgentPlan, request: ModelRequest
+    ) -> AsyncIterator[ev.Event | ModelResponse]:
+        model = plan.model
+        if not (self._streaming and isinstance(model, StreamingModel)):
+            yield await model.respond(request)
+            return
+        async for item in model.stream(request):
+            if isinstance(item, ModelResponse):
+                yield item
+            elif isinstance(item, ModelTextDelta):
+                yield ev.TextDelta(agent=plan.name, text=item.text)
+
+    # -- tools ---------------------------------------------------------------------------
+
+    async def _run_tool_calls(
+        self, plan: AgentPlan, calls: tuple[ToolCall, ...]
+    ) -> AsyncIterator[ev.Event]:
+        """Function tools run first, in order; then at most one handoff is taken."""
+        results: dict[str, ToolMessage] = {}
+        candidates: list[Candidate] = []
+        for call in calls:
+            if call.name in plan.tools:
+                async for event in self._run_function_tool(plan, call, results, candidates):
+                    yield event
+            elif _is_handoff_call(plan, call):
+                candidates.append(Candidate(call=call, decided_by="llm"))
+            else:
+                offered = offered_tools(self._swarm, self._state, plan)
+                results[call.id] = replies.unknown_tool(call, offered)
+                yield replies.tool_resulted(plan.name, results[call.id])
+        async for event in self._take_one_handoff(plan, candidates, results):
+            yield event
+        for call in calls:
+            self._state.append(results[call.id])
+        if self._state.agent != plan.name:
+            await self._enter_view(plan)
+
+    async def _run_function_tool(
+        self,
+        plan: AgentPlan,
+        call: ToolCall,
+        results: dict[str, ToolMessage],
+        candidates: list[Candidate],
+    ) -> AsyncIterator[ev.Event]:
+        yield ev.ToolCalled(
+            agent=plan.name, tool_call_id=call.id, name=call.name, arguments=call.arguments
+        )
+        outcome = await self._invoke(plan, call)
+        state = self._state
+        state.last_tool, state.last_tool_ok = call.name, not outcome.is_error
+        result = outcome.result
+        if result is not None and result.update:
+            state.context.update(result.update)
+        results[call.id] = ToolMessage(
+            tool_call_id=call.id, name=call.name, content=outcome.content, is_error=outcome.is_error
+        )
+        if outcome.is_error:
+            log("swarmkit.run", "tool_failed", session_id=state.session_id, tool=call.name)
+        yield replies.tool_resulted(plan.name, results[call.id])
+        if result is None or result.goto is None:
+            return
+        request = replies.goto_request(plan, call.id, result.goto, result.payload)
+        if isinstance(request, HandoffPayloadError):
+            results[call.id] = replies.with_note(results[call.id], str(request))
+            return
+        candidates.append(
+            Candidate(call=call, decided_by="tool", request=request, tool_content=outcome.content)
+        )
+
+    async def _invoke(self, plan: AgentPlan, call: ToolCall) -> ToolOutcome:
+        function = plan.tools[call.name]
+        arguments = call.arguments
+        if function.needs_approval:
+            decision = await self._pause_point(replies.tool_pending(plan, call))
+            if isinstance(decision, Reject):
+                return replies.rejected_outcome(decision)
+            if isinstance(decision, Edit):
+                arguments = json.dumps(dict(decision.payload))
+        outcome = await self._tape.replayed_outcome(plan.name, call)
+        if outcome is None:
+            outcome = await function.invoke(arguments, run_context(self._state))
+            self._tape.record_outcome(plan.name, call, outcome)
+        return outcome
+
+    # -- handoffs ------------------------------------------------------------------------
+
+    async def _take_one_handoff(
+        self, plan: AgentPlan, candidates: list[Candidate], results: dict[str, ToolMessage]
+    ) -> AsyncIterator[ev.Event]:
+        """The first valid handoff call is the turn's; every later one is told it was not."""
+        taken: str | None = None
+        for candidate in candidates:
+            call = candidate.call
+            if taken is not None:
+                detail = f"not taken: only one handoff per turn, and {taken!r} was taken first"
+                results[call.id] = replies.handoff_result(candidate, detail, is_error=True)
+                target = replies.candidate_target(plan, candidate)
+                yield await self._refuse(plan, target, candidate.decided_by, "not_taken", detail)
+                continue
+            request = _parse(plan, candidate)
+            if isinstance(request, HandoffPayloadError):
+                results[call.id] = replies.payload_error(call, request)
+                yield replies.tool_resulted(plan.name, results[call.id])
+                continue
+            taken = request.target
+            events = await self._try_handoff(plan, request, candidate.decided_by)
+            performed = isinstance(events[0], ev.HandoffPerformed)
+            detail = replies.handoff_detail(request, events[0])
+            results[call.id] = replies.handoff_result(candidate, detail, is_error=not performed)
+            for event in events:
+                yield event
+
+    async def _try_handoff(
+        self,
+        plan: AgentPlan,
+        request: HandoffRequest,
+        decided_by: DecidedBy,
+        *,
+        condition: str | None = None,
+    ) -> list[ev.Event]:
+        """Perform a handoff or refuse it; the first event says which."""
+        refused = refusal(self._swarm, self._state, plan, request.target)
+        if refused is None:
+            decision = await self._handoff_decision(plan, request, decided_by)
+            if isinstance(decision, Reject):
+                refused = "rejected", f"a human rejected the handoff: {decision.reason}"
+            elif isinstance(decision, Edit):
+                request = replies.edited(plan, request, decision)
+        if refused is not None:
+            reason, detail = refused
+            return [await self._refuse(plan, request.target, decided_by, reason, detail)]
+        return await self._perform(plan, request, decided_by, condition)
+
+    async def _handoff_decision(
+        self, plan: AgentPlan, request: HandoffRequest, decided_by: DecidedBy
+    ) -> Decision | None:
+        swarm = self._swarm
+        if not (swarm.interrupt_on_handoff or request.target in swarm.interrupt_before):
+            return None
+        pending = PendingDecision(
+            kind="handoff",
+            agent=plan.name,
+            target=request.target,
+            payload=request.payload.model_dump(mode="json") if request.payload else None,
+            decided_by=decided_by,
+        )
+        return await self._pause_point(pending)
+
+    async def _pause_point(self, pending: PendingDecision) -> Decision:
+        """The decision for a pause point, or pause the run when nobody has decided yet."""
+        decision = await self._tape.interrupt(asdict(pending))
+        if decision is None:
+            raise Interrupted(pending)
+        return decision
+
+    async def _refuse(
+        self,
+        plan: AgentPlan,
+        target: str,
+        decided_by: DecidedBy,
+        reason: RefusalReason,
+        detail: str,
+    ) -> ev.HandoffRefused:
+        state = self._state
+        state.refusals.append(detail)
+        await self._tape.note(
+            "handoff_refused",
+            {"source": plan.name, "target": target, "decided_by": decided_by, "reason": reason},
+        )
+        log(
+            "swarmkit.run",
+            "handoff_refused",
+            session_id=state.session_id,
+            source=plan.name,
+            target=target,
+            reason=reason,
+        )
+        apply_refusal_policy(self._swarm, state, reason, target)
+        return ev.HandoffRefused(
+            source=plan.name, target=target, decided_by=decided_by, reason=reason, detail=detail
+        )
+
+    async def _perform(
+        self,
+        plan: AgentPlan,
+        request: HandoffRequest,
+        decided_by: DecidedBy,
+        condition: str | None,
+    ) -> list[ev.Event]:
+        state = self._state
+        payload = request.payload.model_dump(mode="json") if request.payload else None
+        record = HandoffRecord(
+            source=plan.name,
+            target=request.target,
+            decided_by=decided_by,
+            turn=state.turns,
+            number=state.handoff_count + 1,
+            payload=payload,
+            message=request.message,
+            condition=condition,
+        )
+        state.handoffs.append(record)
+        await self._tape.note("handoff", record_data(record))
+        state.used_by_agent[plan.name] += 1
+        state.previous_agent, state.agent = plan.name, request.target
+        state.payload, state.handoff_message = request.payload, request.message
+        log(
+            "swarmkit.run",
+            "handoff_performed",
+            session_id=state.session_id,
+            source=plan.name,
+            target=request.target,
+            decided_by=decided_by,
+        )
+        performed = ev.HandoffPerformed(
+            source=plan.name,
+            target=request.target,
+            decided_by=decided_by,
+            payload=payload,
+            condition=condition,
+            number=record.number,
+        )
+        return [performed, await self._enter(request.target)]
+
+    async def _enter(self, agent: str) -> ev.AgentStarted:
+        state = self._state
+        if not state.trail and agent in self._swarm.interrupt_before:
+            await self._pause_point(PendingDecision(kind="agent", agent=agent, target=agent))
+        state.trail.append(agent)
+        state.visits[agent] += 1
+        started = ev.AgentStarted(
+            agent=agent,
+            sub_session_id=f"{state.session_id}__swarm_{agent}_{state.handoff_count}",
+            handoff_count=state.handoff_count,
+        )
+        await self._tape.note(
+            "agent_started",
+            {
+                "agent": agent,
+                "handoff_count": started.handoff_count,
+                "sub_session_id": started.sub_session_id,
+            },
+        )
+        return started
+
+    async def _enter_view(self, source: AgentPlan) -> None:
+        """Compute what the new active agent sees, through its input filter."""
+        state = self._state
+        target = state.agent
+        config = source.handoff_configs.get(target) or self._swarm.peer_handoffs.get(target)
+        history = tuple(state.transcript)
+        if config is not None and config.input_filter is not None:
+            data = HandoffInput(
+                history=history,
+                new_items=tuple(state.own_items),
+                payload=state.payload,
+                message=state.handoff_message,
+                source=source.name,
+                target=target,
+            )
+            state.view = await apply_filter(config.input_filter, data)
+        elif self._swarm.pass_full_history:
+            state.view = history
+        else:
+            state.view = (replies.latest_user_message(history, state.prompt),)
+        state.own_items = []
+
+
+def _is_handoff_call(plan: AgentPlan, call: ToolCall) -> bool:
+    legacy = plan.legacy
+    return call.name in plan.transfers or (legacy is not None and call.name == legacy.name)
+
+
+def _parse(plan: AgentPlan, candidate: Candidate) -> HandoffRequest | HandoffPayloadError:
+    if candidate.request is not None:
+        return candidate.request
+    call = candidate.call
+    try:
+        if call.name in plan.transfers:
+            return plan.transfers[call.name].parse(call.arguments, tool_call_id=call.id)
+        assert plan.legacy is not None
+        return plan.legacy.parse(call.arguments, tool_call_id=call.id)
+    except HandoffPayloadError as exc:
+        return exc

@@ -1,0 +1,68 @@
+"""What the active agent's model is asked: instructions, the history it may see, its tools."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from swarmkit._plan import AgentPlan
+from swarmkit._run._limits import allowed_targets, check_turn_budget, last_call
+from swarmkit._run._state import RunState, run_context
+from swarmkit.filters import payload_json
+from swarmkit.handoffs import build_legacy_handoff_tool
+from swarmkit.messages import SystemMessage
+from swarmkit.models import ModelRequest, ToolSpec
+
+if TYPE_CHECKING:
+    from swarmkit.swarm import Swarm
+
+
+async def build_request(swarm: Swarm, state: RunState, plan: AgentPlan) -> ModelRequest:
+    """The next model request of the active agent (after checking max_turns allows one)."""
+    check_turn_budget(swarm, state)
+    tools = offered_tools(swarm, state, plan)
+    settings = plan.agent.model_settings
+    if last_call(swarm, state) and tools and swarm.on_max_turns == "finish":
+        # The last call the cap allows must answer: tools stay listed (the history mentions
+        # them) but the model may not call them.
+        state.limited_turns = True
+        settings = replace(settings, tool_choice="none")
+    system = SystemMessage(content=await instructions(state, plan))
+    return ModelRequest(
+        messages=(system, *state.view, *state.own_items),
+        tools=tools,
+        settings=settings,
+        agent=plan.name,
+    )
+
+
+def offered_tools(swarm: Swarm, state: RunState, plan: AgentPlan) -> tuple[ToolSpec, ...]:
+    """The agent's function tools, then the transfer tools its limits still allow."""
+    allowed = allowed_targets(swarm, state, plan)
+    transfers = tuple(spec for target, spec in plan.transfer_specs if target in allowed)
+    return plan.tool_specs + transfers + _legacy_specs(plan, allowed)
+
+
+async def instructions(state: RunState, plan: AgentPlan) -> str:
+    """The agent's instructions, with a note of the handoff that brought it in."""
+    text = await plan.agent.render_instructions(run_context(state))
+    if state.previous_agent is None:
+        return text
+    note = [f"You were handed this conversation by agent {state.previous_agent!r}."]
+    if state.handoff_message:
+        note.append(f"Handoff message: {state.handoff_message}")
+    if state.payload is not None:
+        name = type(state.payload).__name__
+        note.append(f"Handoff payload ({name}): {payload_json(state.payload)}")
+    return "\n\n".join([text, "\n".join(note)]) if text else "\n".join(note)
+
+
+def _legacy_specs(plan: AgentPlan, allowed: frozenset[str]) -> tuple[ToolSpec, ...]:
+    legacy = plan.legacy
+    if legacy is None or not allowed:
+        return ()
+    if allowed.issuperset(legacy.targets):
+        return (legacy.spec(),)
+    targets = [t for t in legacy.targets if t in allowed]
+    narrowed = build_legacy_handoff_tool(plan.name, targets, tool_name=legacy.name)
+    return (narrowed.spec(),) if narrowed is not None else ()

@@ -1,0 +1,197 @@
+"""What changes during one run, and the result, journal data and rule state derived from it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field, fields
+from types import MappingProxyType
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from swarmkit.context import RunContext
+from swarmkit.handoffs import HandoffRequest
+from swarmkit.interrupts import PendingDecision
+from swarmkit.messages import Message, ToolCall
+from swarmkit.models import Usage
+from swarmkit.result import DecidedBy, HandoffRecord, RuleDecision, RunResult, StopReason
+
+RESERVED_KEY = "swarm"
+"""The context key under which rules see the loop's facts (``swarm.agent``, ...)."""
+
+RefusalReason = Literal[
+    "cycle", "max_handoffs", "budget", "not_taken", "unknown_agent", "self", "rejected"
+]
+"""Why a handoff was not performed."""
+
+
+class Interrupted(Exception):
+    """Internal: the run pauses for a human at ``pending``."""
+
+    def __init__(self, pending: PendingDecision) -> None:
+        self.pending = pending
+
+
+class StopRun(Exception):
+    """Internal: a limit's "stop" policy ends the run with ``reason``."""
+
+    def __init__(self, reason: StopReason) -> None:
+        self.reason = reason
+
+
+@dataclass(kw_only=True)
+class RunState:
+    """Everything that changes during one run; the Swarm itself holds none of it."""
+
+    session_id: str
+    """The run's session id."""
+    prompt: str
+    """The user's prompt."""
+    context: dict[str, Any]
+    """The caller's context plus every tool update."""
+    agent: str
+    """The active agent."""
+    transcript: list[Message] = field(default_factory=list)
+    """Every message of the run, in order."""
+    view: tuple[Message, ...] = ()
+    """What the active agent was given when it started (filtered history)."""
+    own_items: list[Message] = field(default_factory=list)
+    """What the active agent added since it started."""
+    trail: list[str] = field(default_factory=list)
+    """Agents in the order they became active."""
+    handoffs: list[HandoffRecord] = field(default_factory=list)
+    """Performed handoffs."""
+    rules: list[RuleDecision] = field(default_factory=list)
+    """Rules that fired."""
+    refusals: list[str] = field(default_factory=list)
+    """Why each refused handoff was refused."""
+    usage: dict[str, Usage] = field(default_factory=dict)
+    """Tokens per agent."""
+    turns: int = 0
+    """Model calls made."""
+    used_by_agent: Counter[str] = field(default_factory=Counter)
+    """Handoffs each agent made (for handoff budgets)."""
+    visits: Counter[str] = field(default_factory=Counter)
+    """Times each agent became active (for cycles and max_revisits)."""
+    payload: BaseModel | None = None
+    """The payload of the handoff that brought the active agent in."""
+    handoff_message: str | None = None
+    """The message of that handoff."""
+    previous_agent: str | None = None
+    """The agent that handed off to the active one."""
+    last_tool: str | None = None
+    """The last function tool that ran."""
+    last_tool_ok: bool | None = None
+    """Whether it succeeded."""
+    last_text: str | None = None
+    """The last text any agent said (the output when a limit stops the run)."""
+    limited_handoffs: bool = False
+    """Whether max_handoffs withheld or refused a handoff."""
+    limited_turns: bool = False
+    """Whether max_turns shaped a call or stopped the run."""
+    cycle: bool = False
+    """Whether a handoff was refused for closing a cycle."""
+
+    @property
+    def handoff_count(self) -> int:
+        """Handoffs performed so far."""
+        return len(self.handoffs)
+
+    def append(self, message: Message) -> None:
+        """Add a message of the active agent to the run."""
+        self.transcript.append(message)
+        self.own_items.append(message)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Candidate:
+    """A handoff asked for in one turn, in call order."""
+
+    call: ToolCall
+    """The tool call that asked for it."""
+    decided_by: DecidedBy
+    """The model (a transfer call) or a tool (its goto)."""
+    request: HandoffRequest | None = None
+    """For a tool's goto, the request already validated."""
+    tool_content: str | None = None
+    """For a tool's goto, the tool's own output."""
+
+
+def rule_state(state: RunState) -> dict[str, Any]:
+    """What conditions see: the context, and the loop's facts under ``swarm``."""
+    facts = {
+        "agent": state.agent,
+        "previous_agent": state.previous_agent,
+        "handoff_count": state.handoff_count,
+        "turn": state.turns,
+        "last_tool": state.last_tool,
+        "last_tool_ok": state.last_tool_ok,
+        "payload": state.payload.model_dump(mode="json") if state.payload else None,
+        "message": state.handoff_message,
+    }
+    return {**state.context, RESERVED_KEY: facts}
+
+
+def run_context(state: RunState) -> RunContext:
+    """What tools and instruction functions see of the run."""
+    return RunContext(
+        context=MappingProxyType(state.context),
+        agent=state.agent,
+        session_id=state.session_id,
+        payload=state.payload,
+        handoff_count=state.handoff_count,
+    )
+
+
+def finish_reason(state: RunState) -> StopReason:
+    """Why a run that ended with an answer stopped: a limit that shaped it, or none."""
+    if state.limited_turns:
+        return "max_turns"
+    if state.cycle:
+        return "cycle"
+    if state.limited_handoffs:
+        return "max_handoffs"
+    return "final_output"
+
+
+def build_result(
+    state: RunState,
+    reason: StopReason,
+    error: BaseException | None,
+    pending: PendingDecision | None,
+) -> RunResult:
+    """The run's result."""
+    return RunResult(
+        final_output=state.last_text,
+        final_agent=state.agent,
+        stop_reason=reason,
+        trail=tuple(state.trail),
+        handoffs=tuple(state.handoffs),
+        rule_decisions=tuple(state.rules),
+        usage=dict(state.usage),
+        messages=tuple(state.transcript),
+        session_id=state.session_id,
+        turns=state.turns,
+        context=dict(state.context),
+        error=error,
+        refusals=tuple(state.refusals),
+        pending=pending,
+    )
+
+
+def finished_data(result: RunResult) -> dict[str, Any]:
+    """The journal data of a run's end."""
+    return {
+        "stop_reason": result.stop_reason,
+        "final_output": result.final_output,
+        "final_agent": result.final_agent,
+        "trail": list(result.trail),
+        "turns": result.turns,
+        "error": repr(result.error) if result.error else None,
+        "pending": asdict(result.pending) if result.pending else None,
+    }
+
+
+def record_data(record: HandoffRecord | RuleDecision) -> dict[str, Any]:
+    """A frozen record as journal data, shallowly (its values are JSON-safe already)."""
+    return {f.name: getattr(record, f.name) for f in fields(record)}

@@ -1,0 +1,217 @@
+"""The versioned events a run streams, each emitted exactly once, in order."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from swarmkit.models import Usage
+from swarmkit.result import DecidedBy, RunResult
+
+EVENT_VERSION = 1
+"""Bumped whenever a field of any event changes meaning or disappears."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunStarted:
+    """A run began."""
+
+    session_id: str
+    """The run's session id."""
+    prompt: str
+    """The user's prompt."""
+    entry_agent: str
+    """The agent that takes the first turn."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["run_started"] = "run_started"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AgentStarted:
+    """An agent became active: the entry agent, or the target of a handoff."""
+
+    agent: str
+    """The agent's name."""
+    sub_session_id: str
+    """``{session}__swarm_{agent}_{handoff_count}``: the id of this agent's turn."""
+    handoff_count: int
+    """Handoffs performed before this agent started."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["agent_started"] = "agent_started"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RuleEvaluated:
+    """The HandoffGraph was consulted for the active agent."""
+
+    agent: str
+    """The agent whose edges were evaluated."""
+    target: str | None
+    """The target of the edge that fired, or None when no edge matched."""
+    condition: str | None
+    """The fired edge's condition (None when unconditional or when nothing fired)."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["rule_evaluated"] = "rule_evaluated"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ModelCallStarted:
+    """The active agent's model was called."""
+
+    agent: str
+    """The agent."""
+    turn: int
+    """1 for the run's first model call, 2 for the second, ..."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["model_call_started"] = "model_call_started"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TextDelta:
+    """A piece of the active agent's answer, when the run streams."""
+
+    agent: str
+    """The agent."""
+    text: str
+    """The new text."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["text_delta"] = "text_delta"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ModelCallFinished:
+    """The active agent's model answered."""
+
+    agent: str
+    """The agent."""
+    turn: int
+    """The model call's number in the run."""
+    usage: Usage
+    """Tokens the call used."""
+    finish_reason: str | None
+    """Why the model stopped."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["model_call_finished"] = "model_call_finished"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolCalled:
+    """A function tool is about to run."""
+
+    agent: str
+    """The agent whose model called it."""
+    tool_call_id: str
+    """The call's id."""
+    name: str
+    """The tool's name."""
+    arguments: str
+    """The arguments as the model wrote them."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["tool_called"] = "tool_called"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ToolResulted:
+    """A tool call produced its result (or an error the model will see)."""
+
+    agent: str
+    """The agent whose model called it."""
+    tool_call_id: str
+    """The call's id."""
+    name: str
+    """The tool's name."""
+    content: str
+    """The result text sent back to the model."""
+    is_error: bool
+    """Whether the call failed."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["tool_resulted"] = "tool_resulted"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HandoffPerformed:
+    """Control passed from one agent to another."""
+
+    source: str
+    """The agent that handed off."""
+    target: str
+    """The agent that takes over."""
+    decided_by: DecidedBy
+    """A rule, the model (llm) or a tool."""
+    payload: Mapping[str, Any] | None
+    """The validated payload as JSON-safe data, for typed handoffs."""
+    condition: str | None
+    """For a rule, the fired edge's condition."""
+    number: int
+    """1 for the run's first handoff, 2 for the second, ..."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["handoff"] = "handoff"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HandoffRefused:
+    """A requested handoff did not happen."""
+
+    source: str
+    """The agent that asked."""
+    target: str
+    """The agent it asked for."""
+    decided_by: DecidedBy
+    """Who asked: a rule, the model or a tool."""
+    reason: Literal[
+        "cycle", "max_handoffs", "budget", "not_taken", "unknown_agent", "self", "rejected"
+    ]
+    """Why it was refused."""
+    detail: str
+    """The explanation, as the model was told it."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["handoff_refused"] = "handoff_refused"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunFinished:
+    """The run ended; always the last event."""
+
+    result: RunResult
+    """The run's result."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["run_finished"] = "run_finished"
+    """Discriminator."""
+
+
+Event = (
+    RunStarted
+    | AgentStarted
+    | RuleEvaluated
+    | ModelCallStarted
+    | TextDelta
+    | ModelCallFinished
+    | ToolCalled
+    | ToolResulted
+    | HandoffPerformed
+    | HandoffRefused
+    | RunFinished
+)
+"""Any event of a run."""

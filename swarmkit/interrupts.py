@@ -1,0 +1,93 @@
+"""Interrupts for a human: what a paused run is waiting for, and the decisions that resume it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class PendingDecision:
+    """What a paused run is about to do, waiting for a human to approve, reject or edit it."""
+
+    kind: Literal["agent", "handoff", "tool"]
+    """Entering an agent (``interrupt_before``), a handoff, or a tool that needs approval."""
+    agent: str
+    """The active agent when the run paused."""
+    target: str | None = None
+    """The agent about to be entered (for ``agent`` and ``handoff``)."""
+    tool_name: str | None = None
+    """The tool about to run (for ``tool``)."""
+    payload: Mapping[str, Any] | None = None
+    """The handoff payload or the tool's arguments, as JSON-safe data."""
+    decided_by: str | None = None
+    """For a handoff: rule, llm or tool."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Approve:
+    """Go ahead as planned."""
+
+    kind: Literal["approve"] = "approve"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Reject:
+    """Do not do it; the agent is told why and carries on."""
+
+    reason: str = "rejected by a human"
+    """Why, as the agent will read it."""
+    kind: Literal["reject"] = "reject"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Edit:
+    """Go ahead with a changed payload (a handoff's) or changed arguments (a tool's)."""
+
+    payload: Mapping[str, Any] = field(default_factory=dict)
+    """The replacement payload or arguments, validated like the original."""
+    kind: Literal["edit"] = "edit"
+    """Discriminator."""
+
+
+Decision = Approve | Reject | Edit
+"""A human's answer to a pending decision."""
+
+
+def approve() -> Approve:
+    """Approve the pending decision."""
+    return Approve()
+
+
+def reject(reason: str = "rejected by a human") -> Reject:
+    """Reject the pending decision, telling the agent ``reason``."""
+    return Reject(reason=reason)
+
+
+def edit(*, payload: Mapping[str, Any]) -> Edit:
+    """Approve with a replacement payload (handoff) or arguments (tool)."""
+    return Edit(payload=dict(payload))
+
+
+def decision_to_data(decision: Decision) -> dict[str, Any]:
+    """The decision as JSON-safe data, for the journal."""
+    match decision:
+        case Approve():
+            return {"kind": "approve"}
+        case Reject(reason=reason):
+            return {"kind": "reject", "reason": reason}
+        case Edit(payload=payload):
+            return {"kind": "edit", "payload": dict(payload)}
+
+
+def decision_from_data(data: Mapping[str, Any]) -> Decision:
+    """A decision read back from the journal."""
+    kind = data.get("kind")
+    if kind == "reject":
+        return Reject(reason=str(data.get("reason", "")))
+    if kind == "edit":
+        return Edit(payload=dict(data.get("payload") or {}))
+    return Approve()

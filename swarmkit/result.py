@@ -1,0 +1,97 @@
+"""RunResult: how a run ended, what it answered, and every handoff and rule decision on the way."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from swarmkit.interrupts import PendingDecision
+from swarmkit.messages import Message
+from swarmkit.models import Usage
+
+StopReason = Literal["final_output", "max_handoffs", "max_turns", "cycle", "interrupted", "error"]
+"""Why a run stopped; a limit or a cycle is never reported as ``final_output``."""
+
+DecidedBy = Literal["rule", "llm", "tool"]
+"""Who chose a handoff: a HandoffGraph rule, the model's transfer call, or a tool's ``goto``."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class HandoffRecord:
+    """One performed handoff."""
+
+    source: str
+    """The agent that handed off."""
+    target: str
+    """The agent that took over."""
+    decided_by: DecidedBy
+    """Whether a rule, the model, or a tool made the decision."""
+    turn: int
+    """The number of model calls made in the run before this handoff."""
+    number: int
+    """1 for the run's first handoff, 2 for the second, ..."""
+    payload: Mapping[str, Any] | None = None
+    """The validated payload as JSON-safe data, for typed handoffs."""
+    message: str | None = None
+    """The free-text message that came with the handoff, if any."""
+    condition: str | None = None
+    """For rule handoffs, the condition of the edge that fired (None for an unconditional edge)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RuleDecision:
+    """A HandoffGraph edge that fired for the active agent."""
+
+    agent: str
+    """The agent whose outgoing edges were evaluated."""
+    target: str
+    """The target of the edge that fired."""
+    condition: str | None
+    """The edge's condition (None for an unconditional edge)."""
+    turn: int
+    """Model calls made in the run before the decision."""
+    performed: bool
+    """Whether the handoff happened (False when a limit or a cycle refused it)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunResult:
+    """Everything a finished run tells: the answer, why it stopped, and how it got there."""
+
+    final_output: str | None
+    """The last agent's answer (for a stop by a limit, the last text an agent produced)."""
+    final_agent: str
+    """The agent that was active when the run stopped."""
+    stop_reason: StopReason
+    """Why the run stopped."""
+    trail: tuple[str, ...]
+    """The agents in the order they became active, starting with the entry agent."""
+    handoffs: tuple[HandoffRecord, ...]
+    """Every performed handoff, in order."""
+    rule_decisions: tuple[RuleDecision, ...]
+    """Every rule that fired, performed or refused, in order."""
+    usage: Mapping[str, Usage]
+    """Token usage per agent."""
+    messages: tuple[Message, ...]
+    """The run's whole conversation, every agent's turns included (no system messages)."""
+    session_id: str
+    """The run's session id."""
+    turns: int
+    """Model calls made."""
+    context: Mapping[str, Any] = field(default_factory=dict)
+    """The run's context at the end: the caller's plus every tool update."""
+    error: BaseException | None = None
+    """The failure that ended a run with ``stop_reason="error"``."""
+    refusals: tuple[str, ...] = ()
+    """Why each refused handoff was refused, in order."""
+    pending: PendingDecision | None = None
+    """For ``stop_reason="interrupted"``: what the run waits for a human to decide."""
+
+    @property
+    def total_usage(self) -> Usage:
+        """Token usage summed over all agents."""
+        total = Usage()
+        for usage in self.usage.values():
+            total = total + usage
+        return total

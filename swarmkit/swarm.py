@@ -1,0 +1,455 @@
+"""Swarm: peer agents passing control through handoffs, rules consulted before the model."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import uuid
+from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Literal
+
+from swarmkit._plan import AgentPlan, ModelResolver, PlanOptions, build_plan
+from swarmkit._run import RESERVED_KEY, RunLoop, RunState
+from swarmkit.agent import Agent
+from swarmkit.events import Event, RunFinished
+from swarmkit.exceptions import ConfigurationError, JournalError
+from swarmkit.graph import HandoffGraph
+from swarmkit.handoffs import Handoff
+from swarmkit.interrupts import Decision
+from swarmkit.journal import Journal, JournalRecord
+from swarmkit.journal._digest import PartCache
+from swarmkit.journal._tape import Tape, resumable_prefix
+from swarmkit.messages import UserMessage
+from swarmkit.models import Model
+from swarmkit.result import RunResult
+
+LimitPolicy = Literal["finish", "stop", "error"]
+"""What a limit does: let the agent answer without handoffs, stop at once, or raise."""
+
+_POLICIES = ("finish", "stop", "error")
+
+DEFAULT_REDACT_KEYS = ("api_key", "authorization", "password", "secret", "token")
+"""Keys whose values a journal holds as "[redacted]", wherever they appear."""
+
+
+class Swarm:
+    """Peer agents that hand off to each other; one Swarm serves many concurrent runs.
+
+    ``agents`` is a list of agents (or Handoff configs), or seed 002's ``{name: Agent | Handoff}``
+    dict, whose keys name the peers. Every mistake raises ConfigurationError here, before any
+    model call.
+    """
+
+    def __init__(
+        self,
+        agents: Mapping[str, Agent | Handoff] | Sequence[Agent | Handoff],
+        entry_agent: str,
+        *,
+        model: Model | str | None = None,
+        graph: HandoffGraph | None = None,
+        max_handoffs: int = 8,
+        detect_cycles: bool = True,
+        max_revisits: int = 0,
+        pass_full_history: bool = True,
+        handoff_tool_name: str = "handoff",
+        legacy_handoff_tool: bool = False,
+        max_turns: int = 50,
+        on_max_handoffs: LimitPolicy = "finish",
+        on_max_turns: LimitPolicy = "finish",
+        on_cycle: LimitPolicy = "finish",
+        session_ids: Callable[[], str] | None = None,
+        journal: Journal | None = None,
+        interrupt_before: Collection[str] = (),
+        interrupt_on_handoff: bool = False,
+        redact_keys: Collection[str] = DEFAULT_REDACT_KEYS,
+    ) -> None:
+        self._settings = {k: v for k, v in locals().items() if k not in ("self", "agents")}
+        self._agents_given = agents
+        peers, peer_handoffs = _peers(agents)
+        _check_limits(max_handoffs=max_handoffs, max_turns=max_turns, max_revisits=max_revisits)
+        _check_policies(
+            on_max_handoffs=on_max_handoffs, on_max_turns=on_max_turns, on_cycle=on_cycle
+        )
+        if entry_agent not in peers:
+            raise ConfigurationError(
+                f"entry_agent {entry_agent!r} is not an agent of the swarm; "
+                f"agents: {', '.join(peers)}"
+            )
+        _check_graph(graph, peers)
+        _check_interrupts(interrupt_before, peers)
+        self.entry_agent = entry_agent
+        self.graph = graph
+        self.max_handoffs = max_handoffs
+        self.detect_cycles = detect_cycles
+        self.max_revisits = max_revisits
+        self.pass_full_history = pass_full_history
+        self.max_turns = max_turns
+        self.on_max_handoffs: LimitPolicy = on_max_handoffs
+        self.on_max_turns: LimitPolicy = on_max_turns
+        self.on_cycle: LimitPolicy = on_cycle
+        self.peer_handoffs: Mapping[str, Handoff] = peer_handoffs
+        self._session_ids = session_ids or (lambda: uuid.uuid4().hex)
+        self.journal = journal
+        self.interrupt_before = frozenset(interrupt_before)
+        self.interrupt_on_handoff = interrupt_on_handoff
+        self.redact_keys = frozenset(k.lower() for k in redact_keys)
+        resolve = ModelResolver()
+        options = PlanOptions(
+            peers=peers,
+            peer_handoffs=peer_handoffs,
+            default_model=resolve.default(model),
+            legacy_handoff_tool=legacy_handoff_tool,
+            handoff_tool_name=handoff_tool_name,
+        )
+        self.plans: Mapping[str, AgentPlan] = {
+            name: build_plan(agent, options, resolve) for name, agent in peers.items()
+        }
+        self._fingerprint = fingerprint(self.plans, graph)
+        self._digests = PartCache()
+
+    def with_model(self, model: Model | str) -> Swarm:
+        """The same swarm with another default model (agents with their own model keep it)."""
+        return Swarm(self._agents_given, **{**self._settings, "model": model})
+
+    def fingerprint(self) -> dict[str, Any]:
+        """Digests of the configuration (agents, instructions, tools, graph) runs record."""
+        return dict(self._fingerprint)
+
+    @property
+    def agents(self) -> Mapping[str, Agent]:
+        """The swarm's agents by name."""
+        return {name: plan.agent for name, plan in self.plans.items()}
+
+    async def run(
+        self,
+        prompt: str,
+        *,
+        context: Mapping[str, Any] | None = None,
+        session_id: str | None = None,
+        journal: Journal | None = None,
+    ) -> RunResult:
+        """Run the swarm on ``prompt`` until an agent answers or a limit stops it."""
+        events = self._events(prompt, context, session_id, journal, streaming=False)
+        return await _last_result(events)
+
+    def run_sync(
+        self,
+        prompt: str,
+        *,
+        context: Mapping[str, Any] | None = None,
+        session_id: str | None = None,
+        journal: Journal | None = None,
+    ) -> RunResult:
+        """:meth:`run` for code that is not async (not from inside a running event loop)."""
+        run = self.run(prompt, context=context, session_id=session_id, journal=journal)
+        return asyncio.run(run)
+
+    def stream(
+        self,
+        prompt: str,
+        *,
+        context: Mapping[str, Any] | None = None,
+        session_id: str | None = None,
+        journal: Journal | None = None,
+    ) -> AsyncIterator[Event]:
+        """Run the swarm, yielding each event as it happens; the last is RunFinished."""
+        return self._events(prompt, context, session_id, journal, streaming=True)
+
+    async def replay(
+        self,
+        session_id: str,
+        journal: Journal | None = None,
+        *,
+        tools: Literal["replay", "execute"] = "replay",
+        live_after: int | None = None,
+        fork_session_id: str | None = None,
+    ) -> RunResult:
+        """Re-run a journaled session against the current code, with zero model calls.
+
+        Model responses (and, unless ``tools="execute"``, tool results) come from the journal;
+        whatever the current code asks that the journal does not hold raises
+        ReplayDivergenceError with a diff. ``live_after=N`` replays the steps before N, then
+        forks: the run goes on live as a new session (``fork_session_id``, by default
+        ``{session_id}__fork_{N}``) in the same journal.
+        """
+        store = self._store(journal, session_id)
+        records = await store.read(session_id)
+        prompt, context = _start_of(records, session_id)
+        execute = _check_tools_mode(tools)
+        if live_after is None:
+            run_id = session_id
+            tape = Tape(
+                journal=None,
+                session_id=run_id,
+                prefix=records,
+                go_live=False,
+                execute_tools=execute,
+                redact=self.redact_keys,
+                digests=self._digests,
+            )
+        else:
+            run_id = fork_session_id or f"{session_id}__fork_{live_after}"
+            prefix = await _copy_prefix(store, records, live_after, run_id)
+            tape = Tape(
+                journal=store,
+                session_id=run_id,
+                prefix=prefix,
+                next_seq=len(prefix),
+                execute_tools=execute,
+                redact=self.redact_keys,
+                digests=self._digests,
+            )
+        state = self._new_state(prompt, context, run_id)
+        return await _last_result(RunLoop(self, state, tape, streaming=False).events())
+
+    async def resume(
+        self,
+        session_id: str,
+        journal: Journal | None = None,
+        *,
+        decision: Decision | None = None,
+    ) -> RunResult:
+        """Continue a run that crashed or paused: its journaled steps replay, then it goes on live.
+
+        A run paused for a human (``stop_reason="interrupted"``) needs a ``decision``:
+        ``approve()``, ``reject(reason)`` or ``edit(payload=...)``.
+        """
+        store = self._store(journal, session_id)
+        records = await store.read(session_id)
+        prompt, context = _start_of(records, session_id)
+        _check_resumable(records, session_id, decision)
+        tape = Tape(
+            journal=store,
+            session_id=session_id,
+            prefix=resumable_prefix(records),
+            next_seq=len(records),
+            decision=decision,
+            redact=self.redact_keys,
+            digests=self._digests,
+        )
+        state = self._new_state(prompt, context, session_id)
+        return await _last_result(RunLoop(self, state, tape, streaming=False).events())
+
+    async def _events(
+        self,
+        prompt: str,
+        context: Mapping[str, Any] | None,
+        session_id: str | None,
+        journal: Journal | None,
+        *,
+        streaming: bool,
+    ) -> AsyncIterator[Event]:
+        state = self._new_state(prompt, context, session_id)
+        store = journal or self.journal
+        if store is not None and await store.next_seq(state.session_id) != 0:
+            raise JournalError(
+                f"session {state.session_id!r} is already in the journal; "
+                "resume or replay it, or run with a new session_id"
+            )
+        tape = Tape(
+            journal=store,
+            session_id=state.session_id,
+            redact=self.redact_keys,
+            digests=self._digests,
+        )
+        async for event in RunLoop(self, state, tape, streaming=streaming).events():
+            yield event
+
+    def _store(self, journal: Journal | None, session_id: str) -> Journal:
+        store = journal or self.journal
+        if store is None:
+            raise ConfigurationError(
+                f"no journal to read session {session_id!r} from: pass journal= or Swarm(journal=)"
+            )
+        return store
+
+    def _new_state(
+        self, prompt: str, context: Mapping[str, Any] | None, session_id: str | None
+    ) -> RunState:
+        if not isinstance(prompt, str):
+            raise ConfigurationError(f"prompt must be a str, got {type(prompt).__name__}")
+        initial = _check_context(context)
+        first = UserMessage(content=prompt)
+        return RunState(
+            session_id=_check_session_id(session_id) or self._session_ids(),
+            prompt=prompt,
+            context=initial,
+            agent=self.entry_agent,
+            transcript=[first],
+            view=(first,),
+        )
+
+
+async def _last_result(events: AsyncIterator[Event]) -> RunResult:
+    result: RunResult | None = None
+    async for event in events:
+        if isinstance(event, RunFinished):
+            result = event.result
+    assert result is not None
+    return result
+
+
+def _start_of(records: Sequence[JournalRecord], session_id: str) -> tuple[str, dict[str, Any]]:
+    if not records or records[0].kind != "run_started":
+        raise JournalError(f"session {session_id!r} does not start with a run_started record")
+    data = records[0].data
+    return str(data["prompt"]), dict(data.get("context") or {})
+
+
+def _check_tools_mode(tools: str) -> bool:
+    if tools not in ("replay", "execute"):
+        raise ConfigurationError(f"tools must be 'replay' or 'execute', got {tools!r}")
+    return tools == "execute"
+
+
+async def _copy_prefix(
+    store: Journal, records: Sequence[JournalRecord], live_after: int, fork_id: str
+) -> tuple[JournalRecord, ...]:
+    if not 0 < live_after <= len(records):
+        raise ConfigurationError(
+            f"live_after must be from 1 to {len(records)} (the session's steps), got {live_after}"
+        )
+    prefix = tuple(replace(r, session_id=fork_id) for r in records[:live_after])
+    await store.append(prefix)
+    return prefix
+
+
+def _check_resumable(
+    records: Sequence[JournalRecord], session_id: str, decision: Decision | None
+) -> None:
+    last = records[-1]
+    interrupted = last.kind == "run_finished" and last.data.get("stop_reason") == "interrupted"
+    if last.kind == "run_finished" and last.data.get("stop_reason") not in ("interrupted", "error"):
+        raise JournalError(
+            f"session {session_id!r} already finished ({last.data.get('stop_reason')}); "
+            "replay it instead of resuming"
+        )
+    if interrupted and decision is None:
+        raise JournalError(
+            f"session {session_id!r} is waiting for a human decision: "
+            "pass decision=approve(), reject(reason) or edit(payload=...)"
+        )
+    if not interrupted and decision is not None:
+        raise JournalError(
+            f"session {session_id!r} is not waiting for a decision; resume it without one"
+        )
+
+
+def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent]) -> None:
+    if isinstance(names, str):
+        raise ConfigurationError("interrupt_before takes a list of agent names, not one string")
+    unknown = sorted(set(names) - set(peers))
+    if unknown:
+        raise ConfigurationError(f"interrupt_before names unknown agents: {', '.join(unknown)}")
+
+
+def fingerprint(plans: Mapping[str, AgentPlan], graph: HandoffGraph | None) -> dict[str, Any]:
+    """Digests that say whether a journal was recorded with this configuration."""
+    instructions = {n: _describe(p.agent.instructions) for n, p in plans.items()}
+    tools = {n: [[s.name, dict(s.parameters)] for s in p.tool_specs] for n, p in plans.items()}
+    return {
+        "agents": sorted(plans),
+        "instructions": _digest(instructions),
+        "tools": _digest(tools),
+        "graph": _digest(graph.to_dict()) if graph is not None else None,
+    }
+
+
+def _describe(instructions: object) -> str:
+    if isinstance(instructions, str):
+        return instructions
+    return str(getattr(instructions, "__qualname__", repr(instructions)))
+
+
+def _digest(value: object) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _peers(
+    agents: Mapping[str, Agent | Handoff] | Sequence[Agent | Handoff],
+) -> tuple[dict[str, Agent], dict[str, Handoff]]:
+    entries = _entries(agents)
+    peers: dict[str, Agent] = {}
+    configs: dict[str, Handoff] = {}
+    for name, entry in entries:
+        agent = entry.agent if isinstance(entry, Handoff) else entry
+        if not isinstance(agent, Agent):
+            raise ConfigurationError(
+                f"swarm member {name!r} must be an Agent (or a Handoff wrapping one), "
+                f"got {type(agent).__name__}"
+            )
+        if name in peers:
+            raise ConfigurationError(f"two agents are named {name!r}; agent names must be unique")
+        peers[name] = agent if agent.name == name else replace(agent, name=name)
+        if isinstance(entry, Handoff):
+            configs[name] = entry
+    if not peers:
+        raise ConfigurationError("a swarm needs at least one agent")
+    return peers, configs
+
+
+def _entries(
+    agents: Mapping[str, Agent | Handoff] | Sequence[Agent | Handoff],
+) -> list[tuple[str, Agent | Handoff]]:
+    if isinstance(agents, Mapping):
+        return list(agents.items())
+    if isinstance(agents, str) or not isinstance(agents, Sequence):
+        raise ConfigurationError("agents must be a list of Agent or a {name: Agent | Handoff} dict")
+    return [(_entry_name(entry), entry) for entry in agents]
+
+
+def _entry_name(entry: object) -> str:
+    if isinstance(entry, Agent):
+        return entry.name
+    if isinstance(entry, Handoff) and isinstance(entry.agent, Agent):
+        return entry.agent.name
+    raise ConfigurationError(
+        f"agents must be Agent or Handoff(agent=Agent(...)) objects, got {entry!r}"
+    )
+
+
+def _check_limits(**limits: int) -> None:
+    for name, value in limits.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise ConfigurationError(f"{name} must be an int >= 0, got {value!r}")
+    if limits["max_turns"] < 1:
+        raise ConfigurationError("max_turns must be at least 1: the entry agent needs one call")
+
+
+def _check_policies(**policies: str) -> None:
+    for name, value in policies.items():
+        if value not in _POLICIES:
+            raise ConfigurationError(f"{name} must be one of {', '.join(_POLICIES)}, got {value!r}")
+
+
+def _check_graph(graph: HandoffGraph | None, peers: Mapping[str, Agent]) -> None:
+    if graph is None:
+        return
+    if not isinstance(graph, HandoffGraph):
+        raise ConfigurationError(f"graph must be a HandoffGraph, got {type(graph).__name__}")
+    unknown = [node for node in graph.nodes() if node not in peers]
+    if unknown:
+        raise ConfigurationError(
+            f"the graph names agents the swarm does not have: {', '.join(unknown)}"
+        )
+
+
+def _check_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
+    if context is None:
+        return {}
+    if not isinstance(context, Mapping):
+        raise ConfigurationError(f"context must be a mapping, got {type(context).__name__}")
+    if RESERVED_KEY in context:
+        raise ConfigurationError(
+            f"context key {RESERVED_KEY!r} is reserved for the loop's facts; rename it"
+        )
+    return dict(context)
+
+
+def _check_session_id(session_id: str | None) -> str | None:
+    if session_id is not None and (not isinstance(session_id, str) or not session_id):
+        raise ConfigurationError(f"session_id must be a non-empty str, got {session_id!r}")
+    return session_id

@@ -1,0 +1,72 @@
+"""A run killed with SIGKILL mid-way resumes from its journal without repeating completed work."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+
+from swarmkit.journal import SQLiteJournal
+
+from .crash_app import PROMPT, SESSION, body_digest, build_swarm, model_on, respond
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _run_child_until_it_hangs(journal: Path) -> list[str]:
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tests.swarm.crash_app", str(journal)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    lines: list[str] = []
+    for line in child.stdout:
+        lines.append(line.strip())
+        if line.strip() == "hang":
+            break
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    assert lines[-1] == "hang", lines
+    return lines
+
+
+async def test_sigkilled_run_resumes_to_the_uninterrupted_result(tmp_path: Path) -> None:
+    """The resumed result equals an uninterrupted run's; each completed request was sent once."""
+    journal_path = tmp_path / "journal.sqlite"
+    child_lines = _run_child_until_it_hangs(journal_path)
+    completed_in_child = [line.split()[1] for line in child_lines if line.startswith("completed")]
+    tools_in_child = [line for line in child_lines if line.startswith("tool")]
+
+    sent: list[str] = []
+    tools_after: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(body_digest(request))
+        return httpx.Response(200, json=respond(json.loads(request.content)))
+
+    swarm = build_swarm(model_on(handler), tools_after.append)
+    resumed = await swarm.resume(SESSION, SQLiteJournal(journal_path))
+
+    baseline_tools: list[str] = []
+    baseline = await build_swarm(
+        model_on(lambda r: httpx.Response(200, json=respond(json.loads(r.content)))),
+        baseline_tools.append,
+    ).run(PROMPT, session_id=SESSION)
+
+    assert resumed.final_output == baseline.final_output == "Refunded A-1."
+    assert resumed.trail == baseline.trail
+    assert resumed.handoffs == baseline.handoffs
+    assert resumed.messages == baseline.messages
+    assert len(completed_in_child) == 2
+    assert not set(completed_in_child) & set(sent)
+    assert len(set(sent)) == len(sent) == 2
+    assert tools_in_child == ["tool lookup A-1"]
+    assert tools_after == ["refund A-1"]

@@ -1,0 +1,90 @@
+"""Each run streams its events exactly once, in order, ending with the result."""
+
+from __future__ import annotations
+
+from swarmkit import Agent, HandoffGraph, Swarm, tool
+from swarmkit.events import Event, RunFinished
+from swarmkit.testing import ScriptedModel, text, tool_call, transfer
+
+
+async def _kinds(swarm: Swarm, prompt: str, **kwargs: object) -> list[Event]:
+    return [event async for event in swarm.stream(prompt, **kwargs)]  # type: ignore[arg-type]
+
+
+async def test_llm_handoff_run_streams_the_exact_event_sequence() -> None:
+    """Tool call, handoff and answer appear in order, each once."""
+
+    @tool
+    def lookup() -> str:
+        """Look up."""
+        return "found"
+
+    model = ScriptedModel(tool_call("lookup"), transfer("b"), text("two words"))
+    swarm = Swarm([Agent(name="a", tools=[lookup]), Agent(name="b")], "a", model=model)
+
+    events = await _kinds(swarm, "x")
+
+    assert [e.kind for e in events] == [
+        "run_started",
+        "agent_started",
+        "model_call_started",
+        "model_call_finished",
+        "tool_called",
+        "tool_resulted",
+        "model_call_started",
+        "model_call_finished",
+        "handoff",
+        "agent_started",
+        "model_call_started",
+        "text_delta",
+        "text_delta",
+        "model_call_finished",
+        "run_finished",
+    ]
+    deltas = [e.text for e in events if e.kind == "text_delta"]
+    assert "".join(deltas) == "two words"
+    final = events[-1]
+    assert isinstance(final, RunFinished) and final.result.final_output == "two words"
+
+
+async def test_rule_handoff_streams_rule_evaluated_then_handoff() -> None:
+    """A rule decision is an event of its own, followed by the handoff it caused."""
+    graph = HandoffGraph()
+    graph.add_edge("a", "b", when="go == true")
+    model = ScriptedModel(text("b"))
+    swarm = Swarm([Agent(name="a"), Agent(name="b")], "a", model=model, graph=graph)
+
+    events = await _kinds(swarm, "x", context={"go": True})
+
+    assert [e.kind for e in events][:5] == [
+        "run_started",
+        "agent_started",
+        "rule_evaluated",
+        "handoff",
+        "agent_started",
+    ]
+    handoff = events[3]
+    assert handoff.kind == "handoff" and handoff.decided_by == "rule"
+
+
+async def test_sub_session_ids_follow_the_seed_002_pattern() -> None:
+    """Each agent's turn has id {session}__swarm_{agent}_{handoff_count}."""
+    model = ScriptedModel(transfer("b"), text("done"))
+    swarm = Swarm([Agent(name="a"), Agent(name="b")], "a", model=model)
+
+    events = await _kinds(swarm, "x", session_id="s1")
+
+    started = [e.sub_session_id for e in events if e.kind == "agent_started"]
+    assert started == ["s1__swarm_a_0", "s1__swarm_b_1"]
+
+
+async def test_refused_handoff_is_an_event_with_its_reason() -> None:
+    """A cycle refusal streams a handoff_refused event saying why."""
+    model = ScriptedModel(transfer("b"), transfer("a"), text("b answers"))
+    swarm = Swarm([Agent(name="a"), Agent(name="b")], "a", model=model)
+
+    events = await _kinds(swarm, "x")
+
+    refused = [e for e in events if e.kind == "handoff_refused"]
+    assert len(refused) == 1
+    assert refused[0].reason == "cycle" and refused[0].target == "a"

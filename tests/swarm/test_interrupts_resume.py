@@ -1,0 +1,226 @@
+"""Runs pause for a human and resume from the journal; crashed runs resume without repeats."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import BaseModel
+
+from swarmkit import (
+    Agent,
+    Handoff,
+    JournalError,
+    ModelError,
+    Swarm,
+    approve,
+    edit,
+    reject,
+    tool,
+)
+from swarmkit.journal import InMemoryJournal
+from swarmkit.messages import ToolMessage
+from swarmkit.models import ModelRequest, ModelResponse
+from swarmkit.testing import ScriptedModel, text, tool_call, transfer
+
+
+class Refund(BaseModel):
+    """A refund."""
+
+    amount: int
+
+
+def _swarm(model: ScriptedModel, **options: object) -> Swarm:
+    billing = Agent(name="billing")
+    triage = Agent(name="triage", handoffs=[Handoff(agent=billing, input_type=Refund)])
+    return Swarm([triage, billing], "triage", model=model, **options)  # type: ignore[arg-type]
+
+
+async def test_interrupt_before_an_agent_pauses_with_the_pending_handoff() -> None:
+    """interrupt_before pauses before entering the agent and says what is pending."""
+    journal = InMemoryJournal()
+    model = ScriptedModel(transfer("billing", amount=50))
+    swarm = _swarm(model, interrupt_before=["billing"], journal=journal)
+
+    result = await swarm.run("refund", session_id="s")
+
+    assert result.stop_reason == "interrupted"
+    assert result.pending is not None
+    assert (result.pending.kind, result.pending.target) == ("handoff", "billing")
+    assert result.pending.payload == {"amount": 50}
+    assert result.trail == ("triage",)
+
+
+async def test_approved_interrupt_resumes_without_repeating_model_calls() -> None:
+    """resume(approve()) performs the handoff and goes on live; earlier calls are not repeated."""
+    journal = InMemoryJournal()
+    first = ScriptedModel(transfer("billing", amount=50))
+    await _swarm(first, interrupt_before=["billing"], journal=journal).run("refund", session_id="s")
+    second = ScriptedModel(text("Refunded 50."))
+
+    result = await _swarm(second, interrupt_before=["billing"], journal=journal).resume(
+        "s", decision=approve()
+    )
+
+    assert result.final_output == "Refunded 50."
+    assert result.trail == ("triage", "billing")
+    assert [r.agent for r in second.requests] == ["billing"]
+    second.assert_exhausted()
+
+
+async def test_rejected_handoff_tells_the_agent_and_it_answers() -> None:
+    """resume(reject(reason)) refuses the handoff; the agent reads why and answers itself."""
+    journal = InMemoryJournal()
+    await _swarm(
+        ScriptedModel(transfer("billing", amount=5000)), interrupt_on_handoff=True, journal=journal
+    ).run("refund", session_id="s")
+    second = ScriptedModel(text("I cannot refund that much."))
+
+    result = await _swarm(second, interrupt_on_handoff=True, journal=journal).resume(
+        "s", decision=reject("over the limit")
+    )
+
+    told = second.requests[0].messages[-1]
+    assert isinstance(told, ToolMessage) and "over the limit" in told.content
+    assert result.trail == ("triage",)
+    assert result.final_output == "I cannot refund that much."
+
+
+async def test_edited_payload_reaches_the_target() -> None:
+    """resume(edit(payload=...)) hands off with the human's payload, validated."""
+    journal = InMemoryJournal()
+    await _swarm(
+        ScriptedModel(transfer("billing", amount=5000)), interrupt_on_handoff=True, journal=journal
+    ).run("refund", session_id="s")
+
+    result = await _swarm(
+        ScriptedModel(text("Refunded 100.")), interrupt_on_handoff=True, journal=journal
+    ).resume("s", decision=edit(payload={"amount": 100}))
+
+    assert result.handoffs[0].payload == {"amount": 100}
+
+
+async def test_tool_needing_approval_pauses_before_it_runs() -> None:
+    """A needs_approval tool pauses the run; approval runs it exactly once."""
+    refunds: list[int] = []
+
+    @tool(needs_approval=True)
+    def refund(amount: int) -> str:
+        """Refund money."""
+        refunds.append(amount)
+        return "refunded"
+
+    def swarm(model: ScriptedModel, journal: InMemoryJournal) -> Swarm:
+        return Swarm(
+            [Agent(name="billing", tools=[refund])], "billing", model=model, journal=journal
+        )
+
+    journal = InMemoryJournal()
+    paused = await swarm(ScriptedModel(tool_call("refund", amount=20)), journal).run(
+        "x", session_id="s"
+    )
+    assert paused.stop_reason == "interrupted" and refunds == []
+    assert paused.pending is not None and paused.pending.tool_name == "refund"
+
+    done = await swarm(ScriptedModel(text("Done.")), journal).resume("s", decision=approve())
+
+    assert refunds == [20]
+    assert done.final_output == "Done."
+
+
+async def test_resuming_a_paused_run_twice_replays_the_first_decision() -> None:
+    """A session with a recorded decision replays it, then pauses again at the next point."""
+    journal = InMemoryJournal()
+    model = ScriptedModel(transfer("billing", amount=1))
+    swarm = Swarm(
+        [Agent(name="a", handoffs=["b"]), Agent(name="b", handoffs=["c"]), Agent(name="c")],
+        "a",
+        model=ScriptedModel(transfer("b")),
+        interrupt_on_handoff=True,
+        journal=journal,
+    )
+    del model
+    await swarm.run("x", session_id="s")
+    again = Swarm(
+        [Agent(name="a", handoffs=["b"]), Agent(name="b", handoffs=["c"]), Agent(name="c")],
+        "a",
+        model=ScriptedModel(transfer("c")),
+        interrupt_on_handoff=True,
+        journal=journal,
+    )
+    second = await again.resume("s", decision=approve())
+    assert second.stop_reason == "interrupted" and second.trail == ("a", "b")
+
+    last = Swarm(
+        [Agent(name="a", handoffs=["b"]), Agent(name="b", handoffs=["c"]), Agent(name="c")],
+        "a",
+        model=ScriptedModel(text("c answers")),
+        interrupt_on_handoff=True,
+        journal=journal,
+    )
+    final = await last.resume("s", decision=approve())
+
+    assert final.trail == ("a", "b", "c")
+    assert final.final_output == "c answers"
+
+
+async def test_resume_of_an_interrupted_run_needs_a_decision() -> None:
+    """Resuming a paused run without a decision says what to pass."""
+    journal = InMemoryJournal()
+    await _swarm(
+        ScriptedModel(transfer("billing", amount=1)), interrupt_on_handoff=True, journal=journal
+    ).run("x", session_id="s")
+
+    with pytest.raises(JournalError, match="decision"):
+        await _swarm(ScriptedModel(), journal=journal).resume("s")
+
+
+async def test_resume_of_a_finished_run_is_refused() -> None:
+    """A finished session is replayed, not resumed."""
+    journal = InMemoryJournal()
+    await _swarm(ScriptedModel(text("done")), journal=journal).run("x", session_id="s")
+
+    with pytest.raises(JournalError, match="already finished"):
+        await _swarm(ScriptedModel(), journal=journal).resume("s")
+
+
+class _DownThenUp:
+    """A model API that is down for the first call of billing, then answers."""
+
+    def __init__(self, script: ScriptedModel, *, fail_for: str) -> None:
+        self.script = script
+        self.fail_for = fail_for
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        if request.agent == self.fail_for:
+            raise ModelError("API down after 5 attempts", model="m", attempts=5)
+        return await self.script.respond(request)
+
+
+async def test_run_that_failed_on_the_api_resumes_and_retries_only_that_call() -> None:
+    """A run ended by a ModelError resumes: earlier calls replay, the failed one is retried."""
+    journal = InMemoryJournal()
+    first = ScriptedModel(transfer("billing", amount=5))
+    failed = await _swarm(_DownThenUp(first, fail_for="billing"), journal=journal).run(  # type: ignore[arg-type]
+        "x", session_id="s"
+    )
+    assert failed.stop_reason == "error"
+
+    retry = ScriptedModel(text("billing answers"))
+    result = await _swarm(retry, journal=journal).resume("s")
+
+    assert result.final_output == "billing answers"
+    assert [r.agent for r in retry.requests] == ["billing"]
+    first.assert_exhausted()
+
+
+async def test_replay_of_a_failed_run_fails_the_same_way() -> None:
+    """Strict replay reproduces the API failure from the journal, without calling anything."""
+    journal = InMemoryJournal()
+    await _swarm(
+        _DownThenUp(ScriptedModel(transfer("billing", amount=5)), fail_for="billing"),  # type: ignore[arg-type]
+        journal=journal,
+    ).run("x", session_id="s")
+
+    replayed = await _swarm(ScriptedModel(), journal=journal).replay("s")
+
+    assert replayed.stop_reason == "error"
+    assert "API down" in str(replayed.error)

@@ -1,0 +1,114 @@
+"""Rules first: the HandoffGraph decides before the model is paid for."""
+
+from __future__ import annotations
+
+from swarmkit import Agent, HandoffGraph, Swarm, ToolResult, tool
+from swarmkit.testing import ScriptedModel, text, tool_call, transfer
+
+
+def _triage_graph() -> HandoffGraph:
+    graph = HandoffGraph()
+    graph.add_edge("triage", "billing", when="category == 'billing'")
+    graph.add_edge("triage", "tech", when="category == 'tech'")
+    return graph
+
+
+def _agents() -> list[Agent]:
+    return [Agent(name="triage"), Agent(name="billing"), Agent(name="tech")]
+
+
+async def test_matching_rule_hands_off_with_no_model_call() -> None:
+    """A rule that matches routes the run; the router's model is never called."""
+    model = ScriptedModel(text("billing answers", for_agent="billing"))
+    swarm = Swarm(_agents(), "triage", model=model, graph=_triage_graph())
+
+    result = await swarm.run("refund", context={"category": "billing"})
+
+    assert [r.agent for r in model.requests] == ["billing"]
+    assert [(h.target, h.decided_by, h.condition) for h in result.handoffs] == [
+        ("billing", "rule", "category == 'billing'")
+    ]
+    assert [(d.agent, d.target, d.performed) for d in result.rule_decisions] == [
+        ("triage", "billing", True)
+    ]
+    assert result.usage.get("triage") is None
+
+
+async def test_no_matching_rule_lets_the_model_decide() -> None:
+    """When no edge matches, the LLM decides with its transfer tools."""
+    model = ScriptedModel(transfer("tech"), text("tech answers"))
+    swarm = Swarm(_agents(), "triage", model=model, graph=_triage_graph())
+
+    result = await swarm.run("hmm", context={"category": "other"})
+
+    assert [(h.target, h.decided_by) for h in result.handoffs] == [("tech", "llm")]
+    assert result.rule_decisions == ()
+
+
+async def test_tool_context_update_can_trigger_a_rule() -> None:
+    """The graph is consulted before every model call, so a tool's update can fire a rule."""
+
+    @tool
+    def classify() -> ToolResult:
+        """Classify the ticket."""
+        return ToolResult(output="classified", update={"category": "tech"})
+
+    agents = [Agent(name="triage", tools=[classify]), Agent(name="billing"), Agent(name="tech")]
+    model = ScriptedModel(tool_call("classify"), text("tech answers"))
+    swarm = Swarm(agents, "triage", model=model, graph=_triage_graph())
+
+    result = await swarm.run("my wifi")
+
+    assert [r.agent for r in model.requests] == ["triage", "tech"]
+    assert result.handoffs[0].decided_by == "rule"
+
+
+async def test_rules_see_loop_facts_under_the_reserved_key() -> None:
+    """Conditions can read swarm.last_tool and swarm.last_tool_ok (seed 004's ON_FAILURE)."""
+
+    @tool
+    def charge() -> str:
+        """Charge the card."""
+        raise RuntimeError("card declined")
+
+    graph = HandoffGraph()
+    graph.add_edge(
+        "billing", "human", when="swarm.last_tool == 'charge' and not swarm.last_tool_ok"
+    )
+    agents = [Agent(name="billing", tools=[charge]), Agent(name="human")]
+    model = ScriptedModel(tool_call("charge"), text("a human will call you"))
+    swarm = Swarm(agents, "billing", model=model, graph=graph)
+
+    result = await swarm.run("pay")
+
+    assert result.trail == ("billing", "human")
+    assert result.handoffs[0].decided_by == "rule"
+
+
+async def test_rule_handoffs_count_toward_max_handoffs() -> None:
+    """After the cap, rules are not consulted and the agent must answer."""
+    graph = HandoffGraph(on_cycle="allow")
+    graph.add_edge("a", "b")
+    graph.add_edge("b", "c")
+    model = ScriptedModel(text("b answers"))
+    swarm = Swarm([Agent(name=n) for n in "abc"], "a", model=model, graph=graph, max_handoffs=1)
+
+    result = await swarm.run("x")
+
+    assert result.trail == ("a", "b")
+    assert result.stop_reason == "max_handoffs"
+
+
+async def test_rule_closing_a_cycle_is_refused_and_the_model_decides() -> None:
+    """A rule handoff back to an agent on the trail is refused like any other."""
+    graph = HandoffGraph(on_cycle="allow")
+    graph.add_edge("a", "b")
+    graph.add_edge("b", "a")
+    model = ScriptedModel(text("b answers"))
+    swarm = Swarm([Agent(name="a"), Agent(name="b")], "a", model=model, graph=graph)
+
+    result = await swarm.run("x")
+
+    assert result.trail == ("a", "b")
+    assert result.stop_reason == "cycle"
+    assert [d.performed for d in result.rule_decisions] == [True, False]

@@ -157,6 +157,10 @@ class HandoffPerformed:
     """A rule, the model (llm) or a tool."""
     payload: Mapping[str, Any] | None
     """The validated payload as JSON-safe data, for typed handoffs."""
+    payload_type: str | None
+    """The payload's model name, for typed handoffs."""
+    message: str | None
+    """The free-text note that came with the handoff, if any."""
     condition: str | None
     """For a rule, the fired edge's condition."""
     number: int

@@ -33,6 +33,8 @@ class HandoffRecord:
     """1 for the run's first handoff, 2 for the second, ..."""
     payload: Mapping[str, Any] | None = None
     """The validated payload as JSON-safe data, for typed handoffs."""
+    payload_type: str | None = None
+    """The payload's model name (e.g. ``RefundRequest``), for typed handoffs."""
     message: str | None = None
     """The free-text message that came with the handoff, if any."""
     condition: str | None = None

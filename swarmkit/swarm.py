@@ -6,7 +6,8 @@ import asyncio
 import hashlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Callable, Collection, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Mapping, Sequence
+from contextlib import aclosing
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -153,7 +154,7 @@ class Swarm:
         context: Mapping[str, Any] | None = None,
         session_id: str | None = None,
         journal: Journal | None = None,
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         """Run the swarm, yielding each event as it happens; the last is RunFinished."""
         return self._events(prompt, context, session_id, journal, streaming=True)
 
@@ -240,7 +241,7 @@ class Swarm:
         journal: Journal | None,
         *,
         streaming: bool,
-    ) -> AsyncIterator[Event]:
+    ) -> AsyncGenerator[Event, None]:
         state = self._new_state(prompt, context, session_id)
         store = journal or self.journal
         if store is not None and await store.next_seq(state.session_id) != 0:
@@ -254,8 +255,11 @@ class Swarm:
             redact=self.redact_keys,
             digests=self._digests,
         )
-        async for event in RunLoop(self, state, tape, streaming=streaming).events():
-            yield event
+        # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
+        # reading early have the run's last journal write happen while the journal is open.
+        async with aclosing(RunLoop(self, state, tape, streaming=streaming).events()) as events:
+            async for event in events:
+                yield event
 
     def _store(self, journal: Journal | None, session_id: str) -> Journal:
         store = journal or self.journal

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -57,7 +57,7 @@ class RunLoop:
         self._tape = tape
         self._streaming = streaming
 
-    async def events(self) -> AsyncIterator[ev.Event]:
+    async def events(self) -> AsyncGenerator[ev.Event, None]:
         """Run to the end, yielding every event exactly once."""
         state = self._state
         await self._tape.note("run_started", self._start_data())
@@ -128,10 +128,9 @@ class RunLoop:
 
     async def _consult_rules(self, plan: AgentPlan) -> AsyncIterator[ev.Event]:
         graph = self._swarm.graph
-        if graph is None or plan.name not in graph:
+        if graph is None or plan.name not in graph or not graph.edges(plan.name):
             return
-        has_edges = bool(graph.edges(plan.name))
-        if not may_hand_off(self._swarm, self._state, plan, had_options=has_edges):
+        if not may_hand_off(self._swarm, self._state, plan, had_options=True):
             return
         edge = graph.route_edge(plan.name, rule_state(self._state))
         yield ev.RuleEvaluated(
@@ -141,17 +140,20 @@ class RunLoop:
         )
         if edge is None:
             return
+        turn = self._state.turns
+        # Journaled before the handoff it causes, so the journal reads in the order of events.
+        fired = {"agent": plan.name, "target": edge.target, "condition": edge.when, "turn": turn}
+        await self._tape.note("rule", fired)
         request = HandoffRequest(target=edge.target, payload=None, message=None)
         outcome = await self._try_handoff(plan, request, "rule", condition=edge.when)
         decision = RuleDecision(
             agent=plan.name,
             target=edge.target,
             condition=edge.when,
-            turn=self._state.turns,
+            turn=turn,
             performed=isinstance(outcome[0], ev.HandoffPerformed),
         )
         self._state.rules.append(decision)
-        await self._tape.note("rule", record_data(decision))
         for event in outcome:
             yield event
 
@@ -390,6 +392,7 @@ class RunLoop:
             turn=state.turns,
             number=state.handoff_count + 1,
             payload=payload,
+            payload_type=type(request.payload).__name__ if request.payload else None,
             message=request.message,
             condition=condition,
         )
@@ -411,6 +414,8 @@ class RunLoop:
             target=request.target,
             decided_by=decided_by,
             payload=payload,
+            payload_type=record.payload_type,
+            message=request.message,
             condition=condition,
             number=record.number,
         )

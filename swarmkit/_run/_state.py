@@ -192,6 +192,6 @@ def finished_data(result: RunResult) -> dict[str, Any]:
     }
 
 
-def record_data(record: HandoffRecord | RuleDecision) -> dict[str, Any]:
+def record_data(record: HandoffRecord) -> dict[str, Any]:
     """A frozen record as journal data, shallowly (its values are JSON-safe already)."""
     return {f.name: getattr(record, f.name) for f in fields(record)}

@@ -1,0 +1,141 @@
+"""The timeline of a journaled session: one line per step, for `swarmkit show`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from swarmkit.demo._view import compact_json, one_line, tokens
+from swarmkit.journal import JournalRecord
+
+
+def timeline(records: Sequence[JournalRecord]) -> list[str]:
+    """A journaled session as lines a person reads top to bottom, one step per line."""
+    lines = [f"session {records[0].session_id}: {len(records)} records"]
+    for record in records:
+        lines += [f"  {record.seq:>4}  {line}" for line in _step(record.kind, record.data)]
+    lines += _totals(records)
+    return lines
+
+
+def _step(kind: str, data: Mapping[str, Any]) -> list[str]:
+    describe = _STEPS.get(kind)
+    if describe is None:
+        return [f"{kind:<8} {one_line(compact_json(dict(data)))}"]
+    return describe(data)
+
+
+def _run_started(data: Mapping[str, Any]) -> list[str]:
+    return [
+        f"start    entry agent {data.get('entry_agent')}",
+        f"         prompt  {one_line(str(data.get('prompt')), limit=200)}",
+        f"         context {compact_json(data.get('context') or {})}",
+    ]
+
+
+def _agent_started(data: Mapping[str, Any]) -> list[str]:
+    count = data.get("handoff_count") or 0
+    how = "entry agent" if count == 0 else f"after handoff #{count}"
+    return [f"agent    {data.get('agent')} is active ({how})"]
+
+
+def _rule(data: Mapping[str, Any]) -> list[str]:
+    fired = data.get("condition") or "always"
+    return [f"rule     {data.get('agent')}: {fired} fired -> {data.get('target')}"]
+
+
+def _handoff(data: Mapping[str, Any]) -> list[str]:
+    decided = {"rule": "a rule", "llm": "the LLM", "tool": "a tool"}.get(
+        str(data.get("decided_by")), str(data.get("decided_by"))
+    )
+    line = f"handoff  #{data.get('number')} {data.get('source')} -> {data.get('target')}, "
+    line += f"decided by {decided}"
+    if data.get("decided_by") == "rule":
+        line += f" ({data.get('condition') or 'always'})"
+    lines = [line]
+    if data.get("payload") is not None:
+        kind = data.get("payload_type") or "payload"
+        lines.append(f"         {kind} {compact_json(data['payload'])}")
+    if data.get("message"):
+        lines.append(f"         message {one_line(str(data['message']))}")
+    return lines
+
+
+def _refused(data: Mapping[str, Any]) -> list[str]:
+    return [
+        f"refused  {data.get('source')} -> {data.get('target')} ({data.get('reason')}), asked "
+        f"by {data.get('decided_by')}"
+    ]
+
+
+def _model_call(data: Mapping[str, Any]) -> list[str]:
+    head = f"model    {data.get('agent')} call {data.get('turn')}"
+    if "error" in data:
+        return [f"{head} failed: {one_line(str(data['error']))}"]
+    response = data.get("response") or {}
+    calls = [str(call.get("name")) for call in response.get("tool_calls") or []]
+    what = f"calls {', '.join(calls)}" if calls else "answers"
+    lines = [f"{head}: {what}; {tokens(response.get('usage') or {})}"]
+    if response.get("content"):
+        lines.append(f"         says {one_line(str(response['content']), limit=200)}")
+    return lines
+
+
+def _tool_call(data: Mapping[str, Any]) -> list[str]:
+    outcome = data.get("outcome") or {}
+    arrow = "error" if outcome.get("is_error") else "->"
+    return [
+        f"tool     {data.get('agent')} {data.get('name')} {one_line(str(data.get('arguments')))}",
+        f"         {arrow} {one_line(str(outcome.get('content')), limit=200)}",
+    ]
+
+
+def _interrupt(data: Mapping[str, Any]) -> list[str]:
+    about = data.get("tool_name") or data.get("target")
+    line = f"pause    waiting for a human: {data.get('kind')} {about}"
+    if data.get("payload") is not None:
+        line += f" {compact_json(data['payload'])}"
+    return [line]
+
+
+def _resumed(data: Mapping[str, Any]) -> list[str]:
+    return [f"resumed  decision {one_line(compact_json(dict(data)))}"]
+
+
+def _run_finished(data: Mapping[str, Any]) -> list[str]:
+    lines = [
+        f"stop     {data.get('stop_reason')} ({data.get('final_agent')} was active) after "
+        f"{data.get('turns')} model calls; trail {' -> '.join(data.get('trail') or [])}"
+    ]
+    if data.get("error"):
+        lines.append(f"         error {one_line(str(data['error']), limit=200)}")
+    if data.get("final_output"):
+        lines.append(f"         answer {one_line(str(data['final_output']), limit=400)}")
+    return lines
+
+
+_STEPS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
+    "run_started": _run_started,
+    "agent_started": _agent_started,
+    "rule": _rule,
+    "handoff": _handoff,
+    "handoff_refused": _refused,
+    "model_call": _model_call,
+    "tool_call": _tool_call,
+    "interrupt": _interrupt,
+    "resumed": _resumed,
+    "run_finished": _run_finished,
+}
+
+
+def _totals(records: Sequence[JournalRecord]) -> list[str]:
+    by_agent: dict[str, int] = {}
+    for record in records:
+        if record.kind == "model_call" and "response" in record.data:
+            usage = record.data["response"].get("usage") or {}
+            agent = str(record.data.get("agent"))
+            by_agent[agent] = by_agent.get(agent, 0) + int(usage.get("total_tokens") or 0)
+    if not by_agent:
+        return []
+    parts = ", ".join(f"{agent} {count}" for agent, count in by_agent.items())
+    return [f"tokens: {sum(by_agent.values())} ({parts})"]

@@ -1,0 +1,179 @@
+"""LiveView: a run's events as plain text while it happens, for the demo and `swarmkit run`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
+from typing import Any, TextIO, assert_never
+
+from swarmkit.events import (
+    AgentStarted,
+    Event,
+    HandoffPerformed,
+    HandoffRefused,
+    ModelCallFinished,
+    ModelCallStarted,
+    RuleEvaluated,
+    RunFinished,
+    RunStarted,
+    TextDelta,
+    ToolCalled,
+    ToolResulted,
+)
+from swarmkit.models import Usage
+from swarmkit.result import RunResult
+from swarmkit.swarm import Swarm
+
+_LABEL_WIDTH = 7
+
+
+class LiveView:
+    """Writes each event of a run as it arrives: who is active, rules, model calls and tokens,
+    tool calls and results, handoffs (marked rule or LLM, with payloads) and the final answer.
+
+    Plain text with no colour codes, so it reads the same in a terminal, a pipe or a log file.
+    """
+
+    def __init__(self, out: TextIO, swarm: Swarm) -> None:
+        self._out = out
+        self._swarm = swarm
+        self._width = max(len(name) for name in swarm.agents)
+        self._said: dict[str, list[str]] = {}
+        self._unsaid: str | None = None
+        self._routers_shown: set[str] = set()
+        self.result: RunResult | None = None
+        """The run's result, once its RunFinished event was shown."""
+
+    async def follow(self, events: AsyncGenerator[Event, None]) -> RunResult:
+        """Show every event of a run as it arrives; return the run's result."""
+        # If showing fails (say, a closed pipe), the run ends now, while its journal is open.
+        async with aclosing(events):
+            async for event in events:
+                self.show(event)
+        if self.result is None:
+            raise RuntimeError("the run's events ended without RunFinished")
+        return self.result
+
+    def show(self, event: Event) -> None:
+        """Write the lines for one event and flush, so a slow model call shows progress."""
+        held, self._unsaid = self._unsaid, None
+        lines = self._lines(event)
+        if held is not None and not isinstance(event, RunFinished):
+            # Text followed by more work was said on the way; text that ends the run is the
+            # answer, which the result shows in full.
+            lines.insert(0, held)
+        for line in lines:
+            self._out.write(line + "\n")
+        self._out.flush()
+
+    def _lines(self, event: Event) -> list[str]:
+        match event:
+            case RunStarted(session_id=session_id):
+                return [f"  session: {session_id}"]
+            case ModelCallStarted():
+                return []
+            case AgentStarted(agent=agent, handoff_count=count):
+                self._routers_shown.discard(agent)
+                how = "entry agent" if count == 0 else f"after handoff #{count}"
+                return [self._row(agent, "active", how)]
+            case RuleEvaluated():
+                return self._rule(event)
+            case TextDelta(agent=agent, text=text):
+                self._said.setdefault(agent, []).append(text)
+                return []
+            case ModelCallFinished():
+                return self._model_call(event)
+            case ToolCalled(agent=agent, name=name, arguments=arguments):
+                return [self._row(agent, "tool", f"{name} {one_line(arguments)}")]
+            case ToolResulted(agent=agent, content=content, is_error=is_error):
+                return [self._row(agent, "error" if is_error else "result", one_line(content))]
+            case HandoffPerformed():
+                return self._handoff(event)
+            case HandoffRefused(source=source, target=target, reason=reason, detail=detail):
+                return [self._row(source, "refused", f"-> {target} ({reason}): {one_line(detail)}")]
+            case RunFinished(result=result):
+                self.result = result
+                return result_lines(result)
+            case _:
+                assert_never(event)
+
+    def _rule(self, event: RuleEvaluated) -> list[str]:
+        graph = self._swarm.graph
+        if event.target is None:
+            # Agents with no rules of their own are consulted too; only say so for real routers.
+            if graph is None or not graph.edges(event.agent):
+                return []
+            if event.agent in self._routers_shown:
+                return []
+            self._routers_shown.add(event.agent)
+            return [self._row(event.agent, "rule", "no rule matched; the model decides")]
+        when = event.condition or "always"
+        return [self._row(event.agent, "rule", f"{when} -> {event.target} (no model call)")]
+
+    def _model_call(self, event: ModelCallFinished) -> list[str]:
+        lines = [self._row(event.agent, "model", f"call {event.turn}: {tokens(event.usage)}")]
+        said = "".join(self._said.pop(event.agent, []))
+        if said.strip():
+            self._unsaid = self._row(event.agent, "says", one_line(said, limit=300))
+        return lines
+
+    def _handoff(self, event: HandoffPerformed) -> list[str]:
+        decided = {"rule": "a rule", "llm": "the LLM", "tool": "a tool"}[event.decided_by]
+        line = f"#{event.number} -> {event.target}, decided by {decided}"
+        if event.decided_by == "rule":
+            line += f" ({event.condition or 'always'})"
+        lines = [self._row(event.source, "handoff", line)]
+        if event.payload is not None:
+            kind = event.payload_type or "payload"
+            lines.append(
+                self._row(event.source, "payload", f"{kind} {compact_json(event.payload)}")
+            )
+        if event.message:
+            lines.append(self._row(event.source, "message", one_line(event.message)))
+        return lines
+
+    def _row(self, agent: str, label: str, text: str) -> str:
+        return f"  {agent:<{self._width}} | {label:<{_LABEL_WIDTH}} {text}".rstrip()
+
+
+def result_lines(result: RunResult) -> list[str]:
+    """How a run ended: the stop reason and its counts, then the error, pending step or answer."""
+    handoffs = len(result.handoffs)
+    lines = [
+        f"  stop:   {result.stop_reason} ({result.final_agent} was active) after "
+        f"{result.turns} model calls, {handoffs} handoff{'' if handoffs == 1 else 's'}, "
+        f"{result.total_usage.total_tokens} tokens"
+    ]
+    if result.error is not None:
+        lines.append(f"  error:  {one_line(str(result.error), limit=300)}")
+    if result.pending is not None:
+        pending = result.pending
+        what = pending.tool_name or pending.target
+        lines.append(f"  waits:  {pending.kind} {what} {compact_json(pending.payload or {})}")
+    if result.final_output:
+        lines.append(f"  answer: {one_line(result.final_output, limit=400)}")
+    return lines
+
+
+def tokens(usage: Usage | Mapping[str, Any]) -> str:
+    """Token counts as ``441 tokens (434 in, 7 out)``."""
+    if isinstance(usage, Usage):
+        total, prompt, completion = usage.total_tokens, usage.prompt_tokens, usage.completion_tokens
+    else:
+        total = int(usage.get("total_tokens") or 0)
+        prompt = int(usage.get("prompt_tokens") or 0)
+        completion = int(usage.get("completion_tokens") or 0)
+    return f"{total} tokens ({prompt} in, {completion} out)"
+
+
+def one_line(text: str, *, limit: int = 120) -> str:
+    """``text`` on one line, whitespace folded, cut with an ellipsis past ``limit``."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def compact_json(value: object) -> str:
+    """``value`` as one line of JSON, for payloads and context."""
+    text: str = json.dumps(value, ensure_ascii=False, default=str)
+    return text

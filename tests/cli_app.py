@@ -1,0 +1,52 @@
+"""Swarms for the CLI tests, imported by `swarmkit run tests.cli_app:<name>` and friends."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from swarmkit import Agent, ModelError, Swarm
+from swarmkit.demo import DemoModel, build_support_swarm, support_graph
+from swarmkit.models import ModelRequest, ModelResponse
+
+swarm = build_support_swarm(DemoModel())
+"""The demo's support swarm on the offline stand-in model."""
+
+not_a_swarm = {"agents": ["triage"]}
+"""Something that is not a Swarm."""
+
+
+def make_swarm() -> Swarm:
+    """A factory with no arguments, as `swarmkit run tests.cli_app:make_swarm` accepts."""
+    return build_support_swarm(DemoModel())
+
+
+def swarm_for(customer: str) -> Swarm:
+    """A factory that needs an argument, which the CLI cannot call."""
+    return build_support_swarm(DemoModel())
+
+
+def _changed() -> Swarm:
+    agents = [
+        replace(agent, instructions="Route tickets.") if name == "triage" else agent
+        for name, agent in swarm.agents.items()
+    ]
+    return Swarm(agents, "triage", model=DemoModel(), graph=support_graph())
+
+
+changed_swarm = _changed()
+"""The support swarm with triage's instructions changed: replaying its sessions diverges."""
+
+
+class _UnreachableModel:
+    """A model whose API is down for good."""
+
+    name = "unreachable"
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        raise ModelError("the API is unreachable", model=self.name, attempts=3)
+
+
+failing_swarm = Swarm(
+    [Agent(name="solo", instructions="Answer.")], "solo", model=_UnreachableModel()
+)
+"""A swarm whose every run stops with stop_reason="error"."""

@@ -22,7 +22,8 @@ from typing import Any
 
 import structlog
 
-from swarmkit.demo import LiveView, one_line, run_demo, timeline
+from swarmkit.console import LiveView, one_line, timeline
+from swarmkit.demo import run_demo
 from swarmkit.drawing import FORMATS, draw_session, draw_swarm
 from swarmkit.exceptions import (
     ConfigurationError,

@@ -166,6 +166,7 @@ class Swarm:
         tools: Literal["replay", "execute"] = "replay",
         live_after: int | None = None,
         fork_session_id: str | None = None,
+        prompt: str | None = None,
     ) -> RunResult:
         """Re-run a journaled session against the current code, with zero model calls.
 
@@ -173,11 +174,14 @@ class Swarm:
         whatever the current code asks that the journal does not hold raises
         ReplayDivergenceError with a diff. ``live_after=N`` replays the steps before N, then
         forks: the run goes on live as a new session (``fork_session_id``, by default
-        ``{session_id}__fork_{N}``) in the same journal.
+        ``{session_id}__fork_{N}``) in the same journal. ``prompt`` replays the session as if
+        it had been asked something else, which diverges at once: a journal never serves its
+        answers to another question.
         """
         store = self._store(journal, session_id)
         records = await store.read(session_id)
-        prompt, context = _start_of(records, session_id)
+        journaled_prompt, context = _start_of(records, session_id)
+        prompt = journaled_prompt if prompt is None else prompt
         execute = _check_tools_mode(tools)
         if live_after is None:
             run_id = session_id

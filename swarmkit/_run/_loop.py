@@ -64,7 +64,7 @@ class RunLoop:
         yield ev.RunStarted(
             session_id=state.session_id, prompt=state.prompt, entry_agent=state.agent
         )
-        log("swarmkit.run", "run_started", session_id=state.session_id, agent=state.agent)
+        self._log("run_started")
         pending: PendingDecision | None = None
         error: BaseException | None = None
         try:
@@ -91,8 +91,18 @@ class RunLoop:
         result = build_result(state, reason, error, pending)
         await self._tape.note("run_finished", finished_data(result))
         await self._tape.close()
-        log("swarmkit.run", "run_finished", session_id=state.session_id, stop_reason=reason)
+        self._log("run_finished", stop_reason=reason)
         yield ev.RunFinished(result=result)
+
+    def _log(self, event: str, **fields: Any) -> None:
+        """A structlog event with the session, the active agent and the turn bound."""
+        state = self._state
+        bound: dict[str, Any] = {
+            "session_id": state.session_id,
+            "agent": state.agent,
+            "turn": state.turns,
+        }
+        log("swarmkit.run", event, **bound, **fields)
 
     def _start_data(self) -> dict[str, Any]:
         state = self._state
@@ -251,7 +261,7 @@ class RunLoop:
             tool_call_id=call.id, name=call.name, content=outcome.content, is_error=outcome.is_error
         )
         if outcome.is_error:
-            log("swarmkit.run", "tool_failed", session_id=state.session_id, tool=call.name)
+            self._log("tool_failed", tool=call.name)
         yield replies.tool_resulted(plan.name, results[call.id])
         if result is None or result.goto is None:
             return
@@ -363,10 +373,8 @@ class RunLoop:
             "handoff_refused",
             {"source": plan.name, "target": target, "decided_by": decided_by, "reason": reason},
         )
-        log(
-            "swarmkit.run",
+        self._log(
             "handoff_refused",
-            session_id=state.session_id,
             source=plan.name,
             target=target,
             reason=reason,
@@ -401,10 +409,8 @@ class RunLoop:
         state.used_by_agent[plan.name] += 1
         state.previous_agent, state.agent = plan.name, request.target
         state.payload, state.handoff_message = request.payload, request.message
-        log(
-            "swarmkit.run",
+        self._log(
             "handoff_performed",
-            session_id=state.session_id,
             source=plan.name,
             target=request.target,
             decided_by=decided_by,

@@ -1,8 +1,7 @@
 """The offline demo: a customer-support swarm, a deterministic stand-in model, and its runner.
 
-``swarmkit demo`` calls :func:`run_demo`. The package also holds the plain-text views the demo
-and the ``swarmkit`` command share: :class:`LiveView` (a run's events as they happen) and
-:func:`timeline` (a journaled session, step by step).
+``swarmkit demo`` calls :func:`run_demo`; ``swarmkit.demo:support_swarm`` can be run, drawn
+and replayed with the ``swarmkit`` command like any user's swarm.
 """
 
 from __future__ import annotations
@@ -18,8 +17,6 @@ from swarmkit.demo._support import (
     open_ticket,
     support_graph,
 )
-from swarmkit.demo._timeline import timeline
-from swarmkit.demo._view import LiveView, compact_json, one_line, result_lines, tokens
 from swarmkit.swarm import Swarm
 
 
@@ -31,21 +28,15 @@ def support_swarm() -> Swarm:
 __all__ = [
     "DEMO_MODEL_NAME",
     "DemoModel",
-    "LiveView",
     "RefundRequest",
     "TICKETS",
     "Ticket",
     "build_support_swarm",
     "check_service_status",
-    "compact_json",
     "issue_refund",
     "lookup_invoice",
-    "one_line",
     "open_ticket",
-    "result_lines",
     "run_demo",
     "support_graph",
     "support_swarm",
-    "timeline",
-    "tokens",
 ]

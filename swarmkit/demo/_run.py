@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from swarmkit.console import LiveView
 from swarmkit.demo._model import DemoModel
 from swarmkit.demo._support import build_support_swarm
-from swarmkit.demo._view import LiveView
 from swarmkit.exceptions import ReplayDivergenceError, SwarmkitError
 from swarmkit.journal import Journal, SQLiteJournal
 from swarmkit.models import Model, ModelRequest, ModelResponse

@@ -206,3 +206,16 @@ async def test_limit_error_is_journaled_before_it_is_raised() -> None:
 
     last = (await journal.read("s"))[-1]
     assert last.kind == "run_finished" and last.data["stop_reason"] == "error"
+
+
+async def test_changed_prompt_is_refused_not_served_stale_answers() -> None:
+    """Replaying a session for another prompt diverges at its first step, with the diff."""
+    journal = InMemoryJournal()
+    await _support(_script()).run("refund A-1", session_id="s1", journal=journal)
+
+    with pytest.raises(ReplayDivergenceError) as raised:
+        await _support(NeverCalledModel()).replay("s1", journal, prompt="refund B-2")
+
+    assert raised.value.step == 0
+    assert '-  "prompt": "refund A-1"' in raised.value.diff
+    assert '+  "prompt": "refund B-2"' in raised.value.diff

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from swarmkit.demo._view import compact_json, one_line, tokens
+from swarmkit.console._text import compact_json, one_line, tokens
 from swarmkit.journal import JournalRecord
 
 

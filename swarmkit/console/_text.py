@@ -1,0 +1,52 @@
+"""Plain-text pieces the console views share: one-line text, token counts, a run's ending."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from swarmkit.models import Usage
+from swarmkit.result import RunResult
+
+
+def result_lines(result: RunResult) -> list[str]:
+    """How a run ended: the stop reason and its counts, then the error, pending step or answer."""
+    handoffs = len(result.handoffs)
+    lines = [
+        f"  stop:   {result.stop_reason} ({result.final_agent} was active) after "
+        f"{result.turns} model calls, {handoffs} handoff{'' if handoffs == 1 else 's'}, "
+        f"{result.total_usage.total_tokens} tokens"
+    ]
+    if result.error is not None:
+        lines.append(f"  error:  {one_line(str(result.error), limit=300)}")
+    if result.pending is not None:
+        pending = result.pending
+        what = pending.tool_name or pending.target
+        lines.append(f"  waits:  {pending.kind} {what} {compact_json(pending.payload or {})}")
+    if result.final_output:
+        lines.append(f"  answer: {one_line(result.final_output, limit=400)}")
+    return lines
+
+
+def tokens(usage: Usage | Mapping[str, Any]) -> str:
+    """Token counts as ``441 tokens (434 in, 7 out)``."""
+    if isinstance(usage, Usage):
+        total, prompt, completion = usage.total_tokens, usage.prompt_tokens, usage.completion_tokens
+    else:
+        total = int(usage.get("total_tokens") or 0)
+        prompt = int(usage.get("prompt_tokens") or 0)
+        completion = int(usage.get("completion_tokens") or 0)
+    return f"{total} tokens ({prompt} in, {completion} out)"
+
+
+def one_line(text: str, *, limit: int = 120) -> str:
+    """``text`` on one line, whitespace folded, cut with an ellipsis past ``limit``."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def compact_json(value: object) -> str:
+    """``value`` as one line of JSON, for payloads and context."""
+    text: str = json.dumps(value, ensure_ascii=False, default=str)
+    return text

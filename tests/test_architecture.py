@@ -1,0 +1,81 @@
+"""The direction of dependencies the README promises, checked on the source."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "swarmkit"
+NETWORK_ADAPTER = {"models/_openai.py", "models/_retry.py"}
+
+
+def _modules() -> Iterator[tuple[str, ast.Module]]:
+    for path in sorted(PACKAGE.rglob("*.py")):
+        yield path.relative_to(PACKAGE).as_posix(), ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _imports(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def _top(name: str) -> str:
+    return name.split(".", maxsplit=1)[0]
+
+
+def test_only_the_openai_adapter_imports_openai_and_tenacity() -> None:
+    """openai and tenacity stay behind the Model protocol."""
+    offenders = [
+        (module, name)
+        for module, tree in _modules()
+        for name in _imports(tree)
+        if _top(name) in {"openai", "tenacity"} and module not in NETWORK_ADAPTER
+    ]
+    assert offenders == []
+
+
+def test_conditions_and_graph_use_the_standard_library_only() -> None:
+    """The condition language and HandoffGraph know nothing of agents, models or pydantic."""
+    allowed_own = {"swarmkit.conditions", "swarmkit.exceptions"}
+    offenders = []
+    for module, tree in _modules():
+        if not (module.startswith("conditions/") or module == "graph.py"):
+            continue
+        for name in _imports(tree):
+            own = name.startswith("swarmkit")
+            if own and not any(name.startswith(prefix) for prefix in allowed_own):
+                offenders.append((module, name))
+            if not own and _top(name) not in sys.stdlib_module_names | {"__future__"}:
+                offenders.append((module, name))
+    assert offenders == []
+
+
+def test_conditions_never_evaluate_python() -> None:
+    """No eval, exec or compile anywhere in the package."""
+    calls = [
+        (module, node.func.id)
+        for module, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in {"eval", "exec", "compile"}
+    ]
+    assert calls == []
+
+
+def test_the_library_never_configures_structlog() -> None:
+    """Only the command (an application) configures structlog."""
+    configuring = [
+        module
+        for module, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute) and node.attr == "configure" and module != "cli.py"
+    ]
+    assert configuring == []

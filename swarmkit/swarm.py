@@ -184,30 +184,13 @@ class Swarm:
         prompt = journaled_prompt if prompt is None else prompt
         execute = _check_tools_mode(tools)
         if live_after is None:
-            run_id = session_id
-            tape = Tape(
-                journal=None,
-                session_id=run_id,
-                prefix=records,
-                go_live=False,
-                execute_tools=execute,
-                redact=self.redact_keys,
-                digests=self._digests,
-            )
-        else:
-            run_id = fork_session_id or f"{session_id}__fork_{live_after}"
-            prefix = await _copy_prefix(store, records, live_after, run_id)
-            tape = Tape(
-                journal=store,
-                session_id=run_id,
-                prefix=prefix,
-                next_seq=len(prefix),
-                execute_tools=execute,
-                redact=self.redact_keys,
-                digests=self._digests,
-            )
-        state = self._new_state(prompt, context, run_id)
-        return await _last_result(RunLoop(self, state, tape, streaming=False).events())
+            # A strict replay writes nothing and may not go live: the journal is all it has.
+            tape = self._tape(None, session_id, records, go_live=False, execute_tools=execute)
+            return await self._run_on(tape, prompt, context, session_id)
+        fork_id = fork_session_id or f"{session_id}__fork_{live_after}"
+        prefix = await _copy_prefix(store, records, live_after, fork_id)
+        tape = self._tape(store, fork_id, prefix, next_seq=len(prefix), execute_tools=execute)
+        return await self._run_on(tape, prompt, context, fork_id)
 
     async def resume(
         self,
@@ -225,17 +208,9 @@ class Swarm:
         records = await store.read(session_id)
         prompt, context = _start_of(records, session_id)
         _check_resumable(records, session_id, decision)
-        tape = Tape(
-            journal=store,
-            session_id=session_id,
-            prefix=resumable_prefix(records),
-            next_seq=len(records),
-            decision=decision,
-            redact=self.redact_keys,
-            digests=self._digests,
-        )
-        state = self._new_state(prompt, context, session_id)
-        return await _last_result(RunLoop(self, state, tape, streaming=False).events())
+        prefix = resumable_prefix(records)
+        tape = self._tape(store, session_id, prefix, next_seq=len(records), decision=decision)
+        return await self._run_on(tape, prompt, context, session_id)
 
     async def _events(
         self,
@@ -253,17 +228,41 @@ class Swarm:
                 f"session {state.session_id!r} is already in the journal; "
                 "resume or replay it, or run with a new session_id"
             )
-        tape = Tape(
-            journal=store,
-            session_id=state.session_id,
-            redact=self.redact_keys,
-            digests=self._digests,
-        )
+        tape = self._tape(store, state.session_id, ())
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
         async with aclosing(RunLoop(self, state, tape, streaming=streaming).events()) as events:
             async for event in events:
                 yield event
+
+    def _tape(
+        self,
+        journal: Journal | None,
+        session_id: str,
+        prefix: Sequence[JournalRecord],
+        *,
+        go_live: bool = True,
+        next_seq: int = 0,
+        execute_tools: bool = False,
+        decision: Decision | None = None,
+    ) -> Tape:
+        return Tape(
+            journal=journal,
+            session_id=session_id,
+            prefix=prefix,
+            go_live=go_live,
+            next_seq=next_seq,
+            execute_tools=execute_tools,
+            decision=decision,
+            redact=self.redact_keys,
+            digests=self._digests,
+        )
+
+    async def _run_on(
+        self, tape: Tape, prompt: str, context: Mapping[str, Any], session_id: str
+    ) -> RunResult:
+        state = self._new_state(prompt, context, session_id)
+        return await _last_result(RunLoop(self, state, tape, streaming=False).events())
 
     def _store(self, journal: Journal | None, session_id: str) -> Journal:
         store = journal or self.journal

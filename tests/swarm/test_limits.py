@@ -14,7 +14,8 @@ from swarmkit import (
     tool,
 )
 from swarmkit.messages import ToolMessage
-from swarmkit.testing import ScriptedModel, text, tool_call, transfer
+from swarmkit.swarm import LimitPolicy
+from swarmkit.testing import ScriptedModel, ScriptedTurn, text, tool_call, transfer
 
 from .conftest import tool_names
 
@@ -55,24 +56,22 @@ async def test_run_under_the_cap_is_a_normal_finish() -> None:
     assert result.stop_reason == "final_output"
 
 
+@tool
+def go_to_c() -> ToolResult:
+    """Hand the ticket to c."""
+    return ToolResult(output="going", goto="c")
+
+
+def _capped_swarm(policy: LimitPolicy, *then: ScriptedTurn) -> Swarm:
+    """a hands off to b (the one handoff allowed); b's tool then asks for c."""
+    model = ScriptedModel(transfer("b"), tool_call("go_to_c"), *then)
+    agents = [Agent(name="a"), Agent(name="b", tools=[go_to_c]), Agent(name="c")]
+    return Swarm(agents, "a", model=model, max_handoffs=1, on_max_handoffs=policy)
+
+
 async def test_max_handoffs_stop_policy_returns_the_last_output() -> None:
     """on_max_handoffs='stop' ends the run when a handoff beyond the cap is asked for."""
-
-    @tool
-    def go() -> ToolResult:
-        """Go to c."""
-        return ToolResult(output="going", goto="c")
-
-    model = ScriptedModel(transfer("b"), tool_call("go"))
-    swarm = Swarm(
-        [Agent(name="a"), Agent(name="b", tools=[go]), Agent(name="c")],
-        "a",
-        model=model,
-        max_handoffs=1,
-        on_max_handoffs="stop",
-    )
-
-    result = await swarm.run("x")
+    result = await _capped_swarm("stop").run("x")
 
     assert result.stop_reason == "max_handoffs"
     assert result.trail == ("a", "b")
@@ -80,24 +79,22 @@ async def test_max_handoffs_stop_policy_returns_the_last_output() -> None:
 
 async def test_max_handoffs_error_policy_raises() -> None:
     """on_max_handoffs='error' raises MaxHandoffsExceeded with the trail."""
-
-    @tool
-    def go() -> ToolResult:
-        """Go to c."""
-        return ToolResult(output="going", goto="c")
-
-    model = ScriptedModel(transfer("b"), tool_call("go"))
-    swarm = Swarm(
-        [Agent(name="a"), Agent(name="b", tools=[go]), Agent(name="c")],
-        "a",
-        model=model,
-        max_handoffs=1,
-        on_max_handoffs="error",
-    )
-
     with pytest.raises(MaxHandoffsExceeded) as raised:
-        await swarm.run("x")
+        await _capped_swarm("error").run("x")
     assert raised.value.trail == ("a", "b")
+
+
+async def test_max_handoffs_finish_policy_refuses_and_the_agent_answers() -> None:
+    """Under 'finish' the over-cap goto is refused with a reason; the run is reported capped."""
+    swarm = _capped_swarm("finish")
+    model = swarm.plans["a"].model
+    assert isinstance(model, ScriptedModel)
+    model._queue.append(text("b answers"))
+
+    result = await swarm.run("x")
+
+    assert result.stop_reason == "max_handoffs"
+    assert "max_handoffs" in result.refusals[0]
 
 
 async def test_a_b_a_cycle_is_caught_at_the_second_handoff() -> None:

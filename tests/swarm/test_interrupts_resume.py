@@ -224,3 +224,47 @@ async def test_replay_of_a_failed_run_fails_the_same_way() -> None:
 
     assert replayed.stop_reason == "error"
     assert "API down" in str(replayed.error)
+
+
+async def test_interrupt_before_the_entry_agent_pauses_before_any_model_call() -> None:
+    """interrupt_before naming the entry agent pauses the run before its first step."""
+    journal = InMemoryJournal()
+    first = ScriptedModel()
+    paused = await _swarm(first, interrupt_before=["triage"], journal=journal).run(
+        "x", session_id="s"
+    )
+    assert paused.stop_reason == "interrupted" and first.requests == []
+    assert paused.pending is not None and paused.pending.kind == "agent"
+
+    second = ScriptedModel(text("hello"))
+    resumed = await _swarm(second, interrupt_before=["triage"], journal=journal).resume(
+        "s", decision=approve()
+    )
+
+    assert resumed.final_output == "hello" and len(second.requests) == 1
+
+
+async def test_rejected_tool_call_is_never_run_and_the_model_is_told_why() -> None:
+    """reject(reason) on a needs_approval tool returns the reason to the model instead."""
+    refunds: list[int] = []
+
+    @tool(needs_approval=True)
+    def refund(amount: int) -> str:
+        """Refund money."""
+        refunds.append(amount)
+        return "refunded"
+
+    def swarm(model: ScriptedModel, journal: InMemoryJournal) -> Swarm:
+        return Swarm(
+            [Agent(name="billing", tools=[refund])], "billing", model=model, journal=journal
+        )
+
+    journal = InMemoryJournal()
+    await swarm(ScriptedModel(tool_call("refund", amount=900)), journal).run("x", session_id="s")
+    model = ScriptedModel(text("I cannot refund that."))
+
+    done = await swarm(model, journal).resume("s", decision=reject("too much"))
+
+    told = model.requests[0].messages[-1]
+    assert isinstance(told, ToolMessage) and told.is_error and "too much" in told.content
+    assert refunds == [] and done.final_output == "I cannot refund that."

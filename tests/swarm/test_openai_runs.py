@@ -7,8 +7,9 @@ import json
 from pydantic import BaseModel
 
 from swarmkit import Agent, Handoff, HandoffGraph, Swarm
+from swarmkit.events import RunFinished, TextDelta
 
-from ..models.fake_openai import completion, error, fake_api, tool_call_json
+from ..models.fake_openai import chunk, completion, error, fake_api, sse, tool_call_json
 
 
 def _agents(billing_handoff: Handoff | None = None) -> list[Agent]:
@@ -116,3 +117,25 @@ async def test_unrecoverable_api_error_ends_the_run_with_error() -> None:
     assert result.stop_reason == "error"
     assert len(api.requests) == 1
     assert "sk-test" not in str(result.error)
+
+
+async def test_streamed_run_yields_text_deltas_from_the_api() -> None:
+    """swarm.stream() streams the model: text arrives in pieces, then the same final answer."""
+    api = fake_api(
+        sse(
+            chunk(content="Hel"),
+            chunk(content="lo!"),
+            chunk(finish_reason="stop"),
+            chunk(usage=(9, 2), choices=False),
+        )
+    )
+    swarm = Swarm([Agent(name="solo")], "solo", model=api.model)
+
+    events = [event async for event in swarm.stream("hi")]
+
+    deltas = [e.text for e in events if isinstance(e, TextDelta)]
+    assert deltas == ["Hel", "lo!"]
+    final = events[-1]
+    assert isinstance(final, RunFinished) and final.result.final_output == "Hello!"
+    assert final.result.usage["solo"].total_tokens == 11
+    assert api.body(0)["stream"] is True

@@ -10,7 +10,8 @@
     │   ├── ToolArgumentsError                     the model's arguments did not validate
     │   └── ToolExecutionError                     the tool itself raised
     ├── HandoffPayloadError                        a typed handoff's arguments did not validate
-    ├── ModelError                                 the model API failed after all retries
+    ├── ModelError                                 the model API failed (not retryable, or
+    │                                              still failing after the retries)
     ├── RunError                                   a run ended by a limit under the "error" policy
     │   ├── MaxHandoffsExceeded
     │   ├── MaxTurnsExceeded
@@ -18,6 +19,9 @@
     └── JournalError                               a journal could not be read or written
         ├── SessionNotFoundError
         └── ReplayDivergenceError                  replay asked what the journal does not hold
+
+``swarmkit.testing.ScriptExhaustedError`` (also an ``AssertionError``) joins the tree for
+scripted models that are asked more than their script holds.
 
 Errors carry their context as attributes, and each message says what to fix.
 """
@@ -81,7 +85,8 @@ class HandoffPayloadError(SwarmkitError):
 
 
 class ModelError(SwarmkitError):
-    """The model API failed and retrying did not help; the last failure is the cause."""
+    """The model API failed: a client error that retrying cannot fix, or a transient one that
+    outlasted the retries; the last failure is the cause, and ``status_code`` its HTTP status."""
 
     def __init__(
         self, message: str, *, model: str, attempts: int, status_code: int | None = None

@@ -33,8 +33,8 @@ def equality_of(condition: Condition) -> tuple[tuple[PathKey, ...], str | int | 
     if not (isinstance(left, Path) and isinstance(right, Literal)):
         return None
     value = right.value
-    if isinstance(value, str) or (is_number(value) and abs(value) < EXACT_LIMIT):  # type: ignore[arg-type]
-        return left.keys, value  # type: ignore[return-value]
+    if isinstance(value, str) or (is_number(value) and abs(value) < EXACT_LIMIT):
+        return left.keys, value
     return None
 
 

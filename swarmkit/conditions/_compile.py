@@ -260,8 +260,8 @@ def _path_against_constant(
         return _identity_compare(op, get, arg, constant)
     if isinstance(constant, str):
         return _string_compare(op, get, arg, constant)
-    if is_number(constant) and abs(constant) < EXACT_LIMIT:  # type: ignore[arg-type]
-        return _number_compare(op, get, arg, constant)  # type: ignore[arg-type]
+    if is_number(constant) and abs(constant) < EXACT_LIMIT:
+        return _number_compare(op, get, arg, constant)
     if isinstance(constant, tuple) and op in ("in", "not in"):
         found = _path_in_constants(get, arg, constant)
         return found if op == "in" else _negation(found)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Collection, Mapping
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from swarmkit.conditions._ast import PathKey
 
@@ -44,7 +44,7 @@ _dict_get: Final[Callable[[Any, Any], Any]] = dict.get
 _EMPTY: Final[State] = {}
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     """Whether ``value`` is an int or float; a bool is never a number."""
     kind = type(value)
     if kind is int or kind is float:
@@ -87,7 +87,7 @@ def truthy(value: object) -> bool:
 def equals(left: object, right: object) -> bool:
     """``==``: numbers compare numerically at the top level, everything else structurally."""
     if is_number(left) and is_number(right):
-        return compare_numbers(operator.eq, left, right)  # type: ignore[arg-type]
+        return compare_numbers(operator.eq, left, right)
     try:
         return _same(left, right)
     except Exception:  # a foreign mapping whose iteration fails is unequal
@@ -189,7 +189,7 @@ def not_equals(left: object, right: object) -> bool:
 def less(left: object, right: object) -> bool:
     """``<``: only number/number or string/string are ordered."""
     if is_number(left) and is_number(right):
-        return compare_numbers(operator.lt, left, right)  # type: ignore[arg-type]
+        return compare_numbers(operator.lt, left, right)
     if isinstance(left, str) and isinstance(right, str):
         return str.__lt__(left, right)
     return False
@@ -198,7 +198,7 @@ def less(left: object, right: object) -> bool:
 def less_equal(left: object, right: object) -> bool:
     """``<=``: only number/number or string/string are ordered."""
     if is_number(left) and is_number(right):
-        return compare_numbers(operator.le, left, right)  # type: ignore[arg-type]
+        return compare_numbers(operator.le, left, right)
     if isinstance(left, str) and isinstance(right, str):
         return str.__le__(left, right)
     return False

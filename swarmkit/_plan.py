@@ -66,12 +66,15 @@ def build_plan(agent: Agent, options: PlanOptions, resolve: ModelResolver) -> Ag
     configs = _handoff_configs(agent, options)
     transfers: tuple[TransferTool, ...] = ()
     legacy = None
+    descriptions = {name: peer.description for name, peer in options.peers.items()}
     if options.legacy_handoff_tool:
         legacy = build_legacy_handoff_tool(
-            agent.name, tuple(configs), tool_name=options.handoff_tool_name
+            agent.name,
+            tuple(configs),
+            tool_name=options.handoff_tool_name,
+            descriptions=descriptions,
         )
     else:
-        descriptions = {name: peer.description for name, peer in options.peers.items()}
         transfers = build_transfer_tools(
             agent.name, tuple(configs.values()), descriptions=descriptions
         )

@@ -40,7 +40,7 @@ def offered_tools(swarm: Swarm, state: RunState, plan: AgentPlan) -> tuple[ToolS
     """The agent's function tools, then the transfer tools its limits still allow."""
     allowed = allowed_targets(swarm, state, plan)
     transfers = tuple(spec for target, spec in plan.transfer_specs if target in allowed)
-    return plan.tool_specs + transfers + _legacy_specs(plan, allowed)
+    return plan.tool_specs + transfers + _legacy_specs(swarm, plan, allowed)
 
 
 async def instructions(state: RunState, plan: AgentPlan) -> str:
@@ -57,12 +57,16 @@ async def instructions(state: RunState, plan: AgentPlan) -> str:
     return "\n\n".join([text, "\n".join(note)]) if text else "\n".join(note)
 
 
-def _legacy_specs(plan: AgentPlan, allowed: frozenset[str]) -> tuple[ToolSpec, ...]:
+def _legacy_specs(swarm: Swarm, plan: AgentPlan, allowed: frozenset[str]) -> tuple[ToolSpec, ...]:
     legacy = plan.legacy
     if legacy is None or not allowed:
         return ()
     if allowed.issuperset(legacy.targets):
         return (legacy.spec(),)
+    # Limits took some peers away: the target enum lists only the ones still allowed.
     targets = [t for t in legacy.targets if t in allowed]
-    narrowed = build_legacy_handoff_tool(plan.name, targets, tool_name=legacy.name)
+    descriptions = {t: swarm.plans[t].agent.description for t in targets}
+    narrowed = build_legacy_handoff_tool(
+        plan.name, targets, tool_name=legacy.name, descriptions=descriptions
+    )
     return (narrowed.spec(),) if narrowed is not None else ()

@@ -368,3 +368,16 @@ async def test_pass_full_history_decides_what_the_target_sees(pass_full_history:
         assert [m.kind for m in seen] == ["user", "assistant", "tool"]
     else:
         assert seen == (UserMessage(content="question"),)
+
+
+async def test_legacy_handoff_tool_lists_peers_with_their_descriptions() -> None:
+    """The single handoff tool tells the model whom it can pick and what each peer does."""
+    model = ScriptedModel(text("ok"))
+    peers = [Agent(name="a"), Agent(name="b", description="Handles billing.")]
+    swarm = Swarm(peers, "a", model=model, legacy_handoff_tool=True)
+
+    await swarm.run("x")
+
+    spec = model.requests[0].tools[0]
+    assert spec.name == "handoff" and "Handles billing." in spec.description
+    assert spec.parameters["properties"]["target"]["enum"] == ["b"]

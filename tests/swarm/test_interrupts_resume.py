@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from pydantic import BaseModel
 
@@ -98,9 +100,8 @@ async def test_edited_payload_reaches_the_target() -> None:
     assert result.handoffs[0].payload == {"amount": 100}
 
 
-async def test_tool_needing_approval_pauses_before_it_runs() -> None:
-    """A needs_approval tool pauses the run; approval runs it exactly once."""
-    refunds: list[int] = []
+def _approval_swarm(refunds: list[int]) -> Callable[[ScriptedModel, InMemoryJournal], Swarm]:
+    """Billing with a refund tool that needs approval; each refund is appended to ``refunds``."""
 
     @tool(needs_approval=True)
     def refund(amount: int) -> str:
@@ -109,9 +110,16 @@ async def test_tool_needing_approval_pauses_before_it_runs() -> None:
         return "refunded"
 
     def swarm(model: ScriptedModel, journal: InMemoryJournal) -> Swarm:
-        return Swarm(
-            [Agent(name="billing", tools=[refund])], "billing", model=model, journal=journal
-        )
+        agents = [Agent(name="billing", tools=[refund])]
+        return Swarm(agents, "billing", model=model, journal=journal)
+
+    return swarm
+
+
+async def test_tool_needing_approval_pauses_before_it_runs() -> None:
+    """A needs_approval tool pauses the run; approval runs it exactly once."""
+    refunds: list[int] = []
+    swarm = _approval_swarm(refunds)
 
     journal = InMemoryJournal()
     paused = await swarm(ScriptedModel(tool_call("refund", amount=20)), journal).run(
@@ -247,17 +255,7 @@ async def test_interrupt_before_the_entry_agent_pauses_before_any_model_call() -
 async def test_rejected_tool_call_is_never_run_and_the_model_is_told_why() -> None:
     """reject(reason) on a needs_approval tool returns the reason to the model instead."""
     refunds: list[int] = []
-
-    @tool(needs_approval=True)
-    def refund(amount: int) -> str:
-        """Refund money."""
-        refunds.append(amount)
-        return "refunded"
-
-    def swarm(model: ScriptedModel, journal: InMemoryJournal) -> Swarm:
-        return Swarm(
-            [Agent(name="billing", tools=[refund])], "billing", model=model, journal=journal
-        )
+    swarm = _approval_swarm(refunds)
 
     journal = InMemoryJournal()
     await swarm(ScriptedModel(tool_call("refund", amount=900)), journal).run("x", session_id="s")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import aclosing
 
 import pytest
 from pydantic import BaseModel
@@ -266,3 +267,20 @@ async def test_rejected_tool_call_is_never_run_and_the_model_is_told_why() -> No
     told = model.requests[0].messages[-1]
     assert isinstance(told, ToolMessage) and told.is_error and "too much" in told.content
     assert refunds == [] and done.final_output == "I cannot refund that."
+
+
+async def test_stream_left_early_journals_its_steps_and_resumes() -> None:
+    """Closing a stream mid-run writes the journaled steps at once; resume continues from them."""
+    journal = InMemoryJournal()
+    swarm = _swarm(ScriptedModel(transfer("billing", amount=3)), journal=journal)
+    async with aclosing(swarm.stream("x", session_id="s")) as events:
+        async for event in events:
+            if event.kind == "handoff":
+                break
+
+    kinds = [record.kind for record in await journal.read("s")]
+    assert kinds[-2:] == ["handoff", "agent_started"] and "run_finished" not in kinds
+
+    result = await _swarm(ScriptedModel(text("billing answers")), journal=journal).resume("s")
+
+    assert result.trail == ("triage", "billing") and result.final_output == "billing answers"

@@ -92,6 +92,7 @@ class Swarm:
         self.on_cycle: LimitPolicy = on_cycle
         self.peer_handoffs: Mapping[str, Handoff] = peer_handoffs
         self._session_ids = session_ids or (lambda: uuid.uuid4().hex)
+        self._random_ids = session_ids is None
         self.journal = journal
         self.interrupt_before = frozenset(interrupt_before)
         self.interrupt_on_handoff = interrupt_on_handoff
@@ -223,7 +224,9 @@ class Swarm:
     ) -> AsyncGenerator[Event, None]:
         state = self._new_state(prompt, context, session_id)
         store = journal or self.journal
-        if store is not None and await store.next_seq(state.session_id) != 0:
+        # A random id of our own cannot be in the journal; a given or user-made id may be.
+        checked = session_id is not None or not self._random_ids
+        if store is not None and checked and await store.next_seq(state.session_id) != 0:
             raise JournalError(
                 f"session {state.session_id!r} is already in the journal; "
                 "resume or replay it, or run with a new session_id"

@@ -219,3 +219,19 @@ async def test_changed_prompt_is_refused_not_served_stale_answers() -> None:
     assert raised.value.step == 0
     assert '-  "prompt": "refund A-1"' in raised.value.diff
     assert '+  "prompt": "refund B-2"' in raised.value.diff
+
+
+async def test_a_session_id_factory_that_repeats_is_caught() -> None:
+    """Ids from a user's factory are checked against the journal like given ids."""
+    journal = InMemoryJournal()
+    swarm = Swarm(
+        [Agent(name="a")],
+        "a",
+        model=ScriptedModel(text("1"), text("2")),
+        journal=journal,
+        session_ids=lambda: "fixed",
+    )
+    await swarm.run("x")
+
+    with pytest.raises(JournalError, match="already in the journal"):
+        await swarm.run("x")

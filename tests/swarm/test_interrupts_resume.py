@@ -37,6 +37,12 @@ def _swarm(model: ScriptedModel, **options: object) -> Swarm:
     return Swarm([triage, billing], "triage", model=model, **options)  # type: ignore[arg-type]
 
 
+async def _pause_on_handoff(journal: InMemoryJournal, *, amount: int) -> None:
+    """Session "s": triage asks to hand a refund of ``amount`` to billing and pauses there."""
+    model = ScriptedModel(transfer("billing", amount=amount))
+    await _swarm(model, interrupt_on_handoff=True, journal=journal).run("refund", session_id="s")
+
+
 async def test_interrupt_before_an_agent_pauses_with_the_pending_handoff() -> None:
     """interrupt_before pauses before entering the agent and says what is pending."""
     journal = InMemoryJournal()
@@ -72,9 +78,7 @@ async def test_approved_interrupt_resumes_without_repeating_model_calls() -> Non
 async def test_rejected_handoff_tells_the_agent_and_it_answers() -> None:
     """resume(reject(reason)) refuses the handoff; the agent reads why and answers itself."""
     journal = InMemoryJournal()
-    await _swarm(
-        ScriptedModel(transfer("billing", amount=5000)), interrupt_on_handoff=True, journal=journal
-    ).run("refund", session_id="s")
+    await _pause_on_handoff(journal, amount=5000)
     second = ScriptedModel(text("I cannot refund that much."))
 
     result = await _swarm(second, interrupt_on_handoff=True, journal=journal).resume(
@@ -90,9 +94,7 @@ async def test_rejected_handoff_tells_the_agent_and_it_answers() -> None:
 async def test_edited_payload_reaches_the_target() -> None:
     """resume(edit(payload=...)) hands off with the human's payload, validated."""
     journal = InMemoryJournal()
-    await _swarm(
-        ScriptedModel(transfer("billing", amount=5000)), interrupt_on_handoff=True, journal=journal
-    ).run("refund", session_id="s")
+    await _pause_on_handoff(journal, amount=5000)
 
     result = await _swarm(
         ScriptedModel(text("Refunded 100.")), interrupt_on_handoff=True, journal=journal
@@ -135,37 +137,21 @@ async def test_tool_needing_approval_pauses_before_it_runs() -> None:
     assert done.final_output == "Done."
 
 
+def _chain(model: ScriptedModel, journal: InMemoryJournal) -> Swarm:
+    """a -> b -> c, pausing before every handoff."""
+    agents = [Agent(name="a", handoffs=["b"]), Agent(name="b", handoffs=["c"]), Agent(name="c")]
+    return Swarm(agents, "a", model=model, interrupt_on_handoff=True, journal=journal)
+
+
 async def test_resuming_a_paused_run_twice_replays_the_first_decision() -> None:
     """A session with a recorded decision replays it, then pauses again at the next point."""
     journal = InMemoryJournal()
-    model = ScriptedModel(transfer("billing", amount=1))
-    swarm = Swarm(
-        [Agent(name="a", handoffs=["b"]), Agent(name="b", handoffs=["c"]), Agent(name="c")],
-        "a",
-        model=ScriptedModel(transfer("b")),
-        interrupt_on_handoff=True,
-        journal=journal,
-    )
-    del model
-    await swarm.run("x", session_id="s")
-    again = Swarm(
-        [Agent(name="a", handoffs=["b"]), Agent(name="b", handoffs=["c"]), Agent(name="c")],
-        "a",
-        model=ScriptedModel(transfer("c")),
-        interrupt_on_handoff=True,
-        journal=journal,
-    )
-    second = await again.resume("s", decision=approve())
+    await _chain(ScriptedModel(transfer("b")), journal).run("x", session_id="s")
+
+    second = await _chain(ScriptedModel(transfer("c")), journal).resume("s", decision=approve())
     assert second.stop_reason == "interrupted" and second.trail == ("a", "b")
 
-    last = Swarm(
-        [Agent(name="a", handoffs=["b"]), Agent(name="b", handoffs=["c"]), Agent(name="c")],
-        "a",
-        model=ScriptedModel(text("c answers")),
-        interrupt_on_handoff=True,
-        journal=journal,
-    )
-    final = await last.resume("s", decision=approve())
+    final = await _chain(ScriptedModel(text("c answers")), journal).resume("s", decision=approve())
 
     assert final.trail == ("a", "b", "c")
     assert final.final_output == "c answers"
@@ -174,9 +160,7 @@ async def test_resuming_a_paused_run_twice_replays_the_first_decision() -> None:
 async def test_resume_of_an_interrupted_run_needs_a_decision() -> None:
     """Resuming a paused run without a decision says what to pass."""
     journal = InMemoryJournal()
-    await _swarm(
-        ScriptedModel(transfer("billing", amount=1)), interrupt_on_handoff=True, journal=journal
-    ).run("x", session_id="s")
+    await _pause_on_handoff(journal, amount=1)
 
     with pytest.raises(JournalError, match="decision"):
         await _swarm(ScriptedModel(), journal=journal).resume("s")

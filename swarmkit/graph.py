@@ -224,6 +224,8 @@ class HandoffGraph:
 
     def route_edge(self, node: str, state: Mapping[str, object] | None = None) -> Edge | None:
         """Like ``route`` but returns the edge that fired, to record which rule decided."""
+        # The body repeats route's on purpose: both are hot paths, and a shared helper would
+        # add a call to every routing decision.
         try:
             router = self._fired.get(node)
         except TypeError:  # unhashable: certainly not a node name

@@ -18,6 +18,7 @@
     │   └── HandoffCycleError
     └── JournalError                               a journal could not be read or written
         ├── SessionNotFoundError
+        ├── SessionBusyError                       another writer holds the session's lease
         └── ReplayDivergenceError                  replay asked what the journal does not hold
 
 ``swarmkit.testing.ScriptExhaustedError`` (also an ``AssertionError``) joins the tree for
@@ -134,6 +135,19 @@ class SessionNotFoundError(JournalError):
     def __init__(self, session_id: str) -> None:
         self.session_id = session_id
         super().__init__(f"no session {session_id!r} in the journal; list sessions to find its id")
+
+
+class SessionBusyError(JournalError):
+    """Another writer holds the session's lease: one run, resume or fork writes a session."""
+
+    def __init__(self, session_id: str, *, owner: str, expires_at: float) -> None:
+        self.session_id = session_id
+        self.owner = owner
+        self.expires_at = expires_at
+        super().__init__(
+            f"session {session_id!r} is being written by {owner}; wait for that run to end, or "
+            "for its lease to expire if that process died, then resume it"
+        )
 
 
 class ReplayDivergenceError(JournalError):

@@ -11,12 +11,15 @@ from dataclasses import dataclass, field
 from swarmkit.exceptions import SessionNotFoundError
 from swarmkit.journal._records import (
     JournalRecord,
+    Lease,
     SessionInfo,
     check_continues,
+    check_lease_args,
     check_step,
     decode_data,
     encode_data,
     step_facts,
+    take_lease,
 )
 
 
@@ -53,6 +56,7 @@ class InMemoryJournal:
         self._sessions: dict[str, _Session] = {}
         self._lock = threading.Lock()
         self._created = itertools.count()
+        self._leases: dict[str, Lease] = {}
 
     async def append(self, records: Sequence[JournalRecord]) -> None:
         """Store one step atomically; its first seq must be the session's next seq."""
@@ -108,6 +112,21 @@ class InMemoryJournal:
         with self._lock:
             if self._sessions.pop(session_id, None) is None:
                 raise SessionNotFoundError(session_id)
+
+    async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
+        """Take or renew the session's writer lease (held in this object, for this process)."""
+        check_lease_args(owner, ttl)
+        now = self._clock()
+        with self._lock:
+            held = self._leases.get(session_id)
+            self._leases[session_id] = take_lease(session_id, held, owner=owner, ttl=ttl, now=now)
+
+    async def release_lease(self, session_id: str, *, owner: str) -> None:
+        """Give up the lease if ``owner`` holds it."""
+        with self._lock:
+            held = self._leases.get(session_id)
+            if held is not None and held.owner == owner:
+                del self._leases[session_id]
 
 
 def _info(session_id: str, session: _Session) -> SessionInfo:

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from swarmkit.exceptions import JournalError
+from swarmkit.exceptions import ConfigurationError, JournalError, SessionBusyError
 
 JOURNAL_SCHEMA_VERSION = 1
 """The version of the journal's storage layout and JSONL export; bumped on incompatible change."""
@@ -77,6 +77,18 @@ class Journal(Protocol):
         """Remove a session and its records; ``SessionNotFoundError`` when absent."""
         ...
 
+    async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
+        """Take or renew the session's writer lease until ``ttl`` seconds from now.
+
+        ``SessionBusyError`` when another owner holds a lease that has not expired; an
+        expired lease is taken over. The session need not exist yet.
+        """
+        ...
+
+    async def release_lease(self, session_id: str, *, owner: str) -> None:
+        """Give up the lease if ``owner`` holds it; otherwise do nothing."""
+        ...
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class StepFacts:
@@ -131,6 +143,31 @@ def decode_data(text: str) -> dict[str, Any]:
     """Data as stored by ``encode_data``, back as a dict."""
     data: dict[str, Any] = _DECODER.decode(text)
     return data
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Lease:
+    """Who may write a session, and until when."""
+
+    owner: str
+    """The writer's name (host, process and run), shown to a writer that is refused."""
+    expires_at: float
+    """Journal-clock seconds after which another writer may take the session over."""
+
+
+def check_lease_args(owner: object, ttl: object) -> None:
+    """Refuse an owner that is not a non-empty str or a ttl that is not a positive number."""
+    if not isinstance(owner, str) or not owner:
+        raise ConfigurationError(f"a lease owner must be a non-empty str, got {owner!r}")
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not ttl > 0:
+        raise ConfigurationError(f"a lease ttl must be a positive number of seconds, got {ttl!r}")
+
+
+def take_lease(session_id: str, held: Lease | None, *, owner: str, ttl: float, now: float) -> Lease:
+    """The lease once ``owner`` asks at ``now``; ``SessionBusyError`` if another holds it."""
+    if held is not None and held.owner != owner and held.expires_at > now:
+        raise SessionBusyError(session_id, owner=held.owner, expires_at=held.expires_at)
+    return Lease(owner=owner, expires_at=now + ttl)
 
 
 def check_step(records: Sequence[JournalRecord]) -> str:

@@ -17,12 +17,15 @@ from swarmkit.journal._records import (
     RUN_FINISHED,
     RUN_STARTED,
     JournalRecord,
+    Lease,
     SessionInfo,
     check_continues,
+    check_lease_args,
     check_step,
     decode_data,
     encode_data,
     step_facts,
+    take_lease,
 )
 
 _T = TypeVar("_T")
@@ -58,6 +61,11 @@ _SELECT_SESSIONS = (
     " JOIN records AS f ON f.session_id = g.session_id AND f.seq = 0"
     " JOIN records AS l ON l.session_id = g.session_id AND l.seq = g.last"
     " ORDER BY f.written_at DESC, f.id DESC"
+)
+# Created on the first lease, so opening a journal to read it never changes the file.
+_CREATE_LEASES = (
+    "CREATE TABLE IF NOT EXISTS leases (session_id TEXT PRIMARY KEY, owner TEXT NOT NULL,"
+    " expires_at REAL NOT NULL) WITHOUT ROWID"
 )
 # Prompt and stop reason come from these records. `kind` has no index, so this scans the table;
 # they are sorted in Python, as ORDER BY would walk the index and look up every record instead.
@@ -127,6 +135,16 @@ class SQLiteJournal:
         """Remove the session and its records in one transaction."""
         if not self._write("delete from", lambda conn: _delete_session(conn, session_id)):
             raise SessionNotFoundError(session_id)
+
+    async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
+        """Take or renew the session's writer lease in the file, so other processes see it."""
+        check_lease_args(owner, ttl)
+        now = self._clock()
+        self._write("take a lease in", lambda conn: _take_lease(conn, session_id, owner, ttl, now))
+
+    async def release_lease(self, session_id: str, *, owner: str) -> None:
+        """Give up the lease if ``owner`` holds it."""
+        self._write("release a lease in", lambda conn: _release_lease(conn, session_id, owner))
 
     def close(self) -> None:
         """Close the connection; later calls raise ``JournalError``. Closing twice is fine."""
@@ -202,6 +220,27 @@ def _write_step(conn: sqlite3.Connection, rows: list[tuple[str, int, str, str, f
 def _next_seq(conn: sqlite3.Connection, session_id: str) -> int:
     last = conn.execute(_LAST_SEQ, (session_id,)).fetchone()[0]
     return 0 if last is None else int(last) + 1
+
+
+def _take_lease(
+    conn: sqlite3.Connection, session_id: str, owner: str, ttl: float, now: float
+) -> None:
+    conn.execute(_CREATE_LEASES)
+    row = conn.execute(
+        "SELECT owner, expires_at FROM leases WHERE session_id = ?", (session_id,)
+    ).fetchone()
+    held = None if row is None else Lease(owner=row[0], expires_at=row[1])
+    lease = take_lease(session_id, held, owner=owner, ttl=ttl, now=now)
+    conn.execute(
+        "INSERT OR REPLACE INTO leases (session_id, owner, expires_at) VALUES (?, ?, ?)",
+        (session_id, lease.owner, lease.expires_at),
+    )
+
+
+def _release_lease(conn: sqlite3.Connection, session_id: str, owner: str) -> None:
+    tables = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'leases'").fetchone()
+    if tables is not None:
+        conn.execute("DELETE FROM leases WHERE session_id = ? AND owner = ?", (session_id, owner))
 
 
 def _delete_session(conn: sqlite3.Connection, session_id: str) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from swarmkit.journal import SQLiteJournal
-from tests.journal.test_memory_journal import step
+from tests.journal.test_journal_contract import step
 
 # Appends steps of one to four large records round-robin over three sessions, forever, continuing
 # whatever the journal already holds; prints "<session> <next seq>" after each commit.

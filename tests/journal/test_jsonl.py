@@ -14,7 +14,7 @@ from swarmkit.journal import (
     export_jsonl,
     import_jsonl,
 )
-from tests.journal.test_memory_journal import record, step
+from tests.journal.test_journal_contract import record, step
 
 HEADER = '{"session_id": "s", "swarmkit_journal": 1}'
 NAN = '{"x": NaN}'

@@ -14,7 +14,7 @@ import pytest
 
 from swarmkit.exceptions import JournalError
 from swarmkit.journal import JOURNAL_SCHEMA_VERSION, JournalRecord, SQLiteJournal, _sqlite
-from tests.journal.test_memory_journal import record, step
+from tests.journal.test_journal_contract import record, step
 
 # Each writer imports, says "ready", and waits for "go", so all of them create the file and
 # write at the same moment however long the imports took.

@@ -1,4 +1,4 @@
-"""The Journal contract, run on InMemoryJournal and SQLiteJournal: memory is a faithful stand-in."""
+"""The Journal contract, run on every store: memory is a faithful stand-in for a file."""
 
 from __future__ import annotations
 
@@ -10,7 +10,12 @@ from typing import Any
 
 import pytest
 
-from swarmkit.exceptions import JournalError, SessionNotFoundError
+from swarmkit.exceptions import (
+    ConfigurationError,
+    JournalError,
+    SessionBusyError,
+    SessionNotFoundError,
+)
 from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, SQLiteJournal
 
 
@@ -229,3 +234,50 @@ async def test_an_empty_step_writes_nothing(journal: Journal) -> None:
     """Appending no records is a no-op."""
     await journal.append([])
     assert await journal.sessions() == ()
+
+
+async def test_a_second_owner_is_refused_a_held_lease_naming_the_holder(journal: Journal) -> None:
+    """One writer per session: another owner gets SessionBusyError with the holder's name."""
+    await journal.acquire_lease("s", owner="worker-a", ttl=60)
+    with pytest.raises(SessionBusyError, match="worker-a") as caught:
+        await journal.acquire_lease("s", owner="worker-b", ttl=60)
+    assert caught.value.owner == "worker-a"
+    assert caught.value.session_id == "s"
+
+
+async def test_the_holder_renews_its_lease_and_other_sessions_stay_free(journal: Journal) -> None:
+    """Leases are per session, and asking again as the holder renews."""
+    await journal.acquire_lease("s", owner="worker-a", ttl=60)
+    await journal.acquire_lease("s", owner="worker-a", ttl=60)
+    await journal.acquire_lease("t", owner="worker-b", ttl=60)
+
+
+async def test_an_expired_lease_is_taken_over(
+    clock_and_journal: tuple[FakeClock, Journal],
+) -> None:
+    """A holder that died stops renewing; after the ttl another writer takes the session."""
+    clock, journal = clock_and_journal
+    await journal.acquire_lease("s", owner="dead", ttl=5)
+    clock.now += 10
+    await journal.acquire_lease("s", owner="alive", ttl=5)
+    with pytest.raises(SessionBusyError, match="alive"):
+        await journal.acquire_lease("s", owner="dead", ttl=5)
+
+
+async def test_a_released_lease_frees_the_session_at_once(journal: Journal) -> None:
+    """Releasing lets the next writer in; a release by a non-holder changes nothing."""
+    await journal.acquire_lease("s", owner="worker-a", ttl=60)
+    await journal.release_lease("s", owner="worker-b")
+    with pytest.raises(SessionBusyError):
+        await journal.acquire_lease("s", owner="worker-b", ttl=60)
+    await journal.release_lease("s", owner="worker-a")
+    await journal.acquire_lease("s", owner="worker-b", ttl=60)
+
+
+@pytest.mark.parametrize(("owner", "ttl"), [("", 5), (None, 5), ("w", 0), ("w", -1), ("w", True)])
+async def test_a_bad_owner_or_ttl_is_a_configuration_error(
+    journal: Journal, owner: Any, ttl: Any
+) -> None:
+    """Lease arguments are checked before anything is written."""
+    with pytest.raises(ConfigurationError, match="lease"):
+        await journal.acquire_lease("s", owner=owner, ttl=ttl)

@@ -1,5 +1,7 @@
 """swarmkit: multi-agent swarms with rule-first handoffs, exact limits and replayable journals."""
 
+from typing import TYPE_CHECKING, Any
+
 from swarmkit import filters
 from swarmkit.agent import Agent
 from swarmkit.conditions import Condition, compile_condition
@@ -26,10 +28,13 @@ from swarmkit.exceptions import (
 from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import PendingDecision, approve, edit, reject
-from swarmkit.models import Model, ModelSettings, OpenAIModel, RetryPolicy
+from swarmkit.models import Model, ModelSettings
 from swarmkit.result import HandoffRecord, RuleDecision, RunResult
 from swarmkit.swarm import Swarm
 from swarmkit.tools import FunctionTool, ToolResult, tool
+
+if TYPE_CHECKING:
+    from swarmkit.models import OpenAIModel, RetryPolicy
 
 __version__ = "0.1.0"
 
@@ -77,3 +82,14 @@ __all__ = [
     "reject",
     "tool",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """``OpenAIModel`` and ``RetryPolicy`` load ``openai`` only when first asked for."""
+    if name in ("OpenAIModel", "RetryPolicy"):
+        from swarmkit import models  # noqa: PLC0415 - the lazy names live there
+
+        value = getattr(models, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -94,11 +93,11 @@ class HandoffGraph:
         "__weakref__",
         "_entries",
         "_fired",
-        "_lock",
         "_nodes",
         "_on_cycle",
         "_out",
         "_targets",
+        "_versions",
     )
 
     def __init__(self, on_cycle: str = "error") -> None:
@@ -111,8 +110,9 @@ class HandoffGraph:
         self._out: dict[str, list[_Entry]] = {}
         self._targets: dict[str, Router] = {}
         self._fired: dict[str, Router] = {}
-        # Keeps an edit and a router rebuilt at the same moment from losing the new edge.
-        self._lock = threading.Lock()
+        # Edges added per node; a router built while an edge came in is dropped (no lock: a
+        # workflow sandbox refuses to create one, and routing must stay lock-free anyway).
+        self._versions: dict[str, int] = {}
 
     @property
     def on_cycle(self) -> str:
@@ -124,8 +124,7 @@ class HandoffGraph:
     def add_node(self, name: str) -> None:
         """Add a node with no edges; adding an existing node does nothing."""
         _require_str("name", name)
-        with self._lock:
-            self._nodes.setdefault(str(name))
+        self._nodes.setdefault(str(name))
 
     def add_edge(
         self, from_node: str, to: str, when: str | None = None, *, priority: int = 0
@@ -144,13 +143,12 @@ class HandoffGraph:
         condition = None if when is None else compile_condition(str(when))
         text = None if when is None else str(when)
         edge = Edge(source=str(from_node), target=str(to), when=text, priority=int(priority))
-        with self._lock:
-            if self._on_cycle == "error":
-                self._reject_cycle(edge.source, edge.target)
-            self._insert(_Entry(edge=edge, condition=condition))
+        if self._on_cycle == "error":
+            self._reject_cycle(edge.source, edge.target)
+        self._insert(_Entry(edge=edge, condition=condition))
 
     def _insert(self, entry: _Entry) -> None:
-        """Add a checked edge; the caller holds the lock, or owns the graph alone."""
+        """Add a checked edge (build a graph from one thread; route from any)."""
         edge = entry.edge
         self._nodes.setdefault(edge.source)
         self._nodes.setdefault(edge.target)
@@ -160,6 +158,7 @@ class HandoffGraph:
         while place and outgoing[place - 1].edge.priority < edge.priority:
             place -= 1
         outgoing.insert(place, entry)
+        self._versions[edge.source] = self._versions.get(edge.source, 0) + 1
         # Routers are rebuilt on first use, so building a big graph stays linear.
         self._targets[edge.source] = self._lazy_router(edge.source, self._targets, _target_of)
         self._fired[edge.source] = self._lazy_router(edge.source, self._fired, _edge_of)
@@ -168,10 +167,14 @@ class HandoffGraph:
         self, node: str, cache: dict[str, Router], result: Callable[[Edge], object]
     ) -> Router:
         def build_and_route(state: object) -> object:
-            with self._lock:
-                router = _build_router(self._out[node], result)
-                if cache.get(node) is build_and_route:  # not if an edge came in meanwhile
-                    cache[node] = router
+            version = self._versions[node]
+            router = _build_router(tuple(self._out[node]), result)
+            if cache.get(node) is build_and_route:
+                cache[node] = router
+            # An edge that came in meanwhile put a new lazy router in place before or after
+            # ours; if before, ours is stale, so put one back. Nothing is ever lost.
+            if self._versions[node] != version:
+                cache[node] = self._lazy_router(node, cache, result)
             return router(state)
 
         return build_and_route

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,3 +80,29 @@ def test_the_library_never_configures_structlog() -> None:
         if isinstance(node, ast.Attribute) and node.attr == "configure" and module != "cli.py"
     ]
     assert configuring == []
+
+
+def test_importing_swarmkit_loads_no_http_client_nor_any_extra() -> None:
+    """`import swarmkit` in a fresh interpreter imports no openai, httpx, tenacity or extra."""
+    heavy = ("openai", "httpx", "tenacity", "temporalio", "psycopg", "mcp", "opentelemetry")
+    probe = (
+        "import sys, swarmkit\n"
+        f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_adapter_loads_on_first_use() -> None:
+    """`swarmkit.OpenAIModel` still works: the adapter is imported when it is asked for."""
+    probe = (
+        "import sys, swarmkit\n"
+        "model = swarmkit.OpenAIModel('gpt-4o-mini', api_key='sk-test')\n"
+        "print('openai' in sys.modules, type(model).__name__)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.split() == ["True", "OpenAIModel"]

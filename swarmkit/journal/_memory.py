@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -49,12 +48,15 @@ class InMemoryJournal:
     Data is stored as the same JSON text SQLite would hold, so a test that passes against
     memory also passes against a file: non-JSON-safe data fails here too, tuples come back
     as lists, and mutating a dict after appending it does not change the journal.
+
+    Every method does its work without awaiting, so concurrent tasks on one event loop see
+    each step whole. It holds no lock (a workflow sandbox refuses to create one): to share a
+    journal between threads, use ``SQLiteJournal``.
     """
 
     def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
         self._clock = clock
         self._sessions: dict[str, _Session] = {}
-        self._lock = threading.Lock()
         self._created = itertools.count()
         self._leases: dict[str, Lease] = {}
 
@@ -66,24 +68,22 @@ class InMemoryJournal:
         encoded = [(r.kind, encode_data(r)) for r in records]
         facts = step_facts(records)
         now = self._clock()
-        with self._lock:
-            session = self._sessions.get(session_id)
-            check_continues(session_id, len(session.records) if session else 0, records[0].seq)
-            if session is None:
-                session = _Session(created=next(self._created), started_at=now, updated_at=now)
-                self._sessions[session_id] = session
-            session.records.extend(encoded)
-            session.updated_at = now
-            session.prompt = session.prompt if session.prompt is not None else facts.prompt
-            if facts.finished:
-                session.finished = True
-                session.stop_reason = facts.stop_reason
+        session = self._sessions.get(session_id)
+        check_continues(session_id, len(session.records) if session else 0, records[0].seq)
+        if session is None:
+            session = _Session(created=next(self._created), started_at=now, updated_at=now)
+            self._sessions[session_id] = session
+        session.records.extend(encoded)
+        session.updated_at = now
+        session.prompt = session.prompt if session.prompt is not None else facts.prompt
+        if facts.finished:
+            session.finished = True
+            session.stop_reason = facts.stop_reason
 
     async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
         """Every record of the session in seq order."""
-        with self._lock:
-            session = self._sessions.get(session_id)
-            stored = list(session.records) if session else []
+        session = self._sessions.get(session_id)
+        stored = list(session.records) if session else []
         if not stored:
             raise SessionNotFoundError(session_id)
         return tuple(
@@ -93,40 +93,35 @@ class InMemoryJournal:
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first."""
-        with self._lock:
-            items = sorted(
-                self._sessions.items(),
-                key=lambda item: (item[1].started_at, item[1].created),
-                reverse=True,
-            )
-            return tuple(_info(session_id, session) for session_id, session in items)
+        items = sorted(
+            self._sessions.items(),
+            key=lambda item: (item[1].started_at, item[1].created),
+            reverse=True,
+        )
+        return tuple(_info(session_id, session) for session_id, session in items)
 
     async def next_seq(self, session_id: str) -> int:
         """The seq the session's next record must have; 0 for a new session."""
-        with self._lock:
-            session = self._sessions.get(session_id)
-            return len(session.records) if session else 0
+        session = self._sessions.get(session_id)
+        return len(session.records) if session else 0
 
     async def delete(self, session_id: str) -> None:
         """Remove the session and its records."""
-        with self._lock:
-            if self._sessions.pop(session_id, None) is None:
-                raise SessionNotFoundError(session_id)
+        if self._sessions.pop(session_id, None) is None:
+            raise SessionNotFoundError(session_id)
 
     async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
         """Take or renew the session's writer lease (held in this object, for this process)."""
         check_lease_args(owner, ttl)
         now = self._clock()
-        with self._lock:
-            held = self._leases.get(session_id)
-            self._leases[session_id] = take_lease(session_id, held, owner=owner, ttl=ttl, now=now)
+        held = self._leases.get(session_id)
+        self._leases[session_id] = take_lease(session_id, held, owner=owner, ttl=ttl, now=now)
 
     async def release_lease(self, session_id: str, *, owner: str) -> None:
         """Give up the lease if ``owner`` holds it."""
-        with self._lock:
-            held = self._leases.get(session_id)
-            if held is not None and held.owner == owner:
-                del self._leases[session_id]
+        held = self._leases.get(session_id)
+        if held is not None and held.owner == owner:
+            del self._leases[session_id]
 
 
 def _info(session_id: str, session: _Session) -> SessionInfo:

@@ -1,4 +1,12 @@
-"""Models the run loop can talk to: the protocol, its records, and the OpenAI adapter."""
+"""Models the run loop can talk to: the protocol, its records, and the OpenAI adapter.
+
+The adapter's names load on first use, so importing swarmkit imports neither ``openai`` nor
+its HTTP client (a workflow sandbox refuses them; most of a test suite never needs them).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from swarmkit.models._base import (
     Model,
@@ -12,8 +20,12 @@ from swarmkit.models._base import (
     ToolSpec,
     Usage,
 )
-from swarmkit.models._openai import OpenAIModel
-from swarmkit.models._retry import RetryPolicy
+
+if TYPE_CHECKING:
+    from swarmkit.models._openai import OpenAIModel
+    from swarmkit.models._retry import RetryPolicy
+
+_LAZY = {"OpenAIModel": "swarmkit.models._openai", "RetryPolicy": "swarmkit.models._retry"}
 
 __all__ = [
     "Model",
@@ -29,3 +41,15 @@ __all__ = [
     "ToolSpec",
     "Usage",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the OpenAI adapter's public names when they are first asked for."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib  # noqa: PLC0415 - only the lazy names need it
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from swarmkit.exceptions import ConfigurationError
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class RunContext:
@@ -26,3 +28,73 @@ class RunContext:
     """The validated payload of the handoff that brought the active agent in, if typed."""
     handoff_count: int = 0
     """Handoffs performed so far in the run."""
+    deps: Any = None
+    """The caller's Python objects (clients, connections, secrets) passed as ``deps=``; never
+    journaled, never seen by rules or the model, and handed again to resume and replay."""
+    idempotency_key: str | None = None
+    """For a tool call: ``{session}:{turn}:{tool_call_id}``, the same on every retry, resume and
+    replay of that call, so a tool with side effects can deduplicate the step a crash repeats."""
+
+
+def context_to_data(context: RunContext) -> dict[str, Any]:
+    """The run context as JSON-safe data, its payload's class named; ``deps`` stay behind."""
+    payload = context.payload
+    return {
+        "context": dict(context.context),
+        "agent": context.agent,
+        "session_id": context.session_id,
+        "payload": None if payload is None else payload.model_dump(mode="json"),
+        "payload_type": None if payload is None else _class_path(type(payload)),
+        "handoff_count": context.handoff_count,
+        "idempotency_key": context.idempotency_key,
+    }
+
+
+def context_from_data(
+    data: Mapping[str, Any],
+    payload_types: Mapping[str, type[BaseModel]] | None = None,
+    *,
+    deps: Any = None,
+) -> RunContext:
+    """The run context ``context_to_data`` described, with ``deps`` given again.
+
+    ``payload_types`` maps the named payload class (``module:QualName``) to the class that
+    validates it; without an entry the payload class is imported by that name.
+    """
+    payload = data.get("payload")
+    payload_type = data.get("payload_type")
+    model = None
+    if payload is not None and isinstance(payload_type, str):
+        model = _payload_class(payload_type, payload_types or {}).model_validate(payload)
+    return RunContext(
+        context=dict(data.get("context") or {}),
+        agent=str(data["agent"]),
+        session_id=str(data["session_id"]),
+        payload=model,
+        handoff_count=int(data.get("handoff_count", 0)),
+        deps=deps,
+        idempotency_key=data.get("idempotency_key"),
+    )
+
+
+def _class_path(cls: type) -> str:
+    return f"{cls.__module__}:{cls.__qualname__}"
+
+
+def _payload_class(path: str, known: Mapping[str, type[BaseModel]]) -> type[BaseModel]:
+    if path in known:
+        return known[path]
+    module_name, _, qualname = path.partition(":")
+    import importlib  # noqa: PLC0415 - only payloads no caller registered need it
+
+    try:
+        value: Any = importlib.import_module(module_name)
+        for part in qualname.split("."):
+            value = getattr(value, part)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigurationError(
+            f"cannot find payload class {path!r}; pass it in payload_types={{{path!r}: Model}}"
+        ) from exc
+    if not (isinstance(value, type) and issubclass(value, BaseModel)):
+        raise ConfigurationError(f"payload class {path!r} is not a pydantic model")
+    return value

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter
+from pydantic_core import to_jsonable_python
 
 from swarmkit.models import Usage
 from swarmkit.result import DecidedBy, RunResult
@@ -219,3 +223,40 @@ Event = (
     | RunFinished
 )
 """Any event of a run."""
+
+
+def event_to_data(event: Event) -> dict[str, Any]:
+    """An event as JSON-safe data (with its ``kind`` and ``version``); see ``event_from_data``."""
+    if isinstance(event, RunFinished):
+        return {"kind": event.kind, "version": event.version, "result": event.result.to_data()}
+    data: dict[str, Any] = to_jsonable_python(event)
+    return data
+
+
+def event_from_data(data: Mapping[str, Any]) -> Event:
+    """The event ``event_to_data`` described; its ``kind`` says which."""
+    if data.get("kind") == "run_finished":
+        return RunFinished(
+            result=RunResult.from_data(data["result"]),
+            version=int(data.get("version", EVENT_VERSION)),
+        )
+    event: Event = _step_events().validate_python(data)
+    return event
+
+
+@functools.cache
+def _step_events() -> TypeAdapter[Any]:
+    steps = Annotated[
+        RunStarted
+        | AgentStarted
+        | RuleEvaluated
+        | ModelCallStarted
+        | TextDelta
+        | ModelCallFinished
+        | ToolCalled
+        | ToolResulted
+        | HandoffPerformed
+        | HandoffRefused,
+        Field(discriminator="kind"),
+    ]
+    return TypeAdapter(steps)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -91,3 +91,23 @@ def decision_from_data(data: Mapping[str, Any]) -> Decision:
     if kind == "edit":
         return Edit(payload=dict(data.get("payload") or {}))
     return Approve()
+
+
+class DecisionSource(Protocol):
+    """Where a pause point gets its decision when neither the journal nor ``resume`` has one."""
+
+    async def decide(self, pending: PendingDecision) -> Decision | None:
+        """The decision for ``pending``; None pauses the run (``stop_reason="interrupted"``).
+
+        A source may wait as long as it likes (an engine waits for a signal); the decision it
+        returns is journaled, so a replay takes the same path without asking again.
+        """
+        ...
+
+
+class PauseForDecision:
+    """The default source: decides nothing, so the run pauses and ``resume(decision=)`` goes on."""
+
+    async def decide(self, pending: PendingDecision) -> Decision | None:
+        """Pause."""
+        return None

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass, field, fields
+from typing import Any, Literal, get_type_hints
+
+from pydantic import TypeAdapter
+from pydantic_core import to_jsonable_python
 
 from swarmkit.interrupts import PendingDecision
 from swarmkit.messages import Message
@@ -58,6 +62,21 @@ class RuleDecision:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class Failure:
+    """The error that ended a run, as data that crosses a process boundary."""
+
+    type: str
+    """The exception's class name, e.g. ``ModelError``."""
+    message: str
+    """Its message."""
+
+    @classmethod
+    def of(cls, error: BaseException) -> Failure:
+        """The failure describing ``error``."""
+        return cls(type=type(error).__name__, message=str(error))
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class RunResult:
     """Everything a finished run tells: the answer, why it stopped, and how it got there."""
 
@@ -84,11 +103,39 @@ class RunResult:
     context: Mapping[str, Any] = field(default_factory=dict)
     """The run's context at the end: the caller's plus every tool update."""
     error: BaseException | None = None
-    """The failure that ended a run with ``stop_reason="error"``."""
+    """The exception that ended a run with ``stop_reason="error"`` (in the process that ran
+    it; a result read back with ``from_data`` has only ``failure``)."""
+    failure: Failure | None = None
+    """The type and message of that exception, as data."""
     refusals: tuple[str, ...] = ()
     """Why each refused handoff was refused, in order."""
     pending: PendingDecision | None = None
     """For ``stop_reason="interrupted"``: what the run waits for a human to decide."""
+
+    def to_data(self) -> dict[str, Any]:
+        """The result as JSON-safe data; ``RunResult.from_data`` gives an equal result back.
+
+        The exception itself stays behind: ``failure`` carries its type name and message.
+        """
+        data = {
+            f.name: to_jsonable_python(getattr(self, f.name), fallback=str)
+            for f in fields(self)
+            if f.name != "error"
+        }
+        if self.error is not None and self.failure is None:
+            data["failure"] = to_jsonable_python(Failure.of(self.error))
+        return data
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> RunResult:
+        """The result ``to_data`` described, validated field by field."""
+        return cls(
+            **{
+                name: adapter.validate_python(data[name])
+                for name, adapter in _field_adapters().items()
+                if name in data
+            }
+        )
 
     @property
     def total_usage(self) -> Usage:
@@ -97,3 +144,10 @@ class RunResult:
         for usage in self.usage.values():
             total = total + usage
         return total
+
+
+@functools.cache
+def _field_adapters() -> dict[str, TypeAdapter[Any]]:
+    # Built on first use: validators cost milliseconds, and most programs never need them.
+    hints = get_type_hints(RunResult)
+    return {f.name: TypeAdapter(hints[f.name]) for f in fields(RunResult) if f.name != "error"}

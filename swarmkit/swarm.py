@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-import uuid
+import os
+import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import replace
@@ -13,26 +14,34 @@ from typing import Any, Literal
 
 from swarmkit._plan import AgentPlan, ModelResolver, PlanOptions, build_plan
 from swarmkit._run import RESERVED_KEY, RunLoop, RunState
+from swarmkit._run._decisions import check_decision
+from swarmkit._run._spec import LimitPolicy, RunSeams, SwarmSpec
 from swarmkit.agent import Agent
 from swarmkit.events import Event, RunFinished
 from swarmkit.exceptions import ConfigurationError, JournalError
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
-from swarmkit.interrupts import Decision
+from swarmkit.interrupts import Decision, DecisionSource, PauseForDecision
 from swarmkit.journal import Journal, JournalRecord
 from swarmkit.journal._digest import PartCache
-from swarmkit.journal._tape import Tape, resumable_prefix
+from swarmkit.journal._records import json_default
+from swarmkit.journal._tape import LeaseTerms, RecordSink, Tape, resumable_prefix
 from swarmkit.messages import UserMessage
 from swarmkit.models import Model
+from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
 from swarmkit.result import RunResult
+from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
+from swarmkit.tools import InProcessToolRunner, ToolRunner
 
-LimitPolicy = Literal["finish", "stop", "error"]
-"""What a limit does: let the agent answer without handoffs, stop at once, or raise."""
+__all__ = ["DEFAULT_REDACT_KEYS", "LimitPolicy", "Swarm"]
 
 _POLICIES = ("finish", "stop", "error")
 
-DEFAULT_REDACT_KEYS = ("api_key", "authorization", "password", "secret", "token")
-"""Keys whose values a journal holds as "[redacted]", wherever they appear."""
+DEFAULT_REDACT_KEYS = DEFAULT_SECRET_PATTERNS
+"""Words that make a key secret (whole words of it): a journal holds its value as "[redacted]"."""
+
+DEFAULT_LEASE_TTL = 60.0
+"""Seconds a run's lease on its session outlives the last write of a run that died."""
 
 
 class Swarm:
@@ -65,6 +74,10 @@ class Swarm:
         interrupt_before: Collection[str] = (),
         interrupt_on_handoff: bool = False,
         redact_keys: Collection[str] = DEFAULT_REDACT_KEYS,
+        runtime: Runtime | None = None,
+        tool_runner: ToolRunner | None = None,
+        decisions: DecisionSource | None = None,
+        lease_ttl: float = DEFAULT_LEASE_TTL,
     ) -> None:
         self._settings = {k: v for k, v in locals().items() if k not in ("self", "agents")}
         self._agents_given = agents
@@ -91,12 +104,16 @@ class Swarm:
         self.on_max_turns: LimitPolicy = on_max_turns
         self.on_cycle: LimitPolicy = on_cycle
         self.peer_handoffs: Mapping[str, Handoff] = peer_handoffs
-        self._session_ids = session_ids or (lambda: uuid.uuid4().hex)
+        self.runtime = runtime or DEFAULT_RUNTIME
+        self.tool_runner: ToolRunner = tool_runner or InProcessToolRunner()
+        self.decisions: DecisionSource = decisions or PauseForDecision()
+        self.lease_ttl = _check_lease_ttl(lease_ttl)
+        self._session_ids = session_ids
         self._random_ids = session_ids is None
         self.journal = journal
         self.interrupt_before = frozenset(interrupt_before)
         self.interrupt_on_handoff = interrupt_on_handoff
-        self.redact_keys = frozenset(k.lower() for k in redact_keys)
+        self.redactor = Redactor.of(redact_keys)
         resolve = ModelResolver()
         options = PlanOptions(
             peers=peers,
@@ -110,6 +127,24 @@ class Swarm:
         }
         self._fingerprint = fingerprint(self.plans, graph)
         self._digests = PartCache()
+        self.spec = SwarmSpec(
+            plans=self.plans,
+            entry_agent=entry_agent,
+            graph=graph,
+            peer_handoffs=peer_handoffs,
+            max_handoffs=max_handoffs,
+            detect_cycles=detect_cycles,
+            max_revisits=max_revisits,
+            pass_full_history=pass_full_history,
+            max_turns=max_turns,
+            on_max_handoffs=on_max_handoffs,
+            on_max_turns=on_max_turns,
+            on_cycle=on_cycle,
+            interrupt_before=self.interrupt_before,
+            interrupt_on_handoff=interrupt_on_handoff,
+            fingerprint=self._fingerprint,
+        )
+        """The compiled swarm a run loop drives: plans, graph, limits and policies, frozen."""
 
     def with_model(self, model: Model | str) -> Swarm:
         """The same swarm with another default model (agents with their own model keep it)."""
@@ -129,11 +164,32 @@ class Swarm:
         prompt: str,
         *,
         context: Mapping[str, Any] | None = None,
+        deps: Any = None,
         session_id: str | None = None,
         journal: Journal | None = None,
+        mirror: RecordSink | None = None,
+        runtime: Runtime | None = None,
+        tool_runner: ToolRunner | None = None,
+        decisions: DecisionSource | None = None,
     ) -> RunResult:
-        """Run the swarm on ``prompt`` until an agent answers or a limit stops it."""
-        events = self._events(prompt, context, session_id, journal, streaming=False)
+        """Run the swarm on ``prompt`` until an agent answers or a limit stops it.
+
+        ``context`` is plain JSON data, journaled and seen by rules and tools; ``deps`` holds
+        Python objects (clients, connections, secrets) for tools and instructions, never
+        journaled. ``mirror`` receives the run's journal records when it ends or pauses,
+        instead of a journal written step by step (for engines with their own history). The
+        seams (``runtime``, ``tool_runner``, ``decisions``) override the swarm's for this run.
+        """
+        seams = self._seams(deps, runtime, tool_runner, decisions)
+        events = self._events(
+            prompt,
+            context=context,
+            session_id=session_id,
+            journal=journal,
+            mirror=mirror,
+            seams=seams,
+            streaming=False,
+        )
         return await _last_result(events)
 
     def run_sync(
@@ -141,11 +197,12 @@ class Swarm:
         prompt: str,
         *,
         context: Mapping[str, Any] | None = None,
+        deps: Any = None,
         session_id: str | None = None,
         journal: Journal | None = None,
     ) -> RunResult:
         """:meth:`run` for code that is not async (not from inside a running event loop)."""
-        run = self.run(prompt, context=context, session_id=session_id, journal=journal)
+        run = self.run(prompt, context=context, deps=deps, session_id=session_id, journal=journal)
         return asyncio.run(run)
 
     def stream(
@@ -153,11 +210,29 @@ class Swarm:
         prompt: str,
         *,
         context: Mapping[str, Any] | None = None,
+        deps: Any = None,
         session_id: str | None = None,
         journal: Journal | None = None,
+        mirror: RecordSink | None = None,
+        runtime: Runtime | None = None,
+        tool_runner: ToolRunner | None = None,
+        decisions: DecisionSource | None = None,
     ) -> AsyncGenerator[Event, None]:
-        """Run the swarm, yielding each event as it happens; the last is RunFinished."""
-        return self._events(prompt, context, session_id, journal, streaming=True)
+        """Run the swarm, yielding each event as it happens; the last is RunFinished.
+
+        Leaving early (``break``) still journals every completed step and releases the
+        session, so it can be resumed.
+        """
+        seams = self._seams(deps, runtime, tool_runner, decisions)
+        return self._events(
+            prompt,
+            context=context,
+            session_id=session_id,
+            journal=journal,
+            mirror=mirror,
+            seams=seams,
+            streaming=True,
+        )
 
     async def replay(
         self,
@@ -168,6 +243,10 @@ class Swarm:
         live_after: int | None = None,
         fork_session_id: str | None = None,
         prompt: str | None = None,
+        deps: Any = None,
+        runtime: Runtime | None = None,
+        tool_runner: ToolRunner | None = None,
+        decisions: DecisionSource | None = None,
     ) -> RunResult:
         """Re-run a journaled session against the current code, with zero model calls.
 
@@ -177,8 +256,10 @@ class Swarm:
         forks: the run goes on live as a new session (``fork_session_id``, by default
         ``{session_id}__fork_{N}``) in the same journal. ``prompt`` replays the session as if
         it had been asked something else, which diverges at once: a journal never serves its
-        answers to another question.
+        answers to another question. ``deps`` are handed to tools again (they are never
+        journaled).
         """
+        seams = self._seams(deps, runtime, tool_runner, decisions)
         store = self._store(journal, session_id)
         records = await store.read(session_id)
         journaled_prompt, context = _start_of(records, session_id)
@@ -186,12 +267,22 @@ class Swarm:
         execute = _check_tools_mode(tools)
         if live_after is None:
             # A strict replay writes nothing and may not go live: the journal is all it has.
-            tape = self._tape(None, session_id, records, go_live=False, execute_tools=execute)
-            return await self._run_on(tape, prompt, context, session_id)
+            tape = self._tape(
+                None, session_id, records, seams, go_live=False, execute_tools=execute
+            )
+            return await self._run_on(tape, seams, prompt, context, session_id)
         fork_id = fork_session_id or f"{session_id}__fork_{live_after}"
-        prefix = await _copy_prefix(store, records, live_after, fork_id)
-        tape = self._tape(store, fork_id, prefix, next_seq=len(prefix), execute_tools=execute)
-        return await self._run_on(tape, prompt, context, fork_id)
+        prefix = _fork_prefix(records, live_after, fork_id)
+        tape = self._tape(
+            store, fork_id, prefix, seams, next_seq=len(prefix), execute_tools=execute
+        )
+        await tape.open()  # the fork's lease, before its first record
+        try:
+            await store.append(prefix)
+        except BaseException:
+            await tape.release()
+            raise
+        return await self._run_on(tape, seams, prompt, context, fork_id)
 
     async def resume(
         self,
@@ -199,31 +290,60 @@ class Swarm:
         journal: Journal | None = None,
         *,
         decision: Decision | None = None,
+        deps: Any = None,
+        runtime: Runtime | None = None,
+        tool_runner: ToolRunner | None = None,
+        decisions: DecisionSource | None = None,
     ) -> RunResult:
         """Continue a run that crashed or paused: its journaled steps replay, then it goes on live.
 
         A run paused for a human (``stop_reason="interrupted"``) needs a ``decision``:
-        ``approve()``, ``reject(reason)`` or ``edit(payload=...)``.
+        ``approve()``, ``reject(reason)`` or ``edit(payload=...)``; an edit is validated before
+        anything is written, so a rejected edit leaves the session waiting. The resumed run
+        holds the session's lease: a second resumer gets ``SessionBusyError``.
         """
+        seams = self._seams(deps, runtime, tool_runner, decisions)
         store = self._store(journal, session_id)
         records = await store.read(session_id)
         prompt, context = _start_of(records, session_id)
         _check_resumable(records, session_id, decision)
+        if decision is not None:
+            check_decision(self.spec, records[-1].data.get("pending"), decision)
         prefix = resumable_prefix(records)
-        tape = self._tape(store, session_id, prefix, next_seq=len(records), decision=decision)
-        return await self._run_on(tape, prompt, context, session_id)
+        tape = self._tape(
+            store, session_id, prefix, seams, next_seq=len(records), decision=decision
+        )
+        return await self._run_on(tape, seams, prompt, context, session_id)
+
+    def _seams(
+        self,
+        deps: Any,
+        runtime: Runtime | None,
+        tool_runner: ToolRunner | None,
+        decisions: DecisionSource | None,
+    ) -> RunSeams:
+        return RunSeams(
+            runtime=runtime or self.runtime,
+            tool_runner=tool_runner or self.tool_runner,
+            decisions=decisions or self.decisions,
+            deps=deps,
+        )
 
     async def _events(
         self,
         prompt: str,
+        *,
         context: Mapping[str, Any] | None,
         session_id: str | None,
         journal: Journal | None,
-        *,
+        mirror: RecordSink | None,
+        seams: RunSeams,
         streaming: bool,
     ) -> AsyncGenerator[Event, None]:
-        state = self._new_state(prompt, context, session_id)
+        state = self._new_state(prompt, context, session_id, seams)
         store = journal or self.journal
+        if mirror is not None and store is not None:
+            raise ConfigurationError("pass either a journal or a mirror, not both")
         # A random id of our own cannot be in the journal; a given or user-made id may be.
         checked = session_id is not None or not self._random_ids
         if store is not None and checked and await store.next_seq(state.session_id) != 0:
@@ -231,24 +351,36 @@ class Swarm:
                 f"session {state.session_id!r} is already in the journal; "
                 "resume or replay it, or run with a new session_id"
             )
-        tape = self._tape(store, state.session_id, ())
+        if mirror is not None:
+            tape = self._tape(mirror, state.session_id, (), seams, mirror=True)
+        else:
+            tape = self._tape(store, state.session_id, (), seams)
+        await tape.open()
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
-        async with aclosing(RunLoop(self, state, tape, streaming=streaming).events()) as events:
+        loop = RunLoop(self.spec, state, tape, seams, streaming=streaming)
+        async with aclosing(loop.events()) as events:
             async for event in events:
                 yield event
 
     def _tape(
         self,
-        journal: Journal | None,
+        journal: Journal | RecordSink | None,
         session_id: str,
         prefix: Sequence[JournalRecord],
+        seams: RunSeams,
         *,
         go_live: bool = True,
         next_seq: int = 0,
         execute_tools: bool = False,
         decision: Decision | None = None,
+        mirror: bool = False,
     ) -> Tape:
+        runtime = seams.runtime
+        lease = None
+        if not mirror:
+            owner = f"{socket.gethostname()}:{os.getpid()}:{runtime.new_id()[:12]}"
+            lease = LeaseTerms(owner=owner, ttl=self.lease_ttl, clock=runtime.clock)
         return Tape(
             journal=journal,
             session_id=session_id,
@@ -257,15 +389,24 @@ class Swarm:
             next_seq=next_seq,
             execute_tools=execute_tools,
             decision=decision,
-            redact=self.redact_keys,
+            redact=self.redactor,
             digests=self._digests,
+            lease=lease,
+            mirror=mirror,
         )
 
     async def _run_on(
-        self, tape: Tape, prompt: str, context: Mapping[str, Any], session_id: str
+        self,
+        tape: Tape,
+        seams: RunSeams,
+        prompt: str,
+        context: Mapping[str, Any],
+        session_id: str,
     ) -> RunResult:
-        state = self._new_state(prompt, context, session_id)
-        return await _last_result(RunLoop(self, state, tape, streaming=False).events())
+        state = self._new_state(prompt, context, session_id, seams)
+        await tape.open()
+        loop = RunLoop(self.spec, state, tape, seams, streaming=False)
+        return await _last_result(loop.events())
 
     def _store(self, journal: Journal | None, session_id: str) -> Journal:
         store = journal or self.journal
@@ -276,19 +417,25 @@ class Swarm:
         return store
 
     def _new_state(
-        self, prompt: str, context: Mapping[str, Any] | None, session_id: str | None
+        self,
+        prompt: str,
+        context: Mapping[str, Any] | None,
+        session_id: str | None,
+        seams: RunSeams,
     ) -> RunState:
         if not isinstance(prompt, str):
             raise ConfigurationError(f"prompt must be a str, got {type(prompt).__name__}")
         initial = _check_context(context)
         first = UserMessage(content=prompt)
+        new_id = self._session_ids or seams.runtime.new_id
         return RunState(
-            session_id=_check_session_id(session_id) or self._session_ids(),
+            session_id=_check_session_id(session_id) or new_id(),
             prompt=prompt,
             context=initial,
             agent=self.entry_agent,
             transcript=[first],
             view=(first,),
+            deps=seams.deps,
         )
 
 
@@ -314,16 +461,14 @@ def _check_tools_mode(tools: str) -> bool:
     return tools == "execute"
 
 
-async def _copy_prefix(
-    store: Journal, records: Sequence[JournalRecord], live_after: int, fork_id: str
+def _fork_prefix(
+    records: Sequence[JournalRecord], live_after: int, fork_id: str
 ) -> tuple[JournalRecord, ...]:
     if not 0 < live_after <= len(records):
         raise ConfigurationError(
             f"live_after must be from 1 to {len(records)} (the session's steps), got {live_after}"
         )
-    prefix = tuple(replace(r, session_id=fork_id) for r in records[:live_after])
-    await store.append(prefix)
-    return prefix
+    return tuple(replace(r, session_id=fork_id) for r in records[:live_after])
 
 
 def _check_resumable(
@@ -456,7 +601,22 @@ def _check_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
         raise ConfigurationError(
             f"context key {RESERVED_KEY!r} is reserved for the loop's facts; rename it"
         )
+    try:
+        # The same encoding a journal uses: the context is journaled, so it must be JSON.
+        json.dumps(context, allow_nan=False, ensure_ascii=False, default=json_default)
+    except (TypeError, ValueError, RecursionError) as exc:
+        raise ConfigurationError(
+            f"context must be plain JSON data (dicts, lists, strings, finite numbers, booleans, "
+            f"None): {exc}; pass Python objects such as clients, connections or secrets as "
+            "deps=..., which tools read as RunContext.deps and no journal keeps"
+        ) from None
     return dict(context)
+
+
+def _check_lease_ttl(ttl: float) -> float:
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not ttl > 0:
+        raise ConfigurationError(f"lease_ttl must be a positive number of seconds, got {ttl!r}")
+    return float(ttl)
 
 
 def _check_session_id(session_id: str | None) -> str | None:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -33,6 +34,7 @@ from swarmkit.models import (
     Usage,
 )
 from swarmkit.result import RunResult
+from swarmkit.runtime import Runtime
 from swarmkit.swarm import Swarm
 
 DEFAULT_USAGE = Usage(prompt_tokens=10, completion_tokens=5, total_tokens=15)
@@ -218,6 +220,41 @@ def _describe_unexpected(request: ModelRequest) -> str:
         f"the script has no turn left for agent {request.agent!r} "
         f"(request #{len(request.messages)} messages, tools: {tools}); last message: {last!r}"
     )
+
+
+class FixedRuntime:
+    """A runtime whose ids count up, whose clock moves only when the run sleeps, and whose
+    randomness is a constant: two runs of one script draw exactly the same values."""
+
+    def __init__(self, *, start: float = 1_700_000_000.0, prefix: str = "id") -> None:
+        self._ids = itertools.count(1)
+        self._prefix = prefix
+        self.now = start
+        """The frozen clock's reading; advance it to let time pass."""
+        self.sleeps: list[float] = []
+        """Every sleep the run asked for, in order (none of them waited)."""
+
+    def new_id(self) -> str:
+        """``id-1``, ``id-2``, ..."""
+        return f"{self._prefix}-{next(self._ids)}"
+
+    def clock(self) -> float:
+        """The frozen time."""
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        """Record the sleep and move the clock on, without waiting."""
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    @staticmethod
+    def random() -> float:
+        """Always 0.5."""
+        return 0.5
+
+    def runtime(self) -> Runtime:
+        """The ``Runtime`` to hand to a Swarm or a run."""
+        return Runtime(new_id=self.new_id, clock=self.clock, sleep=self.sleep, random=self.random)
 
 
 async def replay_fixture(swarm: Swarm, path: str | os.PathLike[str]) -> RunResult:

@@ -8,11 +8,12 @@ import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, get_origin, get_type_hints, overload
+from typing import Annotated, Any, Literal, Protocol, get_origin, get_type_hints, overload
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, create_model
 from pydantic.fields import FieldInfo
+from pydantic_core import to_jsonable_python
 
 from swarmkit._schema import TOOL_NAME_PATTERN, ArgumentProblem, ArgumentsSchema, arguments_schema
 from swarmkit.context import RunContext
@@ -102,6 +103,11 @@ class FunctionTool:
             strict=self.strict,
         )
 
+    def arguments_problem(self, arguments: str) -> str | None:
+        """Why raw JSON ``arguments`` would be refused by this tool, or None when they validate."""
+        validated = self._arguments.validate(arguments)
+        return validated.message if isinstance(validated, ArgumentProblem) else None
+
     async def invoke(self, arguments: str, context: RunContext) -> ToolOutcome:
         """Validate the model's raw JSON arguments, call the function and describe the result."""
         validated = self._arguments.validate(arguments)
@@ -135,6 +141,68 @@ class FunctionTool:
         if inspect.isawaitable(result):
             result = await result
         return result
+
+
+class ToolRunner(Protocol):
+    """Where the loop runs a function tool call: in process by default, elsewhere on an engine."""
+
+    async def invoke(self, tool: FunctionTool, arguments: str, context: RunContext) -> ToolOutcome:
+        """Run ``tool`` on the model's raw JSON ``arguments``; bad calls become error outcomes."""
+        ...
+
+
+class InProcessToolRunner:
+    """Runs each tool call in this process, on the run's event loop (the default)."""
+
+    async def invoke(self, tool: FunctionTool, arguments: str, context: RunContext) -> ToolOutcome:
+        """Call the tool here."""
+        return await tool.invoke(arguments, context)
+
+
+ToolErrorKind = Literal["arguments", "execution"]
+"""Which ToolError an outcome carries: the model's arguments, or the tool's own failure."""
+
+
+def outcome_to_data(outcome: ToolOutcome) -> dict[str, Any]:
+    """A tool outcome as JSON-safe data that ``outcome_from_data`` turns back into an equal one.
+
+    The error keeps its kind and message (its Python cause stays behind); a successful result
+    keeps its output as the text the model saw, its context update, goto and payload.
+    """
+    result = outcome.result
+    error = outcome.error
+    return {
+        "content": outcome.content,
+        "is_error": outcome.is_error,
+        "update": to_jsonable_python(dict(result.update), fallback=str) if result else {},
+        "goto": result.goto if result else None,
+        "payload": to_jsonable_python(dict(result.payload)) if result and result.payload else None,
+        "error": None if error is None else {"kind": _error_kind(error), "tool": error.tool_name},
+    }
+
+
+def outcome_from_data(data: Mapping[str, Any]) -> ToolOutcome:
+    """The outcome ``outcome_to_data`` described (journals written before errors had kinds too)."""
+    content = str(data["content"])
+    if not data["is_error"]:
+        result = ToolResult(
+            output=content,
+            update=data.get("update") or {},
+            goto=data.get("goto"),
+            payload=data.get("payload"),
+        )
+        return ToolOutcome(content=content, is_error=False, result=result)
+    described = data.get("error")
+    if not isinstance(described, Mapping):
+        return ToolOutcome(content=content, is_error=True)
+    kind = described.get("kind")
+    error_type = ToolArgumentsError if kind == "arguments" else ToolExecutionError
+    error = error_type(content, tool_name=str(described.get("tool", "")))
+    return ToolOutcome(content=content, is_error=True, error=error)
+
+
+def _error_kind(error: ToolError) -> ToolErrorKind:
+    return "arguments" if isinstance(error, ToolArgumentsError) else "execution"
 
 
 @overload

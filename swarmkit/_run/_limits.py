@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from swarmkit._plan import AgentPlan
+from swarmkit._run._spec import SwarmSpec
 from swarmkit._run._state import RefusalReason, RunState, StopRun
 from swarmkit.exceptions import HandoffCycleError, MaxHandoffsExceeded, MaxTurnsExceeded
 
-if TYPE_CHECKING:
-    from swarmkit.swarm import Swarm
 
-
-def may_hand_off(swarm: Swarm, state: RunState, plan: AgentPlan, *, had_options: bool) -> bool:
+def may_hand_off(swarm: SwarmSpec, state: RunState, plan: AgentPlan, *, had_options: bool) -> bool:
     """Whether the agent may still hand off (records that the cap withheld options it had)."""
     if state.handoff_count >= swarm.max_handoffs:
         state.limited_handoffs = state.limited_handoffs or had_options
@@ -21,7 +17,7 @@ def may_hand_off(swarm: Swarm, state: RunState, plan: AgentPlan, *, had_options:
     return budget is None or state.used_by_agent[plan.name] < budget
 
 
-def allowed_targets(swarm: Swarm, state: RunState, plan: AgentPlan) -> frozenset[str]:
+def allowed_targets(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> frozenset[str]:
     """The peers the agent is offered transfer tools for right now."""
     if not may_hand_off(swarm, state, plan, had_options=bool(plan.handoff_configs)):
         return frozenset()
@@ -32,13 +28,13 @@ def allowed_targets(swarm: Swarm, state: RunState, plan: AgentPlan) -> frozenset
     return targets
 
 
-def closes_cycle(swarm: Swarm, state: RunState, target: str) -> bool:
+def closes_cycle(swarm: SwarmSpec, state: RunState, target: str) -> bool:
     """Whether entering ``target`` again would exceed its allowed revisits."""
     return state.visits[target] > swarm.max_revisits
 
 
 def refusal(
-    swarm: Swarm, state: RunState, plan: AgentPlan, target: str
+    swarm: SwarmSpec, state: RunState, plan: AgentPlan, target: str
 ) -> tuple[RefusalReason, str] | None:
     """Why a handoff from ``plan`` to ``target`` must be refused, or None when it may happen."""
     if target == plan.name:
@@ -62,7 +58,9 @@ def refusal(
     return None
 
 
-def apply_refusal_policy(swarm: Swarm, state: RunState, reason: RefusalReason, target: str) -> None:
+def apply_refusal_policy(
+    swarm: SwarmSpec, state: RunState, reason: RefusalReason, target: str
+) -> None:
     """Stop or raise when the swarm's policy for this refusal says so; "finish" goes on."""
     if reason == "cycle" and swarm.on_cycle == "error":
         cycle = [*state.trail[state.trail.index(target) :], target]
@@ -85,7 +83,7 @@ def apply_refusal_policy(swarm: Swarm, state: RunState, reason: RefusalReason, t
         raise StopRun("max_handoffs")
 
 
-def check_turn_budget(swarm: Swarm, state: RunState) -> None:
+def check_turn_budget(swarm: SwarmSpec, state: RunState) -> None:
     """Before a model call: stop or raise when max_turns calls were made already."""
     if state.turns < swarm.max_turns:
         return
@@ -100,6 +98,6 @@ def check_turn_budget(swarm: Swarm, state: RunState) -> None:
     raise StopRun("max_turns")
 
 
-def last_call(swarm: Swarm, state: RunState) -> bool:
+def last_call(swarm: SwarmSpec, state: RunState) -> bool:
     """Whether the next model call is the last max_turns allows."""
     return state.turns + 1 >= swarm.max_turns

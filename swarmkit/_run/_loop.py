@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from swarmkit import events as ev
 from swarmkit._log import log
@@ -13,6 +13,7 @@ from swarmkit._plan import AgentPlan
 from swarmkit._run import _replies as replies
 from swarmkit._run._limits import apply_refusal_policy, may_hand_off, refusal
 from swarmkit._run._request import build_request, offered_tools
+from swarmkit._run._spec import RunSeams, SwarmSpec
 from swarmkit._run._state import (
     Candidate,
     Interrupted,
@@ -31,15 +32,12 @@ from swarmkit.filters import HandoffInput, apply_filter
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
 from swarmkit.journal._codec import json_safe
-from swarmkit.journal._tape import Tape
+from swarmkit.journal._tape import StepWriter
 from swarmkit.messages import ToolCall, ToolMessage
 from swarmkit.models import ModelRequest, ModelResponse, StreamingModel, Usage
 from swarmkit.models import TextDelta as ModelTextDelta
 from swarmkit.result import DecidedBy, HandoffRecord, RuleDecision
 from swarmkit.tools import ToolOutcome
-
-if TYPE_CHECKING:
-    from swarmkit.swarm import Swarm
 
 
 class RunLoop:
@@ -48,13 +46,23 @@ class RunLoop:
     Each step of the active agent: consult the HandoffGraph (a match hands off with no model
     call); otherwise call the model; run the tool calls it made, then take at most one of the
     handoffs it asked for; an answer in plain text ends the run. Every step goes through the
-    tape, which journals it, or serves it back when replaying.
+    step writer, which journals it, or serves it back when replaying. The loop reaches the world
+    only through the spec's models and its seams (tool runner, decision source, runtime).
     """
 
-    def __init__(self, swarm: Swarm, state: RunState, tape: Tape, *, streaming: bool) -> None:
+    def __init__(
+        self,
+        swarm: SwarmSpec,
+        state: RunState,
+        tape: StepWriter,
+        seams: RunSeams,
+        *,
+        streaming: bool,
+    ) -> None:
         self._swarm = swarm
         self._state = state
         self._tape = tape
+        self._seams = seams
         self._streaming = streaming
 
     async def events(self) -> AsyncGenerator[ev.Event, None]:
@@ -86,7 +94,7 @@ class RunLoop:
             await self._tape.close()
             raise
         except BaseException:
-            await self._tape.flush()
+            await self._tape.abandon()
             raise
         result = build_result(state, reason, error, pending)
         await self._tape.note("run_finished", finished_data(result))
@@ -110,7 +118,7 @@ class RunLoop:
             "prompt": state.prompt,
             "context": json_safe(state.context),
             "entry_agent": state.agent,
-            "fingerprint": self._swarm.fingerprint(),
+            "fingerprint": dict(self._swarm.fingerprint),
         }
 
     async def _drive(self) -> AsyncIterator[ev.Event]:
@@ -284,7 +292,10 @@ class RunLoop:
                 arguments = json.dumps(dict(decision.payload))
         outcome = await self._tape.replayed_outcome(plan.name, call)
         if outcome is None:
-            outcome = await function.invoke(arguments, run_context(self._state))
+            state = self._state
+            key = f"{state.session_id}:{state.turns}:{call.id}"
+            context = run_context(state, idempotency_key=key)
+            outcome = await self._seams.tool_runner.invoke(function, arguments, context)
             self._tape.record_outcome(plan.name, call, outcome)
         return outcome
 
@@ -356,7 +367,10 @@ class RunLoop:
         """The decision for a pause point, or pause the run when nobody has decided yet."""
         decision = await self._tape.interrupt(asdict(pending))
         if decision is None:
-            raise Interrupted(pending)
+            decision = await self._seams.decisions.decide(pending)
+            if decision is None:
+                raise Interrupted(pending)
+            self._tape.record_decision(decision)
         return decision
 
     async def _refuse(

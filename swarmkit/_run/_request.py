@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from swarmkit._plan import AgentPlan
 from swarmkit._run._limits import allowed_targets, check_turn_budget, last_call
+from swarmkit._run._spec import SwarmSpec
 from swarmkit._run._state import RunState, run_context
 from swarmkit.filters import payload_json
 from swarmkit.handoffs import build_legacy_handoff_tool
 from swarmkit.messages import SystemMessage
 from swarmkit.models import ModelRequest, ToolSpec
 
-if TYPE_CHECKING:
-    from swarmkit.swarm import Swarm
 
-
-async def build_request(swarm: Swarm, state: RunState, plan: AgentPlan) -> ModelRequest:
+async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> ModelRequest:
     """The next model request of the active agent (after checking max_turns allows one)."""
     check_turn_budget(swarm, state)
     tools = offered_tools(swarm, state, plan)
@@ -36,7 +33,7 @@ async def build_request(swarm: Swarm, state: RunState, plan: AgentPlan) -> Model
     )
 
 
-def offered_tools(swarm: Swarm, state: RunState, plan: AgentPlan) -> tuple[ToolSpec, ...]:
+def offered_tools(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> tuple[ToolSpec, ...]:
     """The agent's function tools, then the transfer tools its limits still allow."""
     allowed = allowed_targets(swarm, state, plan)
     transfers = tuple(spec for target, spec in plan.transfer_specs if target in allowed)
@@ -57,7 +54,9 @@ async def instructions(state: RunState, plan: AgentPlan) -> str:
     return "\n\n".join([text, "\n".join(note)]) if text else "\n".join(note)
 
 
-def _legacy_specs(swarm: Swarm, plan: AgentPlan, allowed: frozenset[str]) -> tuple[ToolSpec, ...]:
+def _legacy_specs(
+    swarm: SwarmSpec, plan: AgentPlan, allowed: frozenset[str]
+) -> tuple[ToolSpec, ...]:
     legacy = plan.legacy
     if legacy is None or not allowed:
         return ()

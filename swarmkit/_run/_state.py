@@ -14,7 +14,7 @@ from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import PendingDecision
 from swarmkit.messages import Message, ToolCall
 from swarmkit.models import Usage
-from swarmkit.result import DecidedBy, HandoffRecord, RuleDecision, RunResult, StopReason
+from swarmkit.result import DecidedBy, Failure, HandoffRecord, RuleDecision, RunResult, StopReason
 
 RESERVED_KEY = "swarm"
 """The context key under which rules see the loop's facts (``swarm.agent``, ...)."""
@@ -91,6 +91,8 @@ class RunState:
     """Whether max_turns shaped a call or stopped the run."""
     cycle: bool = False
     """Whether a handoff was refused for closing a cycle."""
+    deps: Any = None
+    """The caller's Python objects for tools and instructions; never journaled."""
 
     @property
     def handoff_count(self) -> int:
@@ -132,7 +134,7 @@ def rule_state(state: RunState) -> dict[str, Any]:
     return {**state.context, RESERVED_KEY: facts}
 
 
-def run_context(state: RunState) -> RunContext:
+def run_context(state: RunState, *, idempotency_key: str | None = None) -> RunContext:
     """What tools and instruction functions see of the run."""
     return RunContext(
         context=MappingProxyType(state.context),
@@ -140,6 +142,8 @@ def run_context(state: RunState) -> RunContext:
         session_id=state.session_id,
         payload=state.payload,
         handoff_count=state.handoff_count,
+        deps=state.deps,
+        idempotency_key=idempotency_key,
     )
 
 
@@ -174,6 +178,7 @@ def build_result(
         turns=state.turns,
         context=dict(state.context),
         error=error,
+        failure=None if error is None else Failure.of(error),
         refusals=tuple(state.refusals),
         pending=pending,
     )

@@ -10,7 +10,6 @@ from pydantic_core import to_jsonable_python
 from swarmkit.filters import render_history
 from swarmkit.messages import AssistantMessage, ToolCall
 from swarmkit.models import ModelRequest, ModelResponse, Usage
-from swarmkit.tools import ToolOutcome, ToolResult
 
 UNCOMPARED_KEYS = frozenset({"sub_session_id", "session_id", "fingerprint"})
 """Keys replay does not compare: session names (a fork has its own) and the configuration
@@ -54,31 +53,6 @@ def response_from_data(data: Mapping[str, Any]) -> ModelResponse:
         finish_reason=data["finish_reason"],
         model=data["model"],
     )
-
-
-def outcome_to_data(outcome: ToolOutcome) -> dict[str, Any]:
-    """A tool outcome as journal data (the context update and goto included)."""
-    result = outcome.result
-    return {
-        "content": outcome.content,
-        "is_error": outcome.is_error,
-        "update": json_safe(dict(result.update)) if result else {},
-        "goto": result.goto if result else None,
-        "payload": json_safe(dict(result.payload)) if result and result.payload else None,
-    }
-
-
-def outcome_from_data(data: Mapping[str, Any]) -> ToolOutcome:
-    """A tool outcome read back from journal data."""
-    result = None
-    if not data["is_error"]:
-        result = ToolResult(
-            output=data["content"],
-            update=data.get("update") or {},
-            goto=data.get("goto"),
-            payload=data.get("payload"),
-        )
-    return ToolOutcome(content=data["content"], is_error=data["is_error"], result=result)
 
 
 def request_summary(request: ModelRequest) -> dict[str, Any]:

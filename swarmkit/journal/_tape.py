@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, cast
 
-from swarmkit.exceptions import ModelError, ReplayDivergenceError
+from swarmkit.exceptions import JournalError, ModelError, ReplayDivergenceError
 from swarmkit.interrupts import Decision, decision_from_data, decision_to_data
 from swarmkit.journal._codec import (
     UNCOMPARED_KEYS,
-    outcome_from_data,
-    outcome_to_data,
     request_summary,
     response_from_data,
     response_to_data,
@@ -21,7 +20,8 @@ from swarmkit.journal._digest import PartCache, RequestDigester
 from swarmkit.journal._records import Journal, JournalRecord
 from swarmkit.messages import ToolCall
 from swarmkit.models import ModelRequest, ModelResponse
-from swarmkit.tools import ToolOutcome
+from swarmkit.redaction import Redactor
+from swarmkit.tools import ToolOutcome, outcome_from_data, outcome_to_data
 
 
 def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:
@@ -43,6 +43,84 @@ def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, .
     return tuple(prefix)
 
 
+class RecordSink(Protocol):
+    """Anything a tape can write records to: a ``Journal``, or an engine's mirror of one."""
+
+    async def append(self, records: Sequence[JournalRecord]) -> None:
+        """Store one step's records."""
+        ...
+
+
+class StepWriter(Protocol):
+    """The run loop's only door to durability: it journals steps, or serves them back.
+
+    ``Tape`` is the implementation for a swarmkit ``Journal`` (or none, or a mirror); an engine
+    with a durable history of its own can give the loop another.
+    """
+
+    async def note(self, kind: str, data: Mapping[str, Any]) -> None:
+        """A step the run decides by itself (a handoff, a rule, its start and end)."""
+        ...
+
+    async def replayed_response(
+        self, agent: str, turn: int, request: ModelRequest
+    ) -> ModelResponse | None:
+        """The journaled response to this request, or None when the model must be called."""
+        ...
+
+    def record_response(
+        self, agent: str, turn: int, request: ModelRequest, response: ModelResponse
+    ) -> None:
+        """Journal a live model call."""
+        ...
+
+    def record_model_error(
+        self, agent: str, turn: int, request: ModelRequest, error: ModelError
+    ) -> None:
+        """Journal a model call that failed for good."""
+        ...
+
+    async def replayed_outcome(self, agent: str, call: ToolCall) -> ToolOutcome | None:
+        """The journaled outcome of this tool call, or None when the tool must run."""
+        ...
+
+    def record_outcome(self, agent: str, call: ToolCall, outcome: ToolOutcome) -> None:
+        """Journal a live tool call and its outcome."""
+        ...
+
+    async def interrupt(self, pending: Mapping[str, Any]) -> Decision | None:
+        """At a pause point: the decision the journal or ``resume`` holds, else None."""
+        ...
+
+    def record_decision(self, decision: Decision) -> None:
+        """Journal a decision a DecisionSource gave live, so replay takes the same path."""
+        ...
+
+    async def flush(self) -> None:
+        """Make pending records durable."""
+        ...
+
+    async def close(self) -> None:
+        """The run ended: check the journal was used up, write what is pending, let go."""
+        ...
+
+    async def abandon(self) -> None:
+        """The run was cancelled or its task torn down: write what is pending, let go."""
+        ...
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LeaseTerms:
+    """The lease a writing tape holds on its session."""
+
+    owner: str
+    """This writer's name, shown to a refused second writer."""
+    ttl: float
+    """Seconds the lease lasts unless renewed; renewed at writes once half of it has passed."""
+    clock: Callable[[], float]
+    """The run's clock, to know when to renew (expiry itself is the journal's clock)."""
+
+
 class Tape:
     """Journals one run: live steps are appended; replayed steps are served and checked.
 
@@ -56,15 +134,17 @@ class Tape:
     def __init__(
         self,
         *,
-        journal: Journal | None,
+        journal: RecordSink | None,
         session_id: str,
         prefix: Sequence[JournalRecord] = (),
         go_live: bool = True,
         next_seq: int = 0,
         execute_tools: bool = False,
         decision: Decision | None = None,
-        redact: frozenset[str] = frozenset(),
+        redact: Redactor | None = None,
         digests: PartCache | None = None,
+        lease: LeaseTerms | None = None,
+        mirror: bool = False,
     ) -> None:
         self._journal = journal
         self._session_id = session_id
@@ -78,6 +158,15 @@ class Tape:
         self._pending: list[JournalRecord] = []
         self._digester = RequestDigester(digests)
         self._live_step = False
+        self._lease = lease
+        self._leased_at: float | None = None
+        self._mirror = mirror
+        self._broken = False
+
+    async def open(self) -> None:
+        """Take the session's lease before the first write; ``SessionBusyError`` if it is held."""
+        if self._journal is not None and self._lease is not None and self._go_live:
+            await self._renew(self._lease)
 
     @property
     def replaying(self) -> bool:
@@ -173,6 +262,10 @@ class Tape:
             return self._take_resume_decision() if self._resuming_here() else None
         finished = self._prefix[self._cursor]
         after = self._cursor + 1
+        if finished.kind == "resumed":
+            # A DecisionSource decided this pause live; replay takes the same decision.
+            self._cursor += 1
+            return decision_from_data(finished.data)
         if finished.kind != "run_finished":
             return None
         if after < len(self._prefix) and self._prefix[after].kind == "resumed":
@@ -183,16 +276,59 @@ class Tape:
             return self._take_resume_decision()
         return None
 
+    def record_decision(self, decision: Decision) -> None:
+        """Journal a decision a DecisionSource gave live, so replay takes the same path."""
+        self._add("resumed", decision_to_data(decision))
+
     async def flush(self) -> None:
-        """Write the pending records as one transaction (one step)."""
-        if self._pending and self._journal is not None:
-            records, self._pending = self._pending, []
+        """Write the pending records as one transaction (one step).
+
+        A write that fails is never dropped: the error goes up (its cause chained) and the
+        tape writes nothing more, so a run that lost its session cannot write into it later.
+        """
+        if not self._pending or self._journal is None or self._broken:
+            return
+        records, self._pending = self._pending, []
+        try:
+            if self._lease is not None and self._lease_due(self._lease):
+                await self._renew(self._lease)
             await self._journal.append(records)
+        except BaseException as exc:
+            self._broken = True
+            if isinstance(exc, JournalError) or not isinstance(exc, Exception):
+                raise
+            raise JournalError(
+                f"cannot write step {records[0].seq} of session {self._session_id!r}: {exc}"
+            ) from exc
+
+    async def abandon(self) -> None:
+        """The run was cancelled or its task torn down: write what is pending, let go."""
+        try:
+            await self.flush()
+        finally:
+            await self.release()
+
+    async def release(self) -> None:
+        """Give up the session's lease (a run that ended, paused or crashed in this process)."""
+        if self._journal is not None and self._lease is not None and self._leased_at is not None:
+            self._leased_at = None
+            journal = cast(Journal, self._journal)
+            await journal.release_lease(self._session_id, owner=self._lease.owner)
+
+    async def _renew(self, lease: LeaseTerms) -> None:
+        journal = cast(Journal, self._journal)  # a tape with lease terms writes a Journal
+        await journal.acquire_lease(self._session_id, owner=lease.owner, ttl=lease.ttl)
+        self._leased_at = lease.clock()
+
+    def _lease_due(self, lease: LeaseTerms) -> bool:
+        return self._leased_at is None or lease.clock() - self._leased_at > lease.ttl / 2
 
     async def _flush_costly(self) -> None:
         """Before a live call: make earlier model and tool results durable, so a crash from
-        here on never repeats them; records the run can recompute wait for the next write."""
-        if any(record.kind in _COSTLY for record in self._pending):
+        here on never repeats them; records the run can recompute wait for the next write.
+        A mirror writes only when the run ends or pauses: its engine keeps the durable history.
+        """
+        if not self._mirror and any(record.kind in _COSTLY for record in self._pending):
             await self.flush()
 
     async def close(self) -> None:
@@ -206,7 +342,11 @@ class Tape:
                 step=record.seq,
                 diff=_diff(record.data, {}),
             )
-        await self.flush()
+        try:
+            await self.flush()
+        finally:
+            if not self._broken:
+                await self.release()
 
     # -- internals -----------------------------------------------------------------------
 
@@ -278,15 +418,18 @@ class Tape:
 
     def _clean(self, data: Mapping[str, Any]) -> dict[str, Any]:
         clean = dict(data)
-        if self._redact:
-            # Secrets enter a run through the caller's context, tools' updates and payloads.
+        if self._redact is not None:
+            # Secrets enter a run through the caller's context, tools' updates and arguments,
+            # payloads and the decisions a person is asked for.
             for key in _SECRET_CARRIERS.intersection(clean):
-                clean[key] = _redacted(clean[key], self._redact)
+                clean[key] = self._redact.value(clean[key])
+            if isinstance(clean.get("arguments"), str):
+                clean["arguments"] = self._redact.json_text(clean["arguments"])
         return clean
 
 
 _COSTLY = frozenset({"model_call", "tool_call"})
-_SECRET_CARRIERS = frozenset({"context", "outcome", "payload"})
+_SECRET_CARRIERS = frozenset({"context", "outcome", "payload", "pending"})
 
 
 def _tool_key(agent: str, call: ToolCall) -> dict[str, Any]:
@@ -310,14 +453,3 @@ def _diff(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> str:
             lineterm="",
         )
     )
-
-
-def _redacted(value: Any, keys: frozenset[str]) -> Any:
-    if isinstance(value, Mapping):
-        return {
-            k: "[redacted]" if str(k).lower() in keys else _redacted(v, keys)
-            for k, v in value.items()
-        }
-    if isinstance(value, list | tuple):
-        return [_redacted(v, keys) for v in value]
-    return value

@@ -7,11 +7,15 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import httpx
+import pytest
 
+from swarmkit.exceptions import SessionBusyError
 from swarmkit.journal import SQLiteJournal
+from swarmkit.swarm import DEFAULT_LEASE_TTL
 
 from .crash_app import PROMPT, SESSION, body_digest, build_swarm, model_on, respond
 
@@ -39,7 +43,8 @@ def _run_child_until_it_hangs(journal: Path) -> list[str]:
 
 
 async def test_sigkilled_run_resumes_to_the_uninterrupted_result(tmp_path: Path) -> None:
-    """The resumed result equals an uninterrupted run's; each completed request was sent once."""
+    """After the dead holder's lease expires, the resumed result equals an uninterrupted run's,
+    and each completed request was sent once."""
     journal_path = tmp_path / "journal.sqlite"
     child_lines = _run_child_until_it_hangs(journal_path)
     completed_in_child = [line.split()[1] for line in child_lines if line.startswith("completed")]
@@ -53,7 +58,11 @@ async def test_sigkilled_run_resumes_to_the_uninterrupted_result(tmp_path: Path)
         return httpx.Response(200, json=respond(json.loads(request.content)))
 
     swarm = build_swarm(model_on(handler), tools_after.append)
-    resumed = await swarm.resume(SESSION, SQLiteJournal(journal_path))
+    with pytest.raises(SessionBusyError, match="being written by"):
+        await swarm.resume(SESSION, SQLiteJournal(journal_path))
+    # The killed holder never renews its lease: once it expires, the session is free.
+    after_expiry = SQLiteJournal(journal_path, clock=lambda: time.time() + DEFAULT_LEASE_TTL + 1)
+    resumed = await swarm.resume(SESSION, after_expiry)
 
     baseline_tools: list[str] = []
     baseline = await build_swarm(
@@ -70,3 +79,35 @@ async def test_sigkilled_run_resumes_to_the_uninterrupted_result(tmp_path: Path)
     assert len(set(sent)) == len(sent) == 2
     assert tools_in_child == ["tool lookup A-1"]
     assert tools_after == ["refund A-1"]
+
+
+async def test_a_second_process_is_refused_while_the_first_writes_the_session(
+    tmp_path: Path,
+) -> None:
+    """Two writers of one session: the second gets SessionBusyError at once, the first
+    finishes, and the session then replays cleanly with no model call."""
+    journal_path = tmp_path / "journal.sqlite"
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tests.swarm.crash_app", str(journal_path)],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        for line in child.stdout:
+            if line.strip() == "hang":
+                break
+        swarm = build_swarm(model_on(lambda r: httpx.Response(500)), lambda line: None)
+        with pytest.raises(SessionBusyError, match="being written by") as caught:
+            await swarm.resume(SESSION, SQLiteJournal(journal_path))
+        assert caught.value.owner.split(":")[1] == str(child.pid)
+        child.stdin.write("go on\n")
+        child.stdin.flush()
+        assert child.wait(timeout=60) == 0
+    finally:
+        child.kill()
+        child.wait()
+    replayed = await swarm.replay(SESSION, SQLiteJournal(journal_path))
+    assert replayed.final_output == "Refunded A-1."

@@ -1,0 +1,67 @@
+"""SwarmSpec: the compiled swarm a run loop drives, and the seams it reaches the world through."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from swarmkit._plan import AgentPlan
+from swarmkit.graph import HandoffGraph
+from swarmkit.handoffs import Handoff
+from swarmkit.interrupts import DecisionSource
+from swarmkit.runtime import Runtime
+from swarmkit.tools import ToolRunner
+
+LimitPolicy = Literal["finish", "stop", "error"]
+"""What a limit does: let the agent answer without handoffs, stop at once, or raise."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SwarmSpec:
+    """Everything about a swarm that a run reads and never changes; built once by ``Swarm``."""
+
+    plans: Mapping[str, AgentPlan]
+    """Each agent's compiled plan (model, tools, transfer tools), by name."""
+    entry_agent: str
+    """The agent that takes the first turn."""
+    graph: HandoffGraph | None
+    """Rules consulted before each model call."""
+    peer_handoffs: Mapping[str, Handoff]
+    """Swarm-level Handoff configs of peers, by name."""
+    max_handoffs: int
+    """Handoffs a run may perform."""
+    detect_cycles: bool
+    """Whether returning to an agent on the trail is a cycle."""
+    max_revisits: int
+    """How often an agent may be entered again before it counts as a cycle."""
+    pass_full_history: bool
+    """Whether a receiving agent without a filter sees the whole history."""
+    max_turns: int
+    """Model calls a run may make."""
+    on_max_handoffs: LimitPolicy
+    """What reaching ``max_handoffs`` does."""
+    on_max_turns: LimitPolicy
+    """What reaching ``max_turns`` does."""
+    on_cycle: LimitPolicy
+    """What a detected cycle does."""
+    interrupt_before: frozenset[str]
+    """Agents a run pauses before entering."""
+    interrupt_on_handoff: bool
+    """Whether every handoff pauses for a decision."""
+    fingerprint: Mapping[str, Any]
+    """Digests of the configuration that runs record."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RunSeams:
+    """How one run reaches the world beyond its model: the loop sees nothing else."""
+
+    runtime: Runtime
+    """Ids, clock, sleep and randomness."""
+    tool_runner: ToolRunner
+    """Runs every function tool call."""
+    decisions: DecisionSource
+    """Decides a pause point the journal has no decision for."""
+    deps: Any = None
+    """The caller's Python objects for tools and instructions; never journaled."""

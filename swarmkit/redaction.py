@@ -1,0 +1,105 @@
+"""Redaction: values stored under secret-looking keys are shown as ``[redacted]`` everywhere."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from swarmkit.exceptions import ConfigurationError
+
+REDACTED = "[redacted]"
+"""What a secret value is replaced with."""
+
+DEFAULT_SECRET_PATTERNS = (
+    "key",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "authorization",
+    "auth",
+    "cookie",
+    "credential",
+    "credentials",
+)
+"""Words that make a key secret wherever they appear as a whole word of it."""
+
+# Words of a key: split at _ - . and spaces, and before an upper-case letter that follows a
+# lower-case letter or digit (camelCase), or that starts a capitalised word after capitals
+# (HTTPHeader -> HTTP, Header).
+_SEPARATORS = re.compile(r"[\s_.\-]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+
+
+def key_words(key: str) -> tuple[str, ...]:
+    """The lower-case words of a key: ``X-Api-Key`` -> ``("x", "api", "key")``."""
+    words: list[str] = []
+    for part in _SEPARATORS.split(key):
+        words.extend(word.lower() for word in _CAMEL.split(part) if word)
+    return tuple(words)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Redactor:
+    """Finds secret keys by whole words and hides their values in any JSON-like data.
+
+    ``api_token``, ``accessToken``, ``X-Api-Key`` and ``db_password`` are secret under the
+    defaults; ``prompt_tokens``, ``max_tokens``, ``monkey`` and ``keyboard`` are not (no whole
+    word matches). A pattern of several words (``"api key"``) matches those words in a row.
+    """
+
+    patterns: tuple[tuple[str, ...], ...] = field(
+        default_factory=lambda: tuple((p,) for p in DEFAULT_SECRET_PATTERNS)
+    )
+    """Each pattern as its words."""
+
+    @classmethod
+    def of(cls, patterns: Collection[str]) -> Redactor:
+        """A redactor for ``patterns``; ConfigurationError for one string or non-strings."""
+        if isinstance(patterns, str | bytes) or not isinstance(patterns, Collection):
+            raise ConfigurationError(
+                f"redact_keys must be a collection of key patterns such as ['password', "
+                f"'token'], got {patterns!r}"
+            )
+        words = []
+        for pattern in patterns:
+            if not isinstance(pattern, str) or not key_words(pattern):
+                raise ConfigurationError(
+                    f"each redact_keys pattern must be a non-empty str, got {pattern!r}"
+                )
+            words.append(key_words(pattern))
+        return cls(patterns=tuple(words))
+
+    def is_secret(self, key: object) -> bool:
+        """Whether a value stored under ``key`` must not be shown."""
+        if not isinstance(key, str):
+            return False
+        words = key_words(key)
+        return any(_contains(words, pattern) for pattern in self.patterns)
+
+    def value(self, value: Any) -> Any:
+        """``value`` with every secret key's value replaced, at any depth."""
+        if isinstance(value, Mapping):
+            return {k: REDACTED if self.is_secret(k) else self.value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.value(v) for v in value]
+        return value
+
+    def json_text(self, text: str) -> str:
+        """JSON text with secret values hidden; text that is not a JSON object stays as it is."""
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            return text
+        if not isinstance(data, dict):
+            return text
+        redacted = self.value(data)
+        return text if redacted == data else json.dumps(redacted, ensure_ascii=False)
+
+
+def _contains(words: tuple[str, ...], pattern: tuple[str, ...]) -> bool:
+    size = len(pattern)
+    return any(words[i : i + size] == pattern for i in range(len(words) - size + 1))

@@ -1,0 +1,38 @@
+"""Runtime: where a run gets ids, the time, sleeps and randomness, so an engine can supply them."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+
+def _new_hex_id() -> str:
+    return uuid.uuid4().hex
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Runtime:
+    """The outside effects a run needs besides models, tools and the journal.
+
+    The loop never calls ``uuid``, ``time``, ``random`` or ``asyncio.sleep`` itself: it asks its
+    runtime. The default is the real ones; a test passes fixed ones (see
+    ``swarmkit.testing.fixed_runtime``) and an engine passes its own deterministic ones, so a
+    run replayed in another process draws the same values.
+    """
+
+    new_id: Callable[[], str] = _new_hex_id
+    """A fresh unique id (session ids, lease owners)."""
+    clock: Callable[[], float] = time.time
+    """Wall-clock seconds since the epoch."""
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    """Wait this many seconds."""
+    random: Callable[[], float] = random.random
+    """A float in [0, 1) (retry jitter)."""
+
+
+DEFAULT_RUNTIME = Runtime()
+"""The real ids, clock, sleep and randomness."""

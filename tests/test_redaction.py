@@ -1,0 +1,100 @@
+"""Redaction by whole words of a key: secrets hidden in journals, usage figures kept."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from swarmkit import Agent, ConfigurationError, Swarm, tool
+from swarmkit.journal import InMemoryJournal, export_jsonl
+from swarmkit.redaction import REDACTED, Redactor, key_words
+from swarmkit.testing import ScriptedModel, text, tool_call
+
+SECRET = [
+    "api_token",
+    "accessToken",
+    "X-Api-Key",
+    "db_password",
+    "Authorization",
+    "passwd",
+    "session.cookie",
+    "aws-credentials",
+    "client_secret",
+    "APIKey",
+]
+PLAIN = [
+    "prompt_tokens",
+    "max_tokens",
+    "monkey",
+    "keyboard",
+    "author",
+    "tokens",
+    "order",
+    "secretary",
+    "keys",
+]
+
+
+@pytest.mark.parametrize("key", SECRET)
+def test_keys_with_a_secret_word_are_secret(key: str) -> None:
+    """Each of these holds a default pattern as a whole word."""
+    assert Redactor().is_secret(key)
+
+
+@pytest.mark.parametrize("key", PLAIN)
+def test_keys_that_only_contain_the_letters_are_not(key: str) -> None:
+    """A pattern inside a longer word does not count."""
+    assert not Redactor().is_secret(key)
+
+
+def test_keys_split_at_separators_and_camel_case() -> None:
+    """Words come from _ - . and case changes."""
+    assert key_words("X-Api-Key") == ("x", "api", "key")
+    assert key_words("accessTokenV2") == ("access", "token", "v2")
+    assert key_words("HTTPHeader") == ("http", "header")
+
+
+def test_values_are_hidden_at_any_depth_and_patterns_are_configurable() -> None:
+    """Nested dicts and lists; a multi-word pattern matches those words in a row."""
+    redactor = Redactor.of(["pin", "account number"])
+    data = {"user": {"pin": 1234, "accountNumber": "X", "account": "ok"}, "l": [{"PIN": 1}]}
+    assert redactor.value(data) == {
+        "user": {"pin": REDACTED, "accountNumber": REDACTED, "account": "ok"},
+        "l": [{"PIN": REDACTED}],
+    }
+
+
+@pytest.mark.parametrize("bad", ["password", None, 42, ["ok", ""], [3]])
+def test_redact_keys_must_be_a_collection_of_words(bad: Any) -> None:
+    """A single string is not taken as the set of its letters."""
+    with pytest.raises(ConfigurationError, match="redact_keys"):
+        Swarm([Agent(name="a")], "a", model=ScriptedModel(), redact_keys=bad)
+
+
+async def test_a_journal_never_holds_secrets_of_context_or_tool_arguments() -> None:
+    """Context and the tool call's arguments are redacted; usage counts are not.
+
+    (The model's own answer is journaled verbatim, so that replay can serve it back.)"""
+
+    @tool
+    def login(user: str, api_key: str) -> str:
+        """Log in."""
+        return f"hello {user}"
+
+    journal = InMemoryJournal()
+    swarm = Swarm(
+        [Agent(name="a", tools=[login])],
+        "a",
+        model=ScriptedModel(tool_call("login", user="ann", api_key="sk-9"), text("done")),
+        journal=journal,
+    )
+    result = await swarm.run("go", context={"dbPassword": "hunter2", "tier": "gold"})
+    records = await journal.read(result.session_id)
+    exported = export_jsonl(records)
+    assert "hunter2" not in exported
+    tool_record = next(r for r in records if r.kind == "tool_call")
+    assert "sk-9" not in json.dumps(dict(tool_record.data))
+    assert "gold" in exported
+    assert "prompt_tokens" in exported

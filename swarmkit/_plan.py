@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from swarmkit.agent import Agent
+from swarmkit.delegation import AgentTool
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.handoffs import (
     Handoff,
@@ -38,6 +39,8 @@ class AgentPlan:
     """The single ``handoff(target, message)`` tool, when the swarm asks for it."""
     handoff_configs: Mapping[str, Handoff]
     """Handoff configuration per target it may hand off to."""
+    delegates: Mapping[str, AgentTool] = field(default_factory=dict)
+    """Agents it delegates to, by tool name (``other.as_tool()`` in its tools)."""
 
     @property
     def name(self) -> str:
@@ -81,12 +84,13 @@ def build_plan(agent: Agent, options: PlanOptions, resolve: ModelResolver) -> Ag
     plan = AgentPlan(
         agent=agent,
         model=resolve(agent, options.default_model),
-        tools={t.name: t for t in agent.tools},
+        tools={t.name: t for t in agent.tools if isinstance(t, FunctionTool)},
         tool_specs=tuple(t.spec() for t in agent.tools),
         transfers={t.name: t for t in transfers},
         transfer_specs=tuple((t.target, t.spec()) for t in transfers),
         legacy=legacy,
         handoff_configs=configs,
+        delegates=_delegates(agent, options),
     )
     _check_tool_names(plan)
     return plan
@@ -133,6 +137,17 @@ def _handoff_configs(agent: Agent, options: PlanOptions) -> dict[str, Handoff]:
             )
         configs[target] = _merge(handoff, options.peer_handoffs.get(target))
     return configs
+
+
+def _delegates(agent: Agent, options: PlanOptions) -> dict[str, AgentTool]:
+    delegates = {t.name: t for t in agent.tools if isinstance(t, AgentTool)}
+    for delegate in delegates.values():
+        if delegate.agent not in options.peers:
+            raise ConfigurationError(
+                f"agent {agent.name!r} delegates to {delegate.agent!r}, which is not in the "
+                f"swarm; add that agent to the swarm's agents"
+            )
+    return delegates
 
 
 def _merge(own: Handoff, swarm_level: Handoff | None) -> Handoff:

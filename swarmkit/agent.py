@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from swarmkit.context import RunContext
+from swarmkit.delegation import AgentTool, agent_tool
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.handoffs import Handoff, build_transfer_tools
 from swarmkit.models._base import Model, ModelSettings
@@ -27,8 +28,9 @@ class Agent:
     """The agent's unique name in its swarm; transfer tools are named after it."""
     instructions: Instructions = ""
     """The system prompt, or a function of the run context that returns it."""
-    tools: Sequence[FunctionTool] = ()
-    """The function tools the agent may call (stored as a tuple)."""
+    tools: Sequence[FunctionTool | AgentTool] = ()
+    """The function tools the agent may call, and agents it delegates to (``other.as_tool()``);
+    stored as a tuple."""
     handoffs: Sequence[str | Agent | Handoff] | None = None
     """The peers it may hand off to: None means every other peer of the swarm, [] none."""
     description: str = ""
@@ -62,6 +64,14 @@ class Agent:
             )
         return rendered
 
+    def as_tool(self, *, name: str | None = None, description: str | None = None) -> AgentTool:
+        """This agent as a tool for a supervisor: it answers and control returns to the caller.
+
+        The tool is ``ask_<name>`` with one ``input`` string; its description defaults to this
+        agent's description. The agent must also be a member of the swarm.
+        """
+        return agent_tool(self.name, name=name, description=description or self.description)
+
     def handoff_configs(self) -> tuple[Handoff, ...] | None:
         """The handoffs as Handoff objects (names and Agents wrapped); None when unrestricted."""
         if self.handoffs is None:
@@ -86,11 +96,13 @@ def _check_instructions(name: str, instructions: object) -> None:
         )
 
 
-def _checked_tools(name: str, tools: object) -> tuple[FunctionTool, ...]:
+def _checked_tools(name: str, tools: object) -> tuple[FunctionTool | AgentTool, ...]:
     if isinstance(tools, str | bytes) or not isinstance(tools, Sequence):
         raise ConfigurationError(f"agent {name!r}: tools must be a list of @tool functions")
     for item in tools:
-        if not isinstance(item, FunctionTool):
+        if isinstance(item, AgentTool) and item.agent == name:
+            raise ConfigurationError(f"agent {name!r} cannot delegate to itself")
+        if not isinstance(item, FunctionTool | AgentTool):
             raise ConfigurationError(
                 f"agent {name!r}: tool {item!r:.80} is not a FunctionTool; decorate it with @tool"
             )

@@ -9,13 +9,13 @@ import os
 import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import aclosing
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from swarmkit._plan import AgentPlan, ModelResolver, PlanOptions, build_plan
 from swarmkit._run import RESERVED_KEY, RunLoop, RunState
 from swarmkit._run._decisions import check_decision
-from swarmkit._run._spec import LimitPolicy, RunSeams, SwarmSpec
+from swarmkit._run._spec import Delegator, LimitPolicy, RunSeams, SwarmSpec
 from swarmkit.agent import Agent
 from swarmkit.events import Event, RunFinished
 from swarmkit.exceptions import ConfigurationError, JournalError
@@ -262,15 +262,15 @@ class Swarm:
         seams = self._seams(deps, runtime, tool_runner, decisions)
         store = self._store(journal, session_id)
         records = await store.read(session_id)
-        journaled_prompt, context = _start_of(records, session_id)
-        prompt = journaled_prompt if prompt is None else prompt
+        start = _start_of(records, session_id)
+        start = start if prompt is None else replace(start, prompt=prompt)
         execute = _check_tools_mode(tools)
         if live_after is None:
             # A strict replay writes nothing and may not go live: the journal is all it has.
             tape = self._tape(
                 None, session_id, records, seams, go_live=False, execute_tools=execute
             )
-            return await self._run_on(tape, seams, prompt, context, session_id)
+            return await self._run_on(tape, seams, start, session_id, store)
         fork_id = fork_session_id or f"{session_id}__fork_{live_after}"
         prefix = _fork_prefix(records, live_after, fork_id)
         tape = self._tape(
@@ -282,7 +282,7 @@ class Swarm:
         except BaseException:
             await tape.release()
             raise
-        return await self._run_on(tape, seams, prompt, context, fork_id)
+        return await self._run_on(tape, seams, start, fork_id, store)
 
     async def resume(
         self,
@@ -305,7 +305,7 @@ class Swarm:
         seams = self._seams(deps, runtime, tool_runner, decisions)
         store = self._store(journal, session_id)
         records = await store.read(session_id)
-        prompt, context = _start_of(records, session_id)
+        start = _start_of(records, session_id)
         _check_resumable(records, session_id, decision)
         if decision is not None:
             check_decision(self.spec, records[-1].data.get("pending"), decision)
@@ -313,7 +313,7 @@ class Swarm:
         tape = self._tape(
             store, session_id, prefix, seams, next_seq=len(records), decision=decision
         )
-        return await self._run_on(tape, seams, prompt, context, session_id)
+        return await self._run_on(tape, seams, start, session_id, store)
 
     def _seams(
         self,
@@ -356,6 +356,7 @@ class Swarm:
         else:
             tape = self._tape(store, state.session_id, (), seams)
         await tape.open()
+        seams = replace(seams, delegate=self._delegator(store, seams))
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
         loop = RunLoop(self.spec, state, tape, seams, streaming=streaming)
@@ -399,14 +400,36 @@ class Swarm:
         self,
         tape: Tape,
         seams: RunSeams,
-        prompt: str,
-        context: Mapping[str, Any],
+        start: _Start,
         session_id: str,
+        store: Journal | None,
     ) -> RunResult:
-        state = self._new_state(prompt, context, session_id, seams)
+        seams = replace(seams, delegate=self._delegator(store, seams))
+        state = self._new_state(start.prompt, start.context, session_id, seams, entry=start.entry)
         await tape.open()
         loop = RunLoop(self.spec, state, tape, seams, streaming=False)
         return await _last_result(loop.events())
+
+    def _delegator(self, store: Journal | None, seams: RunSeams) -> Delegator:
+        """How this run's delegation tools run their sub-runs: in the same journal, resumable."""
+
+        async def delegate(
+            agent: str, task: str, session_id: str, context: Mapping[str, Any]
+        ) -> RunResult:
+            start = _Start(prompt=task, context=dict(context), entry=agent)
+            if store is None or await store.next_seq(session_id) == 0:
+                tape = self._tape(store, session_id, (), seams)
+                return await self._run_on(tape, seams, start, session_id, store)
+            # The parent crashed after this sub-run began: finish it, never start it twice.
+            records = await store.read(session_id)
+            if _finished(records):
+                tape = self._tape(None, session_id, records, seams, go_live=False)
+            else:
+                prefix = resumable_prefix(records)
+                tape = self._tape(store, session_id, prefix, seams, next_seq=len(records))
+            return await self._run_on(tape, seams, start, session_id, store)
+
+        return delegate
 
     def _store(self, journal: Journal | None, session_id: str) -> Journal:
         store = journal or self.journal
@@ -422,6 +445,8 @@ class Swarm:
         context: Mapping[str, Any] | None,
         session_id: str | None,
         seams: RunSeams,
+        *,
+        entry: str | None = None,
     ) -> RunState:
         if not isinstance(prompt, str):
             raise ConfigurationError(f"prompt must be a str, got {type(prompt).__name__}")
@@ -432,7 +457,7 @@ class Swarm:
             session_id=_check_session_id(session_id) or new_id(),
             prompt=prompt,
             context=initial,
-            agent=self.entry_agent,
+            agent=entry or self.entry_agent,
             transcript=[first],
             view=(first,),
             deps=seams.deps,
@@ -448,11 +473,36 @@ async def _last_result(events: AsyncIterator[Event]) -> RunResult:
     return result
 
 
-def _start_of(records: Sequence[JournalRecord], session_id: str) -> tuple[str, dict[str, Any]]:
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Start:
+    """What a journaled session was started with."""
+
+    prompt: str
+    """The prompt."""
+    context: dict[str, Any]
+    """The context (as journaled: secrets redacted)."""
+    entry: str | None
+    """The agent that took the first turn (a delegated sub-run's is not the swarm's entry)."""
+
+
+def _start_of(records: Sequence[JournalRecord], session_id: str) -> _Start:
     if not records or records[0].kind != "run_started":
         raise JournalError(f"session {session_id!r} does not start with a run_started record")
     data = records[0].data
-    return str(data["prompt"]), dict(data.get("context") or {})
+    entry = data.get("entry_agent")
+    return _Start(
+        prompt=str(data["prompt"]),
+        context=dict(data.get("context") or {}),
+        entry=entry if isinstance(entry, str) else None,
+    )
+
+
+def _finished(records: Sequence[JournalRecord]) -> bool:
+    last = records[-1]
+    return last.kind == "run_finished" and last.data.get("stop_reason") not in (
+        "error",
+        "interrupted",
+    )
 
 
 def _check_tools_mode(tools: str) -> bool:

@@ -11,6 +11,7 @@ from swarmkit import events as ev
 from swarmkit._log import log
 from swarmkit._plan import AgentPlan
 from swarmkit._run import _replies as replies
+from swarmkit._run._delegate import run_delegations
 from swarmkit._run._limits import apply_refusal_policy, may_hand_off, refusal
 from swarmkit._run._request import build_request, offered_tools
 from swarmkit._run._spec import RunSeams, SwarmSpec
@@ -232,16 +233,22 @@ class RunLoop:
         """Function tools run first, in order; then at most one handoff is taken."""
         results: dict[str, ToolMessage] = {}
         candidates: list[Candidate] = []
+        delegations: list[ToolCall] = []
         for call in calls:
             if call.name in plan.tools:
                 async for event in self._run_function_tool(plan, call, results, candidates):
                     yield event
+            elif call.name in plan.delegates:
+                delegations.append(call)
             elif _is_handoff_call(plan, call):
                 candidates.append(Candidate(call=call, decided_by="llm"))
             else:
                 offered = offered_tools(self._swarm, self._state, plan)
                 results[call.id] = replies.unknown_tool(call, offered)
                 yield replies.tool_resulted(plan.name, results[call.id])
+        if delegations:
+            async for event in self._run_delegations(plan, delegations, results):
+                yield event
         async for event in self._take_one_handoff(plan, candidates, results):
             yield event
         for call in calls:
@@ -280,6 +287,24 @@ class RunLoop:
         candidates.append(
             Candidate(call=call, decided_by="tool", request=request, tool_content=outcome.content)
         )
+
+    async def _run_delegations(
+        self, plan: AgentPlan, calls: list[ToolCall], results: dict[str, ToolMessage]
+    ) -> AsyncIterator[ev.Event]:
+        state, tape = self._state, self._tape
+        async for item in run_delegations(plan, calls, state, tape, self._seams):
+            if not isinstance(item, tuple):
+                yield item
+                continue
+            call, outcome = item
+            state.last_tool, state.last_tool_ok = call.name, not outcome.is_error
+            results[call.id] = ToolMessage(
+                tool_call_id=call.id,
+                name=call.name,
+                content=outcome.content,
+                is_error=outcome.is_error,
+            )
+            yield replies.tool_resulted(plan.name, results[call.id])
 
     async def _invoke(self, plan: AgentPlan, call: ToolCall) -> ToolOutcome:
         function = plan.tools[call.name]

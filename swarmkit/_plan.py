@@ -67,6 +67,7 @@ class PlanOptions:
 def build_plan(agent: Agent, options: PlanOptions, resolve: ModelResolver) -> AgentPlan:
     """Compile one agent; raises ConfigurationError for unknown peers or clashing tool names."""
     configs = _handoff_configs(agent, options)
+    _check_then(agent, options)
     transfers: tuple[TransferTool, ...] = ()
     legacy = None
     descriptions = {name: peer.description for name, peer in options.peers.items()}
@@ -137,6 +138,14 @@ def _handoff_configs(agent: Agent, options: PlanOptions) -> dict[str, Handoff]:
             )
         configs[target] = _merge(handoff, options.peer_handoffs.get(target))
     return configs
+
+
+def _check_then(agent: Agent, options: PlanOptions) -> None:
+    if agent.then is not None and agent.then not in options.peers:
+        raise ConfigurationError(
+            f"agent {agent.name!r} continues to {agent.then!r} (then=), which is not in the "
+            "swarm; add that agent to the swarm's agents"
+        )
 
 
 def _delegates(agent: Agent, options: PlanOptions) -> dict[str, AgentTool]:

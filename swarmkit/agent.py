@@ -39,6 +39,9 @@ class Agent:
     """A model (or model name) for this agent instead of the swarm's."""
     handoff_budget: int | None = None
     """How many handoffs this agent may make in one run; None means no limit."""
+    then: str | None = None
+    """With a ``handoff_budget``: the agent to continue to once the budget is spent (seed
+    001), as a recorded decision, instead of having to answer."""
     model_settings: ModelSettings = field(default_factory=ModelSettings)
     """Sampling and tool-use settings for this agent's model calls."""
 
@@ -144,6 +147,13 @@ def _check_fields(agent: Agent) -> None:
         raise ConfigurationError(f"agent {agent.name!r}: handoff_budget must be 0 or more")
     if not isinstance(agent.description, str):
         raise ConfigurationError(f"agent {agent.name!r}: description must be a str")
+    if agent.then is not None and (budget is None or not isinstance(agent.then, str)):
+        raise ConfigurationError(
+            f"agent {agent.name!r}: then= names the agent to continue to once handoff_budget "
+            "is spent: give both, then= as an agent name"
+        )
+    if agent.then == agent.name:
+        raise ConfigurationError(f"agent {agent.name!r}: then= cannot name the agent itself")
     if agent.model is not None and not isinstance(agent.model, str | Model):
         raise ConfigurationError(
             f"agent {agent.name!r}: model must be a Model, a model name or None"

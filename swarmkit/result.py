@@ -17,8 +17,9 @@ from swarmkit.models import Usage
 StopReason = Literal["final_output", "max_handoffs", "max_turns", "cycle", "interrupted", "error"]
 """Why a run stopped; a limit or a cycle is never reported as ``final_output``."""
 
-DecidedBy = Literal["rule", "llm", "tool"]
-"""Who chose a handoff: a HandoffGraph rule, the model's transfer call, or a tool's ``goto``."""
+DecidedBy = Literal["rule", "llm", "tool", "budget"]
+"""Who chose a handoff: a HandoffGraph rule, the model's transfer call, a tool's ``goto``, or
+an agent's spent ``handoff_budget`` continuing to its ``then`` agent."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

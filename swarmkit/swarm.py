@@ -72,6 +72,7 @@ class Swarm:
         session_ids: Callable[[], str] | None = None,
         journal: Journal | None = None,
         interrupt_before: Collection[str] = (),
+        interrupt_after: Collection[str] = (),
         interrupt_on_handoff: bool = False,
         redact_keys: Collection[str] = DEFAULT_REDACT_KEYS,
         runtime: Runtime | None = None,
@@ -92,7 +93,8 @@ class Swarm:
                 f"agents: {', '.join(peers)}"
             )
         _check_graph(graph, peers)
-        _check_interrupts(interrupt_before, peers)
+        _check_interrupts(interrupt_before, peers, "interrupt_before")
+        _check_interrupts(interrupt_after, peers, "interrupt_after")
         self.entry_agent = entry_agent
         self.graph = graph
         self.max_handoffs = max_handoffs
@@ -112,6 +114,7 @@ class Swarm:
         self._random_ids = session_ids is None
         self.journal = journal
         self.interrupt_before = frozenset(interrupt_before)
+        self.interrupt_after = frozenset(interrupt_after)
         self.interrupt_on_handoff = interrupt_on_handoff
         self.redactor = Redactor.of(redact_keys)
         resolve = ModelResolver()
@@ -141,6 +144,7 @@ class Swarm:
             on_max_turns=on_max_turns,
             on_cycle=on_cycle,
             interrupt_before=self.interrupt_before,
+            interrupt_after=self.interrupt_after,
             interrupt_on_handoff=interrupt_on_handoff,
             fingerprint=self._fingerprint,
         )
@@ -542,12 +546,12 @@ def _check_resumable(
         )
 
 
-def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent]) -> None:
+def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent], option: str) -> None:
     if isinstance(names, str):
-        raise ConfigurationError("interrupt_before takes a list of agent names, not one string")
+        raise ConfigurationError(f"{option} takes a list of agent names, not one string")
     unknown = sorted(set(names) - set(peers))
     if unknown:
-        raise ConfigurationError(f"interrupt_before names unknown agents: {', '.join(unknown)}")
+        raise ConfigurationError(f"{option} names unknown agents: {', '.join(unknown)}")
 
 
 def fingerprint(plans: Mapping[str, AgentPlan], graph: HandoffGraph | None) -> dict[str, Any]:

@@ -40,6 +40,9 @@ class ToolResult:
     """The name of an agent to hand off to after this turn."""
     payload: Mapping[str, Any] | None = None
     """The handoff payload for ``goto``, validated by the loop against the target's input type."""
+    ask: str | None = None
+    """A question for a person: the run pauses (``pending.kind == "question"``) and the answer
+    given on resume (``edit(payload={"answer": ...})``) becomes this call's result."""
 
     def __post_init__(self) -> None:
         if self.goto is not None and (not isinstance(self.goto, str) or not self.goto):
@@ -178,6 +181,7 @@ def outcome_to_data(outcome: ToolOutcome) -> dict[str, Any]:
         "is_error": outcome.is_error,
         "update": to_jsonable_python(dict(result.update), fallback=str) if result else {},
         "goto": result.goto if result else None,
+        "ask": result.ask if result else None,
         "payload": to_jsonable_python(dict(result.payload)) if result and result.payload else None,
         "error": None if error is None else {"kind": _error_kind(error), "tool": error.tool_name},
         "usage": {agent: to_jsonable_python(used) for agent, used in outcome.usage.items()},
@@ -194,6 +198,7 @@ def outcome_from_data(data: Mapping[str, Any]) -> ToolOutcome:
             update=data.get("update") or {},
             goto=data.get("goto"),
             payload=data.get("payload"),
+            ask=data.get("ask"),
         )
         return ToolOutcome(content=content, is_error=False, result=result, usage=usage)
     described = data.get("error")

@@ -48,6 +48,8 @@ class SwarmSpec:
     """What a detected cycle does."""
     interrupt_before: frozenset[str]
     """Agents a run pauses before entering."""
+    interrupt_after: frozenset[str]
+    """Agents a run pauses after, when they answer or hand off (seed 003)."""
     interrupt_on_handoff: bool
     """Whether every handoff pauses for a decision."""
     fingerprint: Mapping[str, Any]

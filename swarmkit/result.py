@@ -63,6 +63,26 @@ class RuleDecision:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class SessionState:
+    """A session's state after one journaled step, as ``Swarm.history`` lists it."""
+
+    step: int
+    """The journal record (seq) this state follows; ``Swarm.fork(at=step)`` starts here."""
+    kind: str
+    """What that record was (``model_call``, ``handoff``, ``tool_call``, ...)."""
+    agent: str
+    """The active agent."""
+    context: Mapping[str, Any]
+    """The run's context (as journaled: secrets redacted)."""
+    handoff_count: int
+    """Handoffs performed so far."""
+    turns: int
+    """Model calls made so far."""
+    messages: tuple[Message, ...]
+    """The conversation so far."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Failure:
     """The error that ended a run, as data that crosses a process boundary."""
 

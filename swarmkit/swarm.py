@@ -25,11 +25,11 @@ from swarmkit.interrupts import Decision, DecisionSource, PauseForDecision
 from swarmkit.journal import Journal, JournalRecord
 from swarmkit.journal._digest import PartCache
 from swarmkit.journal._records import json_default
-from swarmkit.journal._tape import LeaseTerms, RecordSink, Tape, resumable_prefix
+from swarmkit.journal._tape import LeaseTerms, RecordSink, Tape, TimeTravel, resumable_prefix
 from swarmkit.messages import UserMessage
 from swarmkit.models import Model
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
-from swarmkit.result import RunResult
+from swarmkit.result import RunResult, SessionState
 from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
 from swarmkit.tools import InProcessToolRunner, ToolRunner
 
@@ -319,6 +319,65 @@ class Swarm:
         )
         return await self._run_on(tape, seams, start, session_id, store)
 
+    async def history(
+        self, session_id: str, journal: Journal | None = None, *, deps: Any = None
+    ) -> tuple[SessionState, ...]:
+        """The session's states, one after each journaled step (seed 003's state history).
+
+        Computed by replaying the journal against the current code, with zero model calls;
+        ``fork(session_id, at=state.step, ...)`` continues from any of them.
+        """
+        store = self._store(journal, session_id)
+        records = await store.read(session_id)
+        start = _start_of(records, session_id)
+        seams = self._seams(deps, None, None, None)
+        state = self._new_state(start.prompt, start.context, session_id, seams, entry=start.entry)
+        states: list[SessionState] = []
+        previous: list[JournalRecord] = []
+
+        def replayed(record: JournalRecord) -> None:
+            # Everything the previous record caused has happened once the next one is reached.
+            if previous:
+                states.append(_snapshot(state, previous.pop()))
+            previous.append(record)
+
+        travel = TimeTravel(apply=state.context.update, replayed=replayed)
+        tape = self._tape(None, session_id, records, seams, go_live=False, travel=travel)
+        await self._drive(tape, seams, state, store)
+        states.extend(_snapshot(state, record) for record in previous)
+        return tuple(states)
+
+    async def fork(
+        self,
+        session_id: str,
+        *,
+        at: int,
+        context_update: Mapping[str, Any] | None = None,
+        journal: Journal | None = None,
+        fork_session_id: str | None = None,
+        deps: Any = None,
+    ) -> RunResult:
+        """Continue live, as a new session, from the state after step ``at`` with its context
+        updated (seed 003's ``update_state``); the fork journals where it came from."""
+        seams = self._seams(deps, None, None, None)
+        store = self._store(journal, session_id)
+        records = await store.read(session_id)
+        start = _start_of(records, session_id)
+        fork_id = fork_session_id or f"{session_id}__fork_{at}"
+        prefix = _fork_prefix(records, at + 1, fork_id)
+        update = _check_context(context_update)
+        state = self._new_state(start.prompt, start.context, fork_id, seams, entry=start.entry)
+        edit = {"context_update": update, "forked_from": session_id, "at": at}
+        travel = TimeTravel(apply=state.context.update, edit=edit)
+        tape = self._tape(store, fork_id, prefix, seams, next_seq=len(prefix), travel=travel)
+        await tape.open()
+        try:
+            await store.append(prefix)
+        except BaseException:
+            await tape.release()
+            raise
+        return await self._drive(tape, seams, state, store)
+
     def _seams(
         self,
         deps: Any,
@@ -380,6 +439,7 @@ class Swarm:
         execute_tools: bool = False,
         decision: Decision | None = None,
         mirror: bool = False,
+        travel: TimeTravel | None = None,
     ) -> Tape:
         runtime = seams.runtime
         lease = None
@@ -398,6 +458,7 @@ class Swarm:
             digests=self._digests,
             lease=lease,
             mirror=mirror,
+            travel=travel,
         )
 
     async def _run_on(
@@ -408,8 +469,14 @@ class Swarm:
         session_id: str,
         store: Journal | None,
     ) -> RunResult:
-        seams = replace(seams, delegate=self._delegator(store, seams))
         state = self._new_state(start.prompt, start.context, session_id, seams, entry=start.entry)
+        return await self._drive(tape, seams, state, store)
+
+    async def _drive(
+        self, tape: Tape, seams: RunSeams, state: RunState, store: Journal | None
+    ) -> RunResult:
+        seams = replace(seams, delegate=self._delegator(store, seams))
+        tape.bind_state(state.context.update)
         await tape.open()
         loop = RunLoop(self.spec, state, tape, seams, streaming=False)
         return await _last_result(loop.events())
@@ -498,6 +565,18 @@ def _start_of(records: Sequence[JournalRecord], session_id: str) -> _Start:
         prompt=str(data["prompt"]),
         context=dict(data.get("context") or {}),
         entry=entry if isinstance(entry, str) else None,
+    )
+
+
+def _snapshot(state: RunState, record: JournalRecord) -> SessionState:
+    return SessionState(
+        step=record.seq,
+        kind=record.kind,
+        agent=state.agent,
+        context=json.loads(json.dumps(state.context)),
+        handoff_count=state.handoff_count,
+        turns=state.turns,
+        messages=tuple(state.transcript),
     )
 
 

@@ -173,3 +173,51 @@ async def test_approving_an_answer_finishes_the_run_with_it() -> None:
     await swarm.run("x", session_id="s")
     done = await swarm.resume("s", decision=approve())
     assert (done.stop_reason, done.final_output) == ("final_output", "ok")
+
+
+def _tiered(journal: InMemoryJournal, model: ScriptedModel) -> Swarm:
+    graph = HandoffGraph()
+    graph.add_edge("triage", "vip", when="tier == 'gold'")
+    triage = Agent(name="triage", tools=[fetch_ticket], handoffs=["vip"])
+    vip = Agent(name="vip", handoffs=[])
+    return Swarm([triage, vip], "triage", model=model, graph=graph, journal=journal)
+
+
+async def test_history_lists_the_state_after_each_step() -> None:
+    """Seed 003's state history: agent, context, handoffs, turns and messages per step."""
+    journal = InMemoryJournal()
+    model = ScriptedModel(tool_call("fetch_ticket", number=7), text("Here you go."))
+    swarm = _tiered(journal, model)
+    result = await swarm.run("help", context={"tier": "basic"}, session_id="s")
+    states = await swarm.with_model(NeverCalledModel()).history("s", journal)
+
+    assert [s.step for s in states] == list(range(len(await journal.read("s"))))
+    assert [s.kind for s in states][:4] == [
+        "run_started",
+        "agent_started",
+        "model_call",
+        "tool_call",
+    ]
+    assert [len(s.messages) for s in states[1:4]] == [1, 2, 3]
+    assert states[-1].messages == result.messages
+    assert all(s.context == {"tier": "basic"} and s.agent == "triage" for s in states)
+
+
+async def test_a_fork_from_an_edited_state_goes_its_own_way_and_replays_exactly() -> None:
+    """Fork after the tool call with tier=gold: the rule now fires; the fork replays."""
+    journal = InMemoryJournal()
+    model = ScriptedModel(tool_call("fetch_ticket", number=7), text("Here you go."))
+    swarm = _tiered(journal, model)
+    original = await swarm.run("help", context={"tier": "basic"}, session_id="s")
+    assert original.trail == ("triage",)
+
+    forked = await _tiered(journal, ScriptedModel(text("Welcome, gold member."))).fork(
+        "s", at=3, context_update={"tier": "gold"}
+    )
+    assert forked.session_id == "s__fork_3"
+    assert forked.trail == ("triage", "vip")
+    assert forked.context["tier"] == "gold"
+    assert forked.final_output == "Welcome, gold member."
+    edited = [r for r in await journal.read("s__fork_3") if r.kind == "state_edited"]
+    assert [r.data["forked_from"] for r in edited] == ["s"]
+    await _replays(_tiered(journal, ScriptedModel()), forked, journal)

@@ -17,6 +17,7 @@ import errno
 import hmac
 import json
 import secrets
+import sys
 import threading
 from concurrent.futures import Future
 from http import HTTPStatus
@@ -98,6 +99,7 @@ class ViewerServer:
             self._serving = None
         else:
             self._http.server_close()
+        asyncio.run_coroutine_threadsafe(_cancel_tasks(), self._loop).result()
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._loop_thread.join()
         self._loop.close()
@@ -116,6 +118,15 @@ class ViewerServer:
         self.close()
 
 
+async def _cancel_tasks() -> None:
+    """Cancel the loop's background work (a sessions refresh) so it ends before the loop."""
+    current = asyncio.current_task()
+    tasks = [task for task in asyncio.all_tasks() if task is not current]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
 def _bind_error(host: str, port: int, exc: OSError) -> ViewerError:
     if exc.errno == errno.EADDRINUSE:
         return ViewerError(
@@ -128,6 +139,11 @@ def _bind_error(host: str, port: int, exc: OSError) -> ViewerError:
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A browser that left mid-reply (a navigation) is not an error worth a traceback."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
     def __init__(
         self, address: tuple[str, int], handler: type[_Handler], owner: ViewerServer
     ) -> None:
@@ -138,6 +154,9 @@ class _HTTPServer(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: _HTTPServer
     protocol_version = "HTTP/1.1"
+    # Headers and body go out as two writes; with Nagle's algorithm on, the body waits for
+    # the client's delayed ACK (~40 ms) on every kept-alive request.
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the command's output is the URL; requests are not logged."""

@@ -92,17 +92,36 @@ class SessionList:
         self._taken_at = 0.0
         self._refreshing: asyncio.Task[None] | None = None
         self._figures: dict[str, tuple[int, SessionFigures]] = {}
+        self._last_filter: tuple[tuple[int, str, str], list[SessionInfo]] | None = None
+        self._took = 0.0
 
     async def page(self, query: SessionQuery) -> dict[str, Any]:
         """One page of rows that match ``query``, with the total when it is known."""
         snapshot = await self._current()
         limit = max(1, min(query.limit, MAX_PAGE))
         offset = max(0, query.offset)
-        matching = [info for info in snapshot if _matches(info, query)]
+        matching = self._filtered(snapshot, query)
         if not query.agent:
             rows = [await self._row(info) for info in matching[offset : offset + limit]]
             return {"rows": rows, "total": len(matching), "more": offset + limit < len(matching)}
         return await self._agent_page(iter(matching), query.agent, offset, limit)
+
+    def _filtered(
+        self, snapshot: tuple[SessionInfo, ...], query: SessionQuery
+    ) -> Sequence[SessionInfo]:
+        # Paging through one filter reuses its rows instead of scanning the snapshot again.
+        if not (query.status or query.search):
+            return snapshot
+        key = (id(snapshot), query.status, query.search)
+        if self._last_filter is None or self._last_filter[0] != key:
+            found = [info for info in snapshot if _matches(info, query)]
+            self._last_filter = (key, found)
+        return self._last_filter[1]
+
+    async def settled(self) -> None:
+        """Wait for a background refresh in flight, if any (for tests and benchmarks)."""
+        if self._refreshing is not None:
+            await self._refreshing
 
     async def figures_of(self, info: SessionInfo) -> SessionFigures:
         """The session's figures, read once per record count."""
@@ -149,15 +168,22 @@ class SessionList:
     async def _current(self) -> tuple[SessionInfo, ...]:
         if self._snapshot is None:
             await self._refresh()
-        elif self._clock() - self._taken_at > self._max_age and self._refreshing is None:
+        elif self._clock() - self._taken_at > self._refresh_after() and self._refreshing is None:
             self._refreshing = asyncio.create_task(self._refresh())
         assert self._snapshot is not None
         return self._snapshot
 
+    def _refresh_after(self) -> float:
+        # A listing that takes seconds (a big journal) is redone at most a tenth of the time,
+        # so a busy background refresh never starves the requests it serves.
+        return max(self._max_age, 10 * self._took)
+
     async def _refresh(self) -> None:
+        started = self._clock()
         try:
             self._snapshot = await self._list()
             self._taken_at = self._clock()
+            self._took = self._taken_at - started
         finally:
             self._refreshing = None
 

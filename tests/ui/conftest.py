@@ -70,13 +70,20 @@ def secret_journal(demo_journal: Path) -> Path:
                           "pending": None, "error": None}),
     ]
     # fmt: on
-    step = [
-        JournalRecord(session_id="leaky", seq=seq, kind=kind, data=data)
-        for seq, (kind, data) in enumerate(records)
-    ]
-    with SQLiteJournal(demo_journal) as journal:
-        _run(journal.append(step))
+    append(demo_journal, "leaky", records)
     return demo_journal
+
+
+def append(
+    path: Path, session_id: str, records: list[tuple[str, dict[str, Any]]], start: int = 0
+) -> None:
+    """Append ``(kind, data)`` records to a session as one step, from seq ``start``."""
+    step = [
+        JournalRecord(session_id=session_id, seq=start + n, kind=kind, data=data)
+        for n, (kind, data) in enumerate(records)
+    ]
+    with SQLiteJournal(path) as journal:
+        _run(journal.append(step))
 
 
 ServeViewer = Callable[..., ViewerServer]

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from swarmkit.demo import support_swarm
 from swarmkit.ui import ViewerServer
 from tests.ui.browser import launch, screenshot_path
-from tests.ui.conftest import SECRET, ServeViewer
+from tests.ui.conftest import SECRET, ServeViewer, append
 from tests.ui.swarms import changed_swarm, pausing_swarm
 
 if TYPE_CHECKING:
@@ -167,3 +167,26 @@ def test_no_page_shows_a_value_stored_under_a_secret_key(
     assert "[redacted]" in session
     assert SECRET not in listing
     assert SECRET not in session
+
+
+def test_a_running_session_updates_as_its_steps_are_journaled(
+    page: Page, demo_journal: Path, serve: ServeViewer
+) -> None:
+    """An open session's page shows a step appended after it was opened, without a reload."""
+    first: list[tuple[str, dict[str, Any]]] = [
+        ("run_started", {"prompt": "hi", "entry_agent": "triage", "context": {}}),
+        ("agent_started", {"agent": "triage", "handoff_count": 0}),
+    ]
+    append(demo_journal, "running", first)
+    server = serve(demo_journal, swarm=support_swarm())
+    _open(page, server, "/session/running")
+    before = page.locator("#timeline > li").count()
+
+    append(demo_journal, "running", [("handoff_refused", _REFUSED)], start=2)
+    page.wait_for_selector(".step-handoff_refused")
+
+    assert before == 2
+    assert "cycle" in page.locator(".step-handoff_refused").inner_text()
+
+
+_REFUSED = {"source": "triage", "target": "human", "reason": "cycle", "decided_by": "llm"}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
-from swarmkit.exceptions import SessionNotFoundError
+from swarmkit.exceptions import SessionNotFoundError, SwarmkitError
 from swarmkit.journal import Journal, JournalRecord
 from swarmkit.swarm import Swarm
 from swarmkit.ui._decisions import DecisionRefused, decide, decision_from
@@ -58,9 +58,12 @@ class Viewer:
         self, method: str, path: str, query: Mapping[str, str], body: bytes = b""
     ) -> Reply:
         """Answer one API request (``path`` starts with ``/api/``); replies are redacted."""
-        reply = await self._route(
-            method, path.removeprefix("/api").strip("/").split("/"), query, body
-        )
+        parts = path.removeprefix("/api").strip("/").split("/")
+        try:
+            reply = await self._route(method, parts, query, body)
+        except SwarmkitError as exc:
+            # A journal that cannot be read, a replay or resume the session does not allow.
+            reply = _error(409, str(exc))
         return Reply(status=reply.status, body=redact(reply.body))
 
     async def _route(

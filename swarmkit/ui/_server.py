@@ -183,32 +183,41 @@ class _Handler(BaseHTTPRequestHandler):
         self._handle("HEAD")
 
     def _handle(self, method: str) -> None:
-        owner = self.server.owner
         body = self._body()
         url = urlsplit(self.path)
         query = dict(parse_qsl(url.query))
-        if self.headers.get("Host", "") not in owner.allowed_hosts:
-            return self._refuse(HTTPStatus.FORBIDDEN, "this Host is not the viewer's address")
         given = query.get("token")
-        if given is not None and method == "GET" and not url.path.startswith("/api/"):
-            return self._first_visit(given, url.path)
+        first_visit = method == "GET" and given is not None and not url.path.startswith("/api/")
+        if first_visit and self._host_allowed():
+            self._first_visit(given or "", url.path)
+            return
+        refusal = self._refusal(method, url.path)
+        if refusal is not None:
+            self._refuse(*refusal)
+        elif url.path.startswith("/api/"):
+            reply = self.server.owner.call(method, url.path, query, body)
+            self._send_json(reply.status, reply.body)
+        else:
+            self._page(url.path)
+
+    def _refusal(self, method: str, path: str) -> tuple[HTTPStatus, str] | None:
+        """Why this request is refused, checked in order; None when it may be served."""
+        owner = self.server.owner
+        if not self._host_allowed():
+            return HTTPStatus.FORBIDDEN, "this Host is not the viewer's address"
         if not self._has_token(owner):
-            return self._refuse(
-                HTTPStatus.FORBIDDEN, "no valid token: open the URL swarmkit ui printed"
-            )
-        if method not in ("GET", "POST"):
-            return self._refuse(HTTPStatus.METHOD_NOT_ALLOWED, f"{method} is not served")
+            return HTTPStatus.FORBIDDEN, "no valid token: open the URL swarmkit ui printed"
+        if method not in ("GET", "POST") or (method == "POST" and not path.startswith("/api/")):
+            return HTTPStatus.METHOD_NOT_ALLOWED, f"{method} is not served here"
         if method == "POST" and not self._may_change_state(owner):
-            return self._refuse(
+            return (
                 HTTPStatus.FORBIDDEN,
                 f"a POST needs the token in the {TOKEN_HEADER} header and a JSON body",
             )
-        if url.path.startswith("/api/"):
-            reply = owner.call(method, url.path, query, body)
-            return self._send_json(reply.status, reply.body)
-        if method != "GET":
-            return self._refuse(HTTPStatus.METHOD_NOT_ALLOWED, "pages are GET only")
-        return self._page(url.path)
+        return None
+
+    def _host_allowed(self) -> bool:
+        return self.headers.get("Host", "") in self.server.owner.allowed_hosts
 
     def _body(self) -> bytes:
         length = int(self.headers.get("Content-Length") or 0)
@@ -244,13 +253,15 @@ class _Handler(BaseHTTPRequestHandler):
     def _page(self, path: str) -> None:
         if path.startswith("/static/"):
             name = path.removeprefix("/static/")
-            if name not in _STATIC:
-                return self._refuse(HTTPStatus.NOT_FOUND, "no such file")
-            return self._send(HTTPStatus.OK, _asset(name).encode(), _STATIC[name])
-        if path == "/" or path.startswith("/session/"):
+            if name in _STATIC:
+                self._send(HTTPStatus.OK, _asset(name).encode(), _STATIC[name])
+            else:
+                self._refuse(HTTPStatus.NOT_FOUND, "no such file")
+        elif path == "/" or path.startswith("/session/"):
             page = _asset("index.html").replace("{{token}}", self.server.owner.token)
-            return self._send(HTTPStatus.OK, page.encode(), "text/html; charset=utf-8")
-        return self._refuse(HTTPStatus.NOT_FOUND, "no such page")
+            self._send(HTTPStatus.OK, page.encode(), "text/html; charset=utf-8")
+        else:
+            self._refuse(HTTPStatus.NOT_FOUND, "no such page")
 
     def _refuse(self, status: HTTPStatus, message: str) -> None:
         self._send_json(status, {"error": message})

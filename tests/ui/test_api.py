@@ -7,7 +7,7 @@ from pathlib import Path
 
 from swarmkit.demo import support_swarm
 from swarmkit.ui import ViewerServer
-from tests.ui.conftest import SECRET, ServeViewer, client
+from tests.ui.conftest import SECRET, ServeViewer, append, client
 from tests.ui.swarms import changed_swarm, pausing_swarm
 
 
@@ -204,3 +204,16 @@ def test_no_reply_holds_a_value_stored_under_a_secret_key(
     assert context == {"api_key": "[redacted]", "customer_id": "C-1", "prompt_tokens": 7}
     arguments = json.loads(session.json()["steps"][2]["data"]["arguments"])
     assert arguments == {"user": "dana", "db_password": "[redacted]"}
+
+
+def test_a_replay_the_session_does_not_allow_answers_with_the_reason(
+    demo_journal: Path, serve: ServeViewer
+) -> None:
+    """A session with no run_started cannot be replayed: 409 with the journal's message."""
+    append(demo_journal, "headless", [("agent_started", {"agent": "triage"})])
+    http = client(serve(demo_journal, swarm=support_swarm()))
+
+    reply = http.post("/api/sessions/headless/replay", json={})
+
+    assert reply.status_code == 409
+    assert "run_started" in reply.json()["error"]

@@ -362,9 +362,10 @@ async def _ui(args: argparse.Namespace) -> int:
     with _open_journal(path) as journal, SQLiteJournal(path) as listing:
         viewer = Viewer(journal, swarm=swarm, allow_decisions=args.allow_decisions, listing=listing)
         server = ViewerServer(viewer, port=args.port)
+        server.start()
         print(f"swarmkit ui: {path} at {server.url}  (Ctrl-C stops)", flush=True)
         try:
-            server.serve_forever()
+            await asyncio.Event().wait()  # serve until Ctrl-C cancels this
         finally:
             server.close()
     return EXIT_OK

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -45,12 +46,20 @@ def test_decisions_need_a_swarm(demo_journal: Path, capsys: pytest.CaptureFixtur
     assert "--swarm" in capsys.readouterr().err
 
 
+def _start(journal: Path) -> subprocess.Popen[str]:
+    # Ctrl-C as a terminal delivers it, even when the test runner's shell ignores SIGINT.
+    entry = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from swarmkit.cli import main; raise SystemExit(main())"
+    )
+    command = [sys.executable, "-c", entry, "ui", "--journal", str(journal)]
+    command += ["--swarm", "swarmkit.demo:support_swarm", "--port", "0"]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
 def test_the_command_serves_the_demos_journal_at_the_printed_url(demo_journal: Path) -> None:
     """Started as a process, it prints a tokened URL whose first visit opens the sessions."""
-    entry = "from swarmkit.cli import main; raise SystemExit(main())"
-    command = [sys.executable, "-c", entry, "ui", "--journal", str(demo_journal)]
-    command += ["--swarm", "swarmkit.demo:support_swarm", "--port", "0"]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    process = _start(demo_journal)
     try:
         assert process.stdout is not None
         url = re.search(r"http://\S+", process.stdout.readline())
@@ -64,3 +73,15 @@ def test_the_command_serves_the_demos_journal_at_the_printed_url(demo_journal: P
 
     assert page.status_code == 200
     assert len(sessions["rows"]) == 3
+
+
+def test_ctrl_c_stops_the_viewer(demo_journal: Path) -> None:
+    """SIGINT ends the command with the usual interrupted exit code, 130."""
+    process = _start(demo_journal)
+    assert process.stdout is not None
+    process.stdout.readline()
+
+    process.send_signal(signal.SIGINT)
+    code = process.wait(timeout=30)
+
+    assert code == 130

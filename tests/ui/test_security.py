@@ -123,3 +123,20 @@ def test_the_viewer_listens_on_the_loopback_address_only(demo_server: ViewerServ
     """Bound to 127.0.0.1, and the URL it prints carries the token."""
     assert demo_server.host == "127.0.0.1"
     assert demo_server.url == f"http://127.0.0.1:{demo_server.port}/?token={demo_server.token}"
+
+
+def test_pages_may_not_be_framed_or_load_anything_from_elsewhere(
+    demo_server: ViewerServer,
+) -> None:
+    """A page that can approve a paid action cannot be framed by another site (clickjacking),
+    and its policy allows scripts and styles from the viewer itself only."""
+    http = _bare(demo_server)
+    first = http.get(f"/?token={demo_server.token}")
+
+    page = _bare(demo_server).get("/session/demo-refund-1", headers={"Cookie": _cookie(first)})
+
+    assert page.status_code == 200
+    assert page.headers["x-frame-options"] == "DENY"
+    policy = page.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in policy
+    assert "script-src 'self'" in policy

@@ -25,7 +25,7 @@ from swarmkit.exceptions import (
 from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import PendingDecision, approve, edit, reject
-from swarmkit.models import Model, ModelSettings, OpenAIModel, RetryPolicy
+from swarmkit.models import Model, ModelSettings, OpenAIModel, RetryPolicy, Timeouts
 from swarmkit.result import HandoffRecord, RuleDecision, RunResult
 from swarmkit.swarm import Swarm
 from swarmkit.tools import FunctionTool, ToolResult, tool
@@ -63,6 +63,7 @@ __all__ = [
     "SessionNotFoundError",
     "Swarm",
     "SwarmkitError",
+    "Timeouts",
     "ToolArgumentsError",
     "ToolError",
     "ToolExecutionError",

@@ -33,7 +33,7 @@ from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
 from swarmkit.journal._codec import json_safe
 from swarmkit.journal._tape import Tape
 from swarmkit.messages import ToolCall, ToolMessage
-from swarmkit.models import ModelRequest, ModelResponse, StreamingModel, Usage
+from swarmkit.models import AttemptDiscarded, ModelRequest, ModelResponse, StreamingModel, Usage
 from swarmkit.models import TextDelta as ModelTextDelta
 from swarmkit.result import DecidedBy, HandoffRecord, RuleDecision
 from swarmkit.tools import ToolOutcome
@@ -178,7 +178,7 @@ class RunLoop:
         response = await self._tape.replayed_response(plan.name, turn, request)
         if response is None:
             try:
-                async for item in self._respond(plan, request):
+                async for item in self._respond(plan, request, turn):
                     if isinstance(item, ModelResponse):
                         response = item
                     else:
@@ -204,7 +204,7 @@ class RunLoop:
         )
 
     async def _respond(
-        self, plan: AgentPlan, request: ModelRequest
+        self, plan: AgentPlan, request: ModelRequest, turn: int
     ) -> AsyncIterator[ev.Event | ModelResponse]:
         model = plan.model
         if not (self._streaming and isinstance(model, StreamingModel)):
@@ -215,6 +215,10 @@ class RunLoop:
                 yield item
             elif isinstance(item, ModelTextDelta):
                 yield ev.TextDelta(agent=plan.name, text=item.text)
+            elif isinstance(item, AttemptDiscarded):
+                yield ev.ModelAttemptDiscarded(
+                    agent=plan.name, turn=turn, attempt=item.attempt, reason=item.reason
+                )
 
     # -- tools ---------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from swarmkit.journal._records import (
     JOURNAL_SCHEMA_VERSION,
     JournalRecord,
     check_step,
+    escape_surrogates,
     json_default,
     not_json_safe,
 )
@@ -32,7 +33,8 @@ def export_jsonl(records: Sequence[JournalRecord]) -> str:
     session_id = check_step(records)
     if records[0].seq != 0:
         raise JournalError(f"export a whole session: its first seq is 0, got {records[0].seq}")
-    lines = [_LINE_ENCODER.encode({_HEADER_KEY: JOURNAL_SCHEMA_VERSION, "session_id": session_id})]
+    header = {_HEADER_KEY: JOURNAL_SCHEMA_VERSION, "session_id": session_id}
+    lines = [escape_surrogates(_LINE_ENCODER.encode(header))]
     lines.extend(_record_line(record) for record in records)
     return "\n".join(lines) + "\n"
 
@@ -40,8 +42,8 @@ def export_jsonl(records: Sequence[JournalRecord]) -> str:
 def _record_line(record: JournalRecord) -> str:
     fields = {"session_id": record.session_id, "seq": record.seq, "kind": record.kind}
     try:
-        return _LINE_ENCODER.encode({**fields, "data": record.data})
-    except (TypeError, ValueError) as exc:
+        return escape_surrogates(_LINE_ENCODER.encode({**fields, "data": record.data}))
+    except (TypeError, ValueError, RecursionError) as exc:
         raise not_json_safe(record, exc) from exc
 
 

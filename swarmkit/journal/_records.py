@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -105,6 +106,22 @@ _ENCODER = json.JSONEncoder(
 _DECODER = json.JSONDecoder()
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """JSON text with every lone surrogate written as its ``\\uXXXX`` escape.
+
+    Python strings may hold lone surrogates (from ``surrogateescape``-decoded bytes, or
+    truncated UTF-16), which UTF-8 cannot encode. They can only stand inside JSON strings, where
+    the escape is valid JSON that decodes back to the very same string: lossless, so a journal
+    holds such text exactly and replay still matches it.
+    """
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def encode_data(record: JournalRecord) -> str:
     """The record's data as compact JSON text; ``JournalError`` naming the record if unsafe."""
     if not isinstance(record.data, Mapping):
@@ -113,8 +130,8 @@ def encode_data(record: JournalRecord) -> str:
             f"be a mapping, got {type(record.data).__name__}"
         )
     try:
-        return _ENCODER.encode(record.data)
-    except (TypeError, ValueError) as exc:
+        return escape_surrogates(_ENCODER.encode(record.data))
+    except (TypeError, ValueError, RecursionError) as exc:
         raise not_json_safe(record, exc) from exc
 
 

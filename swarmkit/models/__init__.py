@@ -1,6 +1,7 @@
 """Models the run loop can talk to: the protocol, its records, and the OpenAI adapter."""
 
 from swarmkit.models._base import (
+    AttemptDiscarded,
     Model,
     ModelDelta,
     ModelRequest,
@@ -12,10 +13,12 @@ from swarmkit.models._base import (
     ToolSpec,
     Usage,
 )
+from swarmkit.models._deadline import Timeouts
 from swarmkit.models._openai import OpenAIModel
 from swarmkit.models._retry import RetryPolicy
 
 __all__ = [
+    "AttemptDiscarded",
     "Model",
     "ModelDelta",
     "ModelRequest",
@@ -25,6 +28,7 @@ __all__ = [
     "RetryPolicy",
     "StreamingModel",
     "TextDelta",
+    "Timeouts",
     "ToolCallDelta",
     "ToolSpec",
     "Usage",

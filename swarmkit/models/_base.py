@@ -116,8 +116,24 @@ class ToolCallDelta:
     """Discriminator."""
 
 
-ModelDelta = TextDelta | ToolCallDelta
-"""A streamed piece of a model's answer."""
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AttemptDiscarded:
+    """A streamed attempt failed and another starts from scratch: drop what it yielded so far.
+
+    The deltas after this marker are the next attempt's; only the last attempt's deltas join
+    to the response.
+    """
+
+    attempt: int
+    """The number (1-based) of the attempt whose deltas are void."""
+    reason: str
+    """Why it failed, as a short stable name (``timeout_stream_gap``, ``http_503`` ...)."""
+    kind: Literal["attempt_discarded"] = "attempt_discarded"
+    """Discriminator."""
+
+
+ModelDelta = TextDelta | ToolCallDelta | AttemptDiscarded
+"""A streamed piece of a model's answer, or the notice that the pieces so far are void."""
 
 
 @runtime_checkable

@@ -1,0 +1,305 @@
+"""Hostile model servers: odd but parseable answers, trickles and stream faults, over a socket."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from swarmkit import Agent, Swarm, tool
+from swarmkit.events import ModelAttemptDiscarded, TextDelta
+from swarmkit.exceptions import ModelError
+from swarmkit.journal import SQLiteJournal, export_jsonl, import_jsonl
+from swarmkit.messages import UserMessage
+from swarmkit.models import AttemptDiscarded, ModelRequest, ModelResponse, Timeouts
+from swarmkit.models import TextDelta as ModelTextDelta
+
+from .raw_server import (
+    TWO_TRIES,
+    Reply,
+    completion,
+    json_reply,
+    keep_alive_only,
+    raw_server,
+    silent,
+    sse_reply,
+    text_chunk,
+    trickle,
+)
+
+ASK = ModelRequest(messages=(UserMessage(content="Hi"),))
+
+
+def _call(name: Any, arguments: Any) -> dict[str, Any]:
+    return {"id": "call_1", "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+ODD_ANSWERS = [
+    pytest.param(
+        completion({"content": None, "tool_calls": {"id": "c"}}),
+        "message.tool_calls must be a list or null, got an object",
+        id="tool_calls-object",
+    ),
+    pytest.param(
+        completion({"content": None, "tool_calls": "lookup"}),
+        "message.tool_calls must be a list or null, got a string",
+        id="tool_calls-string",
+    ),
+    pytest.param(
+        completion({"content": None, "tool_calls": ["lookup"]}),
+        "tool_calls[0] must be an object, got a string",
+        id="tool_call-string",
+    ),
+    pytest.param(
+        completion({"content": None, "tool_calls": [_call("lookup", {"q": 1})]}),
+        "tool_calls[0].function.arguments must be a string or null, got an object",
+        id="arguments-object",
+    ),
+    pytest.param(
+        completion({"content": None, "tool_calls": [_call(7, "{}")]}),
+        "tool_calls[0].function.name must be a string or null, got a number",
+        id="name-number",
+    ),
+    pytest.param(
+        completion({"content": "hi"}, usage={"prompt_tokens": "12", "total_tokens": "12"}),
+        "usage.prompt_tokens must be a non-negative integer, got '12'",
+        id="usage-strings",
+    ),
+    pytest.param(
+        completion({"content": "hi"}, usage=[1, 2]),
+        "usage must be an object, got a list",
+        id="usage-list",
+    ),
+    pytest.param(
+        completion({"content": [{"type": "text", "text": "hi"}]}),
+        "message.content must be a string or null, got a list",
+        id="content-list",
+    ),
+    pytest.param(
+        completion({"content": 42}),
+        "message.content must be a string or null, got a number",
+        id="content-number",
+    ),
+    pytest.param(
+        completion({"content": True}),
+        "message.content must be a string or null, got a boolean",
+        id="content-boolean",
+    ),
+    pytest.param(
+        {**completion({"content": "hi"}), "model": ["m"]},
+        "model must be a string or null, got a list",
+        id="model-list",
+    ),
+]
+
+
+@pytest.mark.parametrize(("answer", "detail"), ODD_ANSWERS)
+async def test_an_odd_answer_is_a_model_error(answer: dict[str, Any], detail: str) -> None:
+    """A well-formed JSON answer of the wrong shape is a ModelError naming the field."""
+    async with raw_server(json_reply(answer)) as server:
+        with pytest.raises(ModelError) as caught:
+            await server.model().respond(ASK)
+
+    first_line = str(caught.value).splitlines()[0]
+    assert first_line == f"model 'gpt-raw' failed (unexpected_response): {detail}"
+    assert server.requests == 1
+
+
+ODD_STREAMS = [
+    pytest.param(
+        sse_reply({**text_chunk(), "choices": [{"index": 0, "delta": {"content": 5}}]}),
+        "failed (unexpected_response): delta.content must be a string or null, got a number",
+        id="delta-number",
+    ),
+    pytest.param(
+        sse_reply({**text_chunk(), "choices": [{"index": 0, "delta": {"content": ["a"]}}]}),
+        "failed (unexpected_response): delta.content must be a string or null, got a list",
+        id="delta-list",
+    ),
+    pytest.param(
+        sse_reply(
+            {**text_chunk(), "choices": [{"index": 0, "delta": {"tool_calls": {"index": 0}}}]}
+        ),
+        "failed (unexpected_response): delta.tool_calls must be a list or null, got an object",
+        id="delta-tool_calls-object",
+    ),
+    pytest.param(
+        sse_reply(text_chunk(finish="stop"), {**text_chunk(), "usage": {"total_tokens": "9"}}),
+        "failed (unexpected_response): usage.total_tokens must be a non-negative integer, got '9'",
+        id="stream-usage-string",
+    ),
+    pytest.param(
+        sse_reply(text_chunk("Hel"), {"error": {"message": "bad input", "type": "invalid"}}),
+        "failed (stream_error): bad input",
+        id="error-event",
+    ),
+]
+
+
+@pytest.mark.parametrize(("reply", "detail"), ODD_STREAMS)
+async def test_an_odd_stream_is_a_model_error(reply: Reply, detail: str) -> None:
+    """A stream event of the wrong shape, or an error event, is a ModelError."""
+    async with raw_server(reply) as server:
+        with pytest.raises(ModelError) as caught:
+            async for _ in server.model().stream(ASK):
+                pass
+
+    assert str(caught.value).splitlines()[0] == f"model 'gpt-raw' {detail}"
+
+
+STALLS = [
+    pytest.param(
+        silent,
+        False,
+        Timeouts(first_byte=0.05),
+        "timeout_first_byte",
+        "first-byte deadline of 0.05 s",
+        id="silent",
+    ),
+    pytest.param(
+        trickle,
+        False,
+        Timeouts(total=0.05),
+        "timeout_total",
+        "whole-response deadline of 0.05 s",
+        id="trickle",
+    ),
+    pytest.param(
+        silent,
+        True,
+        Timeouts(first_byte=0.05),
+        "timeout_first_byte",
+        "first-byte deadline of 0.05 s",
+        id="silent-stream",
+    ),
+    pytest.param(
+        keep_alive_only,
+        True,
+        Timeouts(stream_gap=0.05),
+        "timeout_stream_gap",
+        "stream-gap deadline of 0.05 s",
+        id="keep-alive-stream",
+    ),
+    pytest.param(
+        keep_alive_only,
+        True,
+        Timeouts(total=0.05),
+        "timeout_total",
+        "whole-response deadline of 0.05 s",
+        id="keep-alive-stream-total",
+    ),
+]
+
+
+@pytest.mark.parametrize(("reply", "stream", "timeouts", "reason", "detail"), STALLS)
+async def test_a_stalled_server_fails_each_attempt_at_its_deadline(
+    reply: Reply, stream: bool, timeouts: Timeouts, reason: str, detail: str
+) -> None:
+    """A server that never answers, trickles, or sends only keep-alives is retried, then fails."""
+    async with raw_server(reply) as server:
+        model = server.model(timeouts=timeouts, retry=TWO_TRIES)
+        with pytest.raises(ModelError) as caught:
+            if stream:
+                async for _ in model.stream(ASK):
+                    pass
+            else:
+                await model.respond(ASK)
+
+    first_line = str(caught.value).splitlines()[0]
+    expected = f"failed after 2 attempts ({reason}): no answer within the {detail}"
+    assert first_line == f"model 'gpt-raw' {expected}"
+    assert server.requests == 2
+
+
+async def test_a_transient_error_event_is_retried_and_its_text_discarded() -> None:
+    """An in-stream error that says it is transient is retried; the final text is the retry's."""
+    broken = sse_reply(text_chunk("Hel"), {"error": {"message": "busy", "type": "server_error"}})
+    whole = sse_reply(text_chunk("Hel"), text_chunk("lo"), text_chunk(finish="stop"))
+    async with raw_server(broken, whole) as server:
+        items = [item async for item in server.model(retry=TWO_TRIES).stream(ASK)]
+
+    assert items[:2] == [
+        ModelTextDelta(text="Hel"),
+        AttemptDiscarded(attempt=1, reason="stream_error"),
+    ]
+    texts = [i.text for i in items[2:] if isinstance(i, ModelTextDelta)]
+    assert "".join(texts) == "Hello"
+    assert isinstance(items[-1], ModelResponse) and items[-1].message.content == "Hello"
+
+
+async def test_a_retried_stream_tells_listeners_to_drop_the_partial_text(tmp_path: Path) -> None:
+    """The run's events mark the failed attempt; its deltas after the mark join to the output."""
+    cut = sse_reply(text_chunk("Hel"), text_chunk("lo wor"), done=False)
+    whole = sse_reply(text_chunk("Hello"), text_chunk(" world"), text_chunk(finish="stop"))
+    async with raw_server(cut, whole) as server:
+        swarm = Swarm(
+            [Agent(name="a", instructions="Be brief.")], "a", model=server.model(retry=TWO_TRIES)
+        )
+        with SQLiteJournal(tmp_path / "j.sqlite") as journal:
+            events = [e async for e in swarm.stream("hi", journal=journal)]
+            sessions = await journal.sessions()
+
+    marks = [i for i, e in enumerate(events) if isinstance(e, ModelAttemptDiscarded)]
+    assert len(marks) == 1
+    mark = events[marks[0]]
+    assert isinstance(mark, ModelAttemptDiscarded)
+    assert (mark.agent, mark.turn, mark.attempt, mark.reason) == ("a", 1, 1, "incomplete_response")
+    after = "".join(e.text for e in events[marks[0] :] if isinstance(e, TextDelta))
+    result = events[-1].result  # type: ignore[union-attr]
+    assert after == result.final_output == "Hello world"
+    assert [s.status for s in sessions] == ["finished"]
+
+
+async def test_an_odd_answer_ends_a_journaled_run_with_an_error_and_an_intact_journal(
+    tmp_path: Path,
+) -> None:
+    """A ModelError from an odd answer ends the run as "error"; the journal reads back whole."""
+    answer = completion({"content": None, "tool_calls": "lookup"})
+    async with raw_server(json_reply(answer)) as server:
+        swarm = Swarm([Agent(name="a", instructions="Be brief.")], "a", model=server.model())
+        with SQLiteJournal(tmp_path / "j.sqlite") as journal:
+            result = await swarm.run("hi", journal=journal)
+            records = await journal.read(result.session_id)
+
+    assert result.stop_reason == "error"
+    assert result.error is not None
+    assert records[0].kind == "run_started" and records[-1].kind == "run_finished"
+
+
+@pytest.mark.parametrize("seconds", [0, -1.0, float("nan"), float("inf"), "5", True, None])
+def test_a_timeout_that_is_not_a_positive_number_is_refused(seconds: object) -> None:
+    """Timeouts(...) and timeout= take positive finite seconds only."""
+    with pytest.raises(ValueError, match=r"must be a positive finite number of seconds"):
+        Timeouts(total=seconds)  # type: ignore[arg-type]
+
+
+@tool
+def shout(text: str) -> str:
+    """Repeat the text with a lone surrogate appended, as a tool decoding bad bytes might."""
+    return text.upper() + "\udc80"
+
+
+async def test_text_that_is_not_valid_unicode_is_journaled_exactly_and_replays(
+    tmp_path: Path,
+) -> None:
+    """Lone surrogates in the prompt, a tool result and the answer: sent as U+FFFD, kept exact."""
+    calling = completion({"content": None, "tool_calls": [_call("shout", '{"text": "a"}')]})
+    answer = completion({"content": "done \udfff"})
+    async with raw_server(json_reply(calling), json_reply(answer)) as server:
+        swarm = Swarm(
+            [Agent(name="a", instructions="Be brief.", tools=[shout])], "a", model=server.model()
+        )
+        with SQLiteJournal(tmp_path / "j.sqlite") as journal:
+            result = await swarm.run("why \ud800?", journal=journal)
+            replayed = await swarm.replay(result.session_id, journal)
+            text = export_jsonl(await journal.read(result.session_id))
+
+    assert result.final_output == replayed.final_output == "done \udfff"
+    assert server.requests == 2
+    second = json.loads(server.bodies[1])
+    assert second["messages"][1]["content"] == "why \ufffd?"
+    assert second["messages"][-1]["content"] == "A\ufffd"
+    assert "why \\ud800?" in text and "A\\udc80" in text
+    assert import_jsonl(text)[0].data["prompt"] == "why \ud800?"

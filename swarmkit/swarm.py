@@ -21,6 +21,7 @@ from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import Decision
 from swarmkit.journal import Journal, JournalRecord
 from swarmkit.journal._digest import PartCache
+from swarmkit.journal._records import corrupt_record
 from swarmkit.journal._tape import Tape, resumable_prefix
 from swarmkit.messages import UserMessage
 from swarmkit.models import Model
@@ -305,7 +306,12 @@ def _start_of(records: Sequence[JournalRecord], session_id: str) -> tuple[str, d
     if not records or records[0].kind != "run_started":
         raise JournalError(f"session {session_id!r} does not start with a run_started record")
     data = records[0].data
-    return str(data["prompt"]), dict(data.get("context") or {})
+    prompt, context = data.get("prompt"), data.get("context") or {}
+    if not isinstance(prompt, str) or not isinstance(context, Mapping):
+        raise corrupt_record(
+            session_id, 0, "run_started", "it holds no prompt text or no context object"
+        )
+    return prompt, dict(context)
 
 
 def _check_tools_mode(tools: str) -> bool:

@@ -47,8 +47,13 @@ def _record_line(record: JournalRecord) -> str:
         raise not_json_safe(record, exc) from exc
 
 
-def import_jsonl(text: str) -> tuple[JournalRecord, ...]:
-    """The records of one session exported by ``export_jsonl``; ``JournalError`` names the line."""
+def import_jsonl(text: str | bytes) -> tuple[JournalRecord, ...]:
+    """The records of one session exported by ``export_jsonl``; ``JournalError`` names the line.
+
+    ``text`` may be the file's bytes, which must be UTF-8.
+    """
+    if isinstance(text, bytes | bytearray):
+        text = _utf8(bytes(text))
     numbered = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     if not numbered:
         raise JournalError("line 1: empty input; expected a swarmkit journal header line")
@@ -104,9 +109,25 @@ def _parse_record(line: int, text: str, *, session_id: str, seq: int) -> Journal
     return JournalRecord(session_id=session_id, seq=seq, kind=obj["kind"], data=obj["data"])
 
 
+def _utf8(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise JournalError(
+            f"line {line}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column {column}); "
+            "a journal export is UTF-8 text"
+        ) from None
+
+
 def _parse_object(line: int, text: str) -> dict[str, Any]:
     try:
         obj = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise JournalError(
+            f"line {line}: nested too deeply to read; a journal export never nests this deep"
+        ) from None
     except ValueError as exc:
         raise JournalError(f"line {line}: not valid JSON ({exc})") from exc
     if not isinstance(obj, dict):

@@ -145,9 +145,33 @@ def not_json_safe(record: JournalRecord, exc: Exception) -> JournalError:
 
 
 def decode_data(text: str) -> dict[str, Any]:
-    """Data as stored by ``encode_data``, back as a dict."""
-    data: dict[str, Any] = _DECODER.decode(text)
+    """Data as stored by ``encode_data``, back as a dict; ``ValueError`` if it is not one."""
+    try:
+        data = _DECODER.decode(text)
+    except RecursionError:
+        raise ValueError("its JSON is nested too deeply to read") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"its data is a JSON {type(data).__name__}, not an object")
     return data
+
+
+def decode_record(session_id: str, seq: int, kind: str, text: object) -> JournalRecord:
+    """A stored record read back; ``JournalError`` naming the session and seq if corrupt."""
+    try:
+        if not isinstance(text, str):
+            raise ValueError(f"its data is stored as {type(text).__name__}, not JSON text")
+        data = decode_data(text)
+    except ValueError as exc:
+        raise corrupt_record(session_id, seq, kind, str(exc)) from exc
+    return JournalRecord(session_id=session_id, seq=seq, kind=kind, data=data)
+
+
+def corrupt_record(session_id: str, seq: object, kind: object, detail: str) -> JournalError:
+    """The error for a record that cannot be read: which one, and what to do about it."""
+    return JournalError(
+        f"record {seq} ({kind!r}) of session {session_id!r} is corrupt: {detail}; the other "
+        "sessions are unaffected: export them, or delete this one (journal.delete)"
+    )
 
 
 def check_step(records: Sequence[JournalRecord]) -> str:

@@ -68,6 +68,8 @@ class Swarm:
         redact_keys: Collection[str] = DEFAULT_REDACT_KEYS,
     ) -> None:
         self._settings = {k: v for k, v in locals().items() if k not in ("self", "agents")}
+        _check_model(model)
+        _check_journal(journal)
         self._agents_given = agents
         peers, peer_handoffs = _peers(agents)
         _check_limits(max_handoffs=max_handoffs, max_turns=max_turns, max_revisits=max_revisits)
@@ -224,6 +226,7 @@ class Swarm:
         streaming: bool,
     ) -> AsyncGenerator[Event, None]:
         state = self._new_state(prompt, context, session_id)
+        _check_journal(journal)
         store = journal or self.journal
         # A random id of our own cannot be in the journal; a given or user-made id may be.
         checked = session_id is not None or not self._random_ids
@@ -269,6 +272,7 @@ class Swarm:
         return await _last_result(RunLoop(self, state, tape, streaming=False).events())
 
     def _store(self, journal: Journal | None, session_id: str) -> Journal:
+        _check_journal(journal)
         store = journal or self.journal
         if store is None:
             raise ConfigurationError(
@@ -312,6 +316,33 @@ def _start_of(records: Sequence[JournalRecord], session_id: str) -> tuple[str, d
             session_id, 0, "run_started", "it holds no prompt text or no context object"
         )
     return prompt, dict(context)
+
+
+def _check_model(model: object) -> None:
+    if model is None or (isinstance(model, str) and model) or isinstance(model, Model):
+        return
+    raise ConfigurationError(
+        f"model= must be a Model (e.g. OpenAIModel('gpt-4o')), a model name such as 'gpt-4o', "
+        f"or None; got {type(model).__name__} {_short(model)}"
+    )
+
+
+def _check_journal(journal: object) -> None:
+    if journal is None or isinstance(journal, Journal):
+        return
+    hint = f"SQLiteJournal({journal!r})" if isinstance(journal, str) else "SQLiteJournal(path)"
+    raise ConfigurationError(
+        f"journal= must be a Journal, e.g. {hint} or InMemoryJournal(); "
+        f"got {type(journal).__name__} {_short(journal)}"
+    )
+
+
+def _short(value: object) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # a hostile __repr__ must not hide the real mistake
+        return "(unprintable)"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _check_tools_mode(tools: str) -> bool:

@@ -38,6 +38,26 @@ class UnexpectedResponseError(ValueError):
     """
 
 
+class ErrorAnswerError(ValueError):
+    """The server answered with an error object instead of a completion (status 200 or not).
+
+    Retried when the error says it is transient, as an in-stream error event is.
+    """
+
+    def __init__(self, message: str, *, body: Mapping[str, Any]) -> None:
+        super().__init__(message)
+        self.body = body
+
+
+def _error_answer(data: Mapping[str, Any]) -> ErrorAnswerError | None:
+    error = data.get("error")
+    if not isinstance(error, Mapping):
+        return None
+    message = error.get("message")
+    text = message if isinstance(message, str) and message else "the server answered an error"
+    return ErrorAnswerError(text, body=error)
+
+
 def _text(value: object, where: str) -> str | None:
     """A string field that may be null; any other JSON type is the server's mistake."""
     if value is None or isinstance(value, str):
@@ -51,6 +71,8 @@ def _count(value: object, where: str) -> int:
         return 0
     if type(value) is int and value >= 0:
         return value
+    if type(value) is float and value.is_integer() and 0 <= value < 2**63:
+        return int(value)  # some servers count in JSON floats: 12.0
     raise UnexpectedResponseError(f"{where} must be a non-negative integer, got {value!r:.60}")
 
 
@@ -193,7 +215,7 @@ def parse_completion(data: Mapping[str, Any]) -> ModelResponse:
     """A complete (non-streamed) chat completion as our response."""
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
-        raise IncompleteResponseError("the response holds no choices")
+        raise _error_answer(data) or IncompleteResponseError("the response holds no choices")
     choice = choices[0]
     message = choice.get("message")
     if not isinstance(message, Mapping):

@@ -22,7 +22,7 @@ from swarmkit.models._chat_completions import (
     request_params,
 )
 from swarmkit.models._deadline import AttemptDeadline, Timeouts
-from swarmkit.models._retry import CallRetrier, RetryPolicy, scrub_secrets
+from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, scrub_secrets
 
 _COMPLETIONS = "/chat/completions"
 
@@ -85,9 +85,10 @@ class OpenAIModel:
             # session's overhead in bench/session.py). Errors and JSON parsing are the client's.
             # The body is read whole inside post(), so the first-byte phase bounds it all.
             deadline = AttemptDeadline(self.timeouts)
-            completion = await deadline.within(
-                "first_byte", client.post(_COMPLETIONS, body=body, cast_to=object)
-            )
+            with decoding_answers():
+                completion = await deadline.within(
+                    "first_byte", client.post(_COMPLETIONS, body=body, cast_to=object)
+                )
             response = parse_completion(_as_object(completion))
             self._log_finished(response, attempt=attempt, started=started, stream=False)
             return response
@@ -117,17 +118,17 @@ class OpenAIModel:
         """One streamed request: deltas as chunks arrive, then the assembled response."""
         assembler = StreamAssembler()
         deadline = AttemptDeadline(self.timeouts)
-        chunks = await deadline.within(
-            "first_byte",
-            client.chat.completions.create(
-                **params,
-                stream=True,
-                stream_options={"include_usage": True},
-            ),
+        create = client.chat.completions.create(
+            **params, stream=True, stream_options={"include_usage": True}
         )
+        chunks = await deadline.within("first_byte", create)
         async with chunks:
             events = aiter(chunks)
-            while (chunk := await deadline.within("stream_gap", anext(events, None))) is not None:
+            while True:
+                with decoding_answers():
+                    chunk = await deadline.within("stream_gap", anext(events, None))
+                if chunk is None:
+                    break
                 for delta in assembler.add(_json_of(chunk)):
                     yield delta
         response = assembler.response()

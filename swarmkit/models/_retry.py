@@ -8,8 +8,8 @@ import math
 import random
 import re
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
+from contextlib import aclosing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC
 from typing import TypeVar
@@ -20,7 +20,11 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from swarmkit._log import log
 from swarmkit.exceptions import ConfigurationError, ModelError
 from swarmkit.models._base import AttemptDiscarded
-from swarmkit.models._chat_completions import IncompleteResponseError, UnexpectedResponseError
+from swarmkit.models._chat_completions import (
+    ErrorAnswerError,
+    IncompleteResponseError,
+    UnexpectedResponseError,
+)
 from swarmkit.models._deadline import DeadlineExceededError
 
 T = TypeVar("T")
@@ -32,6 +36,7 @@ API_FAILURES: tuple[type[Exception], ...] = (
     json.JSONDecodeError,
     IncompleteResponseError,
     UnexpectedResponseError,
+    ErrorAnswerError,
     DeadlineExceededError,
 )
 """Failures of the API (as opposed to bugs or cancellation): these end as ModelError."""
@@ -83,6 +88,24 @@ class RetryPolicy:
         return computed * (1 - self.jitter * random.random())
 
 
+@contextmanager
+def decoding_answers() -> Iterator[None]:
+    """Turn what decoding a hostile answer raises into our failures, with a reason.
+
+    The client's JSON decoding raises a plain ValueError for an integer past Python's 4,300
+    digits and RecursionError for JSON nested deeper than the stack; both are the answer's
+    fault, not a bug, and not worth another attempt.
+    """
+    try:
+        yield
+    except API_FAILURES:
+        raise
+    except RecursionError:
+        raise UnexpectedResponseError("the answer is nested too deeply to decode") from None
+    except ValueError as exc:
+        raise UnexpectedResponseError(f"the answer cannot be decoded: {exc}") from exc
+
+
 def _is_real(value: object) -> bool:
     return type(value) in (int, float) and math.isfinite(value)  # type: ignore[arg-type]
 
@@ -96,6 +119,8 @@ def is_retryable(exc: BaseException) -> bool:
             return True
         case DeadlineExceededError():
             return True
+        case ErrorAnswerError():
+            return stream_error_is_transient(exc.body)
         case openai.APIError():
             # An error event inside a stream: retried when its body says it is transient.
             return stream_error_is_transient(exc.body)
@@ -160,6 +185,8 @@ def failure_reason(exc: BaseException | None) -> str:
             return f"timeout_{exc.phase}"
         case UnexpectedResponseError():
             return "unexpected_response"
+        case ErrorAnswerError():
+            return "error_answer"
         case IncompleteResponseError():
             return "incomplete_response"
         case _:

@@ -40,6 +40,18 @@ def json_reply(body: Any, *, status: int = 200) -> Reply:
     return reply
 
 
+def raw_reply(body: str, *, content_type: str = "application/json") -> Reply:
+    """A complete response whose body is exactly ``body`` (for JSON ``json.dumps`` won't write)."""
+    raw = body.encode()
+
+    async def reply(writer: asyncio.StreamWriter) -> None:
+        headers = {"Content-Type": content_type, "Content-Length": str(len(raw))}
+        writer.write(_head(200, {**headers, "Connection": "close"}) + raw)
+        await writer.drain()
+
+    return reply
+
+
 def sse_reply(*events: Any, done: bool = True) -> Reply:
     """A stream of ``data:`` events (objects are JSON-encoded), then ``[DONE]``."""
     lines = [e if isinstance(e, str) else f"data: {json.dumps(e)}\n\n" for e in events]

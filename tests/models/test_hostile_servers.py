@@ -22,6 +22,7 @@ from .raw_server import (
     completion,
     json_reply,
     keep_alive_only,
+    raw_reply,
     raw_server,
     silent,
     sse_reply,
@@ -92,6 +93,26 @@ ODD_ANSWERS = [
         "model must be a string or null, got a list",
         id="model-list",
     ),
+    pytest.param(
+        completion({"content": None, "tool_calls": [{"id": 5, "function": {"name": "f"}}]}),
+        "tool_calls[0].id must be a string or null, got a number",
+        id="call-id-number",
+    ),
+    pytest.param(
+        completion({"content": None, "tool_calls": [{"id": "c", "type": "function"}]}),
+        "tool_calls[0].function must be an object, got null",
+        id="call-without-function",
+    ),
+    pytest.param(
+        completion({"content": "hi"}, usage={"prompt_tokens": -3}),
+        "usage.prompt_tokens must be a non-negative integer, got -3",
+        id="usage-negative",
+    ),
+    pytest.param(
+        completion({"content": "hi"}, usage={"prompt_tokens": 2.5}),
+        "usage.prompt_tokens must be a non-negative integer, got 2.5",
+        id="usage-fraction",
+    ),
 ]
 
 
@@ -105,6 +126,86 @@ async def test_an_odd_answer_is_a_model_error(answer: dict[str, Any], detail: st
     first_line = str(caught.value).splitlines()[0]
     assert first_line == f"model 'gpt-raw' failed (unexpected_response): {detail}"
     assert server.requests == 1
+
+
+BIG = "1" + "0" * 5000
+DEEP = '{"a":' * 100_000 + "1" + "}" * 100_000
+ANSWER = '{"choices":[{"index":0,"message":{"content":"hi"},"finish_reason":"stop"}]'
+CHUNK = '{"choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":"stop"}]'
+
+UNDECODABLE = [
+    pytest.param(
+        raw_reply(ANSWER + ',"usage":{"prompt_tokens":' + BIG + "}}"),
+        "failed (unexpected_response): the answer cannot be decoded: Exceeds the limit (4300 "
+        "digits) for integer string conversion: value has 5001 digits; use "
+        "sys.set_int_max_str_digits() to increase the limit",
+        id="int-over-4300-digits",
+    ),
+    pytest.param(
+        raw_reply(ANSWER + ',"extra":' + DEEP + "}"),
+        "failed (unexpected_response): the answer is nested too deeply to decode",
+        id="nested-too-deep",
+    ),
+    pytest.param(
+        json_reply([1, 2]),
+        "failed (incomplete_response): expected a JSON object, got list",
+        id="array",
+    ),
+    pytest.param(
+        json_reply({"choices": {"0": {}}}),
+        "failed (incomplete_response): the response holds no choices",
+        id="choices-object",
+    ),
+    pytest.param(
+        json_reply({"error": {"message": "bad model", "type": "invalid_request_error"}}),
+        "failed (error_answer): bad model",
+        id="error-object",
+    ),
+]
+
+
+@pytest.mark.parametrize(("reply", "detail"), UNDECODABLE)
+async def test_an_answer_that_cannot_be_decoded_is_a_model_error(reply: Reply, detail: str) -> None:
+    """What the client's decoder raises (ValueError, RecursionError) is a ModelError too."""
+    async with raw_server(reply) as server:
+        with pytest.raises(ModelError) as caught:
+            await server.model().respond(ASK)
+
+    assert str(caught.value).splitlines()[0] == f"model 'gpt-raw' {detail}"
+
+
+async def test_an_integer_past_4300_digits_in_a_stream_is_a_model_error() -> None:
+    """The stream's decoder fails the same way, as a ModelError."""
+    event = "data: " + CHUNK + ',"usage":{"total_tokens":' + BIG + "}}\n\n"
+    async with raw_server(sse_reply(event)) as server:
+        with pytest.raises(ModelError) as caught:
+            async for _ in server.model().stream(ASK):
+                pass
+
+    assert str(caught.value).splitlines()[0] == (
+        "model 'gpt-raw' failed (unexpected_response): the answer cannot be decoded: Exceeds the "
+        "limit (4300 digits) for integer string conversion: value has 5001 digits; use "
+        "sys.set_int_max_str_digits() to increase the limit"
+    )
+
+
+async def test_a_transient_error_object_is_retried() -> None:
+    """An error object that says it is transient (a server error) earns another attempt."""
+    busy = json_reply({"error": {"message": "overloaded", "type": "server_error"}})
+    async with raw_server(busy, json_reply(completion({"content": "hi"}))) as server:
+        response = await server.model(retry=TWO_TRIES).respond(ASK)
+
+    assert response.message.content == "hi"
+    assert server.requests == 2
+
+
+async def test_usage_counted_in_whole_floats_is_accepted() -> None:
+    """12.0 tokens is 12 tokens: some servers write counts as JSON floats."""
+    answer = completion({"content": "hi"}, usage={"prompt_tokens": 12.0, "total_tokens": 12.0})
+    async with raw_server(json_reply(answer)) as server:
+        response = await server.model().respond(ASK)
+
+    assert (response.usage.prompt_tokens, response.usage.total_tokens) == (12, 12)
 
 
 ODD_STREAMS = [

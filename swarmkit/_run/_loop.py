@@ -26,7 +26,12 @@ from swarmkit._run._state import (
     rule_state,
     run_context,
 )
-from swarmkit.exceptions import HandoffPayloadError, ModelError, ReplayDivergenceError
+from swarmkit.exceptions import (
+    HandoffPayloadError,
+    JournalError,
+    ModelError,
+    ReplayDivergenceError,
+)
 from swarmkit.filters import HandoffInput, apply_filter
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
@@ -78,7 +83,9 @@ class RunLoop:
             reason, pending = "interrupted", pause.pending
         except ModelError as exc:
             reason, error = "error", exc
-        except ReplayDivergenceError:
+        except (ReplayDivergenceError, JournalError):
+            # The journal failed or holds what cannot be read: writing the end to it would
+            # only bury the real cause under a second error.
             raise
         except Exception as exc:
             # A limit's "error" policy or a tool set to raise: journal the end, then raise.

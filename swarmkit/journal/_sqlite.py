@@ -303,7 +303,7 @@ def _connect(path: Path, timeout: float) -> sqlite3.Connection:
         # Autocommit mode (isolation_level=None): transactions are begun explicitly, one per step.
         conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
-        raise _open_error(path, exc) from exc
+        raise _open_error(path, exc, timeout) from exc
     try:
         # Read first: a file that holds something else is refused before WAL mode (or anything
         # else) would change a byte of it.
@@ -312,7 +312,7 @@ def _connect(path: Path, timeout: float) -> sqlite3.Connection:
         _in_transaction(conn, lambda conn: _create_or_check_schema(conn, path))
     except sqlite3.Error as exc:
         conn.close()
-        raise _open_error(path, exc) from exc
+        raise _open_error(path, exc, timeout) from exc
     except BaseException:
         conn.close()
         raise
@@ -327,13 +327,13 @@ def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
         return _open_read_only(path, timeout, immutable=False)
     except sqlite3.Error as exc:
         if exc.sqlite_errorname != "SQLITE_CANTOPEN":
-            raise _open_error(path, exc) from exc
+            raise _open_error(path, exc, timeout) from exc
     # A WAL journal in a folder we may not write, with no -wal/-shm files to share: SQLite can
     # read it only as immutable (nobody can be writing it through this folder anyway).
     try:
         return _open_read_only(path, timeout, immutable=True)
     except sqlite3.Error as exc:
-        raise _open_error(path, exc) from exc
+        raise _open_error(path, exc, timeout) from exc
 
 
 def _open_read_only(path: Path, timeout: float, *, immutable: bool) -> sqlite3.Connection:
@@ -355,10 +355,10 @@ def _tables(conn: sqlite3.Connection) -> set[str]:
     return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
 
 
-def _open_error(path: Path, exc: sqlite3.Error) -> JournalError:
+def _open_error(path: Path, exc: sqlite3.Error, timeout: float) -> JournalError:
     if exc.sqlite_errorname == "SQLITE_NOTADB":
         return JournalError(f"{path} is not a swarmkit journal ({exc}); pick another path")
-    return JournalError(f"cannot open the journal at {path}: {exc}")
+    return JournalError(f"cannot open the journal at {path}: {exc}{_hint(exc, timeout)}")
 
 
 def _configure(conn: sqlite3.Connection, timeout: float) -> None:

@@ -11,10 +11,10 @@ from swarmkit.exceptions import ModelError, ReplayDivergenceError
 from swarmkit.interrupts import Decision, decision_from_data, decision_to_data
 from swarmkit.journal._codec import (
     UNCOMPARED_KEYS,
-    outcome_from_data,
+    outcome_of,
     outcome_to_data,
     request_summary,
-    response_from_data,
+    response_of,
     response_to_data,
 )
 from swarmkit.journal._digest import PartCache, RequestDigester
@@ -123,7 +123,7 @@ class Tape:
         self._cursor += 1
         if "error" in record.data:
             raise ModelError(str(record.data["error"]), model="journal", attempts=0)
-        return response_from_data(record.data["response"])
+        return response_of(record)
 
     def record_response(
         self, agent: str, turn: int, request: ModelRequest, response: ModelResponse
@@ -157,7 +157,7 @@ class Tape:
         if {k: record.data.get(k) for k in expected} != expected:
             self._diverge(record, "tool_call", expected)
         self._cursor += 1
-        return None if self._execute_tools else outcome_from_data(record.data["outcome"])
+        return None if self._execute_tools else outcome_of(record)
 
     def record_outcome(self, agent: str, call: ToolCall, outcome: ToolOutcome) -> None:
         """Journal a live tool call and its outcome (not one re-executed during replay)."""

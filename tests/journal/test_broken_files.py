@@ -6,7 +6,7 @@ import asyncio
 import json
 import sqlite3
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -158,6 +158,60 @@ async def test_a_run_started_without_a_prompt_cannot_be_replayed_or_resumed(
         assert len(await journal.read("s2")) > 0
 
 
+MALFORMED_RESPONSES = [
+    pytest.param(None, "TypeError: a response is an object", id="missing"),
+    pytest.param(
+        {"content": ["hi"], "tool_calls": [], "usage": {}, "finish_reason": None, "model": None},
+        "ValueError: content must be text or null",
+        id="content-list",
+    ),
+    pytest.param(
+        {"content": "hi", "tool_calls": {}, "usage": {}, "finish_reason": None, "model": None},
+        "ValueError: tool_calls must be a list",
+        id="tool_calls-object",
+    ),
+    pytest.param(
+        {
+            "content": "hi",
+            "tool_calls": [],
+            "usage": {"total_tokens": "9"},
+            "finish_reason": None,
+            "model": None,
+        },
+        "ValueError: usage must map token counts to integers",
+        id="usage-text",
+    ),
+    pytest.param({"content": "hi"}, "KeyError: 'tool_calls'", id="keys-missing"),
+]
+
+
+@pytest.mark.parametrize(("response", "detail"), MALFORMED_RESPONSES)
+async def test_replaying_a_malformed_model_call_names_the_record(
+    journal_path: Path, response: object, detail: str
+) -> None:
+    """A journaled response of the wrong shape stops replay with a JournalError, not a crash."""
+    with SQLiteJournal(journal_path) as journal:
+        records = await journal.read("s1")
+        call = next(r for r in records if r.kind == "model_call")
+        data = {**call.data, "response": response}
+        _execute(
+            journal_path,
+            "UPDATE records SET data = ? WHERE session_id='s1' AND seq=?",
+            json.dumps(data),
+            call.seq,
+        )
+        with pytest.raises(JournalError) as caught:
+            await _swarm().replay("s1", journal)
+        assert (await _swarm().replay("s2", journal)).final_output == "Done."
+
+    if detail == "TypeError: a response is an object":
+        detail = "ValueError: a response is an object"
+    assert _first_line(caught.value) == (
+        f"record {call.seq} ('model_call') of session 's1' is corrupt: its response is "
+        f"malformed ({detail}){SUFFIX}"
+    )
+
+
 # -- files that are not journals, or not journals we read -------------------------------------
 
 
@@ -241,6 +295,36 @@ def test_the_command_refuses_a_foreign_file_in_one_line(tmp_path: Path, capsys: 
     refusal = "is an SQLite file but not a swarmkit journal; pick another path"
     assert line == f"swarmkit: error: {path} {refusal}"
     assert path.read_bytes() == before
+
+
+def _garble_pages(path: Path) -> None:
+    """Scramble every byte after the first page, as a failing disk might."""
+    data = bytearray(path.read_bytes())
+    for at in range(4096, len(data)):
+        data[at] = (data[at] * 7 + 13) % 256
+    path.write_bytes(bytes(data))
+
+
+def _truncate(path: Path) -> None:
+    path.write_bytes(path.read_bytes()[:5000])
+
+
+@pytest.mark.parametrize("damage", [_garble_pages, _truncate], ids=["garbled", "truncated"])
+@pytest.mark.parametrize("command", ["sessions", "show", "export"])
+def test_a_damaged_file_is_one_line_saying_what_to_do(
+    journal_path: Path, damage: Callable[[Path], None], command: str, capsys: Capture
+) -> None:
+    """SQLITE_CORRUPT is reported with its hint, never a traceback."""
+    damage(journal_path)
+    argv = [command] if command == "sessions" else [command, "s1"]
+
+    line = _cli_error([*argv, "--journal", str(journal_path)], capsys)
+
+    assert line == (
+        f"swarmkit: error: cannot open the journal at {journal_path}: database disk image is "
+        "malformed (the file is damaged or its disk failed: copy what reads, then start a new "
+        "journal)"
+    )
 
 
 # -- read-only journals ------------------------------------------------------------------------

@@ -353,20 +353,59 @@ async def test_a_retried_stream_tells_listeners_to_drop_the_partial_text(tmp_pat
     assert [s.status for s in sessions] == ["finished"]
 
 
-async def test_an_odd_answer_ends_a_journaled_run_with_an_error_and_an_intact_journal(
-    tmp_path: Path,
+JOURNALED_FAULTS = [
+    pytest.param(
+        json_reply(completion({"content": None, "tool_calls": "lookup"})),
+        False,
+        "failed (unexpected_response): message.tool_calls must be a list or null, got a string",
+        id="odd-answer",
+    ),
+    pytest.param(
+        trickle,
+        False,
+        "failed after 2 attempts (timeout_total): no answer within the whole-response "
+        "deadline of 0.05 s",
+        id="trickle",
+    ),
+    pytest.param(
+        keep_alive_only,
+        True,
+        "failed after 2 attempts (timeout_stream_gap): no answer within the stream-gap "
+        "deadline of 0.05 s",
+        id="keep-alive-stream",
+    ),
+    pytest.param(
+        sse_reply(text_chunk("Hel"), {"error": {"message": "quota", "type": "insufficient_quota"}}),
+        True,
+        "failed (stream_error): quota",
+        id="error-event",
+    ),
+]
+
+
+@pytest.mark.parametrize(("reply", "stream", "detail"), JOURNALED_FAULTS)
+async def test_a_server_fault_ends_a_journaled_run_with_an_error_and_an_intact_journal(
+    tmp_path: Path, reply: Reply, stream: bool, detail: str
 ) -> None:
-    """A ModelError from an odd answer ends the run as "error"; the journal reads back whole."""
-    answer = completion({"content": None, "tool_calls": "lookup"})
-    async with raw_server(json_reply(answer)) as server:
-        swarm = Swarm([Agent(name="a", instructions="Be brief.")], "a", model=server.model())
+    """The ModelError ends the run as "error" with its message; the journal reads back whole."""
+    timeouts = Timeouts(total=0.05) if reply is trickle else Timeouts(stream_gap=0.05)
+    async with raw_server(reply) as server:
+        model = server.model(timeouts=timeouts, retry=TWO_TRIES)
+        swarm = Swarm([Agent(name="a", instructions="Be brief.")], "a", model=model)
         with SQLiteJournal(tmp_path / "j.sqlite") as journal:
-            result = await swarm.run("hi", journal=journal)
+            if stream:
+                events = [e async for e in swarm.stream("hi", journal=journal)]
+                result = events[-1].result  # type: ignore[union-attr]
+            else:
+                result = await swarm.run("hi", journal=journal)
             records = await journal.read(result.session_id)
+            sessions = await journal.sessions()
 
     assert result.stop_reason == "error"
-    assert result.error is not None
-    assert records[0].kind == "run_started" and records[-1].kind == "run_finished"
+    assert str(result.error).splitlines()[0] == f"model 'gpt-raw' {detail}"
+    assert records[0].kind == "run_started"
+    assert records[-1].kind == "run_finished" and records[-1].data["stop_reason"] == "error"
+    assert [(s.status, s.stop_reason) for s in sessions] == [("finished", "error")]
 
 
 @pytest.mark.parametrize("seconds", [0, -1.0, float("nan"), float("inf"), "5", True, None])

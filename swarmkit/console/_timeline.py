@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from swarmkit.console._text import compact_json, one_line, tokens
+from swarmkit.console._text import compact_json, displayable, one_line, tokens
 from swarmkit.journal import JournalRecord
 
 
@@ -19,7 +19,7 @@ def timeline(records: Sequence[JournalRecord]) -> list[str]:
         lines += _totals(records)
     except (TypeError, ValueError, AttributeError):
         lines.append("tokens: unknown (a model call's usage is not a set of counts)")
-    return lines
+    return [displayable(line) for line in lines]
 
 
 def _step(kind: str, data: Mapping[str, Any]) -> list[str]:

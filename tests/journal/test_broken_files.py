@@ -563,3 +563,28 @@ def test_show_of_records_of_odd_shapes_prints_them_as_data(
 
     out = capsys.readouterr().out
     assert "tokens: unknown" in out
+
+
+def test_text_that_is_not_valid_unicode_is_shown_with_replacement_characters(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    """show and sessions print U+FFFD for a lone surrogate; export keeps it exactly."""
+    path = tmp_path / "j.sqlite"
+
+    async def record() -> None:
+        with SQLiteJournal(path) as journal:
+            await _swarm("answer \udfff").run("why \ud800?", journal=journal, session_id="s")
+
+    asyncio.run(record())
+    journal = ["--journal", str(path)]
+
+    assert main(["show", "s", *journal]) == 0
+    shown = capsys.readouterr().out
+    assert main(["sessions", *journal]) == 0
+    listed = capsys.readouterr().out
+    assert main(["export", "s", *journal]) == 0
+    exported = capsys.readouterr().out
+
+    assert "why \ufffd?" in shown and "answer \ufffd" in shown
+    assert "why \ufffd?" in listed
+    assert import_jsonl(exported)[0].data["prompt"] == "why \ud800?"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 
 from swarmkit import Agent, Swarm, tool
+from swarmkit.console import LiveView
 from swarmkit.events import ModelAttemptDiscarded, TextDelta
 from swarmkit.exceptions import ModelError
 from swarmkit.journal import SQLiteJournal, export_jsonl, import_jsonl
@@ -351,6 +353,30 @@ async def test_a_retried_stream_tells_listeners_to_drop_the_partial_text(tmp_pat
     result = events[-1].result  # type: ignore[union-attr]
     assert after == result.final_output == "Hello world"
     assert [s.status for s in sessions] == ["finished"]
+
+
+@tool
+def lookup() -> str:
+    """Look the order up."""
+    return "shipped"
+
+
+async def test_the_live_view_shows_only_the_retried_attempts_text() -> None:
+    """`swarmkit run`'s view drops a discarded attempt's text: it says "Checking." once."""
+    call = {"index": 0, "id": "c1", "function": {"name": "lookup", "arguments": "{}"}}
+    calling = {**text_chunk(), "choices": [{"index": 0, "delta": {"tool_calls": [call]}}]}
+    cut = sse_reply(text_chunk("Chec"), text_chunk("king and"), done=False)
+    whole = sse_reply(text_chunk("Checking."), calling, text_chunk(finish="tool_calls"))
+    answer = sse_reply(text_chunk("It shipped."), text_chunk(finish="stop"))
+    out = io.StringIO()
+    async with raw_server(cut, whole, answer) as server:
+        agent = Agent(name="a", instructions="Be brief.", tools=[lookup])
+        swarm = Swarm([agent], "a", model=server.model(retry=TWO_TRIES))
+        result = await LiveView(out, swarm).follow(swarm.stream("where is my order?"))
+
+    says = [line for line in out.getvalue().splitlines() if "| says" in line]
+    assert says == ["  a | says    Checking."]
+    assert result.final_output == "It shipped."
 
 
 JOURNALED_FAULTS = [

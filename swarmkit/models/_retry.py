@@ -120,10 +120,10 @@ def is_retryable(exc: BaseException) -> bool:
         case DeadlineExceededError():
             return True
         case ErrorAnswerError():
-            return stream_error_is_transient(exc.body)
+            return error_is_transient(exc.body)
         case openai.APIError():
             # An error event inside a stream: retried when its body says it is transient.
-            return stream_error_is_transient(exc.body)
+            return error_is_transient(exc.body)
         case _:
             return False
 
@@ -143,8 +143,8 @@ _TRANSIENT_ERROR_WORDS = frozenset(
 )
 
 
-def stream_error_is_transient(body: object) -> bool:
-    """Whether an in-stream error event says it is transient.
+def error_is_transient(body: object) -> bool:
+    """Whether an error object (in a stream, or in place of a completion) says it is transient.
 
     It is when it says ``"retryable": true``, names a 429 or 5xx status (``status``/``code``),
     or has a ``type``/``code`` of a server, rate-limit, overload or timeout error.

@@ -28,7 +28,7 @@ from swarmkit.exceptions import (
 from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import PendingDecision, approve, edit, reject
-from swarmkit.models import Model, ModelSettings
+from swarmkit.models import Model, ModelSettings, Timeouts
 from swarmkit.result import HandoffRecord, RuleDecision, RunResult
 from swarmkit.swarm import Swarm
 from swarmkit.tools import FunctionTool, ToolResult, tool
@@ -70,6 +70,7 @@ __all__ = [
     "SessionNotFoundError",
     "Swarm",
     "SwarmkitError",
+    "Timeouts",
     "ToolArgumentsError",
     "ToolError",
     "ToolExecutionError",

@@ -1,6 +1,6 @@
 """swarmkit: multi-agent swarms with rule-first handoffs, exact limits and replayable journals."""
 
-from swarmkit import filters
+from swarmkit import filters, testing
 from swarmkit.agent import Agent
 from swarmkit.conditions import Condition, compile_condition
 from swarmkit.context import RunContext
@@ -22,15 +22,19 @@ from swarmkit.exceptions import (
     ToolError,
     ToolExecutionError,
 )
+from swarmkit.factory import swarm_factory
 from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import PendingDecision, approve, edit, reject
+from swarmkit.journal import InMemoryJournal, SQLiteJournal
 from swarmkit.models import Model, ModelSettings, OpenAIModel, RetryPolicy
 from swarmkit.result import HandoffRecord, RuleDecision, RunResult
 from swarmkit.swarm import Swarm
+from swarmkit.testing import RecordingModel, ScriptedModel
 from swarmkit.tools import FunctionTool, ToolResult, tool
 
 __version__ = "0.1.0"
+"""The version of the distribution ``swarmkit-agents`` (the import name is ``swarmkit``)."""
 
 __all__ = [
     "Agent",
@@ -45,6 +49,7 @@ __all__ = [
     "HandoffGraph",
     "HandoffPayloadError",
     "HandoffRecord",
+    "InMemoryJournal",
     "JournalError",
     "MaxHandoffsExceeded",
     "MaxTurnsExceeded",
@@ -53,6 +58,7 @@ __all__ = [
     "ModelSettings",
     "OpenAIModel",
     "PendingDecision",
+    "RecordingModel",
     "ReplayDivergenceError",
     "RetryPolicy",
     "RouteExplanation",
@@ -60,6 +66,8 @@ __all__ = [
     "RunContext",
     "RunError",
     "RunResult",
+    "SQLiteJournal",
+    "ScriptedModel",
     "SessionNotFoundError",
     "Swarm",
     "SwarmkitError",
@@ -73,5 +81,7 @@ __all__ = [
     "edit",
     "filters",
     "reject",
+    "swarm_factory",
+    "testing",
     "tool",
 ]

@@ -40,7 +40,8 @@ class ConfigurationError(SwarmkitError, ValueError):
 
 
 class ConditionSyntaxError(ConfigurationError):
-    """A condition does not parse; the message shows the expression with a caret."""
+    """A condition does not parse; the message starts ``invalid condition:`` (as swarmstate's
+    does) and shows the expression with a caret under the column."""
 
     def __init__(self, message: str, *, expression: str, position: int) -> None:
         self.expression = expression
@@ -48,7 +49,10 @@ class ConditionSyntaxError(ConfigurationError):
         self.reason = message
         shown = expression if len(expression) <= 200 else expression[:200] + "…"
         caret = " " * min(position, len(shown)) + "^"
-        super().__init__(f"{message} at column {position + 1}\n  {shown}\n  {caret}")
+        # "invalid condition:" as swarmstate says it, so code matching its errors still matches.
+        super().__init__(
+            f"invalid condition: {message} at column {position + 1}\n  {shown}\n  {caret}"
+        )
 
 
 class GraphCycleError(ConfigurationError):

@@ -13,6 +13,7 @@ from swarmkit.handoffs import (
     TransferTool,
     build_legacy_handoff_tool,
     build_transfer_tools,
+    legacy_peer_description,
 )
 from swarmkit.models import Model, ToolSpec
 from swarmkit.tools import FunctionTool
@@ -72,7 +73,7 @@ def build_plan(agent: Agent, options: PlanOptions, resolve: ModelResolver) -> Ag
             agent.name,
             tuple(configs),
             tool_name=options.handoff_tool_name,
-            descriptions=descriptions,
+            descriptions={n: legacy_peer_description(p) for n, p in options.peers.items()},
         )
     else:
         transfers = build_transfer_tools(

@@ -10,6 +10,8 @@
     │   ├── ToolArgumentsError                     the model's arguments did not validate
     │   └── ToolExecutionError                     the tool itself raised
     ├── HandoffPayloadError                        a typed handoff's arguments did not validate
+    ├── InputFilterError                           a handoff's input filter raised, or returned
+    │                                              something that is not messages or a string
     ├── ModelError                                 the model API failed (not retryable, or
     │                                              still failing after the retries)
     ├── RunError                                   a run ended by a limit under the "error" policy
@@ -84,6 +86,17 @@ class HandoffPayloadError(SwarmkitError):
 
     def __init__(self, message: str, *, tool_name: str, target: str) -> None:
         self.tool_name = tool_name
+        self.target = target
+        super().__init__(message)
+
+
+class InputFilterError(SwarmkitError):
+    """A handoff's input filter failed; the run ends with ``stop_reason="error"`` (journaled,
+    so it can be resumed once the filter is fixed), and what it raised is the cause."""
+
+    def __init__(self, message: str, *, filter_name: str, source: str, target: str) -> None:
+        self.filter_name = filter_name
+        self.source = source
         self.target = target
         super().__init__(message)
 

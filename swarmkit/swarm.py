@@ -54,8 +54,8 @@ class Swarm:
         detect_cycles: bool = True,
         max_revisits: int = 0,
         pass_full_history: bool = True,
-        handoff_tool_name: str = "handoff",
-        legacy_handoff_tool: bool = False,
+        handoff_tool_name: str | None = None,
+        legacy_handoff_tool: bool | None = None,
         max_turns: int = 50,
         on_max_handoffs: LimitPolicy = "finish",
         on_max_turns: LimitPolicy = "finish",
@@ -102,8 +102,7 @@ class Swarm:
             peers=peers,
             peer_handoffs=peer_handoffs,
             default_model=resolve.default(model),
-            legacy_handoff_tool=legacy_handoff_tool,
-            handoff_tool_name=handoff_tool_name,
+            **_legacy_tool(legacy_handoff_tool, handoff_tool_name),
         )
         self.plans: Mapping[str, AgentPlan] = {
             name: build_plan(agent, options, resolve) for name, agent in peers.items()
@@ -345,6 +344,19 @@ def _check_resumable(
         raise JournalError(
             f"session {session_id!r} is not waiting for a decision; resume it without one"
         )
+
+
+def _legacy_tool(legacy: bool | None, name: str | None) -> dict[str, Any]:
+    # Seed 002 code names its single handoff tool with handoff_tool_name; naming it asks for it.
+    if legacy is False and name is not None:
+        raise ConfigurationError(
+            f"handoff_tool_name={name!r} names the single legacy handoff tool, which "
+            "legacy_handoff_tool=False turns off; drop one of the two"
+        )
+    return {
+        "legacy_handoff_tool": bool(legacy) or name is not None,
+        "handoff_tool_name": name or "handoff",
+    }
 
 
 def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent]) -> None:

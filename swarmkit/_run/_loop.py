@@ -26,7 +26,12 @@ from swarmkit._run._state import (
     rule_state,
     run_context,
 )
-from swarmkit.exceptions import HandoffPayloadError, ModelError, ReplayDivergenceError
+from swarmkit.exceptions import (
+    HandoffPayloadError,
+    InputFilterError,
+    ModelError,
+    ReplayDivergenceError,
+)
 from swarmkit.filters import HandoffInput, apply_filter
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
@@ -76,7 +81,7 @@ class RunLoop:
             reason = stop.reason
         except Interrupted as pause:
             reason, pending = "interrupted", pause.pending
-        except ModelError as exc:
+        except (ModelError, InputFilterError) as exc:
             reason, error = "error", exc
         except ReplayDivergenceError:
             raise

@@ -129,8 +129,9 @@ def _handoff_configs(agent: Agent, options: PlanOptions) -> dict[str, Handoff]:
         target = handoff.target
         if target not in options.peers:
             raise ConfigurationError(
-                f"agent {agent.name!r} hands off to unknown peer {target!r}; "
-                f"known peers: {', '.join(sorted(options.peers))}"
+                f"agent {agent.name!r} hands off to {target!r}, which is not in the swarm: "
+                f"add the Agent named {target!r} to the swarm's agents (or pass the Agent "
+                f"itself in handoffs=); agents: {', '.join(sorted(options.peers))}"
             )
         configs[target] = _merge(handoff, options.peer_handoffs.get(target))
     return configs

@@ -46,7 +46,7 @@ class Swarm:
     def __init__(
         self,
         agents: Mapping[str, Agent | Handoff] | Sequence[Agent | Handoff],
-        entry_agent: str,
+        entry_agent: str | Agent,
         *,
         model: Model | str | None = None,
         graph: HandoffGraph | None = None,
@@ -69,6 +69,7 @@ class Swarm:
         self._settings = {k: v for k, v in locals().items() if k not in ("self", "agents")}
         self._agents_given = agents
         peers, peer_handoffs = _peers(agents)
+        entry_agent = _entry_name_of(entry_agent, peers)
         _check_limits(max_handoffs=max_handoffs, max_turns=max_turns, max_revisits=max_revisits)
         _check_policies(
             on_max_handoffs=on_max_handoffs, on_max_turns=on_max_turns, on_cycle=on_cycle
@@ -410,7 +411,28 @@ def _peers(
             configs[name] = entry
     if not peers:
         raise ConfigurationError("a swarm needs at least one agent")
+    _add_handoff_targets(peers)
     return peers, configs
+
+
+def _add_handoff_targets(peers: dict[str, Agent]) -> None:
+    """An Agent an agent hands off to joins the swarm, so the peer list need not repeat it."""
+    queue = list(peers.values())
+    while queue:
+        configs = queue.pop().handoff_configs() or ()
+        for target in (h.agent for h in configs):
+            if isinstance(target, Agent) and target.name not in peers:
+                peers[target.name] = target
+                queue.append(target)
+
+
+def _entry_name_of(entry: str | Agent, peers: Mapping[str, Agent]) -> str:
+    if not isinstance(entry, Agent):
+        return entry
+    for name, peer in peers.items():
+        if peer is entry:
+            return name
+    return entry.name
 
 
 def _entries(

@@ -145,7 +145,12 @@ class RunLoop:
         graph = self._swarm.graph
         if graph is None or plan.name not in graph or not graph.edges(plan.name):
             return
-        if not may_hand_off(self._swarm, self._state, plan, had_options=True):
+        if not may_hand_off(
+            self._swarm,
+            self._state,
+            plan,
+            had_options=lambda: graph.route_edge(plan.name, rule_state(self._state)) is not None,
+        ):
             return
         edge = graph.route_edge(plan.name, rule_state(self._state))
         yield ev.RuleEvaluated(

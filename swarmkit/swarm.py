@@ -331,6 +331,7 @@ def _check_resumable(
 ) -> None:
     last = records[-1]
     interrupted = last.kind == "run_finished" and last.data.get("stop_reason") == "interrupted"
+    interrupted = interrupted and not last.data.get("cancelled")  # Ctrl-C: nothing to decide
     if last.kind == "run_finished" and last.data.get("stop_reason") not in ("interrupted", "error"):
         raise JournalError(
             f"session {session_id!r} already finished ({last.data.get('stop_reason')}); "

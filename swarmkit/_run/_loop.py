@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import asdict
@@ -90,6 +91,9 @@ class RunLoop:
             await self._tape.note("run_finished", {"stop_reason": "error", "error": repr(exc)})
             await self._tape.close()
             raise
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            await self._note_cancelled()
+            raise
         except BaseException:
             await self._tape.flush()
             raise
@@ -98,6 +102,14 @@ class RunLoop:
         await self._tape.close()
         self._log("run_finished", stop_reason=reason)
         yield ev.RunFinished(result=result)
+
+    async def _note_cancelled(self) -> None:
+        """Ctrl-C or a cancelled task: journal the end as interrupted and ``cancelled`` (no
+        decision pending), so the session is not left open and resume simply continues it."""
+        if not self._tape.replaying:
+            data = finished_data(build_result(self._state, "interrupted", None, None))
+            await self._tape.note("run_finished", {**data, "cancelled": True})
+        await self._tape.flush()
 
     def _log(self, event: str, **fields: Any) -> None:
         """A structlog event with the session, the active agent and the turn bound."""

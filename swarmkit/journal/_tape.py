@@ -25,7 +25,8 @@ from swarmkit.tools import ToolOutcome
 
 
 def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:
-    """The records a resumed run replays: a run that ended in an error retries its last step.
+    """The records a resumed run replays: a run that ended in an error retries its last step,
+    and one stopped by Ctrl-C (``cancelled``) goes on from where it stopped.
 
     The trailing ``run_finished`` of a failed run, and the failed model call before it, are
     left out of the prefix (they stay in the append-only journal), so the resumed run replays
@@ -35,7 +36,7 @@ def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, .
     if (
         prefix
         and prefix[-1].kind == "run_finished"
-        and prefix[-1].data.get("stop_reason") == "error"
+        and (prefix[-1].data.get("stop_reason") == "error" or prefix[-1].data.get("cancelled"))
     ):
         prefix.pop()
         if prefix and prefix[-1].kind == "model_call" and "error" in prefix[-1].data:

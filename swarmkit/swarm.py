@@ -21,7 +21,7 @@ from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import Decision
 from swarmkit.journal import Journal, JournalRecord
 from swarmkit.journal._digest import PartCache
-from swarmkit.journal._tape import Tape, resumable_prefix
+from swarmkit.journal._tape import Tape, replayable, resumable_prefix
 from swarmkit.messages import UserMessage
 from swarmkit.models import Model
 from swarmkit.result import RunResult
@@ -186,7 +186,8 @@ class Swarm:
         execute = _check_tools_mode(tools)
         if live_after is None:
             # A strict replay writes nothing and may not go live: the journal is all it has.
-            tape = self._tape(None, session_id, records, go_live=False, execute_tools=execute)
+            replayed = replayable(records)
+            tape = self._tape(None, session_id, replayed, go_live=False, execute_tools=execute)
             return await self._run_on(tape, prompt, context, session_id)
         fork_id = fork_session_id or f"{session_id}__fork_{live_after}"
         prefix = await _copy_prefix(store, records, live_after, fork_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from typing import Any
 
 from swarmkit import Agent, ModelError, Swarm, swarm_factory
 from swarmkit.demo import DemoModel, build_support_swarm, support_graph
@@ -83,3 +84,9 @@ hanging_swarm = Swarm(_SOLO, "solo", model=_HangingModel())
 
 answering_swarm = Swarm(_SOLO, "solo", model=ScriptedModel(text("the answer")))
 """The same agents on a model that answers: the swarm a stopped session is resumed on."""
+
+
+@swarm_factory
+def wrong_factory() -> Any:
+    """A marked factory that returns something that is not a Swarm."""
+    return {"agents": ["solo"]}

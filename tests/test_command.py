@@ -70,6 +70,8 @@ def test_version_prints_the_installed_version(flag: str) -> None:
         ("tests.cli_app:swarm_for", "is a function, not a Swarm; the command calls only"),
         ("swarmkit.demo:build_support_swarm", "marked @swarmkit.swarm_factory"),
         ("tests.cli_app:not_a_swarm", "tests.cli_app:not_a_swarm is dict, not a Swarm"),
+        ("tests.cli_app:wrong_factory", "factory tests.cli_app:wrong_factory returned dict"),
+        ("tests.cli_broken_app:swarm", "RuntimeError: DATABASE_URL is not set"),
     ],
 )
 def test_a_bad_target_is_one_line_with_exit_code_2(target: str, message: str) -> None:

@@ -44,6 +44,21 @@ def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, .
     return tuple(prefix)
 
 
+def replayable(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:
+    """A whole session as one run for replay: an attempt that failed or was stopped by Ctrl-C
+    and then resumed leaves its end (and its failed model call) out, as resume did."""
+    kept: list[JournalRecord] = []
+    for record in records:
+        ended_early = record.kind == "run_finished" and (
+            record.data.get("stop_reason") == "error" or record.data.get("cancelled")
+        )
+        if ended_early and record is not records[-1]:
+            kept = list(resumable_prefix([*kept, record]))
+        else:
+            kept.append(record)
+    return tuple(kept)
+
+
 class Tape:
     """Journals one run: live steps are appended; replayed steps are served and checked.
 

@@ -191,6 +191,40 @@ def test_resume_with_a_rejection_tells_the_agent_why(tmp_path: Path) -> None:
     assert "billing was active" not in done.stdout
 
 
+def test_resume_with_an_edit_hands_off_the_edited_payload(tmp_path: Path) -> None:
+    """--edit JSON replaces the handoff's payload; a bad --edit is one line with exit 2."""
+    journal = str(tmp_path / "j.sqlite")
+    target = "tests.cli_app:approval_swarm"
+    paused = _swarmkit("run", target, REFUND, "--journal", journal, "--session-id", "p3")
+    payload = json.loads(paused.stdout.split("waits:  handoff billing ", 1)[1].splitlines()[0])
+    resume = ["resume", "p3", "--swarm", target, "--journal", journal]
+
+    bad = _swarmkit(*resume, "--edit", "{oops")
+    assert bad.returncode == 2
+    assert _first_error(bad).startswith("swarmkit: error: --edit is not valid JSON")
+
+    done = _swarmkit(*resume, "--edit", json.dumps({**payload, "amount_eur": 1.5}))
+    assert done.returncode == 0, done.stderr
+    shown = _swarmkit("show", "p3", "--journal", journal).stdout
+    assert '"amount_eur": 1.5' in shown
+
+
+def test_a_decision_for_a_session_that_waits_for_none_is_refused(tmp_path: Path) -> None:
+    """--approve on a session that is not paused: one line, exit 2, nothing written."""
+    journal = str(tmp_path / "j.sqlite")
+    _swarmkit("run", "tests.cli_app:failing_swarm", "hi", "--journal", journal, "--session-id", "f")
+
+    done = _swarmkit(
+        "resume", "f", "--swarm", "tests.cli_app:failing_swarm", "--journal", journal, "--approve"
+    )
+
+    assert done.returncode == 2
+    assert _first_error(done) == (
+        "swarmkit: error: session 'f' is not waiting for a decision; resume it without "
+        "--approve, --reject or --edit"
+    )
+
+
 # A shell's background job (CI's, for one) starts with SIGINT ignored, and a child inherits
 # that; this launcher gives the command the default disposition a terminal would, then execs it.
 _WITH_SIGINT = (

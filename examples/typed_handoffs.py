@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import os
 from enum import StrEnum
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -81,10 +82,9 @@ def pack(ctx: RunContext) -> str:
     return f"packed {count} items of {shipment.order_id} into 2 parcels ({shipment.speed.value})"
 
 
-def courier_brief(history: list[str], payload: object) -> str:
-    """Seed 002's filter shape: rendered history and the payload in, the courier's prompt out."""
-    assert isinstance(payload, Pickup)
-    return f"Collect {payload.parcels} parcels for {payload.order_id} ({payload.speed.value})."
+def courier_brief(history: list[str], payload: dict[str, Any]) -> str:
+    """Seed 002's filter shape: rendered history and the payload (a dict) in, the prompt out."""
+    return f"Collect {payload['parcels']} parcels for {payload['order_id']} ({payload['speed']})."
 
 
 courier = Agent(name="courier", instructions="Confirm the pickup in one line.", handoffs=[])

@@ -2,7 +2,7 @@
 
 from typing import TYPE_CHECKING, Any
 
-from swarmkit import filters
+from swarmkit import filters, testing
 from swarmkit.agent import Agent
 from swarmkit.conditions import Condition, compile_condition
 from swarmkit.context import RunContext
@@ -12,6 +12,7 @@ from swarmkit.exceptions import (
     GraphCycleError,
     HandoffCycleError,
     HandoffPayloadError,
+    InputFilterError,
     JournalError,
     MaxHandoffsExceeded,
     MaxTurnsExceeded,
@@ -25,18 +26,22 @@ from swarmkit.exceptions import (
     ToolError,
     ToolExecutionError,
 )
+from swarmkit.factory import swarm_factory
 from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import PendingDecision, approve, edit, reject
+from swarmkit.journal import InMemoryJournal, SQLiteJournal
 from swarmkit.models import Model, ModelSettings, Timeouts
 from swarmkit.result import HandoffRecord, RuleDecision, RunResult
 from swarmkit.swarm import Swarm
+from swarmkit.testing import RecordingModel, ScriptedModel
 from swarmkit.tools import FunctionTool, ToolResult, tool
 
 if TYPE_CHECKING:
     from swarmkit.models import OpenAIModel, RetryPolicy
 
 __version__ = "0.1.0"
+"""The version of the distribution ``swarmkit-agents`` (the import name is ``swarmkit``)."""
 
 __all__ = [
     "Agent",
@@ -51,6 +56,8 @@ __all__ = [
     "HandoffGraph",
     "HandoffPayloadError",
     "HandoffRecord",
+    "InMemoryJournal",
+    "InputFilterError",
     "JournalError",
     "MaxHandoffsExceeded",
     "MaxTurnsExceeded",
@@ -59,6 +66,7 @@ __all__ = [
     "ModelSettings",
     "OpenAIModel",
     "PendingDecision",
+    "RecordingModel",
     "ReplayDivergenceError",
     "RetryPolicy",
     "RouteExplanation",
@@ -66,6 +74,8 @@ __all__ = [
     "RunContext",
     "RunError",
     "RunResult",
+    "SQLiteJournal",
+    "ScriptedModel",
     "SessionBusyError",
     "SessionNotFoundError",
     "Swarm",
@@ -81,6 +91,8 @@ __all__ = [
     "edit",
     "filters",
     "reject",
+    "swarm_factory",
+    "testing",
     "tool",
 ]
 

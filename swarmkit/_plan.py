@@ -14,6 +14,7 @@ from swarmkit.handoffs import (
     TransferTool,
     build_legacy_handoff_tool,
     build_transfer_tools,
+    legacy_peer_description,
 )
 from swarmkit.models import Model, ToolSpec
 from swarmkit.tools import FunctionTool
@@ -76,7 +77,7 @@ def build_plan(agent: Agent, options: PlanOptions, resolve: ModelResolver) -> Ag
             agent.name,
             tuple(configs),
             tool_name=options.handoff_tool_name,
-            descriptions=descriptions,
+            descriptions={n: legacy_peer_description(p) for n, p in options.peers.items()},
         )
     else:
         transfers = build_transfer_tools(
@@ -133,8 +134,9 @@ def _handoff_configs(agent: Agent, options: PlanOptions) -> dict[str, Handoff]:
         target = handoff.target
         if target not in options.peers:
             raise ConfigurationError(
-                f"agent {agent.name!r} hands off to unknown peer {target!r}; "
-                f"known peers: {', '.join(sorted(options.peers))}"
+                f"agent {agent.name!r} hands off to {target!r}, which is not in the swarm: "
+                f"add the Agent named {target!r} to the swarm's agents (or pass the Agent "
+                f"itself in handoffs=); agents: {', '.join(sorted(options.peers))}"
             )
         configs[target] = _merge(handoff, options.peer_handoffs.get(target))
     return configs

@@ -10,6 +10,8 @@
     │   ├── ToolArgumentsError                     the model's arguments did not validate
     │   └── ToolExecutionError                     the tool itself raised
     ├── HandoffPayloadError                        a typed handoff's arguments did not validate
+    ├── InputFilterError                           a handoff's input filter raised, or returned
+    │                                              something that is not messages or a string
     ├── ModelError                                 the model API failed (not retryable, or
     │                                              still failing after the retries)
     ├── RunError                                   a run ended by a limit under the "error" policy
@@ -42,7 +44,8 @@ class ConfigurationError(SwarmkitError, ValueError):
 
 
 class ConditionSyntaxError(ConfigurationError):
-    """A condition does not parse; the message shows the expression with a caret."""
+    """A condition does not parse; the message starts ``invalid condition:`` (as swarmstate's
+    does) and shows the expression with a caret under the column."""
 
     def __init__(self, message: str, *, expression: str, position: int) -> None:
         self.expression = expression
@@ -50,7 +53,10 @@ class ConditionSyntaxError(ConfigurationError):
         self.reason = message
         shown = expression if len(expression) <= 200 else expression[:200] + "…"
         caret = " " * min(position, len(shown)) + "^"
-        super().__init__(f"{message} at column {position + 1}\n  {shown}\n  {caret}")
+        # "invalid condition:" as swarmstate says it, so code matching its errors still matches.
+        super().__init__(
+            f"invalid condition: {message} at column {position + 1}\n  {shown}\n  {caret}"
+        )
 
 
 class GraphCycleError(ConfigurationError):
@@ -82,6 +88,17 @@ class HandoffPayloadError(SwarmkitError):
 
     def __init__(self, message: str, *, tool_name: str, target: str) -> None:
         self.tool_name = tool_name
+        self.target = target
+        super().__init__(message)
+
+
+class InputFilterError(SwarmkitError):
+    """A handoff's input filter failed; the run ends with ``stop_reason="error"`` (journaled,
+    so it can be resumed once the filter is fixed), and what it raised is the cause."""
+
+    def __init__(self, message: str, *, filter_name: str, source: str, target: str) -> None:
+        self.filter_name = filter_name
+        self.source = source
         self.target = target
         super().__init__(message)
 

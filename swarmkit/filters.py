@@ -3,8 +3,10 @@
 A filter is called with a :class:`HandoffInput` and returns messages, or a string that
 becomes the receiving agent's prompt. It may be sync or async. A two-parameter callable
 ``(history, payload) -> str`` (seed 002's shape) is called with the history rendered as
-strings. Whatever a filter returns, the loop drops tool results whose call is gone and
-tool calls whose result is gone, so the receiving agent's history stays valid for the API.
+strings and the payload as a dict (``{}`` for an untyped handoff). Whatever a filter returns,
+the loop drops tool results whose call is gone and tool calls whose result is gone, so the
+receiving agent's history stays valid for the API. A filter that raises (or returns something
+else) is an InputFilterError naming the filter and the handoff.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from swarmkit.exceptions import ConfigurationError
+from swarmkit.exceptions import ConfigurationError, InputFilterError
 from swarmkit.messages import (
     AssistantMessage,
     Message,
@@ -119,14 +121,39 @@ def compose(*filters: InputFilter) -> InputFilter:
 
 
 async def apply_filter(input_filter: InputFilter, data: HandoffInput) -> tuple[Message, ...]:
-    """Run one filter (sync, async, or seed 002's two-argument shape) and validate its output."""
+    """Run one filter (sync, async, or seed 002's two-argument shape) and validate its output.
+
+    Raises InputFilterError, naming the filter and the handoff, whatever went wrong inside it.
+    """
+    try:
+        return repair_tool_pairs(_as_messages(await _call(input_filter, data)))
+    except InputFilterError:
+        raise  # from a filter inside compose(): it already names the one that failed
+    except Exception as exc:
+        name = _filter_name(input_filter)
+        raise InputFilterError(
+            f"input filter {name} of the handoff {data.source} -> {data.target} failed: "
+            f"{type(exc).__name__}: {exc}; fix the filter, then resume the session",
+            filter_name=name,
+            source=data.source,
+            target=data.target,
+        ) from exc
+
+
+async def _call(input_filter: InputFilter, data: HandoffInput) -> object:
     if _takes_two_arguments(input_filter):
-        out = input_filter(render_history(data.history), data.payload)
+        # Seed 002 hands its filters the payload as a dict, {} when the handoff is untyped.
+        payload = data.payload.model_dump(mode="json") if data.payload is not None else {}
+        out = input_filter(render_history(data.history), payload)
     else:
         out = input_filter(data)
     if inspect.isawaitable(out):
         out = await out
-    return repair_tool_pairs(_as_messages(out, input_filter))
+    return out
+
+
+def _filter_name(input_filter: InputFilter) -> str:
+    return str(getattr(input_filter, "__qualname__", None) or repr(input_filter))
 
 
 def render_history(history: Sequence[Message]) -> list[str]:
@@ -185,17 +212,15 @@ def _replace_history(data: HandoffInput, history: tuple[Message, ...]) -> Handof
     )
 
 
-def _as_messages(out: object, input_filter: InputFilter) -> tuple[Message, ...]:
+def _as_messages(out: object) -> tuple[Message, ...]:
     if isinstance(out, str):
         return (UserMessage(content=out),)
     if isinstance(out, Sequence) and all(
         isinstance(m, SystemMessage | UserMessage | AssistantMessage | ToolMessage) for m in out
     ):
         return tuple(out)
-    name = getattr(input_filter, "__name__", repr(input_filter))
-    raise ConfigurationError(
-        f"input filter {name} returned {type(out).__name__}; "
-        "return a list of swarmkit messages or a string"
+    raise TypeError(
+        f"it returned {type(out).__name__}; return a list of swarmkit messages or a string"
     )
 
 

@@ -6,7 +6,7 @@ import copy
 import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -29,14 +29,19 @@ _MAX_TOOL_NAME = 64
 _NO_DESCRIPTIONS: Mapping[str, str] = MappingProxyType({})
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True)
 class Handoff:
-    """How an agent hands off to one peer (seed 002's fields)."""
+    """How an agent hands off to one peer (seed 002's fields).
+
+    ``agent`` and ``input_type`` may be given by position, as seed 002's plain fields allow
+    (``Handoff(billing, Refund)``); the rest are keyword-only.
+    """
 
     agent: Agent | str
     """The peer: an Agent, or a peer's name."""
     input_type: type[BaseModel] | None = None
     """The payload the model must send; its schema becomes the transfer tool's parameters."""
+    _: KW_ONLY
     input_filter: InputFilter | None = None
     """Decides what history the peer sees; None follows the swarm's default."""
     description: str | None = None
@@ -286,6 +291,17 @@ def _transfer_description(handoff: Handoff, descriptions: Mapping[str, str]) -> 
         "" if isinstance(handoff.agent, str) else handoff.agent.description
     )
     return f"Hand off to {handoff.target}: {peer}" if peer else f"Hand off to {handoff.target}."
+
+
+def legacy_peer_description(agent: Agent, *, limit: int = 100) -> str:
+    """How the legacy tool describes a peer: its description, else the start of its
+    instructions (as seed 002 does), else nothing (instructions that are a function)."""
+    if agent.description:
+        return agent.description
+    if not isinstance(agent.instructions, str):
+        return ""
+    start = " ".join(agent.instructions.split())
+    return start if len(start) <= limit else start[: limit - 3].rstrip() + "..."
 
 
 def _legacy_description(peers: Sequence[str], descriptions: Mapping[str, str]) -> str:

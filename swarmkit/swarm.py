@@ -25,7 +25,14 @@ from swarmkit.interrupts import Decision, DecisionSource, PauseForDecision
 from swarmkit.journal import Journal, JournalRecord
 from swarmkit.journal._digest import PartCache
 from swarmkit.journal._records import corrupt_record, json_default
-from swarmkit.journal._tape import LeaseTerms, RecordSink, Tape, TimeTravel, resumable_prefix
+from swarmkit.journal._tape import (
+    LeaseTerms,
+    RecordSink,
+    Tape,
+    TimeTravel,
+    replayable,
+    resumable_prefix,
+)
 from swarmkit.messages import UserMessage
 from swarmkit.models import Model
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
@@ -55,7 +62,7 @@ class Swarm:
     def __init__(
         self,
         agents: Mapping[str, Agent | Handoff] | Sequence[Agent | Handoff],
-        entry_agent: str,
+        entry_agent: str | Agent,
         *,
         model: Model | str | None = None,
         graph: HandoffGraph | None = None,
@@ -63,8 +70,8 @@ class Swarm:
         detect_cycles: bool = True,
         max_revisits: int = 0,
         pass_full_history: bool = True,
-        handoff_tool_name: str = "handoff",
-        legacy_handoff_tool: bool = False,
+        handoff_tool_name: str | None = None,
+        legacy_handoff_tool: bool | None = None,
         max_turns: int = 50,
         on_max_handoffs: LimitPolicy = "finish",
         on_max_turns: LimitPolicy = "finish",
@@ -85,6 +92,7 @@ class Swarm:
         _check_journal(journal)
         self._agents_given = agents
         peers, peer_handoffs = _peers(agents)
+        entry_agent = _entry_name_of(entry_agent, peers)
         _check_limits(max_handoffs=max_handoffs, max_turns=max_turns, max_revisits=max_revisits)
         _check_policies(
             on_max_handoffs=on_max_handoffs, on_max_turns=on_max_turns, on_cycle=on_cycle
@@ -124,8 +132,7 @@ class Swarm:
             peers=peers,
             peer_handoffs=peer_handoffs,
             default_model=resolve.default(model),
-            legacy_handoff_tool=legacy_handoff_tool,
-            handoff_tool_name=handoff_tool_name,
+            **_legacy_tool(legacy_handoff_tool, handoff_tool_name),
         )
         self.plans: Mapping[str, AgentPlan] = {
             name: build_plan(agent, options, resolve) for name, agent in peers.items()
@@ -274,7 +281,7 @@ class Swarm:
         if live_after is None:
             # A strict replay writes nothing and may not go live: the journal is all it has.
             tape = self._tape(
-                None, session_id, records, seams, go_live=False, execute_tools=execute
+                None, session_id, replayable(records), seams, go_live=False, execute_tools=execute
             )
             return await self._run_on(tape, seams, start, session_id, store)
         fork_id = fork_session_id or f"{session_id}__fork_{live_after}"
@@ -344,7 +351,9 @@ class Swarm:
             previous.append(record)
 
         travel = TimeTravel(apply=state.context.update, replayed=replayed)
-        tape = self._tape(None, session_id, records, seams, go_live=False, travel=travel)
+        tape = self._tape(
+            None, session_id, replayable(records), seams, go_live=False, travel=travel
+        )
         await self._drive(tape, seams, state, store)
         states.extend(_snapshot(state, record) for record in previous)
         return tuple(states)
@@ -497,7 +506,7 @@ class Swarm:
             # The parent crashed after this sub-run began: finish it, never start it twice.
             records = await store.read(session_id)
             if _finished(records):
-                tape = self._tape(None, session_id, records, seams, go_live=False)
+                tape = self._tape(None, session_id, replayable(records), seams, go_live=False)
             else:
                 prefix = resumable_prefix(records)
                 tape = self._tape(store, session_id, prefix, seams, next_seq=len(records))
@@ -642,6 +651,7 @@ def _check_resumable(
 ) -> None:
     last = records[-1]
     interrupted = last.kind == "run_finished" and last.data.get("stop_reason") == "interrupted"
+    interrupted = interrupted and not last.data.get("cancelled")  # Ctrl-C: nothing to decide
     if last.kind == "run_finished" and last.data.get("stop_reason") not in ("interrupted", "error"):
         raise JournalError(
             f"session {session_id!r} already finished ({last.data.get('stop_reason')}); "
@@ -656,6 +666,19 @@ def _check_resumable(
         raise JournalError(
             f"session {session_id!r} is not waiting for a decision; resume it without one"
         )
+
+
+def _legacy_tool(legacy: bool | None, name: str | None) -> dict[str, Any]:
+    # Seed 002 code names its single handoff tool with handoff_tool_name; naming it asks for it.
+    if legacy is False and name is not None:
+        raise ConfigurationError(
+            f"handoff_tool_name={name!r} names the single legacy handoff tool, which "
+            "legacy_handoff_tool=False turns off; drop one of the two"
+        )
+    return {
+        "legacy_handoff_tool": bool(legacy) or name is not None,
+        "handoff_tool_name": name or "handoff",
+    }
 
 
 def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent], option: str) -> None:
@@ -709,7 +732,28 @@ def _peers(
             configs[name] = entry
     if not peers:
         raise ConfigurationError("a swarm needs at least one agent")
+    _add_handoff_targets(peers)
     return peers, configs
+
+
+def _add_handoff_targets(peers: dict[str, Agent]) -> None:
+    """An Agent an agent hands off to joins the swarm, so the peer list need not repeat it."""
+    queue = list(peers.values())
+    while queue:
+        configs = queue.pop().handoff_configs() or ()
+        for target in (h.agent for h in configs):
+            if isinstance(target, Agent) and target.name not in peers:
+                peers[target.name] = target
+                queue.append(target)
+
+
+def _entry_name_of(entry: str | Agent, peers: Mapping[str, Agent]) -> str:
+    if not isinstance(entry, Agent):
+        return entry
+    for name, peer in peers.items():
+        if peer is entry:
+            return name
+    return entry.name
 
 
 def _entries(

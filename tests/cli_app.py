@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
+from typing import Any
 
-from swarmkit import Agent, ModelError, Swarm
+from swarmkit import Agent, ModelError, Swarm, swarm_factory
 from swarmkit.demo import DemoModel, build_support_swarm, support_graph
 from swarmkit.models import ModelRequest, ModelResponse
+from swarmkit.testing import ScriptedModel, text
 
 swarm = build_support_swarm(DemoModel())
 """The demo's support swarm on the offline stand-in model."""
@@ -15,8 +18,9 @@ not_a_swarm = {"agents": ["triage"]}
 """Something that is not a Swarm."""
 
 
+@swarm_factory
 def make_swarm() -> Swarm:
-    """A factory with no arguments, as `swarmkit run tests.cli_app:make_swarm` accepts."""
+    """A marked factory with no arguments, as `swarmkit run tests.cli_app:make_swarm` accepts."""
     return build_support_swarm(DemoModel())
 
 
@@ -50,3 +54,39 @@ failing_swarm = Swarm(
     [Agent(name="solo", instructions="Answer.")], "solo", model=_UnreachableModel()
 )
 """A swarm whose every run stops with stop_reason="error"."""
+
+
+approval_swarm = Swarm(
+    list(swarm.agents.values()),
+    "triage",
+    model=DemoModel(),
+    graph=support_graph(),
+    interrupt_before=["billing"],
+)
+"""The support swarm pausing for a human before each handoff to billing."""
+
+
+class _HangingModel:
+    """A model that says it was called (on stdout, for the test to see) and never answers."""
+
+    name = "hanging"
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        print("hanging model called", flush=True)
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+_SOLO = [Agent(name="solo", instructions="Answer.")]
+
+hanging_swarm = Swarm(_SOLO, "solo", model=_HangingModel())
+"""A swarm whose model call waits until the run is stopped (Ctrl-C)."""
+
+answering_swarm = Swarm(_SOLO, "solo", model=ScriptedModel(text("the answer")))
+"""The same agents on a model that answers: the swarm a stopped session is resumed on."""
+
+
+@swarm_factory
+def wrong_factory() -> Any:
+    """A marked factory that returns something that is not a Swarm."""
+    return {"agents": ["solo"]}

@@ -108,7 +108,9 @@ def test_demo_with_a_key_runs_live_on_the_default_model(monkeypatch: pytest.Monk
     """OPENAI_API_KEY makes the demo live on gpt-4o-mini, unless --offline."""
     chosen: list[Model | None] = []
 
-    async def fake_run_demo(out: Any, *, journal_path: Path, model: Model | None = None) -> int:
+    async def fake_run_demo(
+        out: Any, *, journal_path: Path, model: Model | None = None, program: str = ""
+    ) -> int:
         chosen.append(model)
         return 0
 
@@ -208,7 +210,10 @@ def test_run_with_a_model_builds_an_openai_model(
         (["run", "no_such_module_here:swarm", "hi"], "no module named 'no_such_module_here'"),
         (["run", "tests.cli_app:missing", "hi"], "has no attribute 'missing'; its Swarms:"),
         (["run", "tests.cli_app:not_a_swarm", "hi"], "is dict, not a Swarm"),
-        (["run", "tests.cli_app:swarm_for", "hi"], "is function, not a Swarm"),
+        (
+            ["run", "tests.cli_app:swarm_for", "hi"],
+            "is a function, not a Swarm; the command calls only",
+        ),
         (["run", "tests.cli_app", "hi"], "is not module:attribute"),
         (["run", "tests.cli_app:swarm", "hi", "--context", "{oops"], "--context is not valid JSON"),
         (["run", "tests.cli_app:swarm", "hi", "--context", "[1]"], "must be a JSON object"),

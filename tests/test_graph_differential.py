@@ -169,3 +169,45 @@ def test_everything_swarmstate_accepts_we_accept_with_the_same_meaning(text: str
     ours.add_edge("n", "t", when=text)
     for state in _SAMPLE_STATES:
         assert ours.route("n", state) == theirs.route("n", state), state
+
+
+@pytest.mark.parametrize("expression", ["x ==", "(a", "a and", "'open", "a ~ b", ""])
+def test_syntax_errors_start_with_invalid_condition_in_both(expression: str) -> None:
+    """Code that matches swarmstate's "invalid condition" text matches ours too."""
+    with pytest.raises(ValueError, match=r"^invalid condition") as theirs:
+        swarmstate.HandoffGraph().add_edge("a", "b", when=expression)
+    with pytest.raises(ValueError, match=r"^invalid condition") as ours:
+        HandoffGraph().add_edge("a", "b", when=expression)
+    assert theirs.type is ValueError
+    assert "^" in str(ours.value).splitlines()[-1]
+
+
+def _nested(depth: int) -> dict[str, Any]:
+    value: Any = 1
+    for _ in range(depth):
+        value = {"k": value}
+    return {"x": value}
+
+
+class _Ticket:
+    """An arbitrary object a caller might put in the state."""
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        pytest.param({"x": {"k": _Ticket()}}, id="arbitrary-object"),
+        pytest.param(_nested(200), id="deeper-than-128"),
+    ],
+)
+def test_inputs_that_raise_in_swarmstate_route_here(state: dict[str, Any]) -> None:
+    """The README's "raises there, works here" list: arbitrary objects, very deep values."""
+    theirs = swarmstate.HandoffGraph()
+    theirs.add_edge("a", "b", when="x.k == 1")
+    theirs.add_edge("a", "c")
+    with pytest.raises((TypeError, ValueError)):
+        theirs.route("a", state)
+    ours = HandoffGraph()
+    ours.add_edge("a", "b", when="x.k == 1")
+    ours.add_edge("a", "c")
+    assert ours.route("a", state) == "c"

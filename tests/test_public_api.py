@@ -1,6 +1,8 @@
 """The curated public surface of the package."""
 
 import swarmkit
+import swarmkit.journal
+from swarmkit import InMemoryJournal, RecordingModel, ScriptedModel, SQLiteJournal, testing
 
 
 def test_all_is_sorted_and_importable() -> None:
@@ -23,3 +25,11 @@ def test_configuration_errors_are_value_errors() -> None:
     """Code that catches ValueError for bad configuration keeps working."""
     assert issubclass(swarmkit.ConfigurationError, ValueError)
     assert issubclass(swarmkit.ConditionSyntaxError, ValueError)
+
+
+def test_journals_and_the_test_kit_import_from_the_top_level() -> None:
+    """SQLiteJournal, InMemoryJournal and the testing helpers need no submodule path."""
+    assert SQLiteJournal is swarmkit.journal.SQLiteJournal
+    assert InMemoryJournal is swarmkit.journal.InMemoryJournal
+    assert ScriptedModel is testing.ScriptedModel
+    assert RecordingModel is testing.RecordingModel

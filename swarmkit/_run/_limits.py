@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from swarmkit._plan import AgentPlan
 from swarmkit._run._spec import SwarmSpec
 from swarmkit._run._state import RunState, StopRun
@@ -9,23 +11,36 @@ from swarmkit.events import RefusalReason
 from swarmkit.exceptions import HandoffCycleError, MaxHandoffsExceeded, MaxTurnsExceeded
 
 
-def may_hand_off(swarm: SwarmSpec, state: RunState, plan: AgentPlan, *, had_options: bool) -> bool:
-    """Whether the agent may still hand off (records that the cap withheld options it had)."""
-    if state.handoff_count >= swarm.max_handoffs:
-        state.limited_handoffs = state.limited_handoffs or had_options
-        return False
+def may_hand_off(
+    swarm: SwarmSpec,
+    state: RunState,
+    plan: AgentPlan,
+    *,
+    had_options: bool | Callable[[], bool],
+) -> bool:
+    """Whether the agent may still hand off.
+
+    When the cap says no, it records that the cap shaped the run only if it withheld something
+    the agent would otherwise have had: ``had_options`` (asked lazily when it is a function),
+    and a handoff budget that was not used up anyway.
+    """
     budget = plan.agent.handoff_budget
-    return budget is None or state.used_by_agent[plan.name] < budget
+    within_budget = budget is None or state.used_by_agent[plan.name] < budget
+    if state.handoff_count >= swarm.max_handoffs:
+        if within_budget and not state.limited_handoffs:
+            state.limited_handoffs = had_options() if callable(had_options) else had_options
+        return False
+    return within_budget
 
 
 def allowed_targets(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> frozenset[str]:
     """The peers the agent is offered transfer tools for right now."""
-    if not may_hand_off(swarm, state, plan, had_options=bool(plan.handoff_configs)):
-        return frozenset()
     targets = frozenset(plan.handoff_configs)
     if state.cycle:
         # After a refused cycle, stop offering the way back to agents already on the trail.
         targets = frozenset(t for t in targets if not closes_cycle(swarm, state, t))
+    if not may_hand_off(swarm, state, plan, had_options=bool(targets)):
+        return frozenset()
     return targets
 
 

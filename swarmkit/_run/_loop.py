@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import asdict
@@ -31,6 +32,7 @@ from swarmkit._run._state import (
 from swarmkit.events import RefusalReason
 from swarmkit.exceptions import (
     HandoffPayloadError,
+    InputFilterError,
     JournalError,
     ModelError,
     ReplayDivergenceError,
@@ -92,7 +94,7 @@ class RunLoop:
             reason = stop.reason
         except Interrupted as pause:
             reason, pending = "interrupted", pause.pending
-        except ModelError as exc:
+        except (ModelError, InputFilterError) as exc:
             reason, error = "error", exc
         except (ReplayDivergenceError, JournalError):
             # The journal failed or holds what cannot be read: writing the end to it would
@@ -103,6 +105,9 @@ class RunLoop:
             await self._tape.note("run_finished", {"stop_reason": "error", "error": repr(exc)})
             await self._tape.close()
             raise
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            await self._note_cancelled()
+            raise
         except BaseException:
             await self._tape.abandon()
             raise
@@ -111,6 +116,14 @@ class RunLoop:
         await self._tape.close()
         self._log("run_finished", stop_reason=reason)
         yield ev.RunFinished(result=result)
+
+    async def _note_cancelled(self) -> None:
+        """Ctrl-C or a cancelled task: journal the end as interrupted and ``cancelled`` (no
+        decision pending), so the session is not left open and resume simply continues it."""
+        if not self._tape.replaying:
+            data = finished_data(build_result(self._state, "interrupted", None, None))
+            await self._tape.note("run_finished", {**data, "cancelled": True})
+        await self._tape.abandon()
 
     def _log(self, event: str, **fields: Any) -> None:
         """A structlog event with the session, the active agent and the turn bound."""
@@ -174,7 +187,12 @@ class RunLoop:
         graph = self._swarm.graph
         if graph is None or plan.name not in graph or not graph.edges(plan.name):
             return
-        if not may_hand_off(self._swarm, self._state, plan, had_options=True):
+        if not may_hand_off(
+            self._swarm,
+            self._state,
+            plan,
+            had_options=lambda: graph.route_edge(plan.name, rule_state(self._state)) is not None,
+        ):
             return
         edge = graph.route_edge(plan.name, rule_state(self._state))
         yield ev.RuleEvaluated(

@@ -9,7 +9,7 @@ from swarmkit._run._limits import allowed_targets, check_turn_budget, last_call
 from swarmkit._run._spec import SwarmSpec
 from swarmkit._run._state import RunState, run_context
 from swarmkit.filters import payload_json
-from swarmkit.handoffs import build_legacy_handoff_tool
+from swarmkit.handoffs import build_legacy_handoff_tool, legacy_peer_description
 from swarmkit.messages import SystemMessage
 from swarmkit.models import ModelRequest, ToolSpec
 
@@ -64,7 +64,7 @@ def _legacy_specs(
         return (legacy.spec(),)
     # Limits took some peers away: the target enum lists only the ones still allowed.
     targets = [t for t in legacy.targets if t in allowed]
-    descriptions = {t: swarm.plans[t].agent.description for t in targets}
+    descriptions = {t: legacy_peer_description(swarm.plans[t].agent) for t in targets}
     narrowed = build_legacy_handoff_tool(
         plan.name, targets, tool_name=legacy.name, descriptions=descriptions
     )

@@ -44,6 +44,8 @@ class LiveView:
         self._routers_shown: set[str] = set()
         self.result: RunResult | None = None
         """The run's result, once its RunFinished event was shown."""
+        self.session_id: str | None = None
+        """The run's session id, once its RunStarted event was shown."""
 
     async def follow(self, events: AsyncGenerator[Event, None]) -> RunResult:
         """Show every event of a run as it arrives; return the run's result."""
@@ -70,6 +72,7 @@ class LiveView:
     def _lines(self, event: Event) -> list[str]:
         match event:
             case RunStarted(session_id=session_id):
+                self.session_id = session_id
                 return [f"  session: {session_id}"]
             case ModelCallStarted():
                 return []

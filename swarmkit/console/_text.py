@@ -13,11 +13,10 @@ from swarmkit.result import RunResult
 
 def result_lines(result: RunResult) -> list[str]:
     """How a run ended: the stop reason and its counts, then the error, pending step or answer."""
-    handoffs = len(result.handoffs)
     lines = [
         f"  stop:   {result.stop_reason} ({result.final_agent} was active) after "
-        f"{result.turns} model calls, {handoffs} handoff{'' if handoffs == 1 else 's'}, "
-        f"{result.total_usage.total_tokens} tokens"
+        f"{plural(result.turns, 'model call')}, {plural(len(result.handoffs), 'handoff')}, "
+        f"{plural(result.total_usage.total_tokens, 'token')}"
     ]
     if result.error is not None:
         lines.append(f"  error:  {one_line(str(result.error), limit=300)}")
@@ -30,6 +29,11 @@ def result_lines(result: RunResult) -> list[str]:
     return lines
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 model call``, ``2 model calls``: a count with its noun in agreement."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def tokens(usage: Usage | Mapping[str, Any]) -> str:
     """Token counts as ``441 tokens (434 in, 7 out)``."""
     if isinstance(usage, Usage):
@@ -38,7 +42,7 @@ def tokens(usage: Usage | Mapping[str, Any]) -> str:
         total = int(usage.get("total_tokens") or 0)
         prompt = int(usage.get("prompt_tokens") or 0)
         completion = int(usage.get("completion_tokens") or 0)
-    return f"{total} tokens ({prompt} in, {completion} out)"
+    return f"{plural(total, 'token')} ({prompt} in, {completion} out)"
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from swarmkit.console._text import compact_json, displayable, one_line, tokens
+from swarmkit.console._text import compact_json, displayable, one_line, plural, tokens
 from swarmkit.journal import JournalRecord
 
 
 def timeline(records: Sequence[JournalRecord]) -> list[str]:
     """A journaled session as lines a person reads top to bottom, one step per line."""
-    lines = [f"session {records[0].session_id}: {len(records)} records"]
+    lines = [f"session {records[0].session_id}: {plural(len(records), 'record')}"]
     for record in records:
         lines += [f"  {record.seq:>4}  {line}" for line in _step(record.kind, record.data)]
     lines += _still_open(records)
@@ -125,6 +125,7 @@ def _resumed(data: Mapping[str, Any]) -> list[str]:
 
 
 def _run_finished(data: Mapping[str, Any]) -> list[str]:
+    how = " by Ctrl-C" if data.get("cancelled") else ""
     if "final_agent" not in data:
         # Written when the run raised (a limit set to "error", a tool set to raise): the
         # error is all the record holds.
@@ -132,8 +133,8 @@ def _run_finished(data: Mapping[str, Any]) -> list[str]:
     else:
         trail = " -> ".join(str(agent) for agent in data.get("trail") or [])
         lines = [
-            f"stop     {data.get('stop_reason')} ({data.get('final_agent')} was active) after "
-            f"{data.get('turns')} model calls; trail {trail}"
+            f"stop     {data.get('stop_reason')}{how} ({data.get('final_agent')} was active) "
+            f"after {plural(int(data.get('turns') or 0), 'model call')}; trail {trail}"
         ]
     if data.get("error"):
         lines.append(f"         error {one_line(str(data['error']), limit=200)}")

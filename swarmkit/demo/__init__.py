@@ -17,9 +17,11 @@ from swarmkit.demo._support import (
     open_ticket,
     support_graph,
 )
+from swarmkit.factory import swarm_factory
 from swarmkit.swarm import Swarm
 
 
+@swarm_factory
 def support_swarm() -> Swarm:
     """The support swarm on DemoModel, for ``swarmkit draw swarmkit.demo:support_swarm``."""
     return build_support_swarm(DemoModel())

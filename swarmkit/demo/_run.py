@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from swarmkit.console import LiveView
+from swarmkit.console import LiveView, plural
 from swarmkit.demo._model import DemoModel
 from swarmkit.demo._support import build_support_swarm
 from swarmkit.exceptions import ReplayDivergenceError, SwarmkitError
@@ -73,12 +73,17 @@ class _NoModelCalls:
         raise SwarmkitError(f"replay tried to call the model for agent {request.agent!r}")
 
 
-async def run_demo(out: TextIO, *, journal_path: Path, model: Model | None = None) -> int:
-    """Run the support demo, writing a live view to ``out``; 0 when every replay reproduced.
+async def run_demo(
+    out: TextIO, *, journal_path: Path, model: Model | None = None, program: str = "swarmkit"
+) -> int:
+    """Run the support demo, writing a live view to ``out``; 0 when every run finished and
+    every replay reproduced it, 1 when a run failed (a wrong key, a server that is down) or a
+    replay differed.
 
     Without ``model`` the offline DemoModel stands in for the LLM. Each ticket's run is
     journaled to the SQLite file at ``journal_path`` (its folder is created), then replayed
-    from it with a model that refuses to be called.
+    from it with a model that refuses to be called. ``program`` is how the closing hints
+    call the command (a path such as ``.venv/bin/swarmkit`` when it is not on PATH).
     """
     chosen: Model = model if model is not None else DemoModel()
     swarm = build_support_swarm(chosen)
@@ -97,8 +102,9 @@ async def run_demo(out: TextIO, *, journal_path: Path, model: Model | None = Non
             ],
         )
         reproduced = [await _replay(out, swarm, journal, result) for result in results]
-    _write(out, _footer(journal_path, results))
-    return 0 if all(reproduced) else 1
+    failed = [r for r in results if r.stop_reason == "error"]
+    _write(out, _failures(failed, program) if failed else _footer(journal_path, results, program))
+    return 0 if all(reproduced) and not failed else 1
 
 
 def _numbered() -> list[tuple[int, Ticket]]:
@@ -157,12 +163,17 @@ async def _replay(out: TextIO, swarm: Swarm, journal: Journal, live: RunResult) 
         _write(out, [f"  {live.session_id}: replay DIVERGED", *str(exc).splitlines()])
         return False
     same = _same_run(live, replayed)
-    verdict = "same answer, trail and handoffs" if same else "DIFFERENT from the live run"
+    if live.stop_reason == "error":
+        # A failed run has no answer to reproduce; replay only shows it fails the same way.
+        verdict = "the live run FAILED, and replay fails the same way; no answer to compare"
+    else:
+        verdict = "same answer, trail and handoffs" if same else "DIFFERENT from the live run"
     _write(
         out,
         [
-            f"  {live.session_id}: {guard.calls} model calls made; {replayed.turns} answers "
-            f"served from the journal; {verdict} ({' -> '.join(replayed.trail)})"
+            f"  {live.session_id}: {plural(guard.calls, 'model call')} made; "
+            f"{plural(replayed.turns, 'answer')} served from the journal; {verdict} "
+            f"({' -> '.join(replayed.trail)})"
         ],
     )
     return same and guard.calls == 0
@@ -177,18 +188,31 @@ def _same_run(live: RunResult, replayed: RunResult) -> bool:
     )
 
 
-def _footer(journal_path: Path, results: list[RunResult]) -> list[str]:
-    journal = f"--journal {journal_path}"
-    first = results[0].session_id if results else "SESSION"
+def _failures(failed: list[RunResult], program: str) -> list[str]:
+    first = failed[0].error
     return [
         "",
-        "Explore the journal:",
-        f"  swarmkit sessions {journal}",
-        f"  swarmkit show {first} {journal}",
-        f"  swarmkit draw --session {first} {journal}",
-        f"  swarmkit replay {first} --swarm swarmkit.demo:support_swarm {journal}",
-        "  swarmkit draw swarmkit.demo:support_swarm",
-        f"  swarmkit ui --swarm swarmkit.demo:support_swarm {journal}",
+        f"The demo FAILED: {plural(len(failed), 'run')} of {len(TICKETS)} ended in an error.",
+        f"  first error: {first}" if first is not None else "  first error: unknown",
+        f"  check OPENAI_API_KEY and OPENAI_BASE_URL, or run offline: {program} demo --offline",
+    ]
+
+
+def _footer(journal_path: Path, results: list[RunResult], program: str) -> list[str]:
+    journal = f"--journal {journal_path}"
+    first = results[0].session_id if results else "SESSION"
+    lines = ["", "Explore the journal:"]
+    if program != "swarmkit":
+        activate = Path(program).parent / "activate"
+        lines.append(f"  (the command is {program} here; or `. {activate}` first, then swarmkit)")
+    return [
+        *lines,
+        f"  {program} sessions {journal}",
+        f"  {program} show {first} {journal}",
+        f"  {program} draw --session {first} {journal}",
+        f"  {program} replay {first} --swarm swarmkit.demo:support_swarm {journal}",
+        f"  {program} draw swarmkit.demo:support_swarm",
+        f"  {program} ui --swarm swarmkit.demo:support_swarm {journal}",
     ]
 
 

@@ -26,7 +26,8 @@ from swarmkit.tools import ToolOutcome, outcome_to_data
 
 
 def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:
-    """The records a resumed run replays: a run that ended in an error retries its last step.
+    """The records a resumed run replays: a run that ended in an error retries its last step,
+    and one stopped by Ctrl-C (``cancelled``) goes on from where it stopped.
 
     The trailing ``run_finished`` of a failed run, and the failed model call before it, are
     left out of the prefix (they stay in the append-only journal), so the resumed run replays
@@ -36,7 +37,7 @@ def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, .
     if (
         prefix
         and prefix[-1].kind == "run_finished"
-        and prefix[-1].data.get("stop_reason") == "error"
+        and (prefix[-1].data.get("stop_reason") == "error" or prefix[-1].data.get("cancelled"))
     ):
         prefix.pop()
         if prefix and prefix[-1].kind == "model_call" and "error" in prefix[-1].data:
@@ -58,6 +59,11 @@ class StepWriter(Protocol):
     ``Tape`` is the implementation for a swarmkit ``Journal`` (or none, or a mirror); an engine
     with a durable history of its own can give the loop another.
     """
+
+    @property
+    def replaying(self) -> bool:
+        """Whether the next step is served from the journal."""
+        ...
 
     async def note(self, kind: str, data: Mapping[str, Any]) -> None:
         """A step the run decides by itself (a handoff, a rule, its start and end)."""
@@ -137,6 +143,21 @@ class LeaseTerms:
     """Seconds the lease lasts unless renewed; renewed at writes once half of it has passed."""
     clock: Callable[[], float]
     """The run's clock, to know when to renew (expiry itself is the journal's clock)."""
+
+
+def replayable(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:
+    """A whole session as one run for replay: an attempt that failed or was stopped by Ctrl-C
+    and then resumed leaves its end (and its failed model call) out, as resume did."""
+    kept: list[JournalRecord] = []
+    for record in records:
+        ended_early = record.kind == "run_finished" and (
+            record.data.get("stop_reason") == "error" or record.data.get("cancelled")
+        )
+        if ended_early and record is not records[-1]:
+            kept = list(resumable_prefix([*kept, record]))
+        else:
+            kept.append(record)
+    return tuple(kept)
 
 
 class Tape:

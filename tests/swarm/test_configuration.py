@@ -36,10 +36,22 @@ def test_unknown_entry_agent_is_rejected() -> None:
         Swarm([Agent(name="a")], "x", model=_model())
 
 
-def test_handoff_to_unknown_peer_is_rejected() -> None:
-    """An agent may only list peers the swarm has."""
-    with pytest.raises(ConfigurationError, match="unknown peer 'ghost'"):
+def test_handoff_to_unknown_peer_name_says_what_to_add() -> None:
+    """A peer named by a string the swarm lacks: the error names the Agent to add."""
+    with pytest.raises(ConfigurationError, match="add the Agent named 'ghost' to the swarm"):
         Swarm([Agent(name="a", handoffs=["ghost"])], "a", model=_model())
+
+
+def test_an_agent_listed_only_in_handoffs_joins_the_swarm() -> None:
+    """Swarm([triage], triage) with triage handing off to billing (and billing to refunds)."""
+    refunds = Agent(name="refunds")
+    billing = Agent(name="billing", handoffs=[refunds])
+    triage = Agent(name="triage", handoffs=[billing])
+
+    swarm = Swarm([triage], triage, model=_model())
+
+    assert sorted(swarm.agents) == ["billing", "refunds", "triage"]
+    assert swarm.entry_agent == "triage"
 
 
 def test_duplicate_agent_names_are_rejected() -> None:

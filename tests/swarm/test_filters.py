@@ -89,10 +89,9 @@ async def test_seed_002_two_argument_filter_returns_the_prompt() -> None:
     """A seed 002 (history, payload) -> str filter: rendered history in, the prompt out."""
     calls: list[tuple[list[str], object]] = []
 
-    def brief(history: list[str], payload: object) -> str:
+    def brief(history: list[str], payload: dict[str, object]) -> str:
         calls.append((history, payload))
-        assert isinstance(payload, Ticket)
-        return f"Ticket: {payload.summary}"
+        return f"Ticket: {payload.get('summary')}"
 
     b = Agent(name="b")
     a = Agent(name="a", handoffs=[Handoff(agent=b, input_type=Ticket, input_filter=brief)])
@@ -103,6 +102,7 @@ async def test_seed_002_two_argument_filter_returns_the_prompt() -> None:
 
     assert _seen(model.requests[1]) == (UserMessage(content="Ticket: printer jam"),)
     assert calls[0][0][0] == "user: help"
+    assert calls[0][1] == {"summary": "printer jam"}
 
 
 async def test_composed_filters_apply_left_to_right() -> None:

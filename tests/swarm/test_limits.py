@@ -7,6 +7,7 @@ import pytest
 from swarmkit import (
     Agent,
     HandoffCycleError,
+    HandoffGraph,
     MaxHandoffsExceeded,
     MaxTurnsExceeded,
     Swarm,
@@ -32,6 +33,72 @@ async def test_max_handoffs_one_performs_exactly_one_handoff() -> None:
     assert tool_names(model.requests[1]) == []
     assert result.stop_reason == "max_handoffs"
     model.assert_exhausted()
+
+
+async def test_a_cap_that_withheld_nothing_ends_with_final_output() -> None:
+    """a -> b under max_handoffs=1 where b had no peers to offer: the cap did not shape it."""
+    model = ScriptedModel(transfer("b"), text("b answers"))
+    swarm = Swarm([Agent(name="a"), Agent(name="b", handoffs=[])], "a", model=model, max_handoffs=1)
+
+    result = await swarm.run("x")
+
+    assert (result.trail, result.stop_reason) == (("a", "b"), "final_output")
+
+
+async def test_a_cap_over_an_agent_whose_budget_is_spent_ends_with_final_output() -> None:
+    """b's own handoff_budget=0 already withholds its transfers; the cap shaped nothing."""
+    model = ScriptedModel(transfer("b"), text("b answers"))
+    agents = [Agent(name="a"), Agent(name="b", handoff_budget=0)]
+    swarm = Swarm(agents, "a", model=model, max_handoffs=1)
+
+    result = await swarm.run("x")
+
+    assert result.stop_reason == "final_output"
+
+
+async def test_a_cap_over_a_rule_that_would_not_fire_ends_with_final_output() -> None:
+    """b's only way on is a rule whose condition is false: nothing was withheld."""
+    graph = HandoffGraph()
+    graph.add_edge("a", "b", when="category == 'billing'")
+    graph.add_edge("b", "c", when="category == 'refund'")
+    agents = [Agent(name="a"), Agent(name="b", handoffs=[]), Agent(name="c")]
+    swarm = Swarm(agents, "a", model=ScriptedModel(text("b answers")), max_handoffs=1, graph=graph)
+
+    result = await swarm.run("x", context={"category": "billing"})
+
+    assert (result.trail, result.stop_reason) == (("a", "b"), "final_output")
+
+
+async def test_a_cap_over_a_rule_that_would_fire_ends_with_max_handoffs() -> None:
+    """b's rule matches but the cap withholds it: the cap shaped the end."""
+    graph = HandoffGraph()
+    graph.add_edge("a", "b", when="category == 'billing'")
+    graph.add_edge("b", "c", when="category == 'billing'")
+    agents = [Agent(name="a"), Agent(name="b", handoffs=[]), Agent(name="c")]
+    swarm = Swarm(agents, "a", model=ScriptedModel(text("b answers")), max_handoffs=1, graph=graph)
+
+    result = await swarm.run("x", context={"category": "billing"})
+
+    assert (result.trail, result.stop_reason) == (("a", "b"), "max_handoffs")
+
+
+async def test_a_cap_that_refused_a_handoff_ends_with_max_handoffs() -> None:
+    """b was offered no transfer, but its tool asked to go on to c, and the cap refused it."""
+
+    @tool
+    def escalate() -> ToolResult:
+        """Send the ticket on."""
+        return ToolResult(output="escalating", goto="c")
+
+    model = ScriptedModel(transfer("b"), tool_call("escalate"), text("b answers"))
+    b = Agent(name="b", handoffs=[], tools=[escalate])
+    swarm = Swarm([Agent(name="a"), b, Agent(name="c")], "a", model=model, max_handoffs=1)
+
+    result = await swarm.run("x")
+
+    assert result.trail == ("a", "b")
+    assert "max_handoffs" in result.refusals[0]
+    assert result.stop_reason == "max_handoffs"
 
 
 async def test_max_handoffs_zero_offers_no_transfer_tools() -> None:

@@ -9,20 +9,28 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
-import inspect
+import importlib.metadata
 import json
 import logging
 import os
+import shutil
 import sys
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import structlog
 
-from swarmkit.console import LiveView, one_line, timeline
+from swarmkit.cli._journal_file import (
+    DEFAULT_JOURNAL,
+    journal_path,
+    open_for_reading,
+    open_for_writing,
+)
+from swarmkit.cli._target import TARGET_HELP, UsageError, load_swarm
+from swarmkit.console import LiveView, one_line, plural, result_lines, timeline
 from swarmkit.demo import run_demo
 from swarmkit.drawing import FORMATS, draw_session, draw_swarm
 from swarmkit.exceptions import (
@@ -32,15 +40,19 @@ from swarmkit.exceptions import (
     SessionNotFoundError,
     SwarmkitError,
 )
+from swarmkit.interrupts import Decision, approve, edit, reject
 from swarmkit.journal import JournalRecord, SessionInfo, SQLiteJournal, export_jsonl
 from swarmkit.models import Model, OpenAIModel
+from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
+
+__all__ = ["DEFAULT_JOURNAL", "MISSING_KEY", "UsageError", "load_swarm", "main"]
 
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
 
-DEFAULT_JOURNAL = Path(".swarmkit") / "journal.sqlite"
 DEMO_JOURNAL = Path(".swarmkit") / "demo.sqlite"
 DEFAULT_DEMO_MODEL = "gpt-4o-mini"
 MISSING_KEY = "set OPENAI_API_KEY or pass --model with --base-url for a local server"
@@ -48,18 +60,14 @@ MISSING_KEY = "set OPENAI_API_KEY or pass --model with --base-url for a local se
 _Handler = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
 
 
-class UsageError(Exception):
-    """The command was called wrong; shown as one line on stderr, exit code 2."""
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `swarmkit` command; returns the exit code."""
-    _quiet_logs()
     parser = _parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as stop:  # --help, or a usage error argparse has already printed
+    except SystemExit as stop:  # --help, --version, or a usage error argparse has printed
         return stop.code if isinstance(stop.code, int) else EXIT_USAGE
+    _configure_logs(verbose=args.verbose)
     handler: _Handler = args.handler
     try:
         return asyncio.run(handler(args))
@@ -71,19 +79,34 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(exc), EXIT_USAGE)
     except (SwarmkitError, OSError) as exc:
         return _fail(str(exc), EXIT_FAILED)
+    except RunStopped as exc:
+        print(f"swarmkit: {exc}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except KeyboardInterrupt:
-        return _fail("interrupted", 130)
+        return _fail("interrupted", EXIT_INTERRUPTED)
 
 
-def _quiet_logs() -> None:
-    """Show the library's warnings on stderr and nothing else: stdout is the command's output."""
+class RunStopped(Exception):
+    """A run was stopped by Ctrl-C after it was journaled; the message says how to resume."""
+
+
+def _configure_logs(*, verbose: bool) -> None:
+    """Library logs go to stderr only with --verbose: otherwise they would interleave with the
+    live view of the run on a terminal. stdout is the command's output either way."""
     renderer = structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    processors: list[Any] = [structlog.processors.add_log_level, renderer]
     structlog.configure(
-        processors=[structlog.processors.add_log_level, renderer],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
+        processors=processors if verbose else [_drop],
+        wrapper_class=structlog.make_filtering_bound_logger(
+            logging.INFO if verbose else logging.CRITICAL
+        ),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
+
+
+def _drop(logger: object, method: str, event: Any) -> Any:
+    raise structlog.DropEvent
 
 
 def _stdout_closed() -> int:
@@ -102,6 +125,29 @@ def _fail(message: str, code: int) -> int:
     return code
 
 
+def version() -> str:
+    """The installed version of the distribution (swarmkit-agents)."""
+    try:
+        return importlib.metadata.version("swarmkit-agents")
+    except importlib.metadata.PackageNotFoundError:
+        from swarmkit import __version__  # noqa: PLC0415 - a source tree that is not installed
+
+        return __version__
+
+
+def program() -> str:
+    """How to call this command again from the current folder, in a shell where the venv is
+    not active: ``swarmkit`` when that is what PATH finds, else the script's path."""
+    script = Path(sys.argv[0])
+    if script.name != "swarmkit":
+        return "swarmkit"
+    found = shutil.which("swarmkit")
+    if found and Path(found).resolve() == script.resolve():
+        return "swarmkit"
+    relative = os.path.relpath(script.absolute())
+    return script.as_posix() if relative.startswith("..") else relative
+
+
 # -- arguments -------------------------------------------------------------------------------
 
 
@@ -110,12 +156,15 @@ def _parser() -> argparse.ArgumentParser:
         prog="swarmkit",
         description="Run multi-agent swarms, and browse, replay and draw their journals.",
         epilog="Exit codes: 0 done; 1 a run ended in an error or a replay diverged; "
-        "2 usage error. Journal: --journal, else $SWARMKIT_JOURNAL, else "
-        f"{DEFAULT_JOURNAL}.",
+        "2 usage error; 130 stopped by Ctrl-C (the run is journaled: resume it). Journal: "
+        f"--journal, else $SWARMKIT_JOURNAL, else {DEFAULT_JOURNAL}.",
     )
+    parser.add_argument("-V", "--version", action="version", version=f"swarmkit {version()}")
+    parser.set_defaults(verbose=False)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     _add_demo(commands)
     _add_run(commands)
+    _add_resume(commands)
     _add_sessions(commands)
     _add_show(commands)
     _add_replay(commands)
@@ -132,6 +181,9 @@ def _command(
         name, help=summary, description=summary, epilog=epilog
     )
     command.set_defaults(handler=handler)
+    command.add_argument(
+        "-v", "--verbose", action="store_true", help="also show the library's logs on stderr"
+    )
     return command
 
 
@@ -143,6 +195,14 @@ def _journal_option(command: argparse.ArgumentParser, default: Path = DEFAULT_JO
     )
 
 
+def _swarm_target(command: argparse.ArgumentParser, *, flag: bool, help_: str) -> None:
+    names = ["--swarm"] if flag else ["target"]
+    extra: dict[str, Any] = {"required": True} if flag else {}
+    command.add_argument(
+        *names, metavar="module:attribute", help=f"{help_}: {TARGET_HELP}", **extra
+    )
+
+
 def _add_demo(commands: Any) -> None:
     command = _command(
         commands,
@@ -150,7 +210,8 @@ def _add_demo(commands: Any) -> None:
         "Run the customer-support demo, journal it, then replay it with zero model calls.",
         _demo,
         epilog="Runs live when OPENAI_API_KEY is set (OPENAI_BASE_URL is honoured), otherwise "
-        "on a deterministic offline stand-in model.",
+        "on a deterministic offline stand-in model. Exit code 1 when a run failed (a wrong "
+        "key, an unreachable server) or a replay differed.",
     )
     command.add_argument("--journal", metavar="PATH", help=f"default: {DEMO_JOURNAL}")
     command.add_argument(
@@ -168,22 +229,39 @@ def _add_run(commands: Any) -> None:
         "Run a swarm on a prompt, showing each step live, and journal the run.",
         _run,
         epilog="Exit code 0 for any clean stop (final_output, max_handoffs, max_turns, cycle, "
-        "interrupted), 1 when the run ended in an error.",
+        "interrupted), 1 when the run ended in an error, 130 on Ctrl-C. A run paused for a "
+        "human, or stopped by Ctrl-C, is continued with `swarmkit resume`.",
     )
-    command.add_argument(
-        "target",
-        metavar="module:attribute",
-        help="a Swarm, or a function "
-        "with no arguments that returns one (the current folder is importable)",
-    )
+    _swarm_target(command, flag=False, help_="the swarm")
     command.add_argument("prompt", help="the user's message")
     command.add_argument("--context", metavar="JSON", help="the run's context, a JSON object")
     _journal_option(command)
     command.add_argument("--model", metavar="NAME", help="run every agent on this OpenAI model")
     command.add_argument(
-        "--base-url", metavar="URL", help="an OpenAI-compatible server for --model"
+        "--base-url", metavar="URL", help="an OpenAI-compatible server for --model (http/https)"
     )
     command.add_argument("--session-id", metavar="ID", help="the run's session id")
+
+
+def _add_resume(commands: Any) -> None:
+    command = _command(
+        commands,
+        "resume",
+        "Continue a journaled session: one paused for a human, stopped by Ctrl-C, or failed.",
+        _resume,
+        epilog="A session waiting for a human needs one of --approve, --reject REASON or "
+        "--edit JSON; any other resumes without. Journaled steps replay with no model "
+        "calls, then the run goes on live.",
+    )
+    command.add_argument("session", metavar="SESSION", help="the session id")
+    _swarm_target(command, flag=True, help_="the swarm the session ran on")
+    decision = command.add_mutually_exclusive_group()
+    decision.add_argument("--approve", action="store_true", help="approve the pending step")
+    decision.add_argument("--reject", metavar="REASON", help="reject it, telling the agent why")
+    decision.add_argument(
+        "--edit", metavar="JSON", help="approve it with this payload or these arguments"
+    )
+    _journal_option(command)
 
 
 def _add_sessions(commands: Any) -> None:
@@ -214,12 +292,7 @@ def _add_replay(commands: Any) -> None:
         "code now asks something the journal does not hold.",
     )
     command.add_argument("session", metavar="SESSION", help="the session id")
-    command.add_argument(
-        "--swarm",
-        required=True,
-        metavar="module:attribute",
-        help="the swarm to replay the session against",
-    )
+    _swarm_target(command, flag=True, help_="the swarm to replay the session against")
     _journal_option(command)
 
 
@@ -237,7 +310,9 @@ def _add_draw(commands: Any) -> None:
         "Draw a swarm (rule edges dashed, LLM handoffs solid) or the path a session took.",
         _draw,
     )
-    command.add_argument("target", nargs="?", metavar="module:attribute", help="the swarm")
+    command.add_argument(
+        "target", nargs="?", metavar="module:attribute", help=f"the swarm: {TARGET_HELP}"
+    )
     command.add_argument("--session", metavar="SESSION", help="draw this session instead")
     command.add_argument("--format", choices=FORMATS, default="mermaid", help="default: mermaid")
     _journal_option(command)
@@ -269,7 +344,12 @@ def _add_ui(commands: Any) -> None:
 async def _demo(args: argparse.Namespace) -> int:
     model = None if args.offline else _demo_model(args.model)
     path = Path(args.journal) if args.journal else DEMO_JOURNAL
-    return await run_demo(sys.stdout, journal_path=path, model=model)
+    with open_for_writing(path):
+        pass  # a bad path is a usage error before anything runs
+    code = await run_demo(sys.stdout, journal_path=path, model=model, program=program())
+    if code != EXIT_OK:
+        return _fail("the demo did not complete: a run failed or its replay differed", code)
+    return code
 
 
 def _demo_model(name: str | None) -> Model | None:
@@ -287,23 +367,46 @@ _LOCAL_KEY = "no-key-needed"
 
 
 async def _run(args: argparse.Namespace) -> int:
+    _check_base_url(args.base_url)
     context = _context(args.context)
     swarm = _with_model(load_swarm(args.target), args.model, args.base_url)
-    path = _journal_path(args.journal)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = journal_path(args.journal)
     out = sys.stdout
-    out.write(f"swarmkit run {args.target} (model: {_model_name(swarm)}; journal: {path})\n")
-    with SQLiteJournal(path) as journal:
+    with open_for_writing(path) as journal:
+        out.write(f"swarmkit run {args.target} (model: {_model_name(swarm)}; journal: {path})\n")
+        view = LiveView(out, swarm)
         events = swarm.stream(
             args.prompt, context=context, session_id=args.session_id, journal=journal
         )
-        result = await LiveView(out, swarm).follow(events)
+        try:
+            result = await view.follow(events)
+        except (asyncio.CancelledError, KeyboardInterrupt) as stop:
+            if view.session_id is None:
+                raise
+            resume = f"{program()} resume {view.session_id} --swarm {args.target} --journal {path}"
+            message = f"stopped by Ctrl-C; the run is journaled; continue it: {resume}"
+            raise RunStopped(message) from stop
+    _say_how_to_continue(result, args.target, path)
+    return EXIT_FAILED if result.stop_reason == "error" else EXIT_OK
+
+
+async def _resume(args: argparse.Namespace) -> int:
+    decision = _decision(args)
+    swarm = load_swarm(args.swarm)
+    path = journal_path(args.journal)
+    records = await _read_session(args.journal, args.session)
+    _check_decision(records, decision, args.session)
+    with open_for_writing(path) as journal:
+        print(f"swarmkit resume {args.session} (journal: {path})")
+        result = await swarm.resume(args.session, journal, decision=decision)
+    print("\n".join(result_lines(result)))
+    _say_how_to_continue(result, args.swarm, path)
     return EXIT_FAILED if result.stop_reason == "error" else EXIT_OK
 
 
 async def _sessions(args: argparse.Namespace) -> int:
-    path = _journal_path(args.journal)
-    with _open_journal(path) as journal:
+    path = journal_path(args.journal)
+    with open_for_reading(path) as journal:
         infos = await journal.sessions()
     if not infos:
         print(f"no sessions in {path}")
@@ -322,7 +425,7 @@ async def _show(args: argparse.Namespace) -> int:
 async def _replay(args: argparse.Namespace) -> int:
     swarm = load_swarm(args.swarm)
     await _read_session(args.journal, args.session)  # a missing one is a usage error
-    with _open_journal(_journal_path(args.journal)) as journal:
+    with open_for_reading(journal_path(args.journal)) as journal:
         try:
             result = await swarm.replay(args.session, journal)
         except ReplayDivergenceError as exc:
@@ -330,8 +433,8 @@ async def _replay(args: argparse.Namespace) -> int:
     trail = " -> ".join(result.trail)
     print(
         f"replayed {args.session}: reproduced {result.stop_reason} ({result.final_agent}), "
-        f"trail {trail}, {len(result.handoffs)} handoffs, {result.turns} model answers "
-        "from the journal, 0 model calls"
+        f"trail {trail}, {plural(len(result.handoffs), 'handoff')}, "
+        f"{plural(result.turns, 'model answer')} from the journal, 0 model calls"
     )
     return EXIT_OK
 
@@ -356,11 +459,13 @@ async def _draw(args: argparse.Namespace) -> int:
 async def _ui(args: argparse.Namespace) -> int:
     from swarmkit.ui import Viewer, ViewerServer  # noqa: PLC0415 - loaded only when asked for
 
-    path = _journal_path(args.journal)
+    path = journal_path(args.journal)
     swarm = load_swarm(args.swarm) if args.swarm else None
     if args.allow_decisions and swarm is None:
         raise UsageError("--allow-decisions needs --swarm module:attribute to resume with")
-    with _open_journal(path) as journal, SQLiteJournal(path) as listing:
+    open_for_reading(path).close()  # a missing or foreign file is refused untouched
+    writable = SQLiteJournal(path, read_only=not args.allow_decisions)
+    with writable as journal, SQLiteJournal(path, read_only=True) as listing:
         viewer = Viewer(journal, swarm=swarm, allow_decisions=args.allow_decisions, listing=listing)
         server = ViewerServer(viewer, port=args.port)
         server.start()
@@ -372,60 +477,49 @@ async def _ui(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-# -- loading a swarm -------------------------------------------------------------------------
+# -- pausing and resuming --------------------------------------------------------------------
 
 
-def load_swarm(target: str) -> Swarm:
-    """The Swarm that ``module:attribute`` names (or that the function it names returns)."""
-    module_name, _, attribute = target.partition(":")
-    if not module_name or not attribute:
-        raise UsageError(f"{target!r} is not module:attribute, e.g. myapp.agents:swarm")
-    module = _import(module_name)
-    if not hasattr(module, attribute):
-        found = sorted(name for name, value in vars(module).items() if isinstance(value, Swarm))
-        hint = f"; its Swarms: {', '.join(found)}" if found else ""
-        raise UsageError(f"module {module_name!r} has no attribute {attribute!r}{hint}")
-    value = getattr(module, attribute)
-    if not isinstance(value, Swarm) and _is_factory(value):
-        value = value()
-    if not isinstance(value, Swarm):
-        raise UsageError(
-            f"{target} is {type(value).__name__}, not a Swarm (or a function with no "
-            "arguments that returns one)"
-        )
-    return value
+def _say_how_to_continue(result: RunResult, target: str, path: Path) -> None:
+    if result.stop_reason != "interrupted":
+        return
+    resume = f"{program()} resume {result.session_id} --swarm {target} --journal {path}"
+    print(f"  next:   {resume} --approve   (or --reject REASON, or --edit JSON)")
 
 
-def _import(module_name: str) -> Any:
-    # A console script does not put the current folder on sys.path; `swarmkit run app:swarm`
-    # should find app.py where it is run, as `python -m` would.
-    cwd = os.getcwd()
-    if cwd not in sys.path:
-        sys.path.insert(0, cwd)
-    try:
-        return importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and (module_name + ".").startswith(exc.name + "."):
-            raise UsageError(
-                f"no module named {module_name!r} in {cwd} or on sys.path; run swarmkit from "
-                "the folder that contains it"
-            ) from exc
-        raise UsageError(f"importing {module_name!r} failed: {exc}") from exc
-    except ImportError as exc:
-        raise UsageError(f"importing {module_name!r} failed: {exc}") from exc
+def _decision(args: argparse.Namespace) -> Decision | None:
+    if args.approve:
+        return approve()
+    if args.reject is not None:
+        return reject(args.reject)
+    if args.edit is not None:
+        return edit(payload=_json_object("--edit", args.edit))
+    return None
 
 
-def _is_factory(value: object) -> bool:
-    if isinstance(value, type) or not callable(value):
-        return False
-    try:
-        signature = inspect.signature(value)
-    except (TypeError, ValueError):
-        return False
-    return all(
-        p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-        for p in signature.parameters.values()
+def _check_decision(
+    records: Sequence[JournalRecord], decision: Decision | None, session_id: str
+) -> None:
+    last = records[-1]
+    finished = last.kind == "run_finished"
+    waiting = (
+        finished
+        and last.data.get("stop_reason") == "interrupted"
+        and not last.data.get("cancelled")
     )
+    if waiting and decision is None:
+        raise UsageError(
+            f"session {session_id!r} is waiting for a human decision: "
+            "pass --approve, --reject REASON or --edit JSON"
+        )
+    if not waiting and decision is not None:
+        raise UsageError(
+            f"session {session_id!r} is not waiting for a decision; resume it without "
+            "--approve, --reject or --edit"
+        )
+
+
+# -- options ---------------------------------------------------------------------------------
 
 
 def _with_model(swarm: Swarm, name: str | None, base_url: str | None) -> Swarm:
@@ -440,6 +534,16 @@ def _with_model(swarm: Swarm, name: str | None, base_url: str | None) -> Swarm:
     return swarm.with_model(OpenAIModel(name, base_url=base_url, api_key=api_key))
 
 
+def _check_base_url(url: str | None) -> None:
+    if url is None:
+        return
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(
+            f"--base-url {url!r} is not an http(s) URL; pass one such as http://localhost:11434/v1"
+        )
+
+
 def _model_name(swarm: Swarm) -> str:
     model = swarm.plans[swarm.entry_agent].model
     return str(getattr(model, "name", type(model).__name__))
@@ -448,40 +552,28 @@ def _model_name(swarm: Swarm) -> str:
 def _context(text: str | None) -> dict[str, Any]:
     if text is None:
         return {}
+    return _json_object("--context", text)
+
+
+def _json_object(option: str, text: str) -> dict[str, Any]:
     try:
         value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(
-            f"--context is not valid JSON ({exc.msg} at column {exc.colno}); pass an object "
+            f"{option} is not valid JSON ({exc.msg} at column {exc.colno}); pass an object "
             """such as '{"category": "billing"}'"""
         ) from exc
     if not isinstance(value, dict):
-        raise UsageError(f"--context must be a JSON object, got {type(value).__name__}")
+        raise UsageError(f"{option} must be a JSON object, got {type(value).__name__}")
     return value
 
 
 # -- journals --------------------------------------------------------------------------------
 
 
-def _journal_path(option: str | None) -> Path:
-    return Path(option or os.environ.get("SWARMKIT_JOURNAL") or DEFAULT_JOURNAL)
-
-
-def _open_journal(path: Path) -> SQLiteJournal:
-    # Opening a missing file would create an empty journal; reading one is always a mistake.
-    if not path.is_file():
-        raise UsageError(
-            f"no journal at {path}; pass --journal PATH or set SWARMKIT_JOURNAL "
-            "(runs write to it with `swarmkit run`)"
-        )
-    # Read-only: showing, exporting or replaying a journal never changes it, and works on a
-    # file or directory the user may not write.
-    return SQLiteJournal(path, read_only=True)
-
-
 async def _read_session(option: str | None, session_id: str) -> tuple[JournalRecord, ...]:
-    path = _journal_path(option)
-    with _open_journal(path) as journal:
+    path = journal_path(option)
+    with open_for_reading(path) as journal:
         try:
             return await journal.read(session_id)
         except SessionNotFoundError as exc:

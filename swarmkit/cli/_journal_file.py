@@ -1,0 +1,89 @@
+"""Journal files for the command: checked before SQLite opens them, so a mistake is one line.
+
+Writing may create the journal's own folder, never a tree of folders. Reading never creates
+or converts anything: a missing, empty or foreign file is refused before SQLite touches it.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from swarmkit.cli._target import UsageError
+from swarmkit.journal import SQLiteJournal
+
+DEFAULT_JOURNAL = Path(".swarmkit") / "journal.sqlite"
+_SQLITE_HEADER = b"SQLite format 3\x00"
+_WHERE = "pass --journal PATH or set SWARMKIT_JOURNAL"
+
+
+def journal_path(option: str | None) -> Path:
+    """The journal the command uses: --journal, else $SWARMKIT_JOURNAL, else the default."""
+    return Path(option or os.environ.get("SWARMKIT_JOURNAL") or DEFAULT_JOURNAL)
+
+
+def open_for_writing(path: Path) -> SQLiteJournal:
+    """Open (or create) the journal at ``path``; creates its own folder only."""
+    _check_no_file_above(path)
+    if path.is_dir():
+        raise UsageError(f"the journal path {path} is a folder; name a file in it ({_WHERE})")
+    if path.is_file() and path.stat().st_size > 0 and not _is_journal(path):
+        raise UsageError(f"{path} is not a swarmkit journal (left untouched); {_WHERE}")
+    folder = path.parent
+    if not folder.exists():
+        if not folder.parent.is_dir():
+            raise UsageError(
+                f"cannot write the journal at {path}: folder {folder.parent} does not exist; "
+                f"create it first or {_WHERE}"
+            )
+        _make_folder(folder, path)
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise UsageError(f"cannot write the journal at {path}: permission denied ({_WHERE})")
+    return SQLiteJournal(path)
+
+
+def open_for_reading(path: Path) -> SQLiteJournal:
+    """Open an existing swarmkit journal; anything else is refused untouched."""
+    _check_no_file_above(path)
+    if not path.exists():
+        raise UsageError(f"no journal at {path}; {_WHERE} (runs write to it with `swarmkit run`)")
+    if not path.is_file():
+        raise UsageError(f"the journal path {path} is not a file; {_WHERE}")
+    # Read-only, SQLite refuses a foreign or damaged file without changing it, saying which.
+    return SQLiteJournal(path, read_only=True)
+
+
+def _check_no_file_above(path: Path) -> None:
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                raise UsageError(
+                    f"cannot use the journal path {path}: {folder} is a file, not a folder"
+                )
+            return
+
+
+def _make_folder(folder: Path, path: Path) -> None:
+    try:
+        folder.mkdir()
+    except OSError as exc:
+        raise UsageError(f"cannot create folder {folder} for the journal {path}: {exc}") from exc
+
+
+def _is_journal(path: Path) -> bool:
+    try:
+        with path.open("rb") as file:
+            if file.read(len(_SQLITE_HEADER)) != _SQLITE_HEADER:
+                return False
+        # Read-only: looking must not switch the file to WAL or create tables in it.
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except (OSError, sqlite3.Error):
+        return False
+    try:
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master")}
+        return {"meta", "records"} <= tables
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()

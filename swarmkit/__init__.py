@@ -28,6 +28,7 @@ from swarmkit.exceptions import (
 from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import PendingDecision, approve, edit, reject
+from swarmkit.limits import LimitBreach, UsageLimits
 from swarmkit.models import Model, ModelSettings
 from swarmkit.result import HandoffRecord, RuleDecision, RunResult
 from swarmkit.swarm import Swarm
@@ -52,6 +53,7 @@ __all__ = [
     "HandoffPayloadError",
     "HandoffRecord",
     "JournalError",
+    "LimitBreach",
     "MaxHandoffsExceeded",
     "MaxTurnsExceeded",
     "Model",
@@ -74,6 +76,7 @@ __all__ = [
     "ToolError",
     "ToolExecutionError",
     "ToolResult",
+    "UsageLimits",
     "__version__",
     "approve",
     "compile_condition",

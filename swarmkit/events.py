@@ -186,7 +186,14 @@ class HandoffRefused:
     decided_by: DecidedBy
     """Who asked: a rule, the model or a tool."""
     reason: Literal[
-        "cycle", "max_handoffs", "budget", "not_taken", "unknown_agent", "self", "rejected"
+        "cycle",
+        "max_handoffs",
+        "budget",
+        "not_taken",
+        "unknown_agent",
+        "self",
+        "rejected",
+        "not_offered",
     ]
     """Why it was refused."""
     detail: str

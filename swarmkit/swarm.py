@@ -12,10 +12,14 @@ from contextlib import aclosing
 from dataclasses import replace
 from typing import Any, Literal
 
+from pydantic import BaseModel
+
 from swarmkit._plan import AgentPlan, ModelResolver, PlanOptions, build_plan
 from swarmkit._run import RESERVED_KEY, RunLoop, RunState
 from swarmkit._run._decisions import check_decision
 from swarmkit._run._spec import LimitPolicy, RunSeams, SwarmSpec
+from swarmkit._typed_context import check_context_type as _check_context_type
+from swarmkit._typed_context import typed_context
 from swarmkit.agent import Agent
 from swarmkit.events import Event, RunFinished
 from swarmkit.exceptions import ConfigurationError, JournalError
@@ -26,6 +30,7 @@ from swarmkit.journal import Journal, JournalRecord
 from swarmkit.journal._digest import PartCache
 from swarmkit.journal._records import json_default
 from swarmkit.journal._tape import LeaseTerms, RecordSink, Tape, resumable_prefix
+from swarmkit.limits import UsageLimits, check_timeout
 from swarmkit.messages import UserMessage
 from swarmkit.models import Model
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
@@ -78,6 +83,10 @@ class Swarm:
         tool_runner: ToolRunner | None = None,
         decisions: DecisionSource | None = None,
         lease_ttl: float = DEFAULT_LEASE_TTL,
+        limits: UsageLimits | None = None,
+        run_timeout: float | None = None,
+        agent_timeout: float | None = None,
+        context_type: type[BaseModel] | None = None,
     ) -> None:
         self._settings = {k: v for k, v in locals().items() if k not in ("self", "agents")}
         self._agents_given = agents
@@ -93,6 +102,8 @@ class Swarm:
             )
         _check_graph(graph, peers)
         _check_interrupts(interrupt_before, peers)
+        self.limits = _check_usage_limits(limits)
+        self.context_type = _check_context_type(context_type)
         self.entry_agent = entry_agent
         self.graph = graph
         self.max_handoffs = max_handoffs
@@ -143,6 +154,9 @@ class Swarm:
             interrupt_before=self.interrupt_before,
             interrupt_on_handoff=interrupt_on_handoff,
             fingerprint=self._fingerprint,
+            usage_limits=self.limits,
+            run_timeout=check_timeout("run_timeout", run_timeout),
+            agent_timeout=check_timeout("agent_timeout", agent_timeout),
         )
         """The compiled swarm a run loop drives: plans, graph, limits and policies, frozen."""
 
@@ -171,6 +185,7 @@ class Swarm:
         runtime: Runtime | None = None,
         tool_runner: ToolRunner | None = None,
         decisions: DecisionSource | None = None,
+        limits: UsageLimits | None = None,
     ) -> RunResult:
         """Run the swarm on ``prompt`` until an agent answers or a limit stops it.
 
@@ -178,7 +193,8 @@ class Swarm:
         Python objects (clients, connections, secrets) for tools and instructions, never
         journaled. ``mirror`` receives the run's journal records when it ends or pauses,
         instead of a journal written step by step (for engines with their own history). The
-        seams (``runtime``, ``tool_runner``, ``decisions``) override the swarm's for this run.
+        seams (``runtime``, ``tool_runner``, ``decisions``) override the swarm's for this run,
+        and ``limits`` its usage limits.
         """
         seams = self._seams(deps, runtime, tool_runner, decisions)
         events = self._events(
@@ -189,6 +205,7 @@ class Swarm:
             mirror=mirror,
             seams=seams,
             streaming=False,
+            limits=limits,
         )
         return await _last_result(events)
 
@@ -217,6 +234,7 @@ class Swarm:
         runtime: Runtime | None = None,
         tool_runner: ToolRunner | None = None,
         decisions: DecisionSource | None = None,
+        limits: UsageLimits | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Run the swarm, yielding each event as it happens; the last is RunFinished.
 
@@ -232,6 +250,7 @@ class Swarm:
             mirror=mirror,
             seams=seams,
             streaming=True,
+            limits=limits,
         )
 
     async def replay(
@@ -294,13 +313,16 @@ class Swarm:
         runtime: Runtime | None = None,
         tool_runner: ToolRunner | None = None,
         decisions: DecisionSource | None = None,
+        limits: UsageLimits | None = None,
     ) -> RunResult:
         """Continue a run that crashed or paused: its journaled steps replay, then it goes on live.
 
         A run paused for a human (``stop_reason="interrupted"``) needs a ``decision``:
         ``approve()``, ``reject(reason)`` or ``edit(payload=...)``; an edit is validated before
         anything is written, so a rejected edit leaves the session waiting. The resumed run
-        holds the session's lease: a second resumer gets ``SessionBusyError``.
+        holds the session's lease: a second resumer gets ``SessionBusyError``. A run a time or
+        usage limit stopped resumes with a fresh time allowance; its usage counts over the
+        whole session, so pass larger ``limits`` to let it go on.
         """
         seams = self._seams(deps, runtime, tool_runner, decisions)
         store = self._store(journal, session_id)
@@ -313,7 +335,7 @@ class Swarm:
         tape = self._tape(
             store, session_id, prefix, seams, next_seq=len(records), decision=decision
         )
-        return await self._run_on(tape, seams, prompt, context, session_id)
+        return await self._run_on(tape, seams, prompt, context, session_id, limits=limits)
 
     def _seams(
         self,
@@ -339,6 +361,7 @@ class Swarm:
         mirror: RecordSink | None,
         seams: RunSeams,
         streaming: bool,
+        limits: UsageLimits | None = None,
     ) -> AsyncGenerator[Event, None]:
         state = self._new_state(prompt, context, session_id, seams)
         store = journal or self.journal
@@ -358,7 +381,7 @@ class Swarm:
         await tape.open()
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
-        loop = RunLoop(self.spec, state, tape, seams, streaming=streaming)
+        loop = RunLoop(self._spec_for(limits), state, tape, seams, streaming=streaming)
         async with aclosing(loop.events()) as events:
             async for event in events:
                 yield event
@@ -402,11 +425,18 @@ class Swarm:
         prompt: str,
         context: Mapping[str, Any],
         session_id: str,
+        *,
+        limits: UsageLimits | None = None,
     ) -> RunResult:
         state = self._new_state(prompt, context, session_id, seams)
         await tape.open()
-        loop = RunLoop(self.spec, state, tape, seams, streaming=False)
+        loop = RunLoop(self._spec_for(limits), state, tape, seams, streaming=False)
         return await _last_result(loop.events())
+
+    def _spec_for(self, limits: UsageLimits | None) -> SwarmSpec:
+        if limits is None:
+            return self.spec
+        return replace(self.spec, usage_limits=_check_usage_limits(limits))
 
     def _store(self, journal: Journal | None, session_id: str) -> Journal:
         store = journal or self.journal
@@ -426,6 +456,8 @@ class Swarm:
         if not isinstance(prompt, str):
             raise ConfigurationError(f"prompt must be a str, got {type(prompt).__name__}")
         initial = _check_context(context)
+        if self.context_type is not None:
+            initial = typed_context(self.context_type, initial)
         first = UserMessage(content=prompt)
         new_id = self._session_ids or seams.runtime.new_id
         return RunState(
@@ -476,7 +508,7 @@ def _check_resumable(
 ) -> None:
     last = records[-1]
     interrupted = last.kind == "run_finished" and last.data.get("stop_reason") == "interrupted"
-    if last.kind == "run_finished" and last.data.get("stop_reason") not in ("interrupted", "error"):
+    if last.kind == "run_finished" and last.data.get("stop_reason") not in _RESUMABLE:
         raise JournalError(
             f"session {session_id!r} already finished ({last.data.get('stop_reason')}); "
             "replay it instead of resuming"
@@ -490,6 +522,15 @@ def _check_resumable(
         raise JournalError(
             f"session {session_id!r} is not waiting for a decision; resume it without one"
         )
+
+
+_RESUMABLE = ("interrupted", "error", "timeout", "usage_limit")
+
+
+def _check_usage_limits(limits: UsageLimits | None) -> UsageLimits | None:
+    if limits is not None and not isinstance(limits, UsageLimits):
+        raise ConfigurationError(f"limits must be a UsageLimits, got {type(limits).__name__}")
+    return limits
 
 
 def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent]) -> None:

@@ -10,8 +10,10 @@ from typing import Any
 from swarmkit import events as ev
 from swarmkit._log import log
 from swarmkit._plan import AgentPlan
+from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
 from swarmkit._run._limits import apply_refusal_policy, may_hand_off, refusal
+from swarmkit._run._offers import not_offered
 from swarmkit._run._request import build_request, offered_tools
 from swarmkit._run._spec import RunSeams, SwarmSpec
 from swarmkit._run._state import (
@@ -33,6 +35,7 @@ from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
 from swarmkit.journal._codec import json_safe
 from swarmkit.journal._tape import StepWriter
+from swarmkit.limits import TIME_LIMITS, LimitBreach
 from swarmkit.messages import ToolCall, ToolMessage
 from swarmkit.models import ModelRequest, ModelResponse, StreamingModel, Usage
 from swarmkit.models import TextDelta as ModelTextDelta
@@ -68,6 +71,7 @@ class RunLoop:
     async def events(self) -> AsyncGenerator[ev.Event, None]:
         """Run to the end, yielding every event exactly once."""
         state = self._state
+        budget.start_run(self._swarm, state, self._seams.runtime.clock())
         await self._tape.note("run_started", self._start_data())
         yield ev.RunStarted(
             session_id=state.session_id, prompt=state.prompt, entry_agent=state.agent
@@ -179,14 +183,16 @@ class RunLoop:
 
     async def _call_model(self, plan: AgentPlan) -> AsyncIterator[ev.Event | ModelResponse]:
         state = self._state
+        await self._within_limits(budget.before_call(self._swarm, state))
         request = await build_request(self._swarm, state, plan)
+        request = budget.shaped(self._swarm, state, request)
         state.turns += 1
         turn = state.turns
         yield ev.ModelCallStarted(agent=plan.name, turn=turn)
         response = await self._tape.replayed_response(plan.name, turn, request)
         if response is None:
             try:
-                async for item in self._respond(plan, request):
+                async for item in budget.bounded(self._time_left(), self._respond(plan, request)):
                     if isinstance(item, ModelResponse):
                         response = item
                     else:
@@ -194,9 +200,15 @@ class RunLoop:
             except ModelError as exc:
                 self._tape.record_model_error(plan.name, turn, request, exc)
                 raise
+            except budget.Expired:
+                await self._within_limits(self._expired())
             assert response is not None
             self._tape.record_response(plan.name, turn, request, response)
         state.usage[plan.name] = state.usage.get(plan.name, Usage()) + response.usage
+        model_name = response.model or getattr(plan.model, "name", plan.name)
+        await self._within_limits(
+            budget.after_answer(self._swarm, state, str(model_name), response.usage)
+        )
         message = replies.attributed(response.message, plan.name)
         state.append(message)
         if message.content:
@@ -224,6 +236,38 @@ class RunLoop:
             elif isinstance(item, ModelTextDelta):
                 yield ev.TextDelta(agent=plan.name, text=item.text)
 
+    # -- time and usage limits -----------------------------------------------------------
+
+    def _time_left(self) -> float | None:
+        return budget.time_left(self._swarm, self._state, self._seams.runtime.clock())
+
+    def _expired(self) -> LimitBreach | None:
+        now = self._seams.runtime.clock()
+        return budget.time_breach(self._swarm, self._state, now, expired=True)
+
+    async def _within_limits(self, usage: LimitBreach | None) -> None:
+        """Stop the run at a breach: a usage one given, else a time limit that ran out.
+
+        A replay takes its time limits from the journal (a replay runs in no time at all),
+        so it stops exactly where the recorded run stopped.
+        """
+        breach = usage or self._time_breach()
+        if breach is None:
+            return
+        state = self._state
+        state.limit = breach
+        await self._tape.note("limit_reached", breach.to_data())
+        self._log("limit_reached", limit=breach.limit, allowed=breach.allowed, used=breach.used)
+        raise StopRun(breach.stop_reason)
+
+    def _time_breach(self) -> LimitBreach | None:
+        recorded = self._tape.upcoming("limit_reached")
+        if recorded is not None:
+            return LimitBreach.from_data(recorded) if recorded["limit"] in TIME_LIMITS else None
+        if self._tape.replaying:
+            return None
+        return budget.time_breach(self._swarm, self._state, self._seams.runtime.clock())
+
     # -- tools ---------------------------------------------------------------------------
 
     async def _run_tool_calls(
@@ -233,7 +277,10 @@ class RunLoop:
         results: dict[str, ToolMessage] = {}
         candidates: list[Candidate] = []
         for call in calls:
-            if call.name in plan.tools:
+            if call.name in self._state.withheld:
+                results[call.id] = replies.not_offered(call)
+                yield replies.tool_resulted(plan.name, results[call.id])
+            elif call.name in plan.tools:
                 async for event in self._run_function_tool(plan, call, results, candidates):
                     yield event
             elif _is_handoff_call(plan, call):
@@ -290,12 +337,18 @@ class RunLoop:
                 return replies.rejected_outcome(decision)
             if isinstance(decision, Edit):
                 arguments = json.dumps(dict(decision.payload))
+        await self._within_limits(budget.before_tool_call(self._swarm, self._state))
         outcome = await self._tape.replayed_outcome(plan.name, call)
         if outcome is None:
             state = self._state
             key = f"{state.session_id}:{state.turns}:{call.id}"
             context = run_context(state, idempotency_key=key)
-            outcome = await self._seams.tool_runner.invoke(function, arguments, context)
+            invoked = self._seams.tool_runner.invoke(function, arguments, context)
+            try:
+                outcome = await budget.within(self._time_left(), invoked)
+            except budget.Expired:
+                await self._within_limits(self._expired())
+                raise
             self._tape.record_outcome(plan.name, call, outcome)
         return outcome
 
@@ -337,6 +390,7 @@ class RunLoop:
     ) -> list[ev.Event]:
         """Perform a handoff or refuse it; the first event says which."""
         refused = refusal(self._swarm, self._state, plan, request.target)
+        refused = refused or not_offered(self._state, request.target, decided_by)
         if refused is None:
             decision = await self._handoff_decision(plan, request, decided_by)
             if isinstance(decision, Reject):
@@ -447,6 +501,7 @@ class RunLoop:
             await self._pause_point(PendingDecision(kind="agent", agent=agent, target=agent))
         state.trail.append(agent)
         state.visits[agent] += 1
+        state.agent_started_at = self._seams.runtime.clock()
         started = ev.AgentStarted(
             agent=agent,
             sub_session_id=f"{state.session_id}__swarm_{agent}_{state.handoff_count}",

@@ -32,6 +32,11 @@ def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, .
     up to the failure and then tries it again live.
     """
     prefix = list(records)
+    if prefix and prefix[-1].kind == "run_finished" and prefix[-1].data.get("limit"):
+        # A run a limit ended resumes with a fresh allowance: the limit's stop is left out.
+        prefix.pop()
+        if prefix and prefix[-1].kind == "limit_reached":
+            prefix.pop()
     if (
         prefix
         and prefix[-1].kind == "run_finished"
@@ -60,6 +65,15 @@ class StepWriter(Protocol):
 
     async def note(self, kind: str, data: Mapping[str, Any]) -> None:
         """A step the run decides by itself (a handoff, a rule, its start and end)."""
+        ...
+
+    @property
+    def replaying(self) -> bool:
+        """Whether the next step is served from the journal."""
+        ...
+
+    def upcoming(self, kind: str) -> Mapping[str, Any] | None:
+        """While replaying, the next journaled record's data when it is of ``kind``, else None."""
         ...
 
     async def replayed_response(
@@ -179,6 +193,13 @@ class Tape:
         return self._execute_tools
 
     # -- steps ---------------------------------------------------------------------------
+
+    def upcoming(self, kind: str) -> Mapping[str, Any] | None:
+        """While replaying, the next journaled record's data when it is of ``kind``, else None."""
+        if not self.replaying:
+            return None
+        record = self._prefix[self._cursor]
+        return record.data if record.kind == kind else None
 
     async def note(self, kind: str, data: Mapping[str, Any]) -> None:
         """A step the run decides by itself (a handoff, a rule, its start and end)."""

@@ -120,6 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_replay(commands)
     _add_export(commands)
     _add_draw(commands)
+    _add_check(commands)
     return parser
 
 
@@ -182,6 +183,9 @@ def _add_run(commands: Any) -> None:
         "--base-url", metavar="URL", help="an OpenAI-compatible server for --model"
     )
     command.add_argument("--session-id", metavar="ID", help="the run's session id")
+    command.add_argument(
+        "--no-check", action="store_true", help="skip the check of the swarm before it runs"
+    )
 
 
 def _add_sessions(commands: Any) -> None:
@@ -241,7 +245,37 @@ def _add_draw(commands: Any) -> None:
     _journal_option(command)
 
 
+def _add_check(commands: Any) -> None:
+    command = _command(
+        commands,
+        "check",
+        "Check a swarm before it runs: unreachable agents, rules that never fire, forced rule "
+        "cycles, undeclared paths, comparisons that never hold, offers never made.",
+        _check,
+        epilog="Exit code 1 when any finding is an error, 0 otherwise.",
+    )
+    command.add_argument("target", metavar="module:attribute", help="the swarm")
+    command.add_argument("--json", action="store_true", help="print the findings as JSON")
+
+
 # -- commands --------------------------------------------------------------------------------
+
+
+async def _check(args: argparse.Namespace) -> int:
+    from swarmkit.check._report import has_errors, render_json, render_text  # noqa: PLC0415
+
+    findings = load_swarm(args.target).check()
+    sys.stdout.write(render_json(findings) if args.json else render_text(findings))
+    return EXIT_FAILED if has_errors(findings) else EXIT_OK
+
+
+def _warn_findings(swarm: Swarm) -> None:
+    """``swarmkit run`` shows the check's findings on stderr and runs anyway."""
+    from swarmkit.check._report import render_text  # noqa: PLC0415
+
+    findings = swarm.check()
+    if findings:
+        sys.stderr.write(render_text(findings))
 
 
 async def _demo(args: argparse.Namespace) -> int:
@@ -267,6 +301,8 @@ _LOCAL_KEY = "no-key-needed"
 async def _run(args: argparse.Namespace) -> int:
     context = _context(args.context)
     swarm = _with_model(load_swarm(args.target), args.model, args.base_url)
+    if not args.no_check:
+        _warn_findings(swarm)
     path = _journal_path(args.journal)
     path.parent.mkdir(parents=True, exist_ok=True)
     out = sys.stdout

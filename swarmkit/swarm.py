@@ -21,6 +21,7 @@ from swarmkit._run._spec import LimitPolicy, RunSeams, SwarmSpec
 from swarmkit._typed_context import check_context_type as _check_context_type
 from swarmkit._typed_context import typed_context
 from swarmkit.agent import Agent
+from swarmkit.check._finding import Finding
 from swarmkit.events import Event, RunFinished
 from swarmkit.exceptions import ConfigurationError, JournalError
 from swarmkit.graph import HandoffGraph
@@ -167,6 +168,14 @@ class Swarm:
     def fingerprint(self) -> dict[str, Any]:
         """Digests of the configuration (agents, instructions, tools, graph) runs record."""
         return dict(self._fingerprint)
+
+    def check(self) -> tuple[Finding, ...]:
+        """What the configuration gets wrong, found before any model call (``swarmkit.check``):
+        unreachable agents, rule edges that never fire, forced rule cycles, condition paths the
+        context_type lacks, comparisons that never hold, offers never made. Errors first."""
+        from swarmkit.check import check_swarm  # noqa: PLC0415 - most programs never check
+
+        return check_swarm(self)
 
     @property
     def agents(self) -> Mapping[str, Agent]:

@@ -10,7 +10,7 @@ import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
@@ -21,7 +21,6 @@ from swarmkit._run._spec import LimitPolicy, RunSeams, SwarmSpec
 from swarmkit._typed_context import check_context_type as _check_context_type
 from swarmkit._typed_context import typed_context
 from swarmkit.agent import Agent
-from swarmkit.check._finding import Finding
 from swarmkit.events import Event, RunFinished
 from swarmkit.exceptions import ConfigurationError, JournalError
 from swarmkit.graph import HandoffGraph
@@ -38,6 +37,9 @@ from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
 from swarmkit.result import RunResult
 from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
 from swarmkit.tools import InProcessToolRunner, ToolRunner
+
+if TYPE_CHECKING:
+    from swarmkit.check import Finding
 
 __all__ = ["DEFAULT_REDACT_KEYS", "LimitPolicy", "Swarm"]
 

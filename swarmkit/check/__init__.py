@@ -30,7 +30,8 @@ from swarmkit.check._graph import (
     unreachable_findings,
 )
 from swarmkit.check._satisfiable import always_true, never_true
-from swarmkit.conditions import Condition, compile_condition
+from swarmkit.conditions import Condition
+from swarmkit.conditions._ast import Expr
 from swarmkit.graph import Edge
 
 if TYPE_CHECKING:
@@ -48,8 +49,8 @@ def check_swarm(swarm: Swarm) -> tuple[Finding, ...]:
     for node_verdicts in verdicts.values():
         findings.extend(dead_edge_findings(node_verdicts))
         for verdict in node_verdicts:
-            if verdict.edge.when is not None:
-                findings.extend(_condition_findings(verdict.edge.when, scope, verdict.where))
+            if verdict.tree is not None:
+                findings.extend(_condition_findings(verdict.tree, scope, verdict.where))
     findings.extend(_offer_findings(swarm, scope))
     findings.extend(forced_cycle_findings(verdicts, functools.partial(_cycle_policy, swarm)))
     agents = list(swarm.plans)
@@ -57,13 +58,7 @@ def check_swarm(swarm: Swarm) -> tuple[Finding, ...]:
     return tuple(sorted(findings, key=lambda f: f.severity != "error"))
 
 
-@functools.lru_cache(maxsize=4096)
-def _compiled(source: str) -> Condition:
-    return compile_condition(source)
-
-
-def _condition_findings(source: str, scope: Scope, where: str) -> Iterator[Finding]:
-    tree = _compiled(source).tree
+def _condition_findings(tree: Expr, scope: Scope, where: str) -> Iterator[Finding]:
     yield from path_findings(tree, scope, where)
     yield from comparison_findings(tree, scope, where)
 
@@ -74,14 +69,15 @@ def _edge_verdicts(swarm: Swarm) -> dict[str, list[EdgeVerdict]]:
         return {}
     verdicts: dict[str, list[EdgeVerdict]] = {}
     for node in graph.nodes():
-        edges = graph.edge_list(node)
+        edges = graph.compiled_edges(node)
         if edges:
-            verdicts[node] = shadowing([_verdict(e, n) for n, e in enumerate(edges, 1)])
+            numbered = enumerate(edges, 1)
+            verdicts[node] = shadowing([_verdict(e, c, n) for n, (e, c) in numbered])
     return verdicts
 
 
-def _verdict(edge: Edge, number: int) -> EdgeVerdict:
-    tree = _compiled(edge.when).tree if edge.when is not None else None
+def _verdict(edge: Edge, condition: Condition | None, number: int) -> EdgeVerdict:
+    tree = condition.tree if condition is not None else None
     label = edge.when if edge.when is not None else "always"
     return EdgeVerdict(
         edge=edge,
@@ -89,6 +85,7 @@ def _verdict(edge: Edge, number: int) -> EdgeVerdict:
         where=f"graph edge {edge.source} -> {edge.target} (rule {number}: {label})",
         always=tree is None or always_true(tree),
         never=tree is not None and never_true(tree),
+        tree=tree,
     )
 
 
@@ -96,21 +93,22 @@ def _offer_findings(swarm: Swarm, scope: Scope) -> Iterator[Finding]:
     """``available_when`` rules of handoffs and tools: never true, or reading what is not there."""
     for name, plan in swarm.plans.items():
         handoffs = plan.handoff_configs.items()
-        offers = [(f"agent {name}: handoff to {t}", h.available_when) for t, h in handoffs]
-        offers += [(f"agent {name}: tool {t}", f.available_when) for t, f in plan.tools.items()]
-        for where, when in offers:
-            if when is None:
+        offers = [(f"agent {name}: handoff to {t}", h.condition) for t, h in handoffs]
+        offers += [(f"agent {name}: tool {t}", f.condition) for t, f in plan.tools.items()]
+        for where, condition in offers:
+            if condition is None:
                 continue
-            if never_true(_compiled(when).tree):
+            tree = condition.tree
+            if never_true(tree):
                 yield Finding(
                     code="never_offered",
                     severity="error",
                     where=where,
-                    message=f"available_when {when!r} is false for every state, so it is never "
-                    "offered",
+                    message=f"available_when {condition.source!r} is false for every state, so "
+                    "it is never offered",
                     fix="fix the condition, or remove the offer",
                 )
-            yield from _condition_findings(when, scope, where)
+            yield from _condition_findings(tree, scope, where)
 
 
 def _successors(swarm: Swarm, verdicts: dict[str, list[EdgeVerdict]]) -> dict[str, set[str]]:
@@ -124,8 +122,8 @@ def _successors(swarm: Swarm, verdicts: dict[str, list[EdgeVerdict]]) -> dict[st
         targets = successors.setdefault(name, set())
         targets.update(v.edge.target for v in verdicts.get(name, ()) if v.live)
         for target, handoff in plan.handoff_configs.items():
-            when = handoff.available_when
-            if when is None or not never_true(_compiled(when).tree):
+            condition = handoff.condition
+            if condition is None or not never_true(condition.tree):
                 targets.add(target)
     return successors
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -10,7 +11,7 @@ from pydantic import BaseModel
 
 from swarmkit.check._finding import Finding
 from swarmkit.check._types import UNKNOWN, Declared, Undeclared, kinds_of, resolve
-from swarmkit.conditions._ast import Compare, Expr, Literal, Path, _children, path_text
+from swarmkit.conditions._ast import Compare, Expr, Literal, Path, PathKey, _children, path_text
 from swarmkit.conditions._values import contains, equals
 
 RESERVED = "swarm"
@@ -72,7 +73,15 @@ def _resolve(node: Path, scope: Scope) -> Declared | Undeclared:
         return scope.facts[name] if len(keys) == 2 else UNKNOWN
     if scope.context_type is None:
         return UNKNOWN
-    return resolve(scope.context_type, keys)
+    return _resolve_declared(scope.context_type, keys)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolve_declared(
+    context_type: type[BaseModel], keys: tuple[PathKey, ...]
+) -> Declared | Undeclared:
+    # Many conditions read the same few paths; pydantic's field tables are slow to walk.
+    return resolve(context_type, keys)
 
 
 def _undeclared(node: Path, missing: Undeclared, scope: Scope, where: str) -> Finding:

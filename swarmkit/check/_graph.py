@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from swarmkit.check._finding import Finding
+from swarmkit.conditions._ast import Expr
 from swarmkit.graph import Edge
 
 
@@ -23,6 +24,8 @@ class EdgeVerdict:
     """Whether its condition holds for every state (or it has none)."""
     never: bool
     """Whether its condition holds for no state."""
+    tree: Expr | None = None
+    """Its condition's syntax tree (None without a condition)."""
     shadowed_by: int | None = None
     """The earlier edge that always wins over it, if one does."""
 

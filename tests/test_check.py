@@ -144,6 +144,17 @@ def test_a_path_the_context_type_does_not_declare_is_reported_with_a_hint() -> N
     assert "'priority'" in finding.fix
 
 
+def test_a_context_type_that_allows_extra_keys_has_no_undeclared_paths() -> None:
+    """With extra="allow", any key may be there."""
+
+    class Open(BaseModel, extra="allow"):
+        """A context that keeps what it does not declare."""
+
+        tier: str = ""
+
+    assert _codes(_swarm(_graph(("a", "b", "anything > 2")), context_type=Open)) == []
+
+
 def test_a_swarm_fact_that_does_not_exist_is_an_error() -> None:
     """``swarm.turns`` is not a fact (``swarm.turn`` is)."""
     finding = _one(_swarm(_graph(("a", "b", "swarm.turns > 2"))), "unknown_swarm_key")
@@ -173,7 +184,14 @@ def test_a_comparison_that_can_never_hold_for_the_declared_types_is_an_error(whe
 
 @pytest.mark.parametrize(
     "when",
-    ["customer == 'x'", "priority >= 2", "category in ['billing']", "swarm.agent == 'b'"],
+    [
+        "customer == 'x'",
+        "priority >= 2",
+        "category in ['billing']",
+        "swarm.agent == 'b'",
+        "customer == null",
+        "swarm.previous_agent == null",
+    ],
 )
 def test_comparisons_that_fit_the_declared_types_pass(when: str) -> None:
     """Nothing is reported for comparisons that may hold."""

@@ -132,6 +132,8 @@ def _never_holds(node: Compare, scope: Scope) -> str | None:
 
 
 def _never_equal(left: Declared, right: Declared) -> str | None:
+    if (None,) in (left.values, right.values):
+        return None  # a path through an optional field, or a missing one, reads as null
     if not left.kinds & right.kinds:
         return f"the two sides never have the same type ({_kinds(left, right)})"
     listed = left.values is not None and right.values is not None

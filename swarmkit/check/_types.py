@@ -53,6 +53,8 @@ def resolve(annotation: Any, keys: Sequence[PathKey]) -> Declared | Undeclared:
         if isinstance(current, type) and issubclass(current, BaseModel):
             fields = current.model_fields
             if not isinstance(key, str) or key not in fields:
+                if current.model_config.get("extra") == "allow":
+                    return UNKNOWN  # the model keeps keys it does not declare
                 return Undeclared(name=str(key), known=tuple(fields), depth=depth)
             current = fields[key].annotation
             continue

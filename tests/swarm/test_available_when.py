@@ -117,3 +117,34 @@ async def test_the_journal_records_the_offered_tools_and_replay_checks_them() ->
     await _support(NeverCalledModel()).replay(recorded.session_id, journal)
     with pytest.raises(ReplayDivergenceError):
         await _support(NeverCalledModel(), rule="true").replay(recorded.session_id, journal)
+
+
+async def test_an_agents_own_offer_rule_wins_over_a_swarm_level_handoff() -> None:
+    """A Handoff with only available_when is the agent's own, not replaced by the swarm's."""
+    model = ScriptedModel(text("hi"))
+    triage = Agent(name="triage", handoffs=[Handoff(agent="billing", available_when="false")])
+    peers: dict[str, Agent | Handoff] = {
+        "triage": triage,
+        "billing": Handoff(agent=Agent(name="billing")),
+    }
+
+    await Swarm(peers, "triage", model=model).run("x")
+
+    assert tool_names(model.requests[0]) == []
+
+
+async def test_the_legacy_handoff_tool_lists_only_offered_targets() -> None:
+    """With the single handoff tool, a withheld peer leaves its target enum, and is refused."""
+    triage = Agent(
+        name="triage",
+        handoffs=[Handoff(agent="billing", available_when="verified == true"), "tech"],
+    )
+    model = ScriptedModel(tool_call("handoff", target="billing"), text("no"))
+    agents = [triage, Agent(name="billing"), Agent(name="tech")]
+    swarm = Swarm(agents, "triage", model=model, legacy_handoff_tool=True)
+
+    events = [e async for e in swarm.stream("x")]
+
+    schema = model.requests[0].tools[0].parameters
+    assert schema["properties"]["target"]["enum"] == ["tech"]
+    assert [e.reason for e in events if isinstance(e, HandoffRefused)] == ["not_offered"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarmkit import Agent, ConfigurationError, Swarm, UsageLimits, tool
+from swarmkit import Agent, ConfigurationError, RunResult, Swarm, UsageLimits, tool
 from swarmkit.journal import InMemoryJournal
 from swarmkit.models import Usage
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, tool_call, transfer
@@ -198,3 +198,14 @@ def test_usage_limits_are_checked_at_construction(options: dict[str, object], ma
     """A negative count, a cost limit without a cost function: configuration errors."""
     with pytest.raises(ConfigurationError, match=match):
         UsageLimits(**options)  # type: ignore[arg-type]
+
+
+async def test_the_limit_and_the_cost_survive_the_result_as_data() -> None:
+    """RunResult.to_data / from_data keep the breach and the cost (the RunFinished event's)."""
+    limits = UsageLimits(max_model_calls=1, cost=lambda model, usage: 0.5)
+    result = await _looker(ScriptedModel(tool_call("look")), limits).run("x")
+
+    again = RunResult.from_data(result.to_data())
+
+    assert (again.limit, again.cost) == (result.limit, 0.5)
+    assert again.limit is not None and again.limit.stop_reason == "usage_limit"

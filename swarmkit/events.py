@@ -13,6 +13,20 @@ from pydantic_core import to_jsonable_python
 from swarmkit.models import Usage
 from swarmkit.result import DecidedBy, RunResult
 
+RefusalReason = Literal[
+    "cycle",
+    "max_handoffs",
+    "budget",
+    "not_taken",
+    "unknown_agent",
+    "self",
+    "rejected",
+    "payload",
+    "not_offered",
+]
+"""Why a handoff was not performed (``payload``: a rule's mapped payload did not validate;
+``not_offered``: the model asked for a transfer its ``available_when`` did not offer)."""
+
 EVENT_VERSION = 1
 """Bumped whenever a field of any event changes meaning or disappears."""
 
@@ -193,6 +207,7 @@ class HandoffRefused:
         "unknown_agent",
         "self",
         "rejected",
+        "payload",
         "not_offered",
     ]
     """Why it was refused."""

@@ -267,3 +267,56 @@ async def test_every_example_swarm_passes_the_check_with_no_errors(
     assert len(built_swarms) >= 5
     assert [f for s in built_swarms for f in s.check() if f.severity == "error"] == []
     assert os.environ.get("OPENAI_API_KEY") is None
+
+
+class Refund(BaseModel):
+    """A payload with two required fields."""
+
+    invoice_id: str
+    amount_eur: float
+
+
+def _mapped_swarm(mapping: dict[str, str], *, typed: bool = True) -> Swarm:
+    graph = HandoffGraph()
+    graph.add_edge("a", "b", when="x == 1", input_mapping=mapping)
+    handoff = Handoff(agent="b", input_type=Refund) if typed else Handoff(agent="b")
+    agents = [Agent(name="a", handoffs=[handoff]), Agent(name="b")]
+    return Swarm(agents, "a", model=MODEL, graph=graph)
+
+
+def test_an_input_mapping_that_leaves_a_required_field_out_is_an_error() -> None:
+    """The rule's payload can never validate, so the rule never hands off."""
+    finding = _one(_mapped_swarm({"invoice_id": "invoice"}), "input_mapping_incomplete")
+
+    assert "amount_eur" in finding.message
+
+
+def test_an_input_mapping_to_a_field_the_type_lacks_is_reported() -> None:
+    """A mapped field Refund does not have is named, with the fields it has."""
+    mapping = {"invoice_id": "invoice", "amount_eur": "amount", "amount": "amount"}
+
+    finding = _one(_mapped_swarm(mapping), "input_mapping_unknown_field")
+
+    assert "amount_eur, invoice_id" in finding.fix
+
+
+def test_an_input_mapping_without_an_input_type_is_unused() -> None:
+    """Nothing validates or receives the mapped payload."""
+    swarm = _mapped_swarm({"invoice_id": "invoice"}, typed=False)
+
+    assert _codes(swarm) == ["input_mapping_unused"]
+
+
+def test_a_complete_input_mapping_passes() -> None:
+    """Every required field mapped: nothing to report."""
+    assert _codes(_mapped_swarm({"invoice_id": "invoice", "amount_eur": "amount"})) == []
+
+
+def test_delegates_and_then_agents_are_reached() -> None:
+    """An agent reached only as a delegate, or as a spent budget's then=, is not unreachable."""
+    helper = Agent(name="helper")
+    boss = Agent(name="boss", tools=[helper.as_tool()], handoffs=["worker"])
+    worker = Agent(name="worker", handoffs=[], handoff_budget=0, then="closer")
+    swarm = Swarm([boss, helper, worker, Agent(name="closer")], "boss", model=MODEL)
+
+    assert "unreachable_agent" not in _codes(swarm)

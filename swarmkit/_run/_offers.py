@@ -6,8 +6,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from swarmkit._plan import AgentPlan
-from swarmkit._run._state import RefusalReason, RunState, rule_state
+from swarmkit._run._state import RunState, rule_state
 from swarmkit.conditions import Condition
+from swarmkit.events import RefusalReason
 from swarmkit.result import DecidedBy
 
 

@@ -9,7 +9,9 @@ agents nothing reaches (``_graph``).
 What it cannot know: what tools write into the context (a ``ToolResult(update=...)`` may add
 a key the context_type lacks, or a value of another type) or where a ``ToolResult(goto=...)``
 leads; which conditions hold for the states real runs reach (only that none could, or all
-would); contradictions that need arithmetic, disjunctions spread over several paths, or
+would); what a rule's input_mapping reads (the last tool's output first, so its types are
+not checked, only that it names the input type's required fields and no others);
+contradictions that need arithmetic, disjunctions spread over several paths, or
 relations between two paths (``a < b and b < a``); and what a model will choose.
 """
 
@@ -18,6 +20,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
+
+from pydantic import BaseModel
 
 from swarmkit.check._conditions import Scope, comparison_findings, path_findings
 from swarmkit.check._facts import swarm_facts
@@ -29,6 +33,7 @@ from swarmkit.check._graph import (
     shadowing,
     unreachable_findings,
 )
+from swarmkit.check._mapping import mapping_findings
 from swarmkit.check._satisfiable import always_true, never_true
 from swarmkit.conditions import Condition
 from swarmkit.conditions._ast import Expr
@@ -46,11 +51,12 @@ def check_swarm(swarm: Swarm) -> tuple[Finding, ...]:
     scope = Scope(context_type=swarm.context_type, facts=swarm_facts(swarm.plans, tools))
     verdicts = _edge_verdicts(swarm)
     findings: list[Finding] = []
-    for node_verdicts in verdicts.values():
+    for node, node_verdicts in verdicts.items():
         findings.extend(dead_edge_findings(node_verdicts))
         for verdict in node_verdicts:
             if verdict.tree is not None:
                 findings.extend(_condition_findings(verdict.tree, scope, verdict.where))
+            findings.extend(mapping_findings(verdict, _input_type(swarm, node, verdict)))
     findings.extend(_offer_findings(swarm, scope))
     findings.extend(forced_cycle_findings(verdicts, functools.partial(_cycle_policy, swarm)))
     agents = list(swarm.plans)
@@ -111,15 +117,25 @@ def _offer_findings(swarm: Swarm, scope: Scope) -> Iterator[Finding]:
             yield from _condition_findings(tree, scope, where)
 
 
+def _input_type(swarm: Swarm, node: str, verdict: EdgeVerdict) -> type[BaseModel] | None:
+    """The payload type a rule's handoff from ``node`` is validated against, if any."""
+    plan = swarm.plans.get(node)
+    config = plan.handoff_configs.get(verdict.edge.target) if plan is not None else None
+    return config.input_type if config is not None else None
+
+
 def _successors(swarm: Swarm, verdicts: dict[str, list[EdgeVerdict]]) -> dict[str, set[str]]:
-    """Where each agent can hand off: live rule edges and offered transfers, within limits."""
+    """Where each agent can pass control: live rule edges, offered transfers and its ``then``
+    agent (within max_handoffs and its budget), and the agents it delegates to."""
     successors: dict[str, set[str]] = {}
-    if swarm.max_handoffs == 0:
-        return successors
     for name, plan in swarm.plans.items():
+        targets = successors.setdefault(name, {d.agent for d in plan.delegates.values()})
+        if swarm.max_handoffs == 0:
+            continue
+        if plan.agent.then is not None:
+            targets.add(plan.agent.then)
         if plan.agent.handoff_budget == 0:
             continue
-        targets = successors.setdefault(name, set())
         targets.update(v.edge.target for v in verdicts.get(name, ()) if v.live)
         for target, handoff in plan.handoff_configs.items():
             condition = handoff.condition

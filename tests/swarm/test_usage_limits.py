@@ -209,3 +209,21 @@ async def test_the_limit_and_the_cost_survive_the_result_as_data() -> None:
 
     assert (again.limit, again.cost) == (result.limit, 0.5)
     assert again.limit is not None and again.limit.stop_reason == "usage_limit"
+
+
+async def test_sub_run_tokens_count_in_the_parent_and_the_limits_bind_the_sub_run() -> None:
+    """A delegated sub-run's tokens count against the parent's limit; the sub-run has it too."""
+    helper_model = ScriptedModel(tool_call("look"), tool_call("look"), tool_call("look"))
+    helper = Agent(name="helper", tools=[look], handoffs=[], model=helper_model)
+    boss_model = ScriptedModel(tool_call("ask_helper", input="check"), text("never"))
+    boss = Agent(name="boss", tools=[helper.as_tool()], handoffs=[], model=boss_model)
+    swarm = Swarm([boss, helper], "boss")
+
+    result = await swarm.run("x", limits=UsageLimits(max_total_tokens=40))
+
+    assert result.stop_reason == "usage_limit"
+    assert result.limit is not None and result.limit.limit == "max_total_tokens"
+    # boss 15; helper 45, stopped by the limit after its third answer went past 40
+    assert result.total_usage.total_tokens == 60
+    assert result.turns == 1
+    helper_model.assert_exhausted()

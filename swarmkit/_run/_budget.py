@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from typing import TypeVar
 
@@ -75,8 +75,17 @@ async def within(seconds: float | None, call: Awaitable[T]) -> T:
         raise Expired from None
 
 
-async def bounded(seconds: float | None, items: AsyncIterator[T]) -> AsyncIterator[T]:
-    """The items of a stream, the whole stream cancelled when ``seconds`` run out (Expired)."""
+async def bounded(
+    seconds: float | None, items: AsyncIterator[T], *, last: Callable[[T], bool]
+) -> AsyncIterator[T]:
+    """The items of a stream up to the ``last`` one, the whole stream cancelled when
+    ``seconds`` run out (Expired); a last item that arrived in time is never lost to a
+    deadline that passes while the finished stream is closed.
+
+    The allowance is read from the run's clock when the call starts; while the call is in
+    flight it counts down on the event loop's clock, since only real time can cancel a call
+    (a frozen or an engine's deterministic clock does not move while a call waits).
+    """
     if seconds is None:
         async for item in items:
             yield item
@@ -90,6 +99,8 @@ async def bounded(seconds: float | None, items: AsyncIterator[T]) -> AsyncIterat
             except StopAsyncIteration:
                 return
             yield item
+            if last(item):
+                return
     finally:
         aclose = getattr(items, "aclose", None)
         if aclose is not None:

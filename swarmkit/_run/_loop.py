@@ -222,7 +222,8 @@ class RunLoop:
         response = await self._tape.replayed_response(plan.name, turn, request)
         if response is None:
             try:
-                async for item in budget.bounded(self._time_left(), self._respond(plan, request)):
+                responding = self._respond(plan, request)
+                async for item in budget.bounded(self._time_left(), responding, last=_is_answer):
                     if isinstance(item, ModelResponse):
                         response = item
                     else:
@@ -622,6 +623,10 @@ class RunLoop:
         else:
             state.view = (replies.latest_user_message(history, state.prompt),)
         state.own_items = []
+
+
+def _is_answer(item: ev.Event | ModelResponse) -> bool:
+    return isinstance(item, ModelResponse)
 
 
 def _is_handoff_call(plan: AgentPlan, call: ToolCall) -> bool:

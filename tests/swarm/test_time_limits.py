@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 
 import pytest
 
 from swarmkit import Agent, ConfigurationError, Swarm, tool
+from swarmkit.events import RunFinished, TextDelta
 from swarmkit.journal import InMemoryJournal
-from swarmkit.models import ModelRequest, ModelResponse
+from swarmkit.models import ModelDelta, ModelRequest, ModelResponse
+from swarmkit.models import TextDelta as ModelTextDelta
 from swarmkit.testing import (
     FixedRuntime,
     NeverCalledModel,
@@ -150,3 +153,33 @@ def test_a_timeout_must_be_a_positive_number_of_seconds(value: object) -> None:
     """run_timeout=0 (or a string) is a configuration error at construction."""
     with pytest.raises(ConfigurationError, match="run_timeout"):
         Swarm([Agent(name="a")], "a", model=NeverCalledModel(), run_timeout=value)  # type: ignore[arg-type]
+
+
+async def test_a_streamed_run_under_a_time_limit_streams_as_usual() -> None:
+    """With time to spare, text deltas arrive and the run finishes normally."""
+    model = ScriptedModel(text("all good here"))
+    swarm = Swarm([Agent(name="a")], "a", model=model, run_timeout=60)
+
+    events = [e async for e in swarm.stream("x", runtime=FixedRuntime().runtime())]
+
+    deltas = [e for e in events if isinstance(e, TextDelta)]
+    assert "".join(d.text for d in deltas) == "all good here"
+    assert isinstance(events[-1], RunFinished)
+    assert events[-1].result.stop_reason == "final_output"
+
+
+async def test_a_stream_that_stalls_is_cancelled_at_the_deadline() -> None:
+    """A streaming model that stops sending mid-answer is cancelled; the run ends as a timeout."""
+
+    class Stalling(HangingModel):
+        async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta | ModelResponse]:
+            yield ModelTextDelta(text="Let me ")
+            await asyncio.Event().wait()
+
+    swarm = Swarm([Agent(name="a")], "a", model=Stalling(), agent_timeout=0.01)
+
+    events = [e async for e in swarm.stream("x", runtime=FixedRuntime().runtime())]
+
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["Let me "]
+    assert isinstance(events[-1], RunFinished)
+    assert events[-1].result.stop_reason == "timeout"

@@ -38,7 +38,7 @@ from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
 from swarmkit.journal._codec import json_safe
 from swarmkit.journal._tape import StepWriter
-from swarmkit.limits import TIME_LIMITS, LimitBreach
+from swarmkit.limits import LimitBreach
 from swarmkit.messages import ToolCall, ToolMessage, UserMessage
 from swarmkit.models import ModelRequest, ModelResponse, StreamingModel, Usage
 from swarmkit.models import TextDelta as ModelTextDelta
@@ -276,13 +276,17 @@ class RunLoop:
         now = self._seams.runtime.clock()
         return budget.time_breach(self._swarm, self._state, now, expired=True)
 
-    async def _within_limits(self, usage: LimitBreach | None) -> None:
-        """Stop the run at a breach: a usage one given, else a time limit that ran out.
+    async def _within_limits(self, breach: LimitBreach | None) -> None:
+        """Stop the run at a breach (the one given, else a time limit that ran out).
 
-        A replay takes its time limits from the journal (a replay runs in no time at all),
-        so it stops exactly where the recorded run stopped.
+        A replay takes its stops from the journal, not from the limits or the clock (a replay
+        runs in no time at all), so it stops exactly where the recorded run stopped, and
+        passes a stop that a resume went on from; live steps are held to the limits.
         """
-        breach = usage or self._time_breach()
+        if self._tape.replaying:
+            breach = self._journaled_breach()
+        elif breach is None:
+            breach = budget.time_breach(self._swarm, self._state, self._seams.runtime.clock())
         if breach is None:
             return
         state = self._state
@@ -291,13 +295,11 @@ class RunLoop:
         self._log("limit_reached", limit=breach.limit, allowed=breach.allowed, used=breach.used)
         raise StopRun(breach.stop_reason)
 
-    def _time_breach(self) -> LimitBreach | None:
+    def _journaled_breach(self) -> LimitBreach | None:
         recorded = self._tape.upcoming("limit_reached")
-        if recorded is not None:
-            return LimitBreach.from_data(recorded) if recorded["limit"] in TIME_LIMITS else None
-        if self._tape.replaying:
+        if recorded is None or self._tape.pass_resumed_stop():
             return None
-        return budget.time_breach(self._swarm, self._state, self._seams.runtime.clock())
+        return LimitBreach.from_data(recorded)
 
     # -- tools ---------------------------------------------------------------------------
 

@@ -76,6 +76,11 @@ class StepWriter(Protocol):
         """While replaying, the next journaled record's data when it is of ``kind``, else None."""
         ...
 
+    def pass_resumed_stop(self) -> bool:
+        """While replaying, at a limit's stop (``limit_reached``, ``run_finished``) that a
+        resume went on from: step over both and say so."""
+        ...
+
     async def replayed_response(
         self, agent: str, turn: int, request: ModelRequest
     ) -> ModelResponse | None:
@@ -225,6 +230,16 @@ class Tape:
             return None
         record = self._prefix[self._cursor]
         return record.data if record.kind == kind else None
+
+    def pass_resumed_stop(self) -> bool:
+        """While replaying, at a limit's stop (``limit_reached``, ``run_finished``) that a
+        resume went on from: step over both and say so."""
+        at = self._cursor
+        kinds = [record.kind for record in self._prefix[at : at + 3]]
+        if kinds[:2] != ["limit_reached", "run_finished"] or len(kinds) < 3:
+            return False
+        self._advance(at + 2)
+        return True
 
     async def note(self, kind: str, data: Mapping[str, Any]) -> None:
         """A step the run decides by itself (a handoff, a rule, its start and end)."""

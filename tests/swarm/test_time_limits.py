@@ -183,3 +183,24 @@ async def test_a_stream_that_stalls_is_cancelled_at_the_deadline() -> None:
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["Let me "]
     assert isinstance(events[-1], RunFinished)
     assert events[-1].result.stop_reason == "timeout"
+
+
+async def test_a_limit_inside_a_resumed_run_stops_it_and_replay_follows_both_parts() -> None:
+    """Resumed with a fresh allowance, the run times out again; replay passes the first stop
+    (a resume went on from it) and stops at the second, with zero model calls."""
+    fixed = FixedRuntime()
+    journal = InMemoryJournal()
+    turns = [tool_call("look") for _ in range(4)]
+    model = SlowModel(fixed, 6, ScriptedModel(*turns))
+    agents = [Agent(name="a", tools=[look])]
+    swarm = Swarm(agents, "a", model=model, run_timeout=10)
+    first = await swarm.run("x", journal=journal, runtime=fixed.runtime())
+
+    resumed = await swarm.resume(first.session_id, journal, runtime=fixed.runtime())
+    replayed = await Swarm(agents, "a", model=NeverCalledModel(), run_timeout=10).replay(
+        first.session_id, journal
+    )
+
+    assert (first.turns, resumed.turns, replayed.turns) == (2, 4, 4)
+    assert resumed.stop_reason == replayed.stop_reason == "timeout"
+    assert replayed.limit == resumed.limit

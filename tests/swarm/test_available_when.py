@@ -148,3 +148,15 @@ async def test_the_legacy_handoff_tool_lists_only_offered_targets() -> None:
     schema = model.requests[0].tools[0].parameters
     assert schema["properties"]["target"]["enum"] == ["tech"]
     assert [e.reason for e in events if isinstance(e, HandoffRefused)] == ["not_offered"]
+
+
+def test_the_viewer_draws_the_offer_rule_on_the_handoff_edge() -> None:
+    """The session viewer's picture labels the LLM edge with its available_when."""
+    from swarmkit.ui._picture import swarm_edges  # noqa: PLC0415 - the viewer, only here
+
+    edges = swarm_edges(_support(NeverCalledModel()))
+
+    labels = [
+        e.label for e in edges if (e.source, e.target, e.rule) == ("triage", "billing", False)
+    ]
+    assert labels == ["when verified == true"]

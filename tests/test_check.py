@@ -92,6 +92,8 @@ def test_an_edge_with_the_same_condition_as_an_earlier_one_is_shadowed() -> None
         "(x == 1 and x == 2) or (y > 1 and y < 1)",
         "not true",
         "x > 1 and x < 'b'",
+        "(x == 1 or x == 2) and x == 3",
+        "(x == 1 or y == 2) and x == 3 and y in ['a']",
     ],
 )
 def test_a_condition_false_for_every_state_is_reported(when: str) -> None:
@@ -111,6 +113,8 @@ def test_a_condition_false_for_every_state_is_reported(when: str) -> None:
         "x == 1 and x == 1.0",
         "not (x < 1) and x < 0",
         "x in 'abc' and x != 'a'",
+        "(x == 1 or x == 2) and x == 2",
+        "(x == 1 or y == 2) and x == 3",
     ],
 )
 def test_a_condition_some_state_satisfies_is_not_reported(when: str) -> None:
@@ -320,3 +324,14 @@ def test_delegates_and_then_agents_are_reached() -> None:
     swarm = Swarm([boss, helper, worker, Agent(name="closer")], "boss", model=MODEL)
 
     assert "unreachable_agent" not in _codes(swarm)
+
+
+def test_deeply_nested_and_long_conditions_are_analysed_without_error() -> None:
+    """Nesting near the language's limit and a long chain of or-branches are handled."""
+    nested = "x == 1 and x == 2"
+    for _ in range(24):
+        nested = f"not (not ({nested}))"
+    chain = " and ".join(f"(x == {i} or x == {i + 1})" for i in range(500))
+    swarm = _swarm(_graph(("a", "b", nested), ("a", "c", chain)))
+
+    assert _codes(swarm) == ["condition_never_true", "condition_never_true"]

@@ -11,8 +11,9 @@ a key the context_type lacks, or a value of another type) or where a ``ToolResul
 leads; which conditions hold for the states real runs reach (only that none could, or all
 would); what a rule's input_mapping reads (the last tool's output first, so its types are
 not checked, only that it names the input type's required fields and no others);
-contradictions that need arithmetic, disjunctions spread over several paths, or
-relations between two paths (``a < b and b < a``); and what a model will choose.
+contradictions that need arithmetic, relations between two paths (``a < b and b < a``),
+or more ``or`` branch combinations inside one ``and`` than ``_satisfiable`` expands; and
+what a model will choose.
 """
 
 from __future__ import annotations

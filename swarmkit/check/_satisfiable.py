@@ -3,14 +3,15 @@
 A conjunction is read as constraints on each path (``==``, ``!=``, ``in``, ``not in`` a
 list of constants, and ``< <= > >=`` against a constant); constraints on one path that no
 value meets together make the conjunction false for every state. ``or`` is false when each
-branch is; ``not`` flips what is known for certain. Anything else is "may hold": the
+branch is (an ``or`` inside an ``and`` is expanded into its branches); ``not`` flips what is
+known for certain. Anything else is "may hold": the
 analysis never calls a satisfiable condition dead, it only misses some dead ones.
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from swarmkit.conditions._ast import And, Compare, Constant, Expr, Literal, Not, Or, Path, PathKey
@@ -37,6 +38,7 @@ _TESTS: dict[str, Callable[[Any, Any], bool]] = {
     "in": contains,
     "not in": not_contains,
 }
+_MAX_BRANCHES = 64
 _FLIPPED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _NEGATED = {"==": "!=", "!=": "==", "in": "not in", "not in": "in"}
 
@@ -51,9 +53,9 @@ def never_true(node: Expr) -> bool:
         case Not(operand=operand):
             return always_true(operand)
         case And(operands=operands):
-            return any(never_true(o) for o in operands) or not _consistent(operands)
+            return not _consistent(operands)
         case Compare():
-            return _constant_compare(node) is False or not _consistent((node,))
+            return not _consistent((node,))
         case _:
             return False
 
@@ -81,22 +83,71 @@ def _constant_compare(node: Compare) -> bool | None:
     return None
 
 
-@dataclass(kw_only=True, slots=True)
-class _Facts:
-    """What a conjunction says of one path: the tests its value must pass."""
-
-    tests: list[tuple[str, Constant]] = field(default_factory=list)
-    """``(op, constant)`` pairs: the value ``op`` the constant must hold."""
-
-
 def _consistent(operands: tuple[Expr, ...]) -> bool:
-    facts: dict[tuple[PathKey, ...], _Facts] = {}
+    """Whether some state could meet every operand: ``or`` operands are expanded into their
+    branches (up to ``_MAX_BRANCHES`` combinations; beyond that an ``or`` is left open)."""
+    fixed: list[Expr] = []
+    choices: list[tuple[Expr, ...]] = []
+    combinations = 1
+    for operand in _flat(operands):
+        if _expandable(operand, combinations):
+            assert isinstance(operand, Or)
+            combinations *= len(operand.operands)
+            choices.append(operand.operands)
+        else:
+            fixed.append(operand)
+    if any(_dead(o) for o in fixed):
+        return False
+    base = _tests(fixed)
+    for branch in itertools.product(*choices):
+        chosen = _flat(branch)
+        if any(_dead(o) for o in chosen):
+            continue
+        tests = _tests(chosen)
+        keys = set(base) | set(tests)
+        if all(_satisfiable(base.get(k, []) + tests.get(k, [])) for k in keys):
+            return True
+    return False
+
+
+def _expandable(operand: Expr, combinations: int) -> bool:
+    if not isinstance(operand, Or) or combinations * len(operand.operands) > _MAX_BRANCHES:
+        return False
+    return all(_shallow(branch) for branch in operand.operands)
+
+
+def _flat(operands: tuple[Expr, ...] | list[Expr]) -> list[Expr]:
+    flat: list[Expr] = []
+    for operand in operands:
+        flat.extend(operand.operands if isinstance(operand, And) else (operand,))
+    return flat
+
+
+def _tests(operands: list[Expr]) -> dict[tuple[PathKey, ...], list[tuple[str, Constant]]]:
+    """The path tests among ``operands``, by path."""
+    tests: dict[tuple[PathKey, ...], list[tuple[str, Constant]]] = {}
     for operand in operands:
         atom = _atom(operand)
         if atom is not None:
             keys, op, constant = atom
-            facts.setdefault(keys, _Facts()).tests.append((op, constant))
-    return all(_satisfiable(path_facts.tests) for path_facts in facts.values())
+            tests.setdefault(keys, []).append((op, constant))
+    return tests
+
+
+def _shallow(node: Expr) -> bool:
+    """An ``or`` branch cheap to expand: no ``or`` in it, at most one ``and`` level."""
+    if isinstance(node, Or):
+        return False
+    if isinstance(node, And):
+        return not any(isinstance(o, And | Or) for o in node.operands)
+    return True
+
+
+def _dead(node: Expr) -> bool:
+    """One operand of a conjunction that alone can never hold (its own sub-tree only)."""
+    if isinstance(node, Compare):
+        return _constant_compare(node) is False
+    return never_true(node)
 
 
 def _atom(node: Expr) -> tuple[tuple[PathKey, ...], str, Constant] | None:

@@ -257,6 +257,7 @@ async def test_every_example_swarm_passes_the_check_with_no_errors(
 ) -> None:
     """Each example's swarm is checked as its main() builds it."""
     from examples import (  # noqa: PLC0415 - the examples package is only for this test
+        replay_in_tests,
         research_loop,
         resume_after_interrupt,
         rule_routing,
@@ -267,8 +268,9 @@ async def test_every_example_swarm_passes_the_check_with_no_errors(
     for example in (research_loop, resume_after_interrupt, rule_routing, support_triage):
         await example.main()
     await typed_handoffs.main()
+    replay_in_tests.build_swarm(MODEL)
 
-    assert len(built_swarms) >= 5
+    assert len(built_swarms) >= 6
     assert [f for s in built_swarms for f in s.check() if f.severity == "error"] == []
     assert os.environ.get("OPENAI_API_KEY") is None
 

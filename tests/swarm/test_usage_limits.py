@@ -227,3 +227,18 @@ async def test_sub_run_tokens_count_in_the_parent_and_the_limits_bind_the_sub_ru
     assert result.total_usage.total_tokens == 60
     assert result.turns == 1
     helper_model.assert_exhausted()
+
+
+async def test_the_console_shows_the_limit_and_the_cost() -> None:
+    """The run's ending and the journal's timeline name the limit; the ending shows the cost."""
+    from swarmkit.console import result_lines, timeline  # noqa: PLC0415 - console views only
+
+    journal = InMemoryJournal()
+    limits = UsageLimits(max_model_calls=1, cost=lambda model, usage: 0.25)
+    result = await _looker(ScriptedModel(tool_call("look")), limits).run("x", journal=journal)
+
+    ending = "\n".join(result_lines(result))
+    assert "limit:  max_model_calls=1 reached: the run used 1 model calls (agent a)" in ending
+    assert "cost:   0.25" in ending
+    steps = "\n".join(timeline(await journal.read(result.session_id)))
+    assert "limit    max_model_calls=1 reached" in steps

@@ -29,7 +29,7 @@ from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import PendingDecision, approve, edit, reject
 from swarmkit.limits import LimitBreach, UsageLimits
-from swarmkit.models import Model, ModelSettings
+from swarmkit.models import Model, ModelSettings, Timeouts
 from swarmkit.result import HandoffRecord, RuleDecision, RunResult
 from swarmkit.swarm import Swarm
 from swarmkit.tools import FunctionTool, ToolResult, tool
@@ -72,6 +72,7 @@ __all__ = [
     "SessionNotFoundError",
     "Swarm",
     "SwarmkitError",
+    "Timeouts",
     "ToolArgumentsError",
     "ToolError",
     "ToolExecutionError",

@@ -156,10 +156,14 @@ def _check_fields(agent: Agent) -> None:
         raise ConfigurationError(f"agent {agent.name!r}: then= cannot name the agent itself")
     if agent.model is not None and not isinstance(agent.model, str | Model):
         raise ConfigurationError(
-            f"agent {agent.name!r}: model must be a Model, a model name or None"
+            f"agent {agent.name!r}: model must be a Model (e.g. OpenAIModel('gpt-4o')), a model "
+            f"name such as 'gpt-4o', or None; got {type(agent.model).__name__}"
         )
     if not isinstance(agent.model_settings, ModelSettings):
-        raise ConfigurationError(f"agent {agent.name!r}: model_settings must be a ModelSettings")
+        raise ConfigurationError(
+            f"agent {agent.name!r}: model_settings must be a ModelSettings, e.g. "
+            f"ModelSettings(temperature=0.2); got {type(agent.model_settings).__name__}"
+        )
 
 
 def _check_tool_names(agent: Agent) -> None:

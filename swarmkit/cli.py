@@ -29,6 +29,7 @@ from swarmkit.exceptions import (
     ConfigurationError,
     JournalError,
     ReplayDivergenceError,
+    SessionNotFoundError,
     SwarmkitError,
 )
 from swarmkit.journal import JournalRecord, SessionInfo, SQLiteJournal, export_jsonl
@@ -509,7 +510,9 @@ def _open_journal(path: Path) -> SQLiteJournal:
             f"no journal at {path}; pass --journal PATH or set SWARMKIT_JOURNAL "
             "(runs write to it with `swarmkit run`)"
         )
-    return SQLiteJournal(path)
+    # Read-only: showing, exporting or replaying a journal never changes it, and works on a
+    # file or directory the user may not write.
+    return SQLiteJournal(path, read_only=True)
 
 
 async def _read_session(option: str | None, session_id: str) -> tuple[JournalRecord, ...]:
@@ -517,7 +520,7 @@ async def _read_session(option: str | None, session_id: str) -> tuple[JournalRec
     with _open_journal(path) as journal:
         try:
             return await journal.read(session_id)
-        except JournalError as exc:
+        except SessionNotFoundError as exc:
             raise UsageError(f"{exc} (swarmkit sessions --journal {path})") from exc
 
 

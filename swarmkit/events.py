@@ -108,6 +108,30 @@ class TextDelta:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class ModelAttemptDiscarded:
+    """A streamed model call failed midway and is being retried: drop its text so far.
+
+    Every ``TextDelta`` of this agent since its ``ModelCallStarted`` (or since the previous
+    ``ModelAttemptDiscarded``) belongs to the failed attempt; the deltas that follow are the
+    new attempt's, from the start of the answer. Only the deltas after the last such event
+    join to the call's text.
+    """
+
+    agent: str
+    """The agent."""
+    turn: int
+    """The model call's number in the run."""
+    attempt: int
+    """The failed attempt's number (1-based); the next attempt is ``attempt + 1``."""
+    reason: str
+    """Why it failed (``timeout_stream_gap``, ``http_503``, ``connection_error`` ...)."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["model_attempt_discarded"] = "model_attempt_discarded"
+    """Discriminator."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ModelCallFinished:
     """The active agent's model answered."""
 
@@ -237,6 +261,7 @@ Event = (
     | RuleEvaluated
     | ModelCallStarted
     | TextDelta
+    | ModelAttemptDiscarded
     | ModelCallFinished
     | ToolCalled
     | ToolResulted

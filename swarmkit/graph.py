@@ -9,6 +9,7 @@ from typing import Any, Final, TypeVar
 
 from swarmkit.conditions import Condition, PathValue, compile_condition, trace_condition
 from swarmkit.conditions._choose import compile_first_match
+from swarmkit.conditions._explain import shown
 from swarmkit.exceptions import ConfigurationError, GraphCycleError
 
 #: The ``format`` tag and the ``version`` that ``to_dict`` writes and ``from_dict`` reads.
@@ -244,7 +245,10 @@ class HandoffGraph:
             if node.__class__ is not str:
                 _unrouted(node)
             return None
-        return router(state)  # type: ignore[no-any-return]
+        try:
+            return router(state)  # type: ignore[no-any-return]
+        except Exception:  # a foreign object in the state broke even the careful path
+            return _first_match(self._out.get(node, ()), state, _target_of)  # type: ignore[return-value]
 
     def route_edge(self, node: str, state: Mapping[str, object] | None = None) -> Edge | None:
         """Like ``route`` but returns the edge that fired, to record which rule decided."""
@@ -258,7 +262,10 @@ class HandoffGraph:
             if node.__class__ is not str:
                 _unrouted(node)
             return None
-        return router(state)  # type: ignore[no-any-return]
+        try:
+            return router(state)  # type: ignore[no-any-return]
+        except Exception:  # a foreign object in the state broke even the careful path
+            return _first_match(self._out.get(node, ()), state, _edge_of)  # type: ignore[return-value]
 
     def explain(self, node: str, state: Mapping[str, object] | None = None) -> RouteExplanation:
         """What ``route(node, state)`` does, edge by edge, with the values each condition read."""
@@ -417,6 +424,16 @@ def _build_router(entries: Iterable[_Entry], result: Callable[[Edge], object]) -
     return compile_first_match([(entry.condition, result(entry.edge)) for entry in entries])
 
 
+def _first_match(
+    entries: Iterable[_Entry], state: object, result: Callable[[Edge], object]
+) -> object:
+    """The slow, total path: each compiled condition in turn (calling one never raises)."""
+    for entry in entries:
+        if entry.condition is None or entry.condition(state):  # type: ignore[arg-type]
+            return result(entry.edge)
+    return None
+
+
 def _unrouted(node: object) -> None:
     _require_str("node", node)
 
@@ -433,7 +450,7 @@ def _describe_trial(trial: EdgeTrial) -> str:
     if edge.when is None:
         return f"-> {edge.target!r} always matches"
     values = ", ".join(
-        f"{value.path}={value.value!r}" if value.found else f"{value.path} missing"
+        f"{value.path}={shown(value.value)}" if value.found else f"{value.path} missing"
         for value in trial.values
     )
     verdict = "matched" if trial.matched else "did not match"

@@ -28,7 +28,7 @@ from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import Decision, DecisionSource, PauseForDecision
 from swarmkit.journal import Journal, JournalRecord
 from swarmkit.journal._digest import PartCache
-from swarmkit.journal._records import json_default
+from swarmkit.journal._records import corrupt_record, json_default
 from swarmkit.journal._tape import LeaseTerms, RecordSink, Tape, TimeTravel, resumable_prefix
 from swarmkit.limits import UsageLimits, check_timeout
 from swarmkit.messages import UserMessage
@@ -93,6 +93,8 @@ class Swarm:
         context_type: type[BaseModel] | None = None,
     ) -> None:
         self._settings = {k: v for k, v in locals().items() if k not in ("self", "agents")}
+        _check_model(model)
+        _check_journal(journal)
         self._agents_given = agents
         peers, peer_handoffs = _peers(agents)
         _check_limits(max_handoffs=max_handoffs, max_turns=max_turns, max_revisits=max_revisits)
@@ -438,6 +440,7 @@ class Swarm:
         limits: UsageLimits | None = None,
     ) -> AsyncGenerator[Event, None]:
         state = self._new_state(prompt, context, session_id, seams)
+        _check_journal(journal)
         store = journal or self.journal
         if mirror is not None and store is not None:
             raise ConfigurationError("pass either a journal or a mirror, not both")
@@ -553,6 +556,7 @@ class Swarm:
         return delegate
 
     def _store(self, journal: Journal | None, session_id: str) -> Journal:
+        _check_journal(journal)
         store = journal or self.journal
         if store is None:
             raise ConfigurationError(
@@ -612,11 +616,13 @@ def _start_of(records: Sequence[JournalRecord], session_id: str) -> _Start:
     if not records or records[0].kind != "run_started":
         raise JournalError(f"session {session_id!r} does not start with a run_started record")
     data = records[0].data
-    entry = data.get("entry_agent")
+    prompt, context, entry = data.get("prompt"), data.get("context") or {}, data.get("entry_agent")
+    if not isinstance(prompt, str) or not isinstance(context, Mapping):
+        raise corrupt_record(
+            session_id, 0, "run_started", "it holds no prompt text or no context object"
+        )
     return _Start(
-        prompt=str(data["prompt"]),
-        context=dict(data.get("context") or {}),
-        entry=entry if isinstance(entry, str) else None,
+        prompt=prompt, context=dict(context), entry=entry if isinstance(entry, str) else None
     )
 
 
@@ -638,6 +644,33 @@ def _finished(records: Sequence[JournalRecord]) -> bool:
         "error",
         "interrupted",
     )
+
+
+def _check_model(model: object) -> None:
+    if model is None or (isinstance(model, str) and model) or isinstance(model, Model):
+        return
+    raise ConfigurationError(
+        f"model= must be a Model (e.g. OpenAIModel('gpt-4o')), a model name such as 'gpt-4o', "
+        f"or None; got {type(model).__name__} {_short(model)}"
+    )
+
+
+def _check_journal(journal: object) -> None:
+    if journal is None or isinstance(journal, Journal):
+        return
+    hint = f"SQLiteJournal({journal!r})" if isinstance(journal, str) else "SQLiteJournal(path)"
+    raise ConfigurationError(
+        f"journal= must be a Journal, e.g. {hint} or InMemoryJournal(); "
+        f"got {type(journal).__name__} {_short(journal)}"
+    )
+
+
+def _short(value: object) -> str:
+    try:
+        text = repr(value)
+    except Exception:  # a hostile __repr__ must not hide the real mistake
+        return "(unprintable)"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _check_tools_mode(tools: str) -> bool:

@@ -265,7 +265,7 @@ async def replay_fixture(swarm: Swarm, path: str | os.PathLike[str]) -> RunResul
     and call this in a test: a code change that alters what the swarm asks or decides fails
     with ReplayDivergenceError and its diff, with zero model calls.
     """
-    records = import_jsonl(Path(path).read_text(encoding="utf-8"))
+    records = import_jsonl(Path(path).read_bytes())
     journal = InMemoryJournal()
     await journal.append(records)
     return await swarm.replay(records[0].session_id, journal)

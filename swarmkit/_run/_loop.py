@@ -31,7 +31,12 @@ from swarmkit._run._state import (
     run_context,
 )
 from swarmkit.events import RefusalReason
-from swarmkit.exceptions import HandoffPayloadError, ModelError, ReplayDivergenceError
+from swarmkit.exceptions import (
+    HandoffPayloadError,
+    JournalError,
+    ModelError,
+    ReplayDivergenceError,
+)
 from swarmkit.filters import HandoffInput, apply_filter
 from swarmkit.graph import Edge
 from swarmkit.handoffs import HandoffRequest
@@ -40,7 +45,7 @@ from swarmkit.journal._codec import json_safe
 from swarmkit.journal._tape import StepWriter
 from swarmkit.limits import LimitBreach
 from swarmkit.messages import ToolCall, ToolMessage, UserMessage
-from swarmkit.models import ModelRequest, ModelResponse, StreamingModel, Usage
+from swarmkit.models import AttemptDiscarded, ModelRequest, ModelResponse, StreamingModel, Usage
 from swarmkit.models import TextDelta as ModelTextDelta
 from swarmkit.result import DecidedBy, HandoffRecord, RuleDecision
 from swarmkit.tools import ToolOutcome
@@ -93,7 +98,9 @@ class RunLoop:
             reason, pending = "interrupted", pause.pending
         except ModelError as exc:
             reason, error = "error", exc
-        except ReplayDivergenceError:
+        except (ReplayDivergenceError, JournalError):
+            # The journal failed or holds what cannot be read: writing the end to it would
+            # only bury the real cause under a second error.
             raise
         except Exception as exc:
             # A limit's "error" policy or a tool set to raise: journal the end, then raise.
@@ -222,7 +229,7 @@ class RunLoop:
         response = await self._tape.replayed_response(plan.name, turn, request)
         if response is None:
             try:
-                responding = self._respond(plan, request)
+                responding = self._respond(plan, request, turn)
                 async for item in budget.bounded(self._time_left(), responding, last=_is_answer):
                     if isinstance(item, ModelResponse):
                         response = item
@@ -255,7 +262,7 @@ class RunLoop:
         )
 
     async def _respond(
-        self, plan: AgentPlan, request: ModelRequest
+        self, plan: AgentPlan, request: ModelRequest, turn: int
     ) -> AsyncIterator[ev.Event | ModelResponse]:
         model = plan.model
         if not (self._streaming and isinstance(model, StreamingModel)):
@@ -266,6 +273,10 @@ class RunLoop:
                 yield item
             elif isinstance(item, ModelTextDelta):
                 yield ev.TextDelta(agent=plan.name, text=item.text)
+            elif isinstance(item, AttemptDiscarded):
+                yield ev.ModelAttemptDiscarded(
+                    agent=plan.name, turn=turn, attempt=item.attempt, reason=item.reason
+                )
 
     # -- time and usage limits -----------------------------------------------------------
 

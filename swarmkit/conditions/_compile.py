@@ -8,6 +8,7 @@ general rules of ``_values`` only for values of unusual types.
 from __future__ import annotations
 
 import operator
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final, assert_never
@@ -98,9 +99,13 @@ class Condition:
 
     def __call__(self, state: Mapping[str, object] | None = None) -> bool:
         """Whether the condition holds; never raises, whatever the state holds."""
-        data = state if type(state) is dict else adapt_state(state, self.roots)
         try:
+            data = state if type(state) is dict else adapt_state(state, self.roots)
             return self._test(data)
+        except RecursionError:
+            # The caller's stack was nearly full: the answer is not "false", it is unknown
+            # here. A fresh thread has a whole stack, and conditions are capped in depth.
+            return on_fresh_stack(self._test, state, self.roots)
         except Exception:  # only a foreign object misbehaving inside the state gets here
             return False
 
@@ -113,6 +118,23 @@ class Condition:
 
     def __deepcopy__(self, memo: dict[int, object]) -> Condition:
         return self
+
+
+def on_fresh_stack(test: Predicate, state: object, roots: frozenset[str]) -> bool:
+    """``test`` of the state, evaluated on a thread of its own with an empty stack."""
+    outcome = [False]
+
+    def evaluate() -> None:
+        try:
+            data = state if type(state) is dict else adapt_state(state, roots)
+            outcome[0] = bool(test(data))
+        except Exception:  # with a whole stack, only a misbehaving foreign object gets here
+            outcome[0] = False
+
+    worker = threading.Thread(target=evaluate, name="swarmkit-condition")
+    worker.start()
+    worker.join()
+    return outcome[0]
 
 
 def compile_condition(source: str) -> Condition:

@@ -33,18 +33,43 @@ class ConditionTrace:
     """Each distinct path it reads, with what that path resolved to."""
 
 
+_SHOWN_LIMIT = 200
+"""The longest value text an explanation prints."""
+
+
 def trace_condition(condition: Condition, state: Mapping[str, object] | None) -> ConditionTrace:
     """Evaluate ``condition`` on ``state`` and record what each of its paths resolved to."""
     values = tuple(_resolve(state, keys) for keys in path_keys(condition.tree))
     return ConditionTrace(source=condition.source, result=condition(state), values=values)
 
 
+def shown(value: object) -> str:
+    """A value as an explanation prints it: its repr, cut short; never raises."""
+    name = type(value).__name__  # type() is safe where value.__class__ may lie or fail
+    try:
+        text = repr(value)
+    except ValueError:  # an int past str()'s 4,300-digit limit, perhaps inside a container
+        if isinstance(value, int) and type(value) is not bool:
+            return f"<int of {int.bit_length(value)} bits, too long to print>"
+        return f"<{name} holding a number too long to print>"
+    except RecursionError:
+        return f"<{name} nested too deeply to print>"
+    except Exception:
+        return f"<{name} whose repr() failed>"
+    if not isinstance(text, str):
+        return f"<{name} whose repr() is not text>"
+    return text if len(text) <= _SHOWN_LIMIT else text[: _SHOWN_LIMIT - 3] + "..."
+
+
 def _resolve(state: object, keys: tuple[PathKey, ...]) -> PathValue:
-    value: object = state if isinstance(state, Mapping) else {}
-    for key in keys:
-        found, value = _lookup(value, key)
-        if not found:
-            return PathValue(path=path_text(keys), value=None, found=False)
+    try:
+        value: object = state if isinstance(state, Mapping) else {}
+        for key in keys:
+            found, value = _lookup(value, key)
+            if not found:
+                return PathValue(path=path_text(keys), value=None, found=False)
+    except Exception:  # a foreign object on the path misbehaved: the path leads nowhere
+        return PathValue(path=path_text(keys), value=None, found=False)
     return PathValue(path=path_text(keys), value=value, found=True)
 
 

@@ -12,6 +12,7 @@ from swarmkit.events import (
     Event,
     HandoffPerformed,
     HandoffRefused,
+    ModelAttemptDiscarded,
     ModelCallFinished,
     ModelCallStarted,
     RuleEvaluated,
@@ -80,6 +81,9 @@ class LiveView:
                 return self._rule(event)
             case TextDelta(agent=agent, text=text):
                 self._said.setdefault(agent, []).append(text)
+                return []
+            case ModelAttemptDiscarded(agent=agent):
+                self._said.pop(agent, None)
                 return []
             case ModelCallFinished():
                 return self._model_call(event)

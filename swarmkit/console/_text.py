@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -44,9 +45,22 @@ def tokens(usage: Usage | Mapping[str, Any]) -> str:
     return f"{total} tokens ({prompt} in, {completion} out)"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def displayable(text: str) -> str:
+    """``text`` as a terminal can take it: each lone surrogate shown as U+FFFD.
+
+    Journals keep text that is not valid Unicode exactly; only what is printed is replaced.
+    """
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
 def one_line(text: str, *, limit: int = 120) -> str:
     """``text`` on one line, whitespace folded, cut with an ellipsis past ``limit``."""
-    flat = " ".join(text.split())
+    flat = " ".join(displayable(text).split())
     return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from swarmkit.console._text import compact_json, one_line, tokens
+from swarmkit.console._text import compact_json, displayable, one_line, tokens
 from swarmkit.journal import JournalRecord
 
 
@@ -14,15 +14,37 @@ def timeline(records: Sequence[JournalRecord]) -> list[str]:
     lines = [f"session {records[0].session_id}: {len(records)} records"]
     for record in records:
         lines += [f"  {record.seq:>4}  {line}" for line in _step(record.kind, record.data)]
-    lines += _totals(records)
-    return lines
+    lines += _still_open(records)
+    try:
+        lines += _totals(records)
+    except (TypeError, ValueError, AttributeError):
+        lines.append("tokens: unknown (a model call's usage is not a set of counts)")
+    return [displayable(line) for line in lines]
 
 
 def _step(kind: str, data: Mapping[str, Any]) -> list[str]:
     describe = _STEPS.get(kind)
-    if describe is None:
-        return [f"{kind:<8} {one_line(compact_json(dict(data)))}"]
-    return describe(data)
+    try:
+        if describe is not None:
+            return describe(data)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        pass  # a record of an unexpected shape is still shown, as its data
+    return [f"{kind:<8} {one_line(compact_json(dict(data)))}"]
+
+
+def _still_open(records: Sequence[JournalRecord]) -> list[str]:
+    """For a session with no ``run_finished`` after its last start: how far it got."""
+    ends = [r.seq for r in records if r.kind == "run_finished"]
+    starts = [r.seq for r in records if r.kind in ("run_started", "resumed")]
+    if ends and (not starts or ends[-1] > starts[-1]):
+        return []
+    last = records[-1]
+    models = sum(1 for r in records if r.kind == "model_call")
+    return [
+        f"open     no run_finished: the run crashed, was killed, or is still running; it "
+        f"stopped after record {last.seq} ({last.kind}), {models} model calls in; "
+        "swarm.resume(session_id) continues it"
+    ]
 
 
 def _run_started(data: Mapping[str, Any]) -> list[str]:
@@ -107,10 +129,16 @@ def _limit_reached(data: Mapping[str, Any]) -> list[str]:
 
 
 def _run_finished(data: Mapping[str, Any]) -> list[str]:
-    lines = [
-        f"stop     {data.get('stop_reason')} ({data.get('final_agent')} was active) after "
-        f"{data.get('turns')} model calls; trail {' -> '.join(data.get('trail') or [])}"
-    ]
+    if "final_agent" not in data:
+        # Written when the run raised (a limit set to "error", a tool set to raise): the
+        # error is all the record holds.
+        lines = [f"stop     {data.get('stop_reason')}: the run raised an exception"]
+    else:
+        trail = " -> ".join(str(agent) for agent in data.get("trail") or [])
+        lines = [
+            f"stop     {data.get('stop_reason')} ({data.get('final_agent')} was active) after "
+            f"{data.get('turns')} model calls; trail {trail}"
+        ]
     if data.get("error"):
         lines.append(f"         error {one_line(str(data['error']), limit=200)}")
     if data.get("final_output"):

@@ -8,8 +8,10 @@ from typing import Any
 from pydantic_core import to_jsonable_python
 
 from swarmkit.filters import render_history
+from swarmkit.journal._records import JournalRecord, corrupt_record
 from swarmkit.messages import AssistantMessage, ToolCall
 from swarmkit.models import ModelRequest, ModelResponse, Usage
+from swarmkit.tools import ToolOutcome, outcome_from_data
 
 UNCOMPARED_KEYS = frozenset({"sub_session_id", "session_id", "fingerprint"})
 """Keys replay does not compare: session names (a fork has its own) and the configuration
@@ -53,6 +55,49 @@ def response_from_data(data: Mapping[str, Any]) -> ModelResponse:
         finish_reason=data["finish_reason"],
         model=data["model"],
     )
+
+
+def response_of(record: JournalRecord) -> ModelResponse:
+    """The response a ``model_call`` record holds; ``JournalError`` naming it if malformed."""
+    data = record.data.get("response")
+    try:
+        _check_response(data)
+        return response_from_data(data)  # type: ignore[arg-type]
+    except (KeyError, TypeError, ValueError) as exc:
+        detail = f"its response is malformed ({type(exc).__name__}: {exc})"
+        raise corrupt_record(record.session_id, record.seq, record.kind, detail) from exc
+
+
+def outcome_of(record: JournalRecord) -> ToolOutcome:
+    """The outcome a ``tool_call`` record holds; ``JournalError`` naming it if malformed."""
+    data = record.data.get("outcome")
+    try:
+        if not isinstance(data, Mapping) or not isinstance(data.get("content"), str):
+            raise ValueError("an outcome is an object with text content")
+        if type(data.get("is_error")) is not bool:
+            raise ValueError("is_error must be true or false")
+        return outcome_from_data(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        detail = f"its outcome is malformed ({type(exc).__name__}: {exc})"
+        raise corrupt_record(record.session_id, record.seq, record.kind, detail) from exc
+
+
+def _check_response(data: object) -> None:
+    """Raise ValueError unless ``data`` has the shape ``response_to_data`` writes."""
+    if not isinstance(data, Mapping):
+        raise ValueError("a response is an object")
+    if not isinstance(data["content"], str | None):
+        raise ValueError("content must be text or null")
+    if not isinstance(data["tool_calls"], list):
+        raise ValueError("tool_calls must be a list")
+    for call in data["tool_calls"]:
+        if not all(isinstance(call[key], str) for key in ("id", "name", "arguments")):
+            raise ValueError("a tool call's id, name and arguments must be text")
+    usage = data["usage"]
+    if not isinstance(usage, Mapping) or not all(type(v) is int for v in usage.values()):
+        raise ValueError("usage must map token counts to integers")
+    if not all(isinstance(data[key], str | None) for key in ("finish_reason", "model")):
+        raise ValueError("finish_reason and model must be text or null")
 
 
 def request_summary(request: ModelRequest) -> dict[str, Any]:

@@ -89,7 +89,8 @@ def _message_text(item: object) -> bytes | None:
             parts = [item.kind, call_id, name, content]
         case _:
             return None
-    return json.dumps(parts, ensure_ascii=False).encode()
+    # surrogatepass: a lone surrogate (text that is not valid Unicode) hashes as itself.
+    return json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogatepass")
 
 
 def _fields(item: object) -> dict[str, Any]:

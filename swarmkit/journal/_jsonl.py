@@ -11,6 +11,7 @@ from swarmkit.journal._records import (
     JOURNAL_SCHEMA_VERSION,
     JournalRecord,
     check_step,
+    escape_surrogates,
     json_default,
     not_json_safe,
 )
@@ -32,7 +33,8 @@ def export_jsonl(records: Sequence[JournalRecord]) -> str:
     session_id = check_step(records)
     if records[0].seq != 0:
         raise JournalError(f"export a whole session: its first seq is 0, got {records[0].seq}")
-    lines = [_LINE_ENCODER.encode({_HEADER_KEY: JOURNAL_SCHEMA_VERSION, "session_id": session_id})]
+    header = {_HEADER_KEY: JOURNAL_SCHEMA_VERSION, "session_id": session_id}
+    lines = [escape_surrogates(_LINE_ENCODER.encode(header))]
     lines.extend(_record_line(record) for record in records)
     return "\n".join(lines) + "\n"
 
@@ -40,13 +42,18 @@ def export_jsonl(records: Sequence[JournalRecord]) -> str:
 def _record_line(record: JournalRecord) -> str:
     fields = {"session_id": record.session_id, "seq": record.seq, "kind": record.kind}
     try:
-        return _LINE_ENCODER.encode({**fields, "data": record.data})
-    except (TypeError, ValueError) as exc:
+        return escape_surrogates(_LINE_ENCODER.encode({**fields, "data": record.data}))
+    except (TypeError, ValueError, RecursionError) as exc:
         raise not_json_safe(record, exc) from exc
 
 
-def import_jsonl(text: str) -> tuple[JournalRecord, ...]:
-    """The records of one session exported by ``export_jsonl``; ``JournalError`` names the line."""
+def import_jsonl(text: str | bytes) -> tuple[JournalRecord, ...]:
+    """The records of one session exported by ``export_jsonl``; ``JournalError`` names the line.
+
+    ``text`` may be the file's bytes, which must be UTF-8.
+    """
+    if isinstance(text, bytes | bytearray):
+        text = _utf8(bytes(text))
     numbered = [(n, line) for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
     if not numbered:
         raise JournalError("line 1: empty input; expected a swarmkit journal header line")
@@ -102,9 +109,25 @@ def _parse_record(line: int, text: str, *, session_id: str, seq: int) -> Journal
     return JournalRecord(session_id=session_id, seq=seq, kind=obj["kind"], data=obj["data"])
 
 
+def _utf8(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise JournalError(
+            f"line {line}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column {column}); "
+            "a journal export is UTF-8 text"
+        ) from None
+
+
 def _parse_object(line: int, text: str) -> dict[str, Any]:
     try:
         obj = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise JournalError(
+            f"line {line}: nested too deeply to read; a journal export never nests this deep"
+        ) from None
     except ValueError as exc:
         raise JournalError(f"line {line}: not valid JSON ({exc})") from exc
     if not isinstance(obj, dict):

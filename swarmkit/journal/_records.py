@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -117,6 +118,22 @@ _ENCODER = json.JSONEncoder(
 _DECODER = json.JSONDecoder()
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """JSON text with every lone surrogate written as its ``\\uXXXX`` escape.
+
+    Python strings may hold lone surrogates (from ``surrogateescape``-decoded bytes, or
+    truncated UTF-16), which UTF-8 cannot encode. They can only stand inside JSON strings, where
+    the escape is valid JSON that decodes back to the very same string: lossless, so a journal
+    holds such text exactly and replay still matches it.
+    """
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
+
+
 def encode_data(record: JournalRecord) -> str:
     """The record's data as compact JSON text; ``JournalError`` naming the record if unsafe."""
     if not isinstance(record.data, Mapping):
@@ -125,8 +142,8 @@ def encode_data(record: JournalRecord) -> str:
             f"be a mapping, got {type(record.data).__name__}"
         )
     try:
-        return _ENCODER.encode(record.data)
-    except (TypeError, ValueError) as exc:
+        return escape_surrogates(_ENCODER.encode(record.data))
+    except (TypeError, ValueError, RecursionError) as exc:
         raise not_json_safe(record, exc) from exc
 
 
@@ -140,8 +157,13 @@ def not_json_safe(record: JournalRecord, exc: Exception) -> JournalError:
 
 
 def decode_data(text: str) -> dict[str, Any]:
-    """Data as stored by ``encode_data``, back as a dict."""
-    data: dict[str, Any] = _DECODER.decode(text)
+    """Data as stored by ``encode_data``, back as a dict; ``ValueError`` if it is not one."""
+    try:
+        data = _DECODER.decode(text)
+    except RecursionError:
+        raise ValueError("its JSON is nested too deeply to read") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"its data is a JSON {type(data).__name__}, not an object")
     return data
 
 
@@ -168,6 +190,25 @@ def take_lease(session_id: str, held: Lease | None, *, owner: str, ttl: float, n
     if held is not None and held.owner != owner and held.expires_at > now:
         raise SessionBusyError(session_id, owner=held.owner, expires_at=held.expires_at)
     return Lease(owner=owner, expires_at=now + ttl)
+
+
+def decode_record(session_id: str, seq: int, kind: str, text: object) -> JournalRecord:
+    """A stored record read back; ``JournalError`` naming the session and seq if corrupt."""
+    try:
+        if not isinstance(text, str):
+            raise ValueError(f"its data is stored as {type(text).__name__}, not JSON text")
+        data = decode_data(text)
+    except ValueError as exc:
+        raise corrupt_record(session_id, seq, kind, str(exc)) from exc
+    return JournalRecord(session_id=session_id, seq=seq, kind=kind, data=data)
+
+
+def corrupt_record(session_id: str, seq: object, kind: object, detail: str) -> JournalError:
+    """The error for a record that cannot be read: which one, and what to do about it."""
+    return JournalError(
+        f"record {seq} ({kind!r}) of session {session_id!r} is corrupt: {detail}; the other "
+        "sessions are unaffected: export them, or delete this one (journal.delete)"
+    )
 
 
 def check_step(records: Sequence[JournalRecord]) -> str:

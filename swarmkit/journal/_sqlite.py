@@ -6,10 +6,11 @@ import os
 import sqlite3
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from swarmkit.exceptions import JournalError, SessionNotFoundError
 from swarmkit.journal._records import (
@@ -23,6 +24,7 @@ from swarmkit.journal._records import (
     check_lease_args,
     check_step,
     decode_data,
+    decode_record,
     encode_data,
     step_facts,
     take_lease,
@@ -87,15 +89,23 @@ class SQLiteJournal:
         *,
         clock: Callable[[], float] = time.time,
         timeout: float = 30.0,
+        read_only: bool = False,
     ) -> None:
         """Open or create the journal at ``path``; its parent directory must exist.
 
         ``timeout`` is how many seconds a write waits for another process's write to finish.
+        ``read_only=True`` opens an existing journal for reading only (sessions, read, replay),
+        e.g. one on a read-only disk or owned by another user; it never changes the file.
         """
         self._path = Path(path)
         self._clock = clock
+        self._timeout = timeout
         self._lock = threading.Lock()
-        self._conn: sqlite3.Connection | None = _connect(self._path, timeout)
+        self.read_only = read_only
+        """Whether this journal was opened for reading only."""
+        self._conn: sqlite3.Connection | None = (
+            _connect_read_only(self._path, timeout) if read_only else _connect(self._path, timeout)
+        )
 
     @property
     def path(self) -> Path:
@@ -118,10 +128,7 @@ class SQLiteJournal:
         )
         if not rows:
             raise SessionNotFoundError(session_id)
-        return tuple(
-            JournalRecord(session_id=session_id, seq=seq, kind=kind, data=decode_data(data))
-            for seq, kind, data in rows
-        )
+        return tuple(decode_record(session_id, seq, kind, data) for seq, kind, data in rows)
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first."""
@@ -186,11 +193,33 @@ class SQLiteJournal:
             try:
                 return work(self._conn)
             except sqlite3.Error as exc:
-                raise JournalError(f"cannot {action} the journal at {self._path}: {exc}") from exc
+                hint = _hint(exc, self._timeout)
+                raise JournalError(
+                    f"cannot {action} the journal at {self._path}: {exc}{hint}"
+                ) from exc
 
     def _write(self, action: str, work: Callable[[sqlite3.Connection], _T]) -> _T:
         """Run ``work`` in one write transaction: all of it is committed, or none of it."""
         return self._run(action, lambda conn: _in_transaction(conn, work))
+
+
+def _hint(exc: sqlite3.Error, timeout: float) -> str:
+    """What to do about a failed SQLite call, by its error code."""
+    name = exc.sqlite_errorname or ""
+    if name == "SQLITE_FULL":
+        return " (the disk is full or the file reached its size limit: free space, then resume)"
+    if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
+        return (
+            f" (another connection held the write lock for over {timeout:g} s: retry, or pass "
+            "a longer timeout=)"
+        )
+    if name.startswith("SQLITE_READONLY"):
+        return " (the journal is read-only: write to a writable copy, or read with read_only=True)"
+    if name.startswith(("SQLITE_IOERR", "SQLITE_CORRUPT")):
+        return (
+            " (the file is damaged or its disk failed: copy what reads, then start a new journal)"
+        )
+    return ""
 
 
 def _in_transaction(conn: sqlite3.Connection, work: Callable[[sqlite3.Connection], _T]) -> _T:
@@ -257,12 +286,21 @@ def _list_sessions(conn: sqlite3.Connection) -> tuple[SessionInfo, ...]:
         _rollback(conn)
     by_session: dict[str, list[JournalRecord]] = {}
     for session_id, seq, kind, data in sorted(markers):
-        record = JournalRecord(session_id=session_id, seq=seq, kind=kind, data=decode_data(data))
+        record = JournalRecord(session_id=session_id, seq=seq, kind=kind, data=_lenient(data))
         by_session.setdefault(session_id, []).append(record)
     return tuple(
         _session_info(session_id, count, started_at, updated_at, by_session.get(session_id, []))
         for session_id, count, started_at, updated_at in summaries
     )
+
+
+def _lenient(text: object) -> dict[str, Any]:
+    """A marker's data for the session list; a corrupt one reads as empty, so one bad record
+    does not hide every session (reading that session names it)."""
+    try:
+        return decode_data(text) if isinstance(text, str) else {}
+    except ValueError:
+        return {}
 
 
 def _session_info(
@@ -304,23 +342,62 @@ def _connect(path: Path, timeout: float) -> sqlite3.Connection:
         # Autocommit mode (isolation_level=None): transactions are begun explicitly, one per step.
         conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
-        raise _open_error(path, exc) from exc
+        raise _open_error(path, exc, timeout) from exc
     try:
+        # Read first: a file that holds something else is refused before WAL mode (or anything
+        # else) would change a byte of it.
+        _check_schema(conn, path, _tables(conn), read_only=False)
         _configure(conn, timeout)
         _in_transaction(conn, lambda conn: _create_or_check_schema(conn, path))
     except sqlite3.Error as exc:
         conn.close()
-        raise _open_error(path, exc) from exc
+        raise _open_error(path, exc, timeout) from exc
     except BaseException:
         conn.close()
         raise
     return conn
 
 
-def _open_error(path: Path, exc: sqlite3.Error) -> JournalError:
+def _connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
+    """Open an existing journal with SQLite's ``mode=ro``: no write, no WAL switch, no schema."""
+    if not path.is_file():
+        raise JournalError(f"cannot open the journal at {path} read-only: no such file")
+    try:
+        return _open_read_only(path, timeout, immutable=False)
+    except sqlite3.Error as exc:
+        if exc.sqlite_errorname != "SQLITE_CANTOPEN":
+            raise _open_error(path, exc, timeout) from exc
+    # A WAL journal in a folder we may not write, with no -wal/-shm files to share: SQLite can
+    # read it only as immutable (nobody can be writing it through this folder anyway).
+    try:
+        return _open_read_only(path, timeout, immutable=True)
+    except sqlite3.Error as exc:
+        raise _open_error(path, exc, timeout) from exc
+
+
+def _open_read_only(path: Path, timeout: float, *, immutable: bool) -> sqlite3.Connection:
+    uri = f"file:{urllib.parse.quote(str(path.resolve()))}?mode=ro"
+    if immutable:
+        uri += "&immutable=1"
+    conn = sqlite3.connect(
+        uri, uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
+    )
+    try:
+        _check_schema(conn, path, _tables(conn), read_only=True)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def _tables(conn: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def _open_error(path: Path, exc: sqlite3.Error, timeout: float) -> JournalError:
     if exc.sqlite_errorname == "SQLITE_NOTADB":
         return JournalError(f"{path} is not a swarmkit journal ({exc}); pick another path")
-    return JournalError(f"cannot open the journal at {path}: {exc}")
+    return JournalError(f"cannot open the journal at {path}: {exc}{_hint(exc, timeout)}")
 
 
 def _configure(conn: sqlite3.Connection, timeout: float) -> None:
@@ -352,27 +429,39 @@ def _enable_wal(conn: sqlite3.Connection, timeout: float) -> None:
 
 def _create_or_check_schema(conn: sqlite3.Connection, path: Path) -> None:
     """Create the tables in a new file, or check an existing file holds a journal we read."""
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    if not tables:
-        for statement in _SCHEMA:
-            conn.execute(statement)
-        conn.executemany(
-            "INSERT INTO meta (key, value) VALUES (?, ?)",
-            [
-                ("schema_version", str(JOURNAL_SCHEMA_VERSION)),
-                ("storage_layout", str(STORAGE_LAYOUT)),
-            ],
-        )
+    tables = _tables(conn)
+    if tables:
+        _check_schema(conn, path, tables, read_only=False)
         return
-    meta: dict[str, str] = {}
+    for statement in _SCHEMA:
+        conn.execute(statement)
+    conn.executemany(
+        "INSERT INTO meta (key, value) VALUES (?, ?)",
+        [
+            ("schema_version", str(JOURNAL_SCHEMA_VERSION)),
+            ("storage_layout", str(STORAGE_LAYOUT)),
+        ],
+    )
+
+
+def _check_schema(
+    conn: sqlite3.Connection, path: Path, tables: set[str], *, read_only: bool
+) -> None:
+    """Check a file holds a journal this swarmkit reads; an empty file is a new journal."""
+    if not tables:
+        if read_only:
+            raise JournalError(f"{path} is empty, not a swarmkit journal; pick another path")
+        return
+    meta: dict[str, object] = {}
     if "meta" in tables:
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
     if "schema_version" not in meta:
         raise JournalError(
             f"{path} is an SQLite file but not a swarmkit journal; pick another path"
         )
-    _check_not_newer(path, "schema version", int(meta["schema_version"]), JOURNAL_SCHEMA_VERSION)
-    layout = int(meta.get("storage_layout", "1"))
+    version = _version_number(path, "schema version", meta["schema_version"])
+    _check_not_newer(path, "schema version", version, JOURNAL_SCHEMA_VERSION)
+    layout = _version_number(path, "storage layout", meta.get("storage_layout", "1"))
     _check_not_newer(path, "storage layout", layout, STORAGE_LAYOUT)
     if layout < STORAGE_LAYOUT:
         raise JournalError(
@@ -380,6 +469,16 @@ def _create_or_check_schema(conn: sqlite3.Connection, path: Path) -> None:
             f"swarmkit; this swarmkit reads layout {STORAGE_LAYOUT} only: move the file aside "
             "and start a new journal"
         )
+
+
+def _version_number(path: Path, what: str, raw: object) -> int:
+    text = str(raw) if isinstance(raw, str | int) else ""
+    if not text.isdigit() or len(text) > 9:
+        raise JournalError(
+            f"the journal at {path} is corrupt: its {what} is {raw!r:.40}, not a number; "
+            "pick another path or restore the file from a copy"
+        )
+    return int(text)
 
 
 def _check_not_newer(path: Path, what: str, found: int, supported: int) -> None:

@@ -12,8 +12,9 @@ from swarmkit.exceptions import JournalError, ModelError, ReplayDivergenceError
 from swarmkit.interrupts import Decision, decision_from_data, decision_to_data
 from swarmkit.journal._codec import (
     UNCOMPARED_KEYS,
+    outcome_of,
     request_summary,
-    response_from_data,
+    response_of,
     response_to_data,
 )
 from swarmkit.journal._digest import PartCache, RequestDigester
@@ -21,7 +22,7 @@ from swarmkit.journal._records import Journal, JournalRecord
 from swarmkit.messages import ToolCall
 from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.redaction import Redactor
-from swarmkit.tools import ToolOutcome, outcome_from_data, outcome_to_data
+from swarmkit.tools import ToolOutcome, outcome_to_data
 
 
 def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:
@@ -273,7 +274,7 @@ class Tape:
         self._advance(self._cursor + 1)
         if "error" in record.data:
             raise ModelError(str(record.data["error"]), model="journal", attempts=0)
-        return response_from_data(record.data["response"])
+        return response_of(record)
 
     def record_response(
         self, agent: str, turn: int, request: ModelRequest, response: ModelResponse
@@ -307,7 +308,7 @@ class Tape:
         if {k: record.data.get(k) for k in expected} != expected:
             self._diverge(record, "tool_call", expected)
         self._advance(self._cursor + 1)
-        return None if self._execute_tools else outcome_from_data(record.data["outcome"])
+        return None if self._execute_tools else outcome_of(record)
 
     def record_outcome(self, agent: str, call: ToolCall, outcome: ToolOutcome) -> None:
         """Journal a live tool call and its outcome (not one re-executed during replay)."""

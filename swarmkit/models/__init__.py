@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from swarmkit.models._base import (
+    AttemptDiscarded,
     Model,
     ModelDelta,
     ModelRequest,
@@ -20,6 +21,7 @@ from swarmkit.models._base import (
     ToolSpec,
     Usage,
 )
+from swarmkit.models._deadline import Timeouts
 
 if TYPE_CHECKING:
     from swarmkit.models._openai import OpenAIModel
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 _LAZY = {"OpenAIModel": "swarmkit.models._openai", "RetryPolicy": "swarmkit.models._retry"}
 
 __all__ = [
+    "AttemptDiscarded",
     "Model",
     "ModelDelta",
     "ModelRequest",
@@ -37,6 +40,7 @@ __all__ = [
     "RetryPolicy",
     "StreamingModel",
     "TextDelta",
+    "Timeouts",
     "ToolCallDelta",
     "ToolSpec",
     "Usage",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from swarmkit.exceptions import ConfigurationError
 from swarmkit.messages import AssistantMessage, Message
 
 
@@ -41,6 +43,33 @@ class ModelSettings:
     """Sampling seed, where the server honours one."""
     extra_body: Mapping[str, Any] = field(default_factory=dict)
     """Extra JSON fields for OpenAI-compatible servers that accept more."""
+
+    def __post_init__(self) -> None:
+        for name in ("temperature", "top_p"):
+            value = getattr(self, name)
+            if value is not None and not _is_finite_number(value):
+                _refuse(name, value, "a number such as 0.7, or None")
+        for name, least in (("max_tokens", 1), ("seed", None)):
+            value = getattr(self, name)
+            if value is not None and (type(value) is not int or (least and value < least)):
+                _refuse(name, value, "a whole number" + (" of 1 or more" if least else ""))
+        if self.tool_choice not in (None, "auto", "required", "none"):
+            _refuse("tool_choice", self.tool_choice, "'auto', 'required', 'none' or None")
+        if self.parallel_tool_calls not in (None, True, False):
+            _refuse("parallel_tool_calls", self.parallel_tool_calls, "True, False or None")
+        if not isinstance(self.extra_body, Mapping) or not all(
+            isinstance(key, str) for key in self.extra_body
+        ):
+            _refuse("extra_body", self.extra_body, "a dict of JSON fields with str keys")
+
+
+def _is_finite_number(value: object) -> bool:
+    return type(value) in (int, float) and math.isfinite(value)  # type: ignore[arg-type]
+
+
+def _refuse(name: str, value: object, expected: str) -> None:
+    shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:57] + "..."
+    raise ConfigurationError(f"ModelSettings({name}=...) must be {expected}; got {shown}")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -116,8 +145,24 @@ class ToolCallDelta:
     """Discriminator."""
 
 
-ModelDelta = TextDelta | ToolCallDelta
-"""A streamed piece of a model's answer."""
+@dataclass(frozen=True, kw_only=True, slots=True)
+class AttemptDiscarded:
+    """A streamed attempt failed and another starts from scratch: drop what it yielded so far.
+
+    The deltas after this marker are the next attempt's; only the last attempt's deltas join
+    to the response.
+    """
+
+    attempt: int
+    """The number (1-based) of the attempt whose deltas are void."""
+    reason: str
+    """Why it failed, as a short stable name (``timeout_stream_gap``, ``http_503`` ...)."""
+    kind: Literal["attempt_discarded"] = "attempt_discarded"
+    """Discriminator."""
+
+
+ModelDelta = TextDelta | ToolCallDelta | AttemptDiscarded
+"""A streamed piece of a model's answer, or the notice that the pieces so far are void."""
 
 
 @runtime_checkable

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, assert_never
@@ -30,6 +31,84 @@ class IncompleteResponseError(ValueError):
     """The server answered, but not with a complete chat completion (worth another attempt)."""
 
 
+class UnexpectedResponseError(ValueError):
+    """The server answered with JSON of the wrong shape, e.g. arguments as an object.
+
+    Not retried: a server that speaks another dialect answers the same way again.
+    """
+
+
+class ErrorAnswerError(ValueError):
+    """The server answered with an error object instead of a completion (status 200 or not).
+
+    Retried when the error says it is transient, as an in-stream error event is.
+    """
+
+    def __init__(self, message: str, *, body: Mapping[str, Any]) -> None:
+        super().__init__(message)
+        self.body = body
+
+
+def _error_answer(data: Mapping[str, Any]) -> ErrorAnswerError | None:
+    error = data.get("error")
+    if not isinstance(error, Mapping):
+        return None
+    message = error.get("message")
+    text = message if isinstance(message, str) and message else "the server answered an error"
+    return ErrorAnswerError(text, body=error)
+
+
+def _text(value: object, where: str) -> str | None:
+    """A string field that may be null; any other JSON type is the server's mistake."""
+    if value is None or isinstance(value, str):
+        return value
+    raise UnexpectedResponseError(f"{where} must be a string or null, got {_json_type(value)}")
+
+
+def _count(value: object, where: str) -> int:
+    """A token count: a non-negative JSON integer, or null (zero)."""
+    if value is None:
+        return 0
+    if type(value) is int and value >= 0:
+        return value
+    if type(value) is float and value.is_integer() and 0 <= value < 2**63:
+        return int(value)  # some servers count in JSON floats: 12.0
+    raise UnexpectedResponseError(f"{where} must be a non-negative integer, got {value!r:.60}")
+
+
+def _mapping(value: object, where: str) -> Mapping[str, Any]:
+    if isinstance(value, Mapping):
+        return value
+    raise UnexpectedResponseError(f"{where} must be an object, got {_json_type(value)}")
+
+
+def _list(value: object, where: str) -> list[Any]:
+    """A list that may be null (empty)."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return value
+    raise UnexpectedResponseError(f"{where} must be a list or null, got {_json_type(value)}")
+
+
+def _json_type(value: object) -> str:
+    match value:
+        case bool():
+            return "a boolean"
+        case int() | float():
+            return "a number"
+        case str():
+            return "a string"
+        case list():
+            return "a list"
+        case Mapping():
+            return "an object"
+        case None:
+            return "null"
+        case _:
+            return type(value).__name__
+
+
 def request_params(model: str, request: ModelRequest) -> dict[str, Any]:
     """The keyword arguments of ``chat.completions.create`` for one request (without streaming)."""
     params: dict[str, Any] = {
@@ -44,17 +123,32 @@ def request_params(model: str, request: ModelRequest) -> dict[str, Any]:
     return params
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sendable(text: str) -> str:
+    """Text as the API can take it: each lone surrogate replaced by U+FFFD.
+
+    A Python string may hold lone surrogates (text that is not valid Unicode, e.g. from
+    ``surrogateescape``), which cannot be sent as UTF-8. Only the request is changed; the
+    journal keeps the text exactly, so replay compares what the run really held.
+    """
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
 def message_param(message: Message) -> dict[str, Any]:
     """One message as the API expects it; our own fields (agent, is_error) stay behind."""
     match message:
         case SystemMessage(content=content):
-            return {"role": "system", "content": content}
+            return {"role": "system", "content": sendable(content)}
         case UserMessage(content=content):
-            return {"role": "user", "content": content}
+            return {"role": "user", "content": sendable(content)}
         case AssistantMessage():
             return assistant_param(message)
         case ToolMessage(tool_call_id=call_id, content=content):
-            return {"role": "tool", "tool_call_id": call_id, "content": content}
+            return {"role": "tool", "tool_call_id": call_id, "content": sendable(content)}
         case _:
             assert_never(message)
 
@@ -66,7 +160,7 @@ def assistant_param(message: AssistantMessage) -> dict[str, Any]:
     (or a missing key) and chat templates concatenate it as text, while every server we know
     accepts ``""``; so a turn with only tool calls is sent with empty text.
     """
-    param: dict[str, Any] = {"role": "assistant", "content": message.content or ""}
+    param: dict[str, Any] = {"role": "assistant", "content": sendable(message.content or "")}
     if message.tool_calls:
         param["tool_calls"] = [tool_call_param(c) for c in message.tool_calls]
     return param
@@ -77,7 +171,7 @@ def tool_call_param(call: ToolCall) -> dict[str, Any]:
     return {
         "id": call.id,
         "type": "function",
-        "function": {"name": call.name, "arguments": call.arguments},
+        "function": {"name": call.name, "arguments": sendable(call.arguments)},
     }
 
 
@@ -121,44 +215,53 @@ def parse_completion(data: Mapping[str, Any]) -> ModelResponse:
     """A complete (non-streamed) chat completion as our response."""
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], Mapping):
-        raise IncompleteResponseError("the response holds no choices")
+        raise _error_answer(data) or IncompleteResponseError("the response holds no choices")
     choice = choices[0]
     message = choice.get("message")
     if not isinstance(message, Mapping):
         raise IncompleteResponseError("the response's first choice holds no message")
+    content = _text(message.get("content"), "message.content")
+    refusal = _text(message.get("refusal"), "message.refusal")
     return ModelResponse(
         message=AssistantMessage(
-            content=message.get("content") or message.get("refusal") or None,
-            tool_calls=parse_tool_calls(message.get("tool_calls") or []),
+            content=content or refusal or None,
+            tool_calls=parse_tool_calls(_list(message.get("tool_calls"), "message.tool_calls")),
         ),
         usage=parse_usage(data.get("usage")),
-        finish_reason=choice.get("finish_reason"),
-        model=data.get("model"),
+        finish_reason=_text(choice.get("finish_reason"), "finish_reason"),
+        model=_text(data.get("model"), "model"),
     )
 
 
-def parse_tool_calls(raw: Sequence[Mapping[str, Any]]) -> tuple[ToolCall, ...]:
+def parse_tool_calls(raw: Sequence[Any]) -> tuple[ToolCall, ...]:
     """Function tool calls, arguments kept as the raw text the model wrote."""
-    return tuple(
-        ToolCall(
-            # Some compatible servers give no ids; a positional one keeps the round trip valid.
-            id=call.get("id") or f"call_{index}",
-            name=call["function"].get("name") or "",
-            arguments=call["function"].get("arguments") or "",
+    calls: list[ToolCall] = []
+    for index, item in enumerate(raw):
+        where = f"tool_calls[{index}]"
+        call = _mapping(item, where)
+        if call.get("type", "function") != "function" and "function" not in call:
+            continue  # a kind of call we do not offer (the API may add new ones)
+        function = _mapping(call.get("function"), f"{where}.function")
+        calls.append(
+            ToolCall(
+                # Some compatible servers give no ids; a positional one keeps the round trip valid.
+                id=_text(call.get("id"), f"{where}.id") or f"call_{index}",
+                name=_text(function.get("name"), f"{where}.function.name") or "",
+                arguments=_text(function.get("arguments"), f"{where}.function.arguments") or "",
+            )
         )
-        for index, call in enumerate(raw)
-        if isinstance(call.get("function"), Mapping)
-    )
+    return tuple(calls)
 
 
 def parse_usage(raw: Any) -> Usage:
-    """Token counts; absent or null counts are zero."""
-    if not isinstance(raw, Mapping):
+    """Token counts; absent or null counts are zero, anything but an integer is refused."""
+    if raw is None:
         return Usage()
+    usage = _mapping(raw, "usage")
     return Usage(
-        prompt_tokens=int(raw.get("prompt_tokens") or 0),
-        completion_tokens=int(raw.get("completion_tokens") or 0),
-        total_tokens=int(raw.get("total_tokens") or 0),
+        prompt_tokens=_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
+        completion_tokens=_count(usage.get("completion_tokens"), "usage.completion_tokens"),
+        total_tokens=_count(usage.get("total_tokens"), "usage.total_tokens"),
     )
 
 
@@ -191,41 +294,42 @@ class StreamAssembler:
 
     def add(self, chunk: Mapping[str, Any]) -> list[ModelDelta]:
         """Take in one chunk; return the deltas it carries, in order."""
-        self.model = chunk.get("model") or self.model
+        self.model = _text(chunk.get("model"), "model") or self.model
         if chunk.get("usage"):
             self.usage = parse_usage(chunk["usage"])
         deltas: list[ModelDelta] = []
-        for choice in chunk.get("choices") or []:
+        for item in _list(chunk.get("choices"), "choices"):
+            choice = _mapping(item, "choices[]")
             # We never ask for n > 1; other choices would interleave with the first.
             if choice.get("index", 0) == 0:
                 deltas.extend(self._add_choice(choice))
         return deltas
 
     def _add_choice(self, choice: Mapping[str, Any]) -> list[ModelDelta]:
-        self.finish_reason = choice.get("finish_reason") or self.finish_reason
-        delta = choice.get("delta") or {}
+        reason = _text(choice.get("finish_reason"), "finish_reason")
+        self.finish_reason = reason or self.finish_reason
+        delta = _mapping(choice.get("delta") or {}, "delta")
         deltas: list[ModelDelta] = []
-        if delta.get("content"):
-            self.text.append(delta["content"])
-            deltas.append(TextDelta(text=delta["content"]))
-        for piece in delta.get("tool_calls") or []:
-            deltas.append(self._add_call_piece(piece))
+        content = _text(delta.get("content"), "delta.content")
+        if content:
+            self.text.append(content)
+            deltas.append(TextDelta(text=content))
+        for piece in _list(delta.get("tool_calls"), "delta.tool_calls"):
+            deltas.append(self._add_call_piece(_mapping(piece, "delta.tool_calls[]")))
         return deltas
 
     def _add_call_piece(self, piece: Mapping[str, Any]) -> ToolCallDelta:
-        index = int(piece.get("index") or 0)
+        index = _count(piece.get("index"), "delta.tool_calls[].index")
         call = self.calls.setdefault(index, _PartialCall())
-        function = piece.get("function") or {}
-        call.id = call.id or piece.get("id") or ""
+        function = _mapping(piece.get("function") or {}, "delta.tool_calls[].function")
+        call_id = _text(piece.get("id"), "delta.tool_calls[].id")
+        name = _text(function.get("name"), "delta.tool_calls[].function.name")
+        arguments = _text(function.get("arguments"), "delta.tool_calls[].function.arguments")
+        call.id = call.id or call_id or ""
         # The name arrives whole on the call's first piece; later pieces may repeat it.
-        call.name = call.name or function.get("name") or ""
-        call.arguments.append(function.get("arguments") or "")
-        return ToolCallDelta(
-            index=index,
-            id=piece.get("id"),
-            name=function.get("name"),
-            arguments=function.get("arguments") or "",
-        )
+        call.name = call.name or name or ""
+        call.arguments.append(arguments or "")
+        return ToolCallDelta(index=index, id=call_id, name=name, arguments=arguments or "")
 
     def response(self) -> ModelResponse:
         """The assembled response; a stream that never said why it stopped was cut short."""

@@ -21,7 +21,8 @@ from swarmkit.models._chat_completions import (
     parse_completion,
     request_params,
 )
-from swarmkit.models._retry import CallRetrier, RetryPolicy, scrub_secrets
+from swarmkit.models._deadline import AttemptDeadline, Timeouts
+from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, scrub_secrets
 
 _COMPLETIONS = "/chat/completions"
 
@@ -43,27 +44,28 @@ class OpenAIModel:
         base_url: str | None = None,
         api_key: str | None = None,
         timeout: float | None = None,
+        timeouts: Timeouts | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        """Describe the model; ``timeout`` (seconds per attempt) None keeps the client's default."""
-        if not model:
-            raise ConfigurationError("OpenAIModel needs a model name, e.g. OpenAIModel('gpt-4o')")
-        if client is not None and (base_url is not None or api_key is not None):
-            raise ConfigurationError(
-                "pass either client= or base_url=/api_key=, not both: configure the client itself"
-            )
+        """Describe the model.
+
+        ``timeouts`` bounds each attempt (connect, first byte, whole response, stream gaps);
+        ``timeout=`` is a shortcut for the whole-response deadline, with no phase longer.
+        """
+        _check_arguments(model, client, base_url, api_key, retry)
         self.name = model
         """The model name sent with every request."""
         self.retry = retry or RetryPolicy()
         """The retry policy of every call."""
+        self.timeouts = _timeouts_of(timeout, timeouts)
+        """The deadlines of each attempt."""
         self._base_url = base_url
         self._api_key = api_key
-        self._timeout = timeout
         self._sleep = sleep
         self._clock = clock
-        self._client = None if client is None else _without_retries(client, timeout)
+        self._client = None if client is None else _without_retries(client, self.timeouts)
         self._owns_client = client is None
 
     def __repr__(self) -> str:
@@ -81,7 +83,12 @@ class OpenAIModel:
             # The low-level post sends our params as they are: they are already plain JSON,
             # so the typed create()'s recursive transform would only cost time (half a
             # session's overhead in bench/session.py). Errors and JSON parsing are the client's.
-            completion = await client.post(_COMPLETIONS, body=body, cast_to=object)
+            # The body is read whole inside post(), so the first-byte phase bounds it all.
+            deadline = AttemptDeadline(self.timeouts)
+            with decoding_answers():
+                completion = await deadline.within(
+                    "first_byte", client.post(_COMPLETIONS, body=body, cast_to=object)
+                )
             response = parse_completion(_as_object(completion))
             self._log_finished(response, attempt=attempt, started=started, stream=False)
             return response
@@ -110,11 +117,18 @@ class OpenAIModel:
     ) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
         """One streamed request: deltas as chunks arrive, then the assembled response."""
         assembler = StreamAssembler()
-        chunks = await client.chat.completions.create(
+        deadline = AttemptDeadline(self.timeouts)
+        create = client.chat.completions.create(
             **params, stream=True, stream_options={"include_usage": True}
         )
+        chunks = await deadline.within("first_byte", create)
         async with chunks:
-            async for chunk in chunks:
+            events = aiter(chunks)
+            while True:
+                with decoding_answers():
+                    chunk = await deadline.within("stream_gap", anext(events, None))
+                if chunk is None:
+                    break
                 for delta in assembler.add(_json_of(chunk)):
                     yield delta
         response = assembler.response()
@@ -143,7 +157,7 @@ class OpenAIModel:
             return AsyncOpenAI(
                 api_key=api_key,
                 base_url=self._base_url,
-                timeout=_timeout_or_default(self._timeout),
+                timeout=_http_timeout(self.timeouts),
                 max_retries=0,
             )
         except openai.OpenAIError as exc:
@@ -172,14 +186,61 @@ class OpenAIModel:
         )
 
 
-def _without_retries(client: AsyncOpenAI, timeout: float | None) -> AsyncOpenAI:
+def _check_arguments(
+    model: object, client: object, base_url: object, api_key: object, retry: object
+) -> None:
+    """Refuse arguments of the wrong kind at construction, saying what to pass instead."""
+    if not isinstance(model, str) or not model:
+        raise ConfigurationError(
+            f"OpenAIModel needs a model name as a non-empty string, got {model!r:.80}; "
+            "e.g. OpenAIModel('gpt-4o')"
+        )
+    if client is not None and not isinstance(client, AsyncOpenAI):
+        raise ConfigurationError(
+            f"client= must be an openai.AsyncOpenAI, got {type(client).__name__}; "
+            "or pass base_url=/api_key= and let OpenAIModel build one"
+        )
+    if client is not None and (base_url is not None or api_key is not None):
+        raise ConfigurationError(
+            "pass either client= or base_url=/api_key=, not both: configure the client itself"
+        )
+    for name, value in (("base_url", base_url), ("api_key", api_key)):
+        if value is not None and not isinstance(value, str):
+            raise ConfigurationError(f"{name}= must be a string, got {type(value).__name__}")
+    if retry is not None and not isinstance(retry, RetryPolicy):
+        raise ConfigurationError(
+            f"retry= must be a RetryPolicy, got {type(retry).__name__}; "
+            "e.g. retry=RetryPolicy(max_attempts=3)"
+        )
+
+
+def _timeouts_of(timeout: float | None, timeouts: Timeouts | None) -> Timeouts:
+    if timeouts is not None and not isinstance(timeouts, Timeouts):
+        raise ConfigurationError(
+            f"timeouts= must be a Timeouts, got {type(timeouts).__name__}; "
+            "e.g. timeouts=Timeouts(total=120.0)"
+        )
+    if timeout is not None and timeouts is not None:
+        raise ConfigurationError(
+            "pass either timeout= (the whole-response deadline) or timeouts=, not both"
+        )
+    if timeout is not None:
+        return Timeouts.within(timeout)
+    return timeouts or Timeouts()
+
+
+def _http_timeout(timeouts: Timeouts) -> openai.Timeout:
+    """The HTTP client's own timeouts: connect, and the whole attempt as a backstop.
+
+    The first-byte, stream-gap and total deadlines are ours (``AttemptDeadline``): the client's
+    read timeout restarts on every byte, so it cannot bound a trickle or a keep-alive stream.
+    """
+    return openai.Timeout(timeouts.total, connect=timeouts.connect)
+
+
+def _without_retries(client: AsyncOpenAI, timeouts: Timeouts) -> AsyncOpenAI:
     """A copy of the client that never retries on its own, so our attempts are its requests."""
-    return client.with_options(max_retries=0, timeout=_timeout_or_default(timeout))
-
-
-def _timeout_or_default(timeout: float | None) -> float | openai.NotGiven:
-    """Our None means "the client's default"; openai's None would mean "no timeout at all"."""
-    return openai.NOT_GIVEN if timeout is None else timeout
+    return client.with_options(max_retries=0, timeout=_http_timeout(timeouts))
 
 
 def _plain_body(params: dict[str, Any]) -> dict[str, Any]:
@@ -199,4 +260,5 @@ def _json_of(result: object) -> dict[str, Any]:
     """The JSON of a parsed API object; a server that answered with non-JSON text gives a str."""
     if not isinstance(result, openai.BaseModel):
         raise IncompleteResponseError(f"expected a JSON object, got {type(result).__name__}")
-    return result.to_dict(mode="json")
+    # Without warnings: an odd field is reported by the parser, as a ModelError, not here.
+    return result.to_dict(mode="json", warnings=False)

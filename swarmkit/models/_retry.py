@@ -8,8 +8,8 @@ import math
 import random
 import re
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
+from contextlib import aclosing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC
 from typing import TypeVar
@@ -19,7 +19,13 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from swarmkit._log import log
 from swarmkit.exceptions import ConfigurationError, ModelError
-from swarmkit.models._chat_completions import IncompleteResponseError
+from swarmkit.models._base import AttemptDiscarded
+from swarmkit.models._chat_completions import (
+    ErrorAnswerError,
+    IncompleteResponseError,
+    UnexpectedResponseError,
+)
+from swarmkit.models._deadline import DeadlineExceededError
 
 T = TypeVar("T")
 
@@ -29,6 +35,9 @@ API_FAILURES: tuple[type[Exception], ...] = (
     # openai raises the plain decoder error for a truncated or non-JSON body or stream event.
     json.JSONDecodeError,
     IncompleteResponseError,
+    UnexpectedResponseError,
+    ErrorAnswerError,
+    DeadlineExceededError,
 )
 """Failures of the API (as opposed to bugs or cancellation): these end as ModelError."""
 
@@ -57,10 +66,18 @@ class RetryPolicy:
     """The longest server-requested wait (``Retry-After``) honoured; longer ones are cut to it."""
 
     def __post_init__(self) -> None:
-        if self.max_attempts < 1:
-            raise ConfigurationError(f"max_attempts must be at least 1, got {self.max_attempts}")
-        if min(self.initial_backoff, self.max_backoff, self.max_retry_after) < 0:
-            raise ConfigurationError("backoff and retry-after limits must not be negative")
+        if type(self.max_attempts) is not int or self.max_attempts < 1:
+            raise ConfigurationError(
+                f"RetryPolicy(max_attempts=...) must be a whole number of attempts, at least 1; "
+                f"got {self.max_attempts!r:.60} (e.g. max_attempts=3)"
+            )
+        for name in ("initial_backoff", "max_backoff", "max_retry_after", "jitter"):
+            value = getattr(self, name)
+            if not _is_real(value) or value < 0:
+                raise ConfigurationError(
+                    f"RetryPolicy({name}=...) must be a finite number of seconds, not negative; "
+                    f"got {value!r:.60}"
+                )
         if not 0 <= self.jitter <= 1:
             raise ConfigurationError(f"jitter must be between 0 and 1, got {self.jitter}")
 
@@ -71,6 +88,28 @@ class RetryPolicy:
         return computed * (1 - self.jitter * random.random())
 
 
+@contextmanager
+def decoding_answers() -> Iterator[None]:
+    """Turn what decoding a hostile answer raises into our failures, with a reason.
+
+    The client's JSON decoding raises a plain ValueError for an integer past Python's 4,300
+    digits and RecursionError for JSON nested deeper than the stack; both are the answer's
+    fault, not a bug, and not worth another attempt.
+    """
+    try:
+        yield
+    except API_FAILURES:
+        raise
+    except RecursionError:
+        raise UnexpectedResponseError("the answer is nested too deeply to decode") from None
+    except ValueError as exc:
+        raise UnexpectedResponseError(f"the answer cannot be decoded: {exc}") from exc
+
+
+def _is_real(value: object) -> bool:
+    return type(value) in (int, float) and math.isfinite(value)  # type: ignore[arg-type]
+
+
 def is_retryable(exc: BaseException) -> bool:
     """Whether another attempt may succeed: rate limits, server errors, lost or garbled answers."""
     match exc:
@@ -78,8 +117,50 @@ def is_retryable(exc: BaseException) -> bool:
             return exc.status_code == 429 or exc.status_code >= 500
         case openai.APIConnectionError() | json.JSONDecodeError() | IncompleteResponseError():
             return True
+        case DeadlineExceededError():
+            return True
+        case ErrorAnswerError():
+            return error_is_transient(exc.body)
+        case openai.APIError():
+            # An error event inside a stream: retried when its body says it is transient.
+            return error_is_transient(exc.body)
         case _:
             return False
+
+
+_TRANSIENT_ERROR_WORDS = frozenset(
+    {
+        "server_error",
+        "rate_limit_exceeded",
+        "rate_limit_error",
+        "overloaded",
+        "overloaded_error",
+        "internal_error",
+        "service_unavailable",
+        "timeout",
+        "api_error",
+    }
+)
+
+
+def error_is_transient(body: object) -> bool:
+    """Whether an error object (in a stream, or in place of a completion) says it is transient.
+
+    It is when it says ``"retryable": true``, names a 429 or 5xx status (``status``/``code``),
+    or has a ``type``/``code`` of a server, rate-limit, overload or timeout error.
+    """
+    if not isinstance(body, Mapping):
+        return False
+    if body.get("retryable") is True:
+        return True
+    for key in ("status", "status_code", "code"):
+        value = body.get(key)
+        if type(value) is int and (value == 429 or 500 <= value <= 599):
+            return True
+    return any(
+        isinstance(body.get(key), str) and body[key].lower() in _TRANSIENT_ERROR_WORDS
+        for key in ("type", "code")
+    )
 
 
 def status_of(exc: BaseException | None) -> int | None:
@@ -96,8 +177,16 @@ def failure_reason(exc: BaseException | None) -> str:
             return "timeout"
         case openai.APIConnectionError():
             return "connection_error"
+        case openai.APIError():
+            return "stream_error"
         case json.JSONDecodeError():
             return "invalid_json"
+        case DeadlineExceededError():
+            return f"timeout_{exc.phase}"
+        case UnexpectedResponseError():
+            return "unexpected_response"
+        case ErrorAnswerError():
+            return "error_answer"
         case IncompleteResponseError():
             return "incomplete_response"
         case _:
@@ -179,21 +268,28 @@ class CallRetrier:
 
     async def stream(
         self, attempt_once: Callable[[int], AsyncGenerator[T, None]]
-    ) -> AsyncGenerator[T, None]:
+    ) -> AsyncGenerator[T | AttemptDiscarded, None]:
         """The items of attempts in turn until one ends cleanly.
 
-        Items of a failed attempt have already gone out; the next attempt starts from scratch.
+        Items of a failed attempt have already gone out; before the next attempt starts from
+        scratch, an ``AttemptDiscarded`` tells the consumer to drop what that attempt yielded.
         """
         retrying = self._retrying()
+        failed: Exception | None = None
         try:
             async for attempt in retrying:
                 # Not ``with attempt``: it would swallow GeneratorExit when the consumer stops.
                 state = attempt.retry_state
+                if failed is not None:
+                    yield AttemptDiscarded(
+                        attempt=state.attempt_number - 1, reason=failure_reason(failed)
+                    )
                 async with aclosing(attempt_once(state.attempt_number)) as items:
                     try:
                         async for item in items:
                             yield item
                     except API_FAILURES as exc:
+                        failed = exc
                         state.set_exception((type(exc), exc, exc.__traceback__))
                     else:
                         state.set_result(None)

@@ -11,7 +11,7 @@ import httpx
 import respx
 from openai import AsyncOpenAI
 
-from swarmkit.models import OpenAIModel, RetryPolicy
+from swarmkit.models import OpenAIModel, RetryPolicy, Timeouts
 
 BASE_URL = "https://llm.test/v1"
 API_KEY = "sk-test-Zq8v3Kp0Lm5Xw2Rt7Yb4Nc1"
@@ -63,6 +63,7 @@ def fake_api(
     client_max_retries: int = 2,
     clock: Callable[[], float] | None = None,
     timeout: float | None = None,
+    timeouts: Timeouts | None = None,
 ) -> FakeAPI:
     """A model whose HTTP calls get ``replies`` in turn; a request beyond them fails the test."""
     router = respx.Router(base_url=BASE_URL, assert_all_mocked=True)
@@ -84,6 +85,7 @@ def fake_api(
         sleep=sleep,
         clock=clock or (lambda: 0.0),
         timeout=timeout,
+        timeouts=timeouts,
     )
     return FakeAPI(model=model, route=route, sleep=sleep)
 

@@ -18,6 +18,7 @@ from swarmkit.models import (
     OpenAIModel,
     RetryPolicy,
     StreamingModel,
+    Timeouts,
     ToolSpec,
     Usage,
 )
@@ -236,6 +237,20 @@ async def test_a_timeout_applies_to_each_request() -> None:
         "read": 5.0,
         "write": 5.0,
         "pool": 5.0,
+    }
+
+
+async def test_timeouts_set_the_clients_connect_timeout_and_a_whole_attempt_backstop() -> None:
+    """The HTTP client gets connect= and the total; first byte and gaps are our deadlines."""
+    api = fake_api(completion(), timeouts=Timeouts(connect=2.0, first_byte=7.0, total=9.0))
+
+    await api.model.respond(ask())
+
+    assert api.requests[0].extensions["timeout"] == {
+        "connect": 2.0,
+        "read": 9.0,
+        "write": 9.0,
+        "pool": 9.0,
     }
 
 

@@ -9,6 +9,7 @@ from structlog.testing import capture_logs
 from swarmkit.exceptions import ModelError
 from swarmkit.messages import AssistantMessage, ToolCall, UserMessage
 from swarmkit.models import (
+    AttemptDiscarded,
     ModelDelta,
     ModelRequest,
     ModelResponse,
@@ -40,7 +41,7 @@ HELLO = sse(
 async def collect(api: FakeAPI) -> tuple[list[ModelDelta], ModelResponse]:
     """Every delta of a stream, and the response it ends with (which must come last)."""
     *items, last = [item async for item in api.model.stream(REQUEST)]
-    deltas = [d for d in items if isinstance(d, TextDelta | ToolCallDelta)]
+    deltas = [d for d in items if isinstance(d, TextDelta | ToolCallDelta | AttemptDiscarded)]
     assert isinstance(last, ModelResponse)
     assert len(deltas) == len(items)
     return deltas, last
@@ -120,7 +121,12 @@ async def test_a_stream_without_a_finish_reason_is_retried() -> None:
 
     deltas, response = await collect(api)
 
-    assert deltas == [TextDelta(text="Hel"), TextDelta(text="Hel"), TextDelta(text="lo")]
+    assert deltas == [
+        TextDelta(text="Hel"),
+        AttemptDiscarded(attempt=1, reason="incomplete_response"),
+        TextDelta(text="Hel"),
+        TextDelta(text="lo"),
+    ]
     assert response.message.content == "Hello"
     assert api.sleep.delays == [1.0]
     assert len(api.requests) == 2

@@ -439,7 +439,7 @@ class Swarm:
         streaming: bool,
         limits: UsageLimits | None = None,
     ) -> AsyncGenerator[Event, None]:
-        state = self._new_state(prompt, context, session_id, seams)
+        state = self._new_state(prompt, context, session_id, seams, typed=True)
         _check_journal(journal)
         store = journal or self.journal
         if mirror is not None and store is not None:
@@ -572,11 +572,15 @@ class Swarm:
         seams: RunSeams,
         *,
         entry: str | None = None,
+        typed: bool = False,
     ) -> RunState:
+        """A new run's state; ``typed`` validates a caller's context against context_type
+        (a journaled one was validated when its run started; a sub-run's carries tool updates
+        the type may not declare)."""
         if not isinstance(prompt, str):
             raise ConfigurationError(f"prompt must be a str, got {type(prompt).__name__}")
         initial = _check_context(context)
-        if self.context_type is not None:
+        if typed and self.context_type is not None:
             initial = typed_context(self.context_type, initial)
         first = UserMessage(content=prompt)
         new_id = self._session_ids or seams.runtime.new_id

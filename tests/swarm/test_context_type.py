@@ -80,3 +80,15 @@ def test_context_type_must_be_a_pydantic_model() -> None:
     """A dict type is a configuration error."""
     with pytest.raises(ConfigurationError, match="context_type"):
         Swarm([Agent(name="a")], "a", model=NeverCalledModel(), context_type=dict)  # type: ignore[arg-type]
+
+
+async def test_a_typed_session_replays_from_its_journaled_context() -> None:
+    """The journal holds the validated context; replay starts from it unchanged."""
+    journal = InMemoryJournal()
+    recorded = await _swarm(ScriptedModel(text("hi")), journal=journal).run(
+        "x", context={"tier": "gold"}
+    )
+
+    replayed = await _swarm(NeverCalledModel()).replay(recorded.session_id, journal)
+
+    assert replayed.context == recorded.context == {"tier": "gold", "orders": 0}

@@ -31,6 +31,7 @@ from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import PendingDecision, approve, edit, reject
 from swarmkit.journal import InMemoryJournal, SQLiteJournal
+from swarmkit.limits import LimitBreach, UsageLimits
 from swarmkit.models import Model, ModelSettings, Timeouts
 from swarmkit.result import HandoffRecord, RuleDecision, RunResult
 from swarmkit.swarm import Swarm
@@ -59,6 +60,7 @@ __all__ = [
     "InMemoryJournal",
     "InputFilterError",
     "JournalError",
+    "LimitBreach",
     "MaxHandoffsExceeded",
     "MaxTurnsExceeded",
     "Model",
@@ -85,6 +87,7 @@ __all__ = [
     "ToolError",
     "ToolExecutionError",
     "ToolResult",
+    "UsageLimits",
     "__version__",
     "approve",
     "compile_condition",

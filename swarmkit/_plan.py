@@ -164,6 +164,7 @@ def _delegates(agent: Agent, options: PlanOptions) -> dict[str, AgentTool]:
 def _merge(own: Handoff, swarm_level: Handoff | None) -> Handoff:
     """An agent's own Handoff wins; a bare peer name inherits the swarm-level configuration."""
     bare = own.input_type is None and own.input_filter is None and own.description is None
+    bare = bare and own.available_when is None
     if swarm_level is not None and bare and own.tool_name is None:
         return swarm_level
     return own

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
 from swarmkit.exceptions import ConfigurationError
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -34,6 +36,11 @@ class RunContext:
     idempotency_key: str | None = None
     """For a tool call: ``{session}:{turn}:{tool_call_id}``, the same on every retry, resume and
     replay of that call, so a tool with side effects can deduplicate the step a crash repeats."""
+
+    def context_as(self, context_type: type[M]) -> M:
+        """The context as ``context_type`` (a swarm's ``context_type``, say), validated now, so
+        it includes every update tools made; a mismatch raises pydantic's ValidationError."""
+        return context_type.model_validate(dict(self.context))
 
 
 def context_to_data(context: RunContext) -> dict[str, Any]:

@@ -127,6 +127,9 @@ def _llm_arrows(swarm: Swarm, ids: Mapping[str, str]) -> list[_Arrow]:
         for target in sorted(configs):
             input_type = configs[target].input_type
             label = input_type.__name__ if input_type is not None else ""
+            when = configs[target].available_when
+            if when is not None:
+                label = f"{label} when {when}".strip()
             arrows.append(_Arrow(source=ids[source], target=ids[target], label=label))
     return arrows
 

@@ -14,9 +14,18 @@ from swarmkit.models import Usage
 from swarmkit.result import DecidedBy, RunResult
 
 RefusalReason = Literal[
-    "cycle", "max_handoffs", "budget", "not_taken", "unknown_agent", "self", "rejected", "payload"
+    "cycle",
+    "max_handoffs",
+    "budget",
+    "not_taken",
+    "unknown_agent",
+    "self",
+    "rejected",
+    "payload",
+    "not_offered",
 ]
-"""Why a handoff was not performed (``payload``: a rule's mapped payload did not validate)."""
+"""Why a handoff was not performed (``payload``: a rule's mapped payload did not validate;
+``not_offered``: the model asked for a transfer its ``available_when`` did not offer)."""
 
 EVENT_VERSION = 1
 """Bumped whenever a field of any event changes meaning or disappears."""
@@ -223,6 +232,7 @@ class HandoffRefused:
         "self",
         "rejected",
         "payload",
+        "not_offered",
     ]
     """Why it was refused."""
     detail: str

@@ -296,6 +296,11 @@ class HandoffGraph:
         _require_str("node", node)
         return [entry.edge for entry in self._out.get(node, ())]
 
+    def compiled_edges(self, node: str) -> list[tuple[Edge, Condition | None]]:
+        """The edges from ``node`` in evaluation order, each with its compiled condition."""
+        _require_str("node", node)
+        return [(entry.edge, entry.condition) for entry in self._out.get(node, ())]
+
     def has_node(self, node: str) -> bool:
         """Whether ``node`` was added, by ``add_node`` or as an end of an edge."""
         _require_str("node", node)

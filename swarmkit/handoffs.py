@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from pydantic import BaseModel, ConfigDict, Field
 
 from swarmkit._schema import TOOL_NAME_PATTERN, ArgumentProblem, ArgumentsSchema, arguments_schema
+from swarmkit.conditions import Condition, compile_condition
 from swarmkit.exceptions import ConfigurationError, HandoffPayloadError
 from swarmkit.models._base import ToolSpec
 
@@ -48,9 +49,16 @@ class Handoff:
     """The transfer tool's description; None builds one from the peer's description."""
     tool_name: str | None = None
     """The transfer tool's name; None means ``transfer_to_<peer name>``."""
+    available_when: str | None = None
+    """A condition (the HandoffGraph's language, on the same state): the transfer tool is
+    offered only on turns where it holds. None offers it always."""
+    condition: Condition | None = field(default=None, init=False, repr=False, compare=False)
+    """``available_when`` compiled (at construction: a syntax error raises here)."""
 
     def __post_init__(self) -> None:
         _check_peer(self.agent)
+        if self.available_when is not None:
+            object.__setattr__(self, "condition", compile_condition(self.available_when))
         if self.input_type is not None and not (
             isinstance(self.input_type, type) and issubclass(self.input_type, BaseModel)
         ):

@@ -11,10 +11,20 @@ from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
 
 from swarmkit.interrupts import PendingDecision
+from swarmkit.limits import LimitBreach
 from swarmkit.messages import Message
 from swarmkit.models import Usage
 
-StopReason = Literal["final_output", "max_handoffs", "max_turns", "cycle", "interrupted", "error"]
+StopReason = Literal[
+    "final_output",
+    "max_handoffs",
+    "max_turns",
+    "cycle",
+    "timeout",
+    "usage_limit",
+    "interrupted",
+    "error",
+]
 """Why a run stopped; a limit or a cycle is never reported as ``final_output``."""
 
 DecidedBy = Literal["rule", "llm", "tool", "budget"]
@@ -132,6 +142,10 @@ class RunResult:
     """Why each refused handoff was refused, in order."""
     pending: PendingDecision | None = None
     """For ``stop_reason="interrupted"``: what the run waits for a human to decide."""
+    limit: LimitBreach | None = None
+    """For ``stop_reason="timeout"`` or ``"usage_limit"``: which limit, and the figures."""
+    cost: float | None = None
+    """The run's cost so far, when ``UsageLimits(cost=...)`` prices its calls."""
 
     def to_data(self) -> dict[str, Any]:
         """The result as JSON-safe data; ``RunResult.from_data`` gives an equal result back.

@@ -10,12 +10,16 @@ import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel
 
 from swarmkit._plan import AgentPlan, ModelResolver, PlanOptions, build_plan
 from swarmkit._run import RESERVED_KEY, RunLoop, RunState
 from swarmkit._run._decisions import check_decision
 from swarmkit._run._spec import Delegator, LimitPolicy, RunSeams, SwarmSpec
+from swarmkit._typed_context import check_context_type as _check_context_type
+from swarmkit._typed_context import typed_context
 from swarmkit.agent import Agent
 from swarmkit.events import Event, RunFinished
 from swarmkit.exceptions import ConfigurationError, JournalError
@@ -33,12 +37,16 @@ from swarmkit.journal._tape import (
     replayable,
     resumable_prefix,
 )
+from swarmkit.limits import UsageLimits, check_timeout
 from swarmkit.messages import UserMessage
 from swarmkit.models import Model
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
 from swarmkit.result import RunResult, SessionState
 from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
 from swarmkit.tools import InProcessToolRunner, ToolRunner
+
+if TYPE_CHECKING:
+    from swarmkit.check import Finding
 
 __all__ = ["DEFAULT_REDACT_KEYS", "LimitPolicy", "Swarm"]
 
@@ -86,6 +94,10 @@ class Swarm:
         tool_runner: ToolRunner | None = None,
         decisions: DecisionSource | None = None,
         lease_ttl: float = DEFAULT_LEASE_TTL,
+        limits: UsageLimits | None = None,
+        run_timeout: float | None = None,
+        agent_timeout: float | None = None,
+        context_type: type[BaseModel] | None = None,
     ) -> None:
         self._settings = {k: v for k, v in locals().items() if k not in ("self", "agents")}
         _check_model(model)
@@ -105,6 +117,8 @@ class Swarm:
         _check_graph(graph, peers)
         _check_interrupts(interrupt_before, peers, "interrupt_before")
         _check_interrupts(interrupt_after, peers, "interrupt_after")
+        self.limits = _check_usage_limits(limits)
+        self.context_type = _check_context_type(context_type)
         self.entry_agent = entry_agent
         self.graph = graph
         self.max_handoffs = max_handoffs
@@ -156,6 +170,9 @@ class Swarm:
             interrupt_after=self.interrupt_after,
             interrupt_on_handoff=interrupt_on_handoff,
             fingerprint=self._fingerprint,
+            usage_limits=self.limits,
+            run_timeout=check_timeout("run_timeout", run_timeout),
+            agent_timeout=check_timeout("agent_timeout", agent_timeout),
         )
         """The compiled swarm a run loop drives: plans, graph, limits and policies, frozen."""
 
@@ -166,6 +183,14 @@ class Swarm:
     def fingerprint(self) -> dict[str, Any]:
         """Digests of the configuration (agents, instructions, tools, graph) runs record."""
         return dict(self._fingerprint)
+
+    def check(self) -> tuple[Finding, ...]:
+        """What the configuration gets wrong, found before any model call (``swarmkit.check``):
+        unreachable agents, rule edges that never fire, forced rule cycles, condition paths the
+        context_type lacks, comparisons that never hold, offers never made. Errors first."""
+        from swarmkit.check import check_swarm  # noqa: PLC0415 - most programs never check
+
+        return check_swarm(self)
 
     @property
     def agents(self) -> Mapping[str, Agent]:
@@ -184,6 +209,7 @@ class Swarm:
         runtime: Runtime | None = None,
         tool_runner: ToolRunner | None = None,
         decisions: DecisionSource | None = None,
+        limits: UsageLimits | None = None,
     ) -> RunResult:
         """Run the swarm on ``prompt`` until an agent answers or a limit stops it.
 
@@ -191,7 +217,8 @@ class Swarm:
         Python objects (clients, connections, secrets) for tools and instructions, never
         journaled. ``mirror`` receives the run's journal records when it ends or pauses,
         instead of a journal written step by step (for engines with their own history). The
-        seams (``runtime``, ``tool_runner``, ``decisions``) override the swarm's for this run.
+        seams (``runtime``, ``tool_runner``, ``decisions``) override the swarm's for this run,
+        and ``limits`` its usage limits.
         """
         seams = self._seams(deps, runtime, tool_runner, decisions)
         events = self._events(
@@ -202,6 +229,7 @@ class Swarm:
             mirror=mirror,
             seams=seams,
             streaming=False,
+            limits=limits,
         )
         return await _last_result(events)
 
@@ -230,6 +258,7 @@ class Swarm:
         runtime: Runtime | None = None,
         tool_runner: ToolRunner | None = None,
         decisions: DecisionSource | None = None,
+        limits: UsageLimits | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Run the swarm, yielding each event as it happens; the last is RunFinished.
 
@@ -245,6 +274,7 @@ class Swarm:
             mirror=mirror,
             seams=seams,
             streaming=True,
+            limits=limits,
         )
 
     async def replay(
@@ -307,13 +337,16 @@ class Swarm:
         runtime: Runtime | None = None,
         tool_runner: ToolRunner | None = None,
         decisions: DecisionSource | None = None,
+        limits: UsageLimits | None = None,
     ) -> RunResult:
         """Continue a run that crashed or paused: its journaled steps replay, then it goes on live.
 
         A run paused for a human (``stop_reason="interrupted"``) needs a ``decision``:
         ``approve()``, ``reject(reason)`` or ``edit(payload=...)``; an edit is validated before
         anything is written, so a rejected edit leaves the session waiting. The resumed run
-        holds the session's lease: a second resumer gets ``SessionBusyError``.
+        holds the session's lease: a second resumer gets ``SessionBusyError``. A run a time or
+        usage limit stopped resumes with a fresh time allowance; its usage counts over the
+        whole session, so pass larger ``limits`` to let it go on.
         """
         seams = self._seams(deps, runtime, tool_runner, decisions)
         store = self._store(journal, session_id)
@@ -326,7 +359,7 @@ class Swarm:
         tape = self._tape(
             store, session_id, prefix, seams, next_seq=len(records), decision=decision
         )
-        return await self._run_on(tape, seams, start, session_id, store)
+        return await self._run_on(tape, seams, start, session_id, store, limits=limits)
 
     async def history(
         self, session_id: str, journal: Journal | None = None, *, deps: Any = None
@@ -413,8 +446,9 @@ class Swarm:
         mirror: RecordSink | None,
         seams: RunSeams,
         streaming: bool,
+        limits: UsageLimits | None = None,
     ) -> AsyncGenerator[Event, None]:
-        state = self._new_state(prompt, context, session_id, seams)
+        state = self._new_state(prompt, context, session_id, seams, typed=True)
         _check_journal(journal)
         store = journal or self.journal
         if mirror is not None and store is not None:
@@ -431,10 +465,10 @@ class Swarm:
         else:
             tape = self._tape(store, state.session_id, (), seams)
         await tape.open()
-        seams = replace(seams, delegate=self._delegator(store, seams))
+        seams = replace(seams, delegate=self._delegator(store, seams, limits))
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
-        loop = RunLoop(self.spec, state, tape, seams, streaming=streaming)
+        loop = RunLoop(self._spec_for(limits), state, tape, seams, streaming=streaming)
         async with aclosing(loop.events()) as events:
             async for event in events:
                 yield event
@@ -480,21 +514,37 @@ class Swarm:
         start: _Start,
         session_id: str,
         store: Journal | None,
+        *,
+        limits: UsageLimits | None = None,
     ) -> RunResult:
         state = self._new_state(start.prompt, start.context, session_id, seams, entry=start.entry)
-        return await self._drive(tape, seams, state, store)
+        return await self._drive(tape, seams, state, store, limits=limits)
 
     async def _drive(
-        self, tape: Tape, seams: RunSeams, state: RunState, store: Journal | None
+        self,
+        tape: Tape,
+        seams: RunSeams,
+        state: RunState,
+        store: Journal | None,
+        *,
+        limits: UsageLimits | None = None,
     ) -> RunResult:
-        seams = replace(seams, delegate=self._delegator(store, seams))
+        seams = replace(seams, delegate=self._delegator(store, seams, limits))
         tape.bind_state(state.context.update)
         await tape.open()
-        loop = RunLoop(self.spec, state, tape, seams, streaming=False)
+        loop = RunLoop(self._spec_for(limits), state, tape, seams, streaming=False)
         return await _last_result(loop.events())
 
-    def _delegator(self, store: Journal | None, seams: RunSeams) -> Delegator:
-        """How this run's delegation tools run their sub-runs: in the same journal, resumable."""
+    def _spec_for(self, limits: UsageLimits | None) -> SwarmSpec:
+        if limits is None:
+            return self.spec
+        return replace(self.spec, usage_limits=_check_usage_limits(limits))
+
+    def _delegator(
+        self, store: Journal | None, seams: RunSeams, limits: UsageLimits | None = None
+    ) -> Delegator:
+        """How this run's delegation tools run their sub-runs: in the same journal, resumable,
+        under the run's own usage limits (their tokens also count in the parent's)."""
 
         async def delegate(
             agent: str, task: str, session_id: str, context: Mapping[str, Any]
@@ -502,7 +552,7 @@ class Swarm:
             start = _Start(prompt=task, context=dict(context), entry=agent)
             if store is None or await store.next_seq(session_id) == 0:
                 tape = self._tape(store, session_id, (), seams)
-                return await self._run_on(tape, seams, start, session_id, store)
+                return await self._run_on(tape, seams, start, session_id, store, limits=limits)
             # The parent crashed after this sub-run began: finish it, never start it twice.
             records = await store.read(session_id)
             if _finished(records):
@@ -510,7 +560,7 @@ class Swarm:
             else:
                 prefix = resumable_prefix(records)
                 tape = self._tape(store, session_id, prefix, seams, next_seq=len(records))
-            return await self._run_on(tape, seams, start, session_id, store)
+            return await self._run_on(tape, seams, start, session_id, store, limits=limits)
 
         return delegate
 
@@ -531,10 +581,16 @@ class Swarm:
         seams: RunSeams,
         *,
         entry: str | None = None,
+        typed: bool = False,
     ) -> RunState:
+        """A new run's state; ``typed`` validates a caller's context against context_type
+        (a journaled one was validated when its run started; a sub-run's carries tool updates
+        the type may not declare)."""
         if not isinstance(prompt, str):
             raise ConfigurationError(f"prompt must be a str, got {type(prompt).__name__}")
         initial = _check_context(context)
+        if typed and self.context_type is not None:
+            initial = typed_context(self.context_type, initial)
         first = UserMessage(content=prompt)
         new_id = self._session_ids or seams.runtime.new_id
         return RunState(
@@ -652,7 +708,7 @@ def _check_resumable(
     last = records[-1]
     interrupted = last.kind == "run_finished" and last.data.get("stop_reason") == "interrupted"
     interrupted = interrupted and not last.data.get("cancelled")  # Ctrl-C: nothing to decide
-    if last.kind == "run_finished" and last.data.get("stop_reason") not in ("interrupted", "error"):
+    if last.kind == "run_finished" and last.data.get("stop_reason") not in _RESUMABLE:
         raise JournalError(
             f"session {session_id!r} already finished ({last.data.get('stop_reason')}); "
             "replay it instead of resuming"
@@ -679,6 +735,15 @@ def _legacy_tool(legacy: bool | None, name: str | None) -> dict[str, Any]:
         "legacy_handoff_tool": bool(legacy) or name is not None,
         "handoff_tool_name": name or "handoff",
     }
+
+
+_RESUMABLE = ("interrupted", "error", "timeout", "usage_limit")
+
+
+def _check_usage_limits(limits: UsageLimits | None) -> UsageLimits | None:
+    if limits is not None and not isinstance(limits, UsageLimits):
+        raise ConfigurationError(f"limits must be a UsageLimits, got {type(limits).__name__}")
+    return limits
 
 
 def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent], option: str) -> None:

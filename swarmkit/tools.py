@@ -16,6 +16,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
 
 from swarmkit._schema import TOOL_NAME_PATTERN, ArgumentProblem, ArgumentsSchema, arguments_schema
+from swarmkit.conditions import Condition, compile_condition
 from swarmkit.context import RunContext
 from swarmkit.exceptions import (
     ConfigurationError,
@@ -87,6 +88,11 @@ class FunctionTool:
     """Run a sync function in a worker thread (for blocking I/O) instead of inline."""
     needs_approval: bool = False
     """Pause the run for a human before each call (resume with approve, reject or edit)."""
+    available_when: str | None = None
+    """A condition (the HandoffGraph's language, on the run's state): the tool is offered only
+    on turns where it holds; a call on another turn is refused. None offers it always."""
+    condition: Condition | None = field(default=None, init=False, repr=False, compare=False)
+    """``available_when`` compiled (at construction: a syntax error raises here)."""
     _function: Callable[..., Any] = field(repr=False)
     """The decorated function."""
     _arguments: ArgumentsSchema[BaseModel] = field(repr=False)
@@ -98,6 +104,8 @@ class FunctionTool:
 
     def __post_init__(self) -> None:
         _check_tool_name(self.name)
+        if self.available_when is not None:
+            object.__setattr__(self, "condition", compile_condition(self.available_when))
 
     def spec(self) -> ToolSpec:
         """The tool as offered to a model."""
@@ -225,6 +233,7 @@ def tool(
     raise_errors: bool = False,
     run_in_thread: bool = False,
     needs_approval: bool = False,
+    available_when: str | None = None,
 ) -> FunctionTool: ...
 
 
@@ -239,6 +248,7 @@ def tool(
     raise_errors: bool = False,
     run_in_thread: bool = False,
     needs_approval: bool = False,
+    available_when: str | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -252,6 +262,7 @@ def tool(
     raise_errors: bool = False,
     run_in_thread: bool = False,
     needs_approval: bool = False,
+    available_when: str | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a sync or async function into a FunctionTool; use as ``@tool`` or ``@tool(...)``.
 
@@ -263,6 +274,8 @@ def tool(
     OpenAI strict-mode schema and falls back to a plain one when the types cannot be strict
     (``Any``, ``dict``, tuples); the tool's ``strict`` field says which it got.
     ``needs_approval=True`` pauses the run for a human before every call of the tool.
+    ``available_when="condition"`` offers the tool only on turns where the condition holds on
+    the run's state (the HandoffGraph's language and state).
     """
 
     def decorate(function: Callable[..., Any]) -> FunctionTool:
@@ -274,6 +287,7 @@ def tool(
             raise_errors=raise_errors,
             run_in_thread=run_in_thread,
             needs_approval=needs_approval,
+            available_when=available_when,
         )
 
     return decorate if func is None else decorate(func)
@@ -311,6 +325,7 @@ def _build_tool(
     raise_errors: bool,
     run_in_thread: bool,
     needs_approval: bool,
+    available_when: str | None = None,
 ) -> FunctionTool:
     if not callable(func):
         raise ConfigurationError(f"@tool needs a function, got {type(func).__name__}")
@@ -327,6 +342,7 @@ def _build_tool(
         raise_errors=raise_errors,
         run_in_thread=run_in_thread,
         needs_approval=needs_approval,
+        available_when=available_when,
         _function=func,
         _arguments=schema,
         _context_parameter=parameters.context,

@@ -8,7 +8,7 @@ from pydantic import BaseModel
 from swarmkit import Agent, ConfigurationError, Handoff, HandoffGraph, JournalError, Swarm
 from swarmkit.drawing import draw_session, draw_swarm
 from swarmkit.journal import InMemoryJournal, JournalRecord
-from swarmkit.testing import ScriptedModel, text, transfer
+from swarmkit.testing import NeverCalledModel, ScriptedModel, text, transfer
 
 
 class Refund(BaseModel):
@@ -165,3 +165,11 @@ def test_no_records_is_a_journal_error() -> None:
     """An empty session has nothing to draw."""
     with pytest.raises(JournalError, match="nothing to draw"):
         draw_session(())
+
+
+def test_an_llm_edge_shows_its_available_when_condition() -> None:
+    """A handoff offered by rule is drawn with the rule on its edge."""
+    a = Agent(name="a", handoffs=[Handoff(agent="b", available_when="verified == true")])
+    swarm = Swarm([a, Agent(name="b")], "a", model=NeverCalledModel())
+
+    assert "when verified == true" in draw_swarm(swarm, "dot")

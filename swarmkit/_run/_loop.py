@@ -11,10 +11,12 @@ from typing import Any
 from swarmkit import events as ev
 from swarmkit._log import log
 from swarmkit._plan import AgentPlan
+from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
 from swarmkit._run._delegate import run_delegations
 from swarmkit._run._limits import apply_refusal_policy, continuation, may_hand_off, refusal
 from swarmkit._run._mapping import mapped_payload
+from swarmkit._run._offers import not_offered
 from swarmkit._run._request import build_request, offered_tools
 from swarmkit._run._spec import RunSeams, SwarmSpec
 from swarmkit._run._state import (
@@ -43,6 +45,7 @@ from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
 from swarmkit.journal._codec import json_safe
 from swarmkit.journal._tape import StepWriter
+from swarmkit.limits import LimitBreach
 from swarmkit.messages import ToolCall, ToolMessage, UserMessage
 from swarmkit.models import AttemptDiscarded, ModelRequest, ModelResponse, StreamingModel, Usage
 from swarmkit.models import TextDelta as ModelTextDelta
@@ -78,6 +81,7 @@ class RunLoop:
     async def events(self) -> AsyncGenerator[ev.Event, None]:
         """Run to the end, yielding every event exactly once."""
         state = self._state
+        budget.start_run(self._swarm, state, self._seams.runtime.clock())
         await self._tape.note("run_started", self._start_data())
         yield ev.RunStarted(
             session_id=state.session_id, prompt=state.prompt, entry_agent=state.agent
@@ -234,14 +238,17 @@ class RunLoop:
 
     async def _call_model(self, plan: AgentPlan) -> AsyncIterator[ev.Event | ModelResponse]:
         state = self._state
+        await self._within_limits(budget.before_call(self._swarm, state))
         request = await build_request(self._swarm, state, plan)
+        request = budget.shaped(self._swarm, state, request)
         state.turns += 1
         turn = state.turns
         yield ev.ModelCallStarted(agent=plan.name, turn=turn)
         response = await self._tape.replayed_response(plan.name, turn, request)
         if response is None:
             try:
-                async for item in self._respond(plan, request, turn):
+                responding = self._respond(plan, request, turn)
+                async for item in budget.bounded(self._time_left(), responding, last=_is_answer):
                     if isinstance(item, ModelResponse):
                         response = item
                     else:
@@ -249,9 +256,15 @@ class RunLoop:
             except ModelError as exc:
                 self._tape.record_model_error(plan.name, turn, request, exc)
                 raise
+            except budget.Expired:
+                await self._within_limits(self._expired())
             assert response is not None
             self._tape.record_response(plan.name, turn, request, response)
         state.usage[plan.name] = state.usage.get(plan.name, Usage()) + response.usage
+        model_name = response.model or getattr(plan.model, "name", plan.name)
+        await self._within_limits(
+            budget.after_answer(self._swarm, state, str(model_name), response.usage)
+        )
         message = replies.attributed(response.message, plan.name)
         state.append(message)
         if message.content:
@@ -283,6 +296,40 @@ class RunLoop:
                     agent=plan.name, turn=turn, attempt=item.attempt, reason=item.reason
                 )
 
+    # -- time and usage limits -----------------------------------------------------------
+
+    def _time_left(self) -> float | None:
+        return budget.time_left(self._swarm, self._state, self._seams.runtime.clock())
+
+    def _expired(self) -> LimitBreach | None:
+        now = self._seams.runtime.clock()
+        return budget.time_breach(self._swarm, self._state, now, expired=True)
+
+    async def _within_limits(self, breach: LimitBreach | None) -> None:
+        """Stop the run at a breach (the one given, else a time limit that ran out).
+
+        A replay takes its stops from the journal, not from the limits or the clock (a replay
+        runs in no time at all), so it stops exactly where the recorded run stopped, and
+        passes a stop that a resume went on from; live steps are held to the limits.
+        """
+        if self._tape.replaying:
+            breach = self._journaled_breach()
+        elif breach is None:
+            breach = budget.time_breach(self._swarm, self._state, self._seams.runtime.clock())
+        if breach is None:
+            return
+        state = self._state
+        state.limit = breach
+        await self._tape.note("limit_reached", breach.to_data())
+        self._log("limit_reached", limit=breach.limit, allowed=breach.allowed, used=breach.used)
+        raise StopRun(breach.stop_reason)
+
+    def _journaled_breach(self) -> LimitBreach | None:
+        recorded = self._tape.upcoming("limit_reached")
+        if recorded is None or self._tape.pass_resumed_stop():
+            return None
+        return LimitBreach.from_data(recorded)
+
     # -- tools ---------------------------------------------------------------------------
 
     async def _run_tool_calls(
@@ -293,7 +340,10 @@ class RunLoop:
         candidates: list[Candidate] = []
         delegations: list[ToolCall] = []
         for call in calls:
-            if call.name in plan.tools:
+            if call.name in self._state.withheld:
+                results[call.id] = replies.not_offered(call)
+                yield replies.tool_resulted(plan.name, results[call.id])
+            elif call.name in plan.tools:
                 async for event in self._run_function_tool(plan, call, results, candidates):
                     yield event
             elif call.name in plan.delegates:
@@ -400,12 +450,18 @@ class RunLoop:
                 return replies.rejected_outcome(decision)
             if isinstance(decision, Edit):
                 arguments = json.dumps(dict(decision.payload))
+        await self._within_limits(budget.before_tool_call(self._swarm, self._state))
         outcome = await self._tape.replayed_outcome(plan.name, call)
         if outcome is None:
             state = self._state
             key = f"{state.session_id}:{state.turns}:{call.id}"
             context = run_context(state, idempotency_key=key)
-            outcome = await self._seams.tool_runner.invoke(function, arguments, context)
+            invoked = self._seams.tool_runner.invoke(function, arguments, context)
+            try:
+                outcome = await budget.within(self._time_left(), invoked)
+            except budget.Expired:
+                await self._within_limits(self._expired())
+                raise
             self._tape.record_outcome(plan.name, call, outcome)
         return outcome
 
@@ -449,6 +505,7 @@ class RunLoop:
         refused = refusal(
             self._swarm, self._state, plan, request.target, continuation=decided_by == "budget"
         )
+        refused = refused or not_offered(self._state, request.target, decided_by)
         if refused is None:
             decision = await self._handoff_decision(plan, request, decided_by)
             if isinstance(decision, Reject):
@@ -560,6 +617,7 @@ class RunLoop:
             await self._pause_point(PendingDecision(kind="agent", agent=agent, target=agent))
         state.trail.append(agent)
         state.visits[agent] += 1
+        state.agent_started_at = self._seams.runtime.clock()
         started = ev.AgentStarted(
             agent=agent,
             sub_session_id=f"{state.session_id}__swarm_{agent}_{state.handoff_count}",
@@ -596,6 +654,10 @@ class RunLoop:
         else:
             state.view = (replies.latest_user_message(history, state.prompt),)
         state.own_items = []
+
+
+def _is_answer(item: ev.Event | ModelResponse) -> bool:
+    return isinstance(item, ModelResponse)
 
 
 def _is_handoff_call(plan: AgentPlan, call: ToolCall) -> bool:

@@ -42,6 +42,15 @@ def unknown_tool(call: ToolCall, offered: tuple[ToolSpec, ...]) -> ToolMessage:
     return ToolMessage(tool_call_id=call.id, name=call.name, content=content, is_error=True)
 
 
+def not_offered(call: ToolCall) -> ToolMessage:
+    """The error result for a tool the agent has, but was not offered on this turn."""
+    content = (
+        f"Error: tool {call.name!r} was not offered on this turn (its available_when "
+        "condition is false); use one of the tools you were offered."
+    )
+    return ToolMessage(tool_call_id=call.id, name=call.name, content=content, is_error=True)
+
+
 def payload_error(call: ToolCall, error: HandoffPayloadError) -> ToolMessage:
     """The error result for a handoff call whose arguments did not validate."""
     return ToolMessage(tool_call_id=call.id, name=call.name, content=str(error), is_error=True)

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from swarmkit._plan import AgentPlan
 from swarmkit._run._limits import allowed_targets, check_turn_budget, last_call
+from swarmkit._run._offers import withheld
 from swarmkit._run._spec import SwarmSpec
 from swarmkit._run._state import RunState, run_context
 from swarmkit.filters import payload_json
@@ -18,6 +19,8 @@ async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> M
     """The next model request of the active agent (after checking max_turns allows one)."""
     check_turn_budget(swarm, state)
     tools = offered_tools(swarm, state, plan)
+    hidden = withheld(plan, state)
+    state.withheld, state.withheld_targets = hidden.tools, hidden.targets
     settings = plan.agent.model_settings
     if last_call(swarm, state) and tools and swarm.on_max_turns == "finish":
         # The last call the cap allows must answer: tools stay listed (the history mentions
@@ -35,9 +38,13 @@ async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> M
 
 def offered_tools(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> tuple[ToolSpec, ...]:
     """The agent's function tools, then the transfer tools its limits still allow."""
-    allowed = allowed_targets(swarm, state, plan)
+    hidden = withheld(plan, state)
+    allowed = allowed_targets(swarm, state, plan) - hidden.targets
     transfers = tuple(spec for target, spec in plan.transfer_specs if target in allowed)
-    return plan.tool_specs + transfers + _legacy_specs(swarm, plan, allowed)
+    tools = plan.tool_specs
+    if hidden.tools:
+        tools = tuple(spec for spec in tools if spec.name not in hidden.tools)
+    return tools + transfers + _legacy_specs(swarm, plan, allowed)
 
 
 async def instructions(state: RunState, plan: AgentPlan) -> str:

@@ -10,6 +10,7 @@ from swarmkit._plan import AgentPlan
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import DecisionSource
+from swarmkit.limits import UsageLimits
 from swarmkit.result import RunResult
 from swarmkit.runtime import Runtime
 from swarmkit.tools import ToolRunner
@@ -54,6 +55,12 @@ class SwarmSpec:
     """Whether every handoff pauses for a decision."""
     fingerprint: Mapping[str, Any]
     """Digests of the configuration that runs record."""
+    usage_limits: UsageLimits | None = None
+    """What a run may spend: model calls, tokens, tool calls, cost."""
+    run_timeout: float | None = None
+    """Seconds on the run's clock a run (or each resumed part of it) may take."""
+    agent_timeout: float | None = None
+    """Seconds on the run's clock one agent's stay may take."""
 
 
 class Delegator(Protocol):

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from swarmkit.context import RunContext
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import PendingDecision
+from swarmkit.limits import LimitBreach
 from swarmkit.messages import Message, ToolCall
 from swarmkit.models import Usage
 from swarmkit.result import DecidedBy, Failure, HandoffRecord, RuleDecision, RunResult, StopReason
@@ -90,6 +91,20 @@ class RunState:
     """Whether a handoff was refused for closing a cycle."""
     deps: Any = None
     """The caller's Python objects for tools and instructions; never journaled."""
+    limit: LimitBreach | None = None
+    """The time or usage limit that ended (or shaped the end of) the run."""
+    tool_calls: int = 0
+    """Function tool calls made (for max_tool_calls)."""
+    cost: float | None = None
+    """The cost so far, when the usage limits price calls."""
+    run_started_at: float = 0.0
+    """When this run (or this resumed part of it) started, on the run's clock."""
+    agent_started_at: float = 0.0
+    """When the active agent started, on the run's clock."""
+    withheld: frozenset[str] = frozenset()
+    """Tools the last request did not offer because their ``available_when`` was false."""
+    withheld_targets: frozenset[str] = frozenset()
+    """Peers the last request offered no transfer to because of ``available_when``."""
 
     @property
     def handoff_count(self) -> int:
@@ -146,6 +161,8 @@ def run_context(state: RunState, *, idempotency_key: str | None = None) -> RunCo
 
 def finish_reason(state: RunState) -> StopReason:
     """Why a run that ended with an answer stopped: a limit that shaped it, or none."""
+    if state.limit is not None:
+        return state.limit.stop_reason
     if state.limited_turns:
         return "max_turns"
     if state.cycle:
@@ -178,6 +195,8 @@ def build_result(
         failure=None if error is None else Failure.of(error),
         refusals=tuple(state.refusals),
         pending=pending,
+        limit=state.limit,
+        cost=state.cost,
     )
 
 
@@ -191,6 +210,8 @@ def finished_data(result: RunResult) -> dict[str, Any]:
         "turns": result.turns,
         "error": repr(result.error) if result.error else None,
         "pending": asdict(result.pending) if result.pending else None,
+        # Only when set, so journals written before limits existed still replay.
+        **({"limit": result.limit.to_data()} if result.limit else {}),
     }
 
 

@@ -170,6 +170,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_replay(commands)
     _add_export(commands)
     _add_draw(commands)
+    _add_check(commands)
     _add_ui(commands)
     return parser
 
@@ -241,6 +242,9 @@ def _add_run(commands: Any) -> None:
         "--base-url", metavar="URL", help="an OpenAI-compatible server for --model (http/https)"
     )
     command.add_argument("--session-id", metavar="ID", help="the run's session id")
+    command.add_argument(
+        "--no-check", action="store_true", help="skip the check of the swarm before it runs"
+    )
 
 
 def _add_resume(commands: Any) -> None:
@@ -318,6 +322,19 @@ def _add_draw(commands: Any) -> None:
     _journal_option(command)
 
 
+def _add_check(commands: Any) -> None:
+    command = _command(
+        commands,
+        "check",
+        "Check a swarm before it runs: unreachable agents, rules that never fire, forced rule "
+        "cycles, undeclared paths, comparisons that never hold, offers never made.",
+        _check,
+        epilog="Exit code 1 when any finding is an error, 0 otherwise.",
+    )
+    command.add_argument("target", metavar="module:attribute", help="the swarm")
+    command.add_argument("--json", action="store_true", help="print the findings as JSON")
+
+
 def _add_ui(commands: Any) -> None:
     command = _command(
         commands,
@@ -339,6 +356,23 @@ def _add_ui(commands: Any) -> None:
 
 
 # -- commands --------------------------------------------------------------------------------
+
+
+async def _check(args: argparse.Namespace) -> int:
+    from swarmkit.check._report import has_errors, render_json, render_text  # noqa: PLC0415
+
+    findings = load_swarm(args.target).check()
+    sys.stdout.write(render_json(findings) if args.json else render_text(findings))
+    return EXIT_FAILED if has_errors(findings) else EXIT_OK
+
+
+def _warn_findings(swarm: Swarm) -> None:
+    """``swarmkit run`` shows the check's findings on stderr and runs anyway."""
+    from swarmkit.check._report import render_text  # noqa: PLC0415
+
+    findings = swarm.check()
+    if findings:
+        sys.stderr.write(render_text(findings))
 
 
 async def _demo(args: argparse.Namespace) -> int:
@@ -370,6 +404,8 @@ async def _run(args: argparse.Namespace) -> int:
     _check_base_url(args.base_url)
     context = _context(args.context)
     swarm = _with_model(load_swarm(args.target), args.model, args.base_url)
+    if not args.no_check:
+        _warn_findings(swarm)
     path = journal_path(args.journal)
     out = sys.stdout
     with open_for_writing(path) as journal:

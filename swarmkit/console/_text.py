@@ -18,6 +18,10 @@ def result_lines(result: RunResult) -> list[str]:
         f"{plural(result.turns, 'model call')}, {plural(len(result.handoffs), 'handoff')}, "
         f"{plural(result.total_usage.total_tokens, 'token')}"
     ]
+    if result.limit is not None:
+        lines.append(f"  limit:  {result.limit.message} (agent {result.limit.agent})")
+    if result.cost is not None:
+        lines.append(f"  cost:   {result.cost:g}")
     if result.error is not None:
         lines.append(f"  error:  {one_line(str(result.error), limit=300)}")
     if result.pending is not None:

@@ -124,6 +124,10 @@ def _resumed(data: Mapping[str, Any]) -> list[str]:
     return [f"resumed  decision {one_line(compact_json(dict(data)))}"]
 
 
+def _limit_reached(data: Mapping[str, Any]) -> list[str]:
+    return [f"limit    {data.get('message')} (agent {data.get('agent')})"]
+
+
 def _run_finished(data: Mapping[str, Any]) -> list[str]:
     how = " by Ctrl-C" if data.get("cancelled") else ""
     if "final_agent" not in data:
@@ -153,6 +157,7 @@ _STEPS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
     "tool_call": _tool_call,
     "interrupt": _interrupt,
     "resumed": _resumed,
+    "limit_reached": _limit_reached,
     "run_finished": _run_finished,
 }
 

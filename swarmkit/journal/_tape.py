@@ -34,6 +34,11 @@ def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, .
     up to the failure and then tries it again live.
     """
     prefix = list(records)
+    if prefix and prefix[-1].kind == "run_finished" and prefix[-1].data.get("limit"):
+        # A run a limit ended resumes with a fresh allowance: the limit's stop is left out.
+        prefix.pop()
+        if prefix and prefix[-1].kind == "limit_reached":
+            prefix.pop()
     if (
         prefix
         and prefix[-1].kind == "run_finished"
@@ -67,6 +72,15 @@ class StepWriter(Protocol):
 
     async def note(self, kind: str, data: Mapping[str, Any]) -> None:
         """A step the run decides by itself (a handoff, a rule, its start and end)."""
+        ...
+
+    def upcoming(self, kind: str) -> Mapping[str, Any] | None:
+        """While replaying, the next journaled record's data when it is of ``kind``, else None."""
+        ...
+
+    def pass_resumed_stop(self) -> bool:
+        """While replaying, at a limit's stop (``limit_reached``, ``run_finished``) that a
+        resume went on from: step over both and say so."""
         ...
 
     async def replayed_response(
@@ -226,6 +240,23 @@ class Tape:
         return self._execute_tools
 
     # -- steps ---------------------------------------------------------------------------
+
+    def upcoming(self, kind: str) -> Mapping[str, Any] | None:
+        """While replaying, the next journaled record's data when it is of ``kind``, else None."""
+        if not self.replaying:
+            return None
+        record = self._prefix[self._cursor]
+        return record.data if record.kind == kind else None
+
+    def pass_resumed_stop(self) -> bool:
+        """While replaying, at a limit's stop (``limit_reached``, ``run_finished``) that a
+        resume went on from: step over both and say so."""
+        at = self._cursor
+        kinds = [record.kind for record in self._prefix[at : at + 3]]
+        if kinds[:2] != ["limit_reached", "run_finished"] or len(kinds) < 3:
+            return False
+        self._advance(at + 2)
+        return True
 
     async def note(self, kind: str, data: Mapping[str, Any]) -> None:
         """A step the run decides by itself (a handoff, a rule, its start and end)."""

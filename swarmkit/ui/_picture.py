@@ -49,6 +49,9 @@ def swarm_edges(swarm: Swarm) -> list[Edge]:
         for target in sorted(configs):
             kind = configs[target].input_type
             label = kind.__name__ if kind is not None else ""
+            when = configs[target].available_when
+            if when is not None:
+                label = f"{label} when {when}".strip()
             edges.append(Edge(source=source, target=target, rule=False, label=label))
     return edges
 

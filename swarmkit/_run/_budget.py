@@ -1,0 +1,175 @@
+"""A run's clock and budget: time and usage limits, checked before calls and after answers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+from typing import TypeVar
+
+from swarmkit._run._spec import SwarmSpec
+from swarmkit._run._state import RunState
+from swarmkit.limits import LimitBreach, LimitName, UsageLimits
+from swarmkit.models import ModelRequest, Usage
+
+T = TypeVar("T")
+
+
+class Expired(Exception):
+    """Internal: the call in flight outlived the run's or the agent's time allowance."""
+
+
+# -- time ------------------------------------------------------------------------------------
+
+
+def start_run(swarm: SwarmSpec, state: RunState, now: float) -> None:
+    """A run (or a resumed part of one) starts: a fresh time allowance, the cost from zero."""
+    state.run_started_at = now
+    state.agent_started_at = now
+    limits = swarm.usage_limits
+    if limits is not None and limits.cost is not None:
+        state.cost = 0.0
+
+
+def time_left(swarm: SwarmSpec, state: RunState, now: float) -> float | None:
+    """Seconds until the nearer of the run's and the agent's deadlines; None without either."""
+    left = [seconds for _, seconds, _ in _allowances(swarm, state, now)]
+    return min(left) if left else None
+
+
+def time_breach(
+    swarm: SwarmSpec, state: RunState, now: float, *, expired: bool = False
+) -> LimitBreach | None:
+    """The time limit that has run out, or None; ``expired`` names the nearest one regardless
+    (a call in flight was cancelled at its deadline)."""
+    allowances = sorted(_allowances(swarm, state, now), key=lambda item: item[1])
+    if not allowances:
+        return None
+    name, left, allowed = allowances[0]
+    if left > 0 and not expired:
+        return None
+    return _breach(state, name, allowed, allowed - left, "seconds")
+
+
+def _allowances(
+    swarm: SwarmSpec, state: RunState, now: float
+) -> list[tuple[LimitName, float, float]]:
+    found: list[tuple[LimitName, float, float]] = []
+    if swarm.run_timeout is not None:
+        found.append(
+            ("run_timeout", swarm.run_timeout - (now - state.run_started_at), swarm.run_timeout)
+        )
+    if swarm.agent_timeout is not None:
+        left = swarm.agent_timeout - (now - state.agent_started_at)
+        found.append(("agent_timeout", left, swarm.agent_timeout))
+    return found
+
+
+async def within(seconds: float | None, call: Awaitable[T]) -> T:
+    """Await ``call``, cancelling it when ``seconds`` run out (then Expired)."""
+    if seconds is None:
+        return await call
+    try:
+        return await asyncio.wait_for(call, max(seconds, 0.0))
+    except TimeoutError:
+        raise Expired from None
+
+
+async def bounded(
+    seconds: float | None, items: AsyncIterator[T], *, last: Callable[[T], bool]
+) -> AsyncIterator[T]:
+    """The items of a stream up to the ``last`` one, the whole stream cancelled when
+    ``seconds`` run out (Expired); a last item that arrived in time is never lost to a
+    deadline that passes while the finished stream is closed.
+
+    The allowance is read from the run's clock when the call starts; while the call is in
+    flight it counts down on the event loop's clock, since only real time can cancel a call
+    (a frozen or an engine's deterministic clock does not move while a call waits).
+    """
+    if seconds is None:
+        async for item in items:
+            yield item
+        return
+    deadline = asyncio.get_running_loop().time() + seconds
+    try:
+        while True:
+            left = deadline - asyncio.get_running_loop().time()
+            try:
+                item = await within(left, anext(items))
+            except StopAsyncIteration:
+                return
+            yield item
+            if last(item):
+                return
+    finally:
+        aclose = getattr(items, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+
+# -- usage -----------------------------------------------------------------------------------
+
+
+def before_call(swarm: SwarmSpec, state: RunState) -> LimitBreach | None:
+    """The usage limit a next model call cannot fit in, or None."""
+    limits = swarm.usage_limits
+    if limits is None:
+        return None
+    calls = limits.max_model_calls
+    if calls is not None and state.turns >= calls:
+        return _breach(state, "max_model_calls", calls, state.turns, "model calls")
+    return _spent(limits, state, at_limit=True)
+
+
+def after_answer(swarm: SwarmSpec, state: RunState, model: str, usage: Usage) -> LimitBreach | None:
+    """Price the answer, then the usage limit it went past, or None."""
+    limits = swarm.usage_limits
+    if limits is None:
+        return None
+    if limits.cost is not None:
+        state.cost = (state.cost or 0.0) + float(limits.cost(model, usage))
+    return _spent(limits, state, at_limit=False)
+
+
+def before_tool_call(swarm: SwarmSpec, state: RunState) -> LimitBreach | None:
+    """The breach a next function tool call would make, or None (else the call is counted)."""
+    limits = swarm.usage_limits
+    allowed = limits.max_tool_calls if limits is not None else None
+    if allowed is not None and state.tool_calls >= allowed:
+        return _breach(state, "max_tool_calls", allowed, state.tool_calls, "tool calls")
+    state.tool_calls += 1
+    return None
+
+
+def shaped(swarm: SwarmSpec, state: RunState, request: ModelRequest) -> ModelRequest:
+    """The request, made to answer when it is the last call max_model_calls allows and the
+    limits ask for an answer then; the run then ends as ``usage_limit``."""
+    limits = swarm.usage_limits
+    if limits is None or not limits.answer_on_last_call or not request.tools:
+        return request
+    calls = limits.max_model_calls
+    if calls is None or state.turns + 1 < calls:
+        return request
+    state.limit = _breach(state, "max_model_calls", calls, calls, "model calls")
+    return replace(request, settings=replace(request.settings, tool_choice="none"))
+
+
+def _spent(limits: UsageLimits, state: RunState, *, at_limit: bool) -> LimitBreach | None:
+    total = sum(state.usage.values(), Usage())
+    figures: list[tuple[LimitName, float | None, float, str]] = [
+        ("max_input_tokens", limits.max_input_tokens, total.prompt_tokens, "input tokens"),
+        ("max_output_tokens", limits.max_output_tokens, total.completion_tokens, "output tokens"),
+        ("max_total_tokens", limits.max_total_tokens, total.total_tokens, "total tokens"),
+        ("max_cost", limits.max_cost, state.cost or 0.0, "cost"),
+    ]
+    for name, allowed, used, unit in figures:
+        if allowed is not None and (used >= allowed if at_limit else used > allowed):
+            return _breach(state, name, allowed, used, unit)
+    return None
+
+
+def _breach(
+    state: RunState, name: LimitName, allowed: float, used: float, unit: str
+) -> LimitBreach:
+    message = f"{name}={allowed:g} reached: the run used {used:g} {unit}"
+    return LimitBreach(limit=name, allowed=allowed, used=used, agent=state.agent, message=message)

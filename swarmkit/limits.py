@@ -1,0 +1,130 @@
+"""UsageLimits and LimitBreach: a run's budget of calls, tokens and cost, and how one ran out."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from swarmkit.exceptions import ConfigurationError
+from swarmkit.models import Usage
+
+CostFunction = Callable[[str, Usage], float]
+"""The price of one model call: ``cost(model_name, usage)``, in whatever unit you budget in."""
+
+LimitName = Literal[
+    "run_timeout",
+    "agent_timeout",
+    "max_model_calls",
+    "max_input_tokens",
+    "max_output_tokens",
+    "max_total_tokens",
+    "max_tool_calls",
+    "max_cost",
+]
+"""Which limit ended a run."""
+
+TIME_LIMITS: frozenset[str] = frozenset({"run_timeout", "agent_timeout"})
+"""The limits measured on the run's clock (``stop_reason="timeout"``); the rest are usage."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class UsageLimits:
+    """What one run may spend, counted over the whole run (every agent, every resumed part).
+
+    Each limit is checked before a model call (a call that cannot fit is not made) and after
+    each answer; a breach ends the run with ``stop_reason="usage_limit"``, never an exception.
+    ``None`` means no limit.
+    """
+
+    max_model_calls: int | None = None
+    """Model calls the run may make."""
+    max_input_tokens: int | None = None
+    """Prompt tokens the run may use, summed over its calls."""
+    max_output_tokens: int | None = None
+    """Completion tokens the run may use."""
+    max_total_tokens: int | None = None
+    """Total tokens (as the API reports them) the run may use."""
+    max_tool_calls: int | None = None
+    """Function tool calls the run may make (handoffs are counted by ``max_handoffs``)."""
+    max_cost: float | None = None
+    """Cost the run may reach, as ``cost`` prices each call; needs ``cost``."""
+    cost: CostFunction | None = None
+    """Prices one call from the model's name and its usage; the result reports the sum."""
+    answer_on_last_call: bool = False
+    """Make the last call ``max_model_calls`` allows with ``tool_choice="none"``, so the run
+    ends with an answer (as ``on_max_turns="finish"`` does) instead of a cut-off tool call."""
+
+    def __post_init__(self) -> None:
+        for name in _COUNTS:
+            _check_count(name, getattr(self, name))
+        if self.max_cost is not None:
+            if isinstance(self.max_cost, bool) or not isinstance(self.max_cost, int | float):
+                raise ConfigurationError(f"max_cost must be a number, got {self.max_cost!r}")
+            if self.cost is None:
+                raise ConfigurationError(
+                    "max_cost needs cost=: a function (model_name, usage) -> cost of one call"
+                )
+        if self.cost is not None and not callable(self.cost):
+            raise ConfigurationError("cost must be a function (model_name, usage) -> float")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LimitBreach:
+    """The limit that ended a run, with the figures: what it allowed and what was used."""
+
+    limit: LimitName
+    """Which limit: ``run_timeout``, ``max_total_tokens``, ..."""
+    allowed: float
+    """The limit's value (seconds for a timeout)."""
+    used: float
+    """What the run had used when it stopped (seconds elapsed for a timeout)."""
+    agent: str
+    """The agent that was active."""
+    message: str
+    """The breach in words."""
+
+    @property
+    def stop_reason(self) -> Literal["timeout", "usage_limit"]:
+        """The run's stop reason for this breach."""
+        return "timeout" if self.limit in TIME_LIMITS else "usage_limit"
+
+    def to_data(self) -> dict[str, Any]:
+        """The breach as JSON-safe data (as a journal holds it)."""
+        return asdict(self)
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> LimitBreach:
+        """The breach ``to_data`` described."""
+        return cls(
+            limit=data["limit"],
+            allowed=data["allowed"],
+            used=data["used"],
+            agent=str(data["agent"]),
+            message=str(data["message"]),
+        )
+
+
+_COUNTS = (
+    "max_model_calls",
+    "max_input_tokens",
+    "max_output_tokens",
+    "max_total_tokens",
+    "max_tool_calls",
+)
+
+
+def check_timeout(name: str, seconds: float | None) -> float | None:
+    """A timeout setting, checked: None or a positive number of seconds."""
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds > 0:
+        raise ConfigurationError(f"{name} must be a positive number of seconds, got {seconds!r}")
+    return float(seconds)
+
+
+def _check_count(name: str, value: object) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigurationError(f"UsageLimits {name} must be an int >= 0, got {value!r}")

@@ -25,7 +25,13 @@ from swarmkit.exceptions import (
 from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import PendingDecision, approve, edit, reject
-from swarmkit.models import Model, ModelSettings, OpenAIModel, RetryPolicy
+from swarmkit.models import (
+    Model,
+    ModelSettings,
+    OpenAIModel,
+    OpenAIResponsesModel,
+    RetryPolicy,
+)
 from swarmkit.result import HandoffRecord, RuleDecision, RunResult
 from swarmkit.swarm import Swarm
 from swarmkit.tools import FunctionTool, ToolResult, tool
@@ -52,6 +58,7 @@ __all__ = [
     "ModelError",
     "ModelSettings",
     "OpenAIModel",
+    "OpenAIResponsesModel",
     "PendingDecision",
     "ReplayDivergenceError",
     "RetryPolicy",

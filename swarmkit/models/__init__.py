@@ -6,6 +6,7 @@ from swarmkit.models._base import (
     ModelRequest,
     ModelResponse,
     ModelSettings,
+    OutputSchema,
     StreamingModel,
     TextDelta,
     ToolCallDelta,
@@ -13,6 +14,7 @@ from swarmkit.models._base import (
     Usage,
 )
 from swarmkit.models._openai import OpenAIModel
+from swarmkit.models._responses import OpenAIResponsesModel
 from swarmkit.models._retry import RetryPolicy
 
 __all__ = [
@@ -22,6 +24,8 @@ __all__ = [
     "ModelResponse",
     "ModelSettings",
     "OpenAIModel",
+    "OpenAIResponsesModel",
+    "OutputSchema",
     "RetryPolicy",
     "StreamingModel",
     "TextDelta",

@@ -10,8 +10,11 @@ from swarmkit.interrupts import PendingDecision
 from swarmkit.messages import Message
 from swarmkit.models import Usage
 
-StopReason = Literal["final_output", "max_handoffs", "max_turns", "cycle", "interrupted", "error"]
-"""Why a run stopped; a limit or a cycle is never reported as ``final_output``."""
+StopReason = Literal[
+    "final_output", "max_handoffs", "max_turns", "cycle", "interrupted", "error", "invalid_output"
+]
+"""Why a run stopped; a limit or a cycle is never reported as ``final_output``;
+``invalid_output`` means a typed agent's answers kept failing validation."""
 
 DecidedBy = Literal["rule", "llm", "tool"]
 """Who chose a handoff: a HandoffGraph rule, the model's transfer call, or a tool's ``goto``."""
@@ -61,8 +64,10 @@ class RuleDecision:
 class RunResult:
     """Everything a finished run tells: the answer, why it stopped, and how it got there."""
 
-    final_output: str | None
-    """The last agent's answer (for a stop by a limit, the last text an agent produced)."""
+    final_output: Any
+    """The last agent's answer: the validated value when that agent has an ``output_type``
+    (None if it never validated), else its text (for a stop by a limit, the last text an
+    agent produced)."""
     final_agent: str
     """The agent that was active when the run stopped."""
     stop_reason: StopReason
@@ -89,6 +94,8 @@ class RunResult:
     """Why each refused handoff was refused, in order."""
     pending: PendingDecision | None = None
     """For ``stop_reason="interrupted"``: what the run waits for a human to decide."""
+    final_output_text: str | None = None
+    """The final answer's raw text (for a typed answer, the JSON the model wrote)."""
 
     @property
     def total_usage(self) -> Usage:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from swarmkit._plan import AgentPlan
 from swarmkit._run._limits import allowed_targets, check_turn_budget, last_call
+from swarmkit._run._output import request_schema
 from swarmkit._run._state import RunState, run_context
 from swarmkit.filters import payload_json
 from swarmkit.handoffs import build_legacy_handoff_tool
@@ -33,6 +34,7 @@ async def build_request(swarm: Swarm, state: RunState, plan: AgentPlan) -> Model
         tools=tools,
         settings=settings,
         agent=plan.name,
+        output_schema=request_schema(plan),
     )
 
 

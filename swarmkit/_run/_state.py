@@ -91,6 +91,12 @@ class RunState:
     """Whether max_turns shaped a call or stopped the run."""
     cycle: bool = False
     """Whether a handoff was refused for closing a cycle."""
+    output_expected: bool = False
+    """Whether the agent that answered last has an ``output_type``."""
+    output_value: Any = None
+    """Its answer validated into that type, once it validated."""
+    output_retries: int = 0
+    """Typed answers sent back for not validating."""
 
     @property
     def handoff_count(self) -> int:
@@ -162,7 +168,8 @@ def build_result(
 ) -> RunResult:
     """The run's result."""
     return RunResult(
-        final_output=state.last_text,
+        final_output=state.output_value if state.output_expected else state.last_text,
+        final_output_text=state.last_text,
         final_agent=state.agent,
         stop_reason=reason,
         trail=tuple(state.trail),
@@ -180,16 +187,22 @@ def build_result(
 
 
 def finished_data(result: RunResult) -> dict[str, Any]:
-    """The journal data of a run's end."""
-    return {
+    """The journal data of a run's end (a typed answer as its JSON, beside the raw text)."""
+    typed = isinstance(result.final_output, BaseModel)
+    data = {
         "stop_reason": result.stop_reason,
-        "final_output": result.final_output,
+        "final_output": result.final_output.model_dump(mode="json")
+        if typed
+        else result.final_output,
         "final_agent": result.final_agent,
         "trail": list(result.trail),
         "turns": result.turns,
         "error": repr(result.error) if result.error else None,
         "pending": asdict(result.pending) if result.pending else None,
     }
+    if typed or (result.final_output is None and result.stop_reason == "invalid_output"):
+        data["final_output_text"] = result.final_output_text
+    return data
 
 
 def record_data(record: HandoffRecord) -> dict[str, Any]:

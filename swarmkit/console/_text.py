@@ -24,8 +24,9 @@ def result_lines(result: RunResult) -> list[str]:
         pending = result.pending
         what = pending.tool_name or pending.target
         lines.append(f"  waits:  {pending.kind} {what} {compact_json(pending.payload or {})}")
-    if result.final_output:
-        lines.append(f"  answer: {one_line(result.final_output, limit=400)}")
+    answer = result.final_output_text or result.final_output
+    if answer:
+        lines.append(f"  answer: {one_line(str(answer), limit=400)}")
     return lines
 
 

@@ -19,6 +19,7 @@ from swarmkit.models._base import (
     ModelRequest,
     ModelResponse,
     ModelSettings,
+    OutputSchema,
     TextDelta,
     ToolCallDelta,
     ToolSpec,
@@ -39,6 +40,8 @@ def request_params(model: str, request: ModelRequest) -> dict[str, Any]:
     if request.tools:
         params["tools"] = [tool_param(t) for t in request.tools]
     params.update(settings_params(request.settings, has_tools=bool(request.tools)))
+    if request.output_schema is not None:
+        params["response_format"] = response_format(request.output_schema)
     if request.settings.extra_body:
         params["extra_body"] = plain_json(request.settings.extra_body)
     return params
@@ -106,6 +109,16 @@ def settings_params(settings: ModelSettings, *, has_tools: bool) -> dict[str, An
         candidates["tool_choice"] = settings.tool_choice
         candidates["parallel_tool_calls"] = settings.parallel_tool_calls
     return {key: value for key, value in candidates.items() if value is not None}
+
+
+def response_format(schema: OutputSchema) -> dict[str, Any]:
+    """Structured output: the answer must be JSON following ``schema``."""
+    json_schema = {
+        "name": schema.name,
+        "schema": plain_json(schema.schema),
+        "strict": schema.strict,
+    }
+    return {"type": "json_schema", "json_schema": json_schema}
 
 
 def plain_json(value: Any) -> Any:

@@ -131,3 +131,21 @@ def _failures(server: LLMockServer) -> list[object]:
         for f in findings
         if isinstance(f, dict) and f.get("severity") in ("FAIL", "fail", "error")
     ]
+
+
+class Ticket(BaseModel):
+    """A support ticket."""
+
+    title: str
+    priority: int
+
+
+async def test_a_typed_answer_comes_back_as_the_value(llmock_api: LLMockServer) -> None:
+    """The strict schema goes out as structured output; the server's JSON validates."""
+    agent = Agent(name="a", instructions="File a ticket.", output_type=Ticket)
+    swarm = Swarm([agent], "a", model=responses_model(llmock_api))
+
+    result = await swarm.run("My printer is on fire.")
+
+    assert result.stop_reason == "final_output"
+    assert isinstance(result.final_output, Ticket)

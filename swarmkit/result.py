@@ -96,6 +96,9 @@ class RunResult:
     """For ``stop_reason="interrupted"``: what the run waits for a human to decide."""
     final_output_text: str | None = None
     """The final answer's raw text (for a typed answer, the JSON the model wrote)."""
+    truncated: bool = False
+    """Whether the final answer was cut by the model's output limit (``finish_reason`` was
+    ``length``, or the Responses API said ``incomplete``): it may be missing its end."""
 
     @property
     def total_usage(self) -> Usage:

@@ -12,7 +12,7 @@ from swarmkit._log import log
 from swarmkit._plan import AgentPlan
 from swarmkit._run import _replies as replies
 from swarmkit._run._limits import apply_refusal_policy, may_hand_off, refusal
-from swarmkit._run._output import accept_answer
+from swarmkit._run._output import accept_answer, after_tool_calls
 from swarmkit._run._request import build_request, offered_tools
 from swarmkit._run._state import (
     Candidate,
@@ -131,11 +131,12 @@ class RunLoop:
                     yield item
             assert response is not None
             if not response.message.tool_calls:
-                if await accept_answer(self._tape, self._state, plan, response.message.content):
+                if await accept_answer(self._tape, self._state, plan, response):
                     return
                 continue
             async for event in self._run_tool_calls(plan, response.message.tool_calls):
                 yield event
+            after_tool_calls(self._state, response)
 
     # -- rules ---------------------------------------------------------------------------
 

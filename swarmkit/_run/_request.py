@@ -11,8 +11,8 @@ from swarmkit._run._output import request_schema
 from swarmkit._run._state import RunState, run_context
 from swarmkit.filters import payload_json
 from swarmkit.handoffs import build_legacy_handoff_tool
-from swarmkit.messages import SystemMessage
-from swarmkit.models import ModelRequest, ToolSpec
+from swarmkit.messages import AssistantMessage, SystemMessage
+from swarmkit.models import ModelRequest, ModelSettings, ToolSpec
 
 if TYPE_CHECKING:
     from swarmkit.swarm import Swarm
@@ -27,7 +27,9 @@ async def build_request(swarm: Swarm, state: RunState, plan: AgentPlan) -> Model
         # The last call the cap allows must answer: tools stay listed (the history mentions
         # them) but the model may not call them.
         state.limited_turns = True
-        settings = replace(settings, tool_choice="none")
+        settings = answer_only(settings)
+    settings = offered_choice(settings, tools, state)
+    state.tool_choice = settings.tool_choice if tools else None
     system = SystemMessage(content=await instructions(state, plan))
     return ModelRequest(
         messages=(system, *state.view, *state.own_items),
@@ -36,6 +38,29 @@ async def build_request(swarm: Swarm, state: RunState, plan: AgentPlan) -> Model
         agent=plan.name,
         output_schema=request_schema(plan),
     )
+
+
+def answer_only(settings: ModelSettings) -> ModelSettings:
+    """The settings of a call that must answer: our ``tool_choice="none"`` wins over the
+    agent's, also over one hidden in ``extra_body``, so a limit can always end the run."""
+    extra = {k: v for k, v in settings.extra_body.items() if k != "tool_choice"}
+    return replace(settings, tool_choice="none", extra_body=extra)
+
+
+def offered_choice(
+    settings: ModelSettings, tools: tuple[ToolSpec, ...], state: RunState
+) -> ModelSettings:
+    """A forcing tool_choice (``required`` or a tool's name) holds until the agent has called a
+    tool since it became active; then ``auto``, so it can answer instead of looping. A named
+    tool a limit withdrew leaves ``required``: the model must still call one it has."""
+    choice = settings.tool_choice
+    if choice in (None, "auto", "none"):
+        return settings
+    if any(isinstance(m, AssistantMessage) and m.tool_calls for m in state.own_items):
+        return replace(settings, tool_choice="auto")
+    if choice == "required" or any(t.name == choice for t in tools):
+        return settings
+    return replace(settings, tool_choice="required")
 
 
 def offered_tools(swarm: Swarm, state: RunState, plan: AgentPlan) -> tuple[ToolSpec, ...]:

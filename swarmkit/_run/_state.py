@@ -97,6 +97,12 @@ class RunState:
     """Its answer validated into that type, once it validated."""
     output_retries: int = 0
     """Typed answers sent back for not validating."""
+    tool_choice: str | None = None
+    """The tool_choice of the latest model request (None when it offered no tools)."""
+    reminded: bool = False
+    """Whether a model was told it had to call a tool after answering in text (once a run)."""
+    truncated: bool = False
+    """Whether the final answer was cut by the output limit (finish reason ``length``)."""
 
     @property
     def handoff_count(self) -> int:
@@ -170,6 +176,7 @@ def build_result(
     return RunResult(
         final_output=state.output_value if state.output_expected else state.last_text,
         final_output_text=state.last_text,
+        truncated=state.truncated,
         final_agent=state.agent,
         stop_reason=reason,
         trail=tuple(state.trail),
@@ -202,6 +209,8 @@ def finished_data(result: RunResult) -> dict[str, Any]:
     }
     if typed or (result.final_output is None and result.stop_reason == "invalid_output"):
         data["final_output_text"] = result.final_output_text
+    if result.truncated:
+        data["truncated"] = True
     return data
 
 

@@ -33,14 +33,21 @@ def response_to_data(response: ModelResponse) -> dict[str, Any]:
         "tool_calls": [
             {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
         ],
-        "usage": {
-            "prompt_tokens": response.usage.prompt_tokens,
-            "completion_tokens": response.usage.completion_tokens,
-            "total_tokens": response.usage.total_tokens,
-        },
+        "usage": _usage_data(response.usage),
         "finish_reason": response.finish_reason,
         "model": response.model,
     }
+
+
+def _usage_data(usage: Usage) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+    }
+    if not usage.reported:
+        data["reported"] = False
+    return data
 
 
 def response_from_data(data: Mapping[str, Any]) -> ModelResponse:

@@ -106,9 +106,16 @@ def settings_params(settings: ModelSettings, *, has_tools: bool) -> dict[str, An
         "seed": settings.seed,
     }
     if has_tools:
-        candidates["tool_choice"] = settings.tool_choice
+        candidates["tool_choice"] = tool_choice_param(settings.tool_choice)
         candidates["parallel_tool_calls"] = settings.parallel_tool_calls
     return {key: value for key, value in candidates.items() if value is not None}
+
+
+def tool_choice_param(choice: str | None) -> str | dict[str, Any] | None:
+    """``auto``/``required``/``none`` as they are; any other string names the tool to force."""
+    if choice is None or choice in ("auto", "required", "none"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
 
 
 def response_format(schema: OutputSchema) -> dict[str, Any]:
@@ -165,9 +172,9 @@ def parse_tool_calls(raw: Sequence[Mapping[str, Any]]) -> tuple[ToolCall, ...]:
 
 
 def parse_usage(raw: Any) -> Usage:
-    """Token counts; absent or null counts are zero."""
+    """Token counts; absent or null counts are zero, and no usage at all is unknown usage."""
     if not isinstance(raw, Mapping):
-        return Usage()
+        return Usage(reported=False)
     return Usage(
         prompt_tokens=int(raw.get("prompt_tokens") or 0),
         completion_tokens=int(raw.get("completion_tokens") or 0),
@@ -197,8 +204,8 @@ class StreamAssembler:
     """The tool calls so far, by their index in the turn."""
     finish_reason: str | None = None
     """Why the model stopped, once a chunk said so."""
-    usage: Usage = field(default_factory=Usage)
-    """Token counts, from the chunk that carries them (the last one, when asked for)."""
+    usage: Usage = field(default_factory=lambda: Usage(reported=False))
+    """Token counts, from the chunk that carries them (unknown until one does)."""
     model: str | None = None
     """The model name the server reported."""
 

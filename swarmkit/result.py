@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from swarmkit.interrupts import PendingDecision
-from swarmkit.messages import Message
+from swarmkit.messages import Message, messages_to_data
 from swarmkit.models import Usage
 
 StopReason = Literal[
@@ -99,6 +99,11 @@ class RunResult:
     truncated: bool = False
     """Whether the final answer was cut by the model's output limit (``finish_reason`` was
     ``length``, or the Responses API said ``incomplete``): it may be missing its end."""
+
+    def to_input(self) -> list[dict[str, Any]]:
+        """The conversation as plain JSON messages, for a caller who stores history elsewhere;
+        ``swarm.run(prompt, history=...)`` takes them back."""
+        return messages_to_data(self.messages)
 
     @property
     def total_usage(self) -> Usage:

@@ -8,14 +8,22 @@ import json
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Mapping, Sequence
 from contextlib import aclosing
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from swarmkit._plan import AgentPlan, ModelResolver, PlanOptions, build_plan
 from swarmkit._run import RESERVED_KEY, RunLoop, RunState
+from swarmkit._run._conversation import (
+    Continuation,
+    History,
+    continuation,
+    start_from_data,
+    turn_session_id,
+    turn_sessions,
+)
 from swarmkit.agent import Agent
 from swarmkit.events import Event, RunFinished
-from swarmkit.exceptions import ConfigurationError, JournalError
+from swarmkit.exceptions import ConfigurationError, JournalError, RunError
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import Decision
@@ -131,9 +139,18 @@ class Swarm:
         context: Mapping[str, Any] | None = None,
         session_id: str | None = None,
         journal: Journal | None = None,
+        history: History | None = None,
+        continue_session: bool = False,
     ) -> RunResult:
-        """Run the swarm on ``prompt`` until an agent answers or a limit stops it."""
-        events = self._events(prompt, context, session_id, journal, streaming=False)
+        """Run the swarm on ``prompt`` until an agent answers or a limit stops it.
+
+        To go on with a conversation, pass ``history=`` an earlier RunResult (the run starts
+        with its active agent, messages and context) or its ``to_input()`` messages; or
+        ``session_id=`` a journaled conversation with ``continue_session=True``, which starts
+        from its latest turn and journals this one as ``{session_id}__turn_N``.
+        """
+        turn = _Turn(history=history, continue_session=continue_session)
+        events = self._events(prompt, context, session_id, journal, streaming=False, turn=turn)
         return await _last_result(events)
 
     def run_sync(
@@ -143,9 +160,20 @@ class Swarm:
         context: Mapping[str, Any] | None = None,
         session_id: str | None = None,
         journal: Journal | None = None,
+        history: History | None = None,
+        continue_session: bool = False,
     ) -> RunResult:
-        """:meth:`run` for code that is not async (not from inside a running event loop)."""
-        run = self.run(prompt, context=context, session_id=session_id, journal=journal)
+        """:meth:`run` for code that is not async; inside a running event loop (Jupyter, async
+        code) it raises RunError: use ``await swarm.run(...)`` there."""
+        _check_no_running_loop(session_id)
+        run = self.run(
+            prompt,
+            context=context,
+            session_id=session_id,
+            journal=journal,
+            history=history,
+            continue_session=continue_session,
+        )
         return asyncio.run(run)
 
     def stream(
@@ -155,9 +183,12 @@ class Swarm:
         context: Mapping[str, Any] | None = None,
         session_id: str | None = None,
         journal: Journal | None = None,
+        history: History | None = None,
+        continue_session: bool = False,
     ) -> AsyncGenerator[Event, None]:
         """Run the swarm, yielding each event as it happens; the last is RunFinished."""
-        return self._events(prompt, context, session_id, journal, streaming=True)
+        turn = _Turn(history=history, continue_session=continue_session)
+        return self._events(prompt, context, session_id, journal, streaming=True, turn=turn)
 
     async def replay(
         self,
@@ -183,15 +214,16 @@ class Swarm:
         records = await store.read(session_id)
         journaled_prompt, context = _start_of(records, session_id)
         prompt = journaled_prompt if prompt is None else prompt
+        start = start_from_data(records[0].data)
         execute = _check_tools_mode(tools)
         if live_after is None:
             # A strict replay writes nothing and may not go live: the journal is all it has.
             tape = self._tape(None, session_id, records, go_live=False, execute_tools=execute)
-            return await self._run_on(tape, prompt, context, session_id)
+            return await self._run_on(tape, prompt, context, session_id, start)
         fork_id = fork_session_id or f"{session_id}__fork_{live_after}"
         prefix = await _copy_prefix(store, records, live_after, fork_id)
         tape = self._tape(store, fork_id, prefix, next_seq=len(prefix), execute_tools=execute)
-        return await self._run_on(tape, prompt, context, fork_id)
+        return await self._run_on(tape, prompt, context, fork_id, start)
 
     async def resume(
         self,
@@ -211,7 +243,8 @@ class Swarm:
         _check_resumable(records, session_id, decision)
         prefix = resumable_prefix(records)
         tape = self._tape(store, session_id, prefix, next_seq=len(records), decision=decision)
-        return await self._run_on(tape, prompt, context, session_id)
+        start = start_from_data(records[0].data)
+        return await self._run_on(tape, prompt, context, session_id, start)
 
     async def _events(
         self,
@@ -221,9 +254,11 @@ class Swarm:
         journal: Journal | None,
         *,
         streaming: bool,
+        turn: _Turn,
     ) -> AsyncGenerator[Event, None]:
-        state = self._new_state(prompt, context, session_id)
         store = journal or self.journal
+        start, session_id = await self._turn_start(turn, session_id, store)
+        state = self._new_state(prompt, context, session_id, start)
         # A random id of our own cannot be in the journal; a given or user-made id may be.
         checked = session_id is not None or not self._random_ids
         if store is not None and checked and await store.next_seq(state.session_id) != 0:
@@ -262,10 +297,36 @@ class Swarm:
         )
 
     async def _run_on(
-        self, tape: Tape, prompt: str, context: Mapping[str, Any], session_id: str
+        self,
+        tape: Tape,
+        prompt: str,
+        context: Mapping[str, Any],
+        session_id: str,
+        start: Continuation | None,
     ) -> RunResult:
-        state = self._new_state(prompt, context, session_id)
+        state = self._new_state(prompt, context, session_id, start)
         return await _last_result(RunLoop(self, state, tape, streaming=False).events())
+
+    async def _turn_start(
+        self, turn: _Turn, session_id: str | None, store: Journal | None
+    ) -> tuple[Continuation | None, str | None]:
+        """Where this run starts, and its session id (a later turn's, when continuing)."""
+        if not turn.continue_session:
+            history = turn.history
+            start = None if history is None else continuation(history, self.plans, self.entry_agent)
+            return start, session_id
+        if turn.history is not None:
+            raise ConfigurationError("pass history= or continue_session=True, not both")
+        if session_id is None or store is None:
+            raise ConfigurationError(
+                "continue_session=True needs the conversation's session_id= and a journal"
+            )
+        turns = await turn_sessions(store, session_id)
+        if not turns:
+            return None, session_id
+        previous = await self.replay(turns[-1], store)
+        start = continuation(previous, self.plans, self.entry_agent)
+        return start, turn_session_id(session_id, len(turns) + 1)
 
     def _store(self, journal: Journal | None, session_id: str) -> Journal:
         store = journal or self.journal
@@ -276,13 +337,17 @@ class Swarm:
         return store
 
     def _new_state(
-        self, prompt: str, context: Mapping[str, Any] | None, session_id: str | None
+        self,
+        prompt: str,
+        context: Mapping[str, Any] | None,
+        session_id: str | None,
+        start: Continuation | None = None,
     ) -> RunState:
         if not isinstance(prompt, str):
             raise ConfigurationError(f"prompt must be a str, got {type(prompt).__name__}")
         initial = _check_context(context)
         first = UserMessage(content=prompt)
-        return RunState(
+        state = RunState(
             session_id=_check_session_id(session_id) or self._session_ids(),
             prompt=prompt,
             context=initial,
@@ -290,6 +355,47 @@ class Swarm:
             transcript=[first],
             view=(first,),
         )
+        if start is not None:
+            continue_from(state, start, self)
+        return state
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Turn:
+    """How a run relates to earlier ones: a given history, or the journal's latest turn."""
+
+    history: History | None = None
+    """An earlier result or messages to continue from."""
+    continue_session: bool = False
+    """Whether to continue the journaled conversation named by the session id."""
+
+
+def continue_from(state: RunState, start: Continuation, swarm: Swarm) -> None:
+    """Start a run where an earlier one ended: its agent, its messages, its context."""
+    if start.agent not in swarm.plans:
+        raise ConfigurationError(
+            f"the history continues with agent {start.agent!r}, which this swarm does not have"
+        )
+    first = state.transcript[-1]
+    state.agent = start.agent
+    state.start = start
+    state.transcript = [*start.messages, first]
+    state.view = tuple(state.transcript) if swarm.pass_full_history else (first,)
+    state.context = {**start.context, **state.context}
+
+
+def _check_no_running_loop(session_id: str | None) -> None:
+    """run_sync from inside a running loop cannot work; say so before any coroutine exists."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RunError(
+        "run_sync() was called inside a running event loop (Jupyter, async code); "
+        "use `await swarm.run(...)` there instead",
+        trail=(),
+        session_id=session_id or "",
+    )
 
 
 async def _last_result(events: AsyncIterator[Event]) -> RunResult:

@@ -11,6 +11,7 @@ from swarmkit import events as ev
 from swarmkit._log import log
 from swarmkit._plan import AgentPlan
 from swarmkit._run import _replies as replies
+from swarmkit._run._conversation import start_data
 from swarmkit._run._limits import apply_refusal_policy, may_hand_off, refusal
 from swarmkit._run._output import accept_answer, after_tool_calls
 from swarmkit._run._request import build_request, offered_tools
@@ -112,6 +113,7 @@ class RunLoop:
             "context": json_safe(state.context),
             "entry_agent": state.agent,
             "fingerprint": self._swarm.fingerprint(),
+            **(start_data(state.start) if state.start else {}),
         }
 
     async def _drive(self) -> AsyncIterator[ev.Event]:

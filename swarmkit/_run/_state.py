@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from swarmkit._run._conversation import Continuation
 from swarmkit.context import RunContext
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import PendingDecision
@@ -103,6 +104,8 @@ class RunState:
     """Whether a model was told it had to call a tool after answering in text (once a run)."""
     truncated: bool = False
     """Whether the final answer was cut by the output limit (finish reason ``length``)."""
+    start: Continuation | None = None
+    """For a run that continues a conversation: where it started from."""
 
     @property
     def handoff_count(self) -> int:

@@ -182,9 +182,16 @@ class HandoffRefused:
     decided_by: DecidedBy
     """Who asked: a rule, the model or a tool."""
     reason: Literal[
-        "cycle", "max_handoffs", "budget", "not_taken", "unknown_agent", "self", "rejected"
+        "cycle",
+        "max_handoffs",
+        "budget",
+        "not_taken",
+        "unknown_agent",
+        "self",
+        "rejected",
+        "on_handoff_failed",
     ]
-    """Why it was refused."""
+    """Why it was refused (``on_handoff_failed``: the Handoff's callback raised)."""
     detail: str
     """The explanation, as the model was told it."""
     version: int = EVENT_VERSION

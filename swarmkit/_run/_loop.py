@@ -11,6 +11,7 @@ from swarmkit import events as ev
 from swarmkit._log import log
 from swarmkit._plan import AgentPlan
 from swarmkit._run import _replies as replies
+from swarmkit._run._callbacks import handoff_callback
 from swarmkit._run._conversation import start_data
 from swarmkit._run._limits import apply_refusal_policy, may_hand_off, refusal
 from swarmkit._run._output import accept_answer, after_tool_calls
@@ -338,6 +339,8 @@ class RunLoop:
                 refused = "rejected", f"a human rejected the handoff: {decision.reason}"
             elif isinstance(decision, Edit):
                 request = replies.edited(plan, request, decision)
+        if refused is None:
+            refused = await handoff_callback(self._tape, self._state, plan, request)
         if refused is not None:
             reason, detail = refused
             return [await self._refuse(plan, request.target, decided_by, reason, detail)]

@@ -21,7 +21,14 @@ RESERVED_KEY = "swarm"
 """The context key under which rules see the loop's facts (``swarm.agent``, ...)."""
 
 RefusalReason = Literal[
-    "cycle", "max_handoffs", "budget", "not_taken", "unknown_agent", "self", "rejected"
+    "cycle",
+    "max_handoffs",
+    "budget",
+    "not_taken",
+    "unknown_agent",
+    "self",
+    "rejected",
+    "on_handoff_failed",
 ]
 """Why a handoff was not performed."""
 

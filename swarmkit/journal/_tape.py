@@ -102,6 +102,12 @@ class Tape:
             self._check_may_go_live(kind, clean)
             self._add(kind, clean)
 
+    def upcoming(self, kind: str) -> Mapping[str, Any] | None:
+        """While replaying, the data of the next record if it is a ``kind`` note, else None."""
+        if self.replaying and self._prefix[self._cursor].kind == kind:
+            return self._prefix[self._cursor].data
+        return None
+
     async def replayed_response(
         self, agent: str, turn: int, request: ModelRequest
     ) -> ModelResponse | None:

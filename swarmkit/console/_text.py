@@ -31,14 +31,19 @@ def result_lines(result: RunResult) -> list[str]:
 
 
 def tokens(usage: Usage | Mapping[str, Any]) -> str:
-    """Token counts as ``441 tokens (434 in, 7 out)``."""
+    """Token counts as ``441 tokens (434 in, 7 out)``; ``usage unknown`` when never reported."""
     if isinstance(usage, Usage):
         total, prompt, completion = usage.total_tokens, usage.prompt_tokens, usage.completion_tokens
+        reported = usage.reported
     else:
         total = int(usage.get("total_tokens") or 0)
         prompt = int(usage.get("prompt_tokens") or 0)
         completion = int(usage.get("completion_tokens") or 0)
-    return f"{total} tokens ({prompt} in, {completion} out)"
+        reported = usage.get("reported", True) is not False
+    if not reported and not total:
+        return "usage unknown"
+    counts = f"{total} tokens ({prompt} in, {completion} out)"
+    return counts if reported else f"at least {counts}"
 
 
 def one_line(text: str, *, limit: int = 120) -> str:

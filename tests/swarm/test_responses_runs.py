@@ -10,7 +10,7 @@ from swarmkit import Agent, Swarm
 from swarmkit.journal import InMemoryJournal
 from swarmkit.models import OpenAIModel, OpenAIResponsesModel
 from tests.models.fake_openai import BASE_URL, MODEL, completion, tool_call_json
-from tests.models.fake_responses import answer, call_item, mocked_client
+from tests.models.fake_responses import answer, call_item, fake_responses_api, mocked_client
 
 
 async def test_chat_and_responses_agents_share_one_swarm_and_its_journal() -> None:
@@ -62,3 +62,20 @@ async def test_a_responses_tool_round_trip_through_the_swarm() -> None:
 
     assert result.final_output == "Done."
     assert route.call_count == 2
+
+
+async def test_a_continued_conversation_sends_the_earlier_turn_as_input_items() -> None:
+    """history= over the Responses API: the second request holds the first turn's messages."""
+    api = fake_responses_api(answer("Hi Ann."), answer("Your name is Ann."))
+    swarm = Swarm([Agent(name="a", instructions="Be kind.")], "a", model=api.model)
+
+    first = await swarm.run("I am Ann.")
+    second = await swarm.run("What is my name?", history=first)
+
+    assert api.body(1)["input"] == [
+        {"role": "system", "content": "Be kind."},
+        {"role": "user", "content": "I am Ann."},
+        {"role": "assistant", "content": "Hi Ann."},
+        {"role": "user", "content": "What is my name?"},
+    ]
+    assert second.final_output == "Your name is Ann."

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from swarmkit import Agent, ConfigurationError, Swarm, tool
+from swarmkit.console import tokens
 from swarmkit.events import ModelCallFinished, RunFinished
 from swarmkit.journal import InMemoryJournal
 from swarmkit.messages import UserMessage
@@ -175,3 +176,4 @@ async def test_a_stream_without_usage_records_usage_as_unknown() -> None:
     assert result.result.usage["a"].reported is False
     assert result.result.total_usage.reported is False
     assert (await swarm.replay("u")).usage["a"].reported is False
+    assert tokens(finished.usage) == "usage unknown"

@@ -380,7 +380,9 @@ def continue_from(state: RunState, start: Continuation, swarm: Swarm) -> None:
     state.agent = start.agent
     state.start = start
     state.transcript = [*start.messages, first]
-    state.view = tuple(state.transcript) if swarm.pass_full_history else (first,)
+    # No handoff brings the agent in, so no input filter or pass_full_history applies: it
+    # goes on with the whole conversation.
+    state.view = tuple(state.transcript)
     state.context = {**start.context, **state.context}
 
 

@@ -224,7 +224,9 @@ async def test_a_missing_api_key_is_a_configuration_error_at_the_first_call(
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     model = OpenAIResponsesModel("gpt-test")
 
-    with pytest.raises(ConfigurationError, match="OPENAI_API_KEY"):
+    with pytest.raises(
+        ConfigurationError, match=r"OpenAIResponsesModel\('gpt-test'\).*OPENAI_API_KEY"
+    ):
         await model.respond(ask())
 
 

@@ -111,3 +111,18 @@ def test_swarmkit_show_prints_the_whole_conversation(
     assert "== turn 2 (chat__turn_2)" in out
     assert "continues chat (2 earlier messages)" in out
     assert "How are you?" in out
+
+
+async def test_a_continued_agent_keeps_the_conversation_without_full_history() -> None:
+    """pass_full_history=False shapes handoffs only: a continued agent still sees the chat."""
+    model = ScriptedModel(text("Hi Ann."), text("Ann."))
+    swarm = Swarm([Agent(name="a")], "a", model=model, pass_full_history=False)
+    first = await swarm.run("I am Ann.")
+
+    await swarm.run("Who am I?", history=first)
+
+    assert [m.content for m in model.requests[1].messages[1:]] == [
+        "I am Ann.",
+        "Hi Ann.",
+        "Who am I?",
+    ]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import replace
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -120,8 +119,3 @@ def _retry_prompt(output_type: type[BaseModel], problem: ArgumentProblem) -> str
         f"Your answer is not a valid {output_type.__name__}: {problem.message} "
         "Answer again with only that JSON object."
     )
-
-
-def output_data(value: Any) -> Any:
-    """A validated output as journal data."""
-    return value.model_dump(mode="json") if isinstance(value, BaseModel) else value

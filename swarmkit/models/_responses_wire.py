@@ -280,8 +280,12 @@ class ResponseStreamAssembler:
         if self.final is None:
             raise IncompleteResponseError("the stream ended before the response was completed")
         calls = tuple(
-            ToolCall(id=call.id or f"call_{call.index}", name=call.name, arguments="".join(parts))
-            for call, parts in ((c, c.arguments) for c in self.calls.values())
+            ToolCall(
+                id=call.id or f"call_{call.index}",
+                name=call.name,
+                arguments="".join(call.arguments),
+            )
+            for call in self.calls.values()
         )
         return ModelResponse(
             message=AssistantMessage(content="".join(self.text) or None, tool_calls=calls),

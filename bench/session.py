@@ -6,6 +6,8 @@ figures compare what each adds on top of the client. Rounds interleave the conte
 the medians are compared. The floor is two ``client.chat.completions.create`` calls; swarmkit's
 adapter sends through the client's lower-level ``client.post`` (same HTTP, auth, errors and
 JSON parsing, without the typed request transform), so that path is shown as a second floor.
+The same session through ``OpenAIResponsesModel`` is compared with its own floor, two raw
+``client.responses.create`` calls.
 Run: ``make bench`` or ``.venv/bin/python bench/session.py``.
 """
 
@@ -21,7 +23,7 @@ from typing import Any
 import httpx2
 from openai import AsyncOpenAI
 
-from swarmkit import Agent, HandoffGraph, OpenAIModel, Swarm
+from swarmkit import Agent, HandoffGraph, OpenAIModel, OpenAIResponsesModel, Swarm
 
 ROUNDS = 15
 SESSIONS_PER_ROUND = 40
@@ -58,9 +60,49 @@ ANSWER = _completion({"role": "assistant", "content": "Refunded the duplicate ch
 HEADERS = {"content-type": "application/json"}
 
 
+def _response(item: dict[str, Any]) -> bytes:
+    body = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "model": "gpt-bench",
+        "status": "completed",
+        "output": [item],
+        "usage": {"input_tokens": 50, "output_tokens": 10, "total_tokens": 60},
+    }
+    return json.dumps(body).encode()
+
+
+RESPONSES_TRANSFER = _response(
+    {
+        "type": "function_call",
+        "id": "fc_1",
+        "call_id": "call_1",
+        "name": "transfer_to_billing",
+        "arguments": "{}",
+        "status": "completed",
+    }
+)
+RESPONSES_ANSWER = _response(
+    {
+        "type": "message",
+        "id": "msg_1",
+        "role": "assistant",
+        "status": "completed",
+        "content": [
+            {"type": "output_text", "text": "Refunded the duplicate charge.", "annotations": []}
+        ],
+    }
+)
+
+
 def _handler(request: httpx2.Request) -> httpx2.Response:
     # Billing's instructions mark its call; everything else is triage deciding to transfer.
-    body = ANSWER if b"You handle billing" in request.content else TRANSFER
+    billing = b"You handle billing" in request.content
+    if request.url.path.endswith("/responses"):
+        body = RESPONSES_ANSWER if billing else RESPONSES_TRANSFER
+    else:
+        body = ANSWER if billing else TRANSFER
     return httpx2.Response(200, content=body, headers=HEADERS)
 
 
@@ -107,8 +149,41 @@ def _raw_floor(client: AsyncOpenAI, *, low_level: bool = False) -> Callable[[], 
     return session
 
 
-def _swarm(client: AsyncOpenAI, *, rule: bool) -> Callable[[], Awaitable[object]]:
-    model = OpenAIModel("gpt-bench", client=client)
+def _raw_responses_floor(client: AsyncOpenAI) -> Callable[[], Awaitable[object]]:
+    tools: Any = [
+        {
+            "type": "function",
+            "name": "transfer_to_billing",
+            "description": "Hand off to billing.",
+            "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+            "strict": True,
+        }
+    ]
+
+    async def session() -> object:
+        first: Any = [
+            {"role": "system", "content": "You route tickets."},
+            {"role": "user", "content": PROMPT},
+        ]
+        reply = await client.responses.create(model="gpt-bench", input=first, tools=tools)
+        call = reply.output[0].model_dump()
+        second: Any = [
+            {"role": "system", "content": "You handle billing."},
+            {"role": "user", "content": PROMPT},
+            {k: call[k] for k in ("type", "call_id", "name", "arguments")},
+            {"type": "function_call_output", "call_id": "call_1", "output": "Transferred."},
+        ]
+        answer = await client.responses.create(model="gpt-bench", input=second)
+        return answer.model_dump()
+
+    return session
+
+
+def _swarm(
+    client: AsyncOpenAI, *, rule: bool, responses: bool = False
+) -> Callable[[], Awaitable[object]]:
+    api = OpenAIResponsesModel if responses else OpenAIModel
+    model = api("gpt-bench", client=client)
     triage = Agent(name="triage", instructions="You route tickets.")
     billing = Agent(name="billing", instructions="You handle billing.", handoffs=[])
     graph = None
@@ -157,6 +232,8 @@ async def main() -> None:
         "raw client.post (2 calls)": _raw_floor(client, low_level=True),
         "swarmkit (LLM handoff)": _swarm(client, rule=False),
         "swarmkit (rule handoff)": _swarm(client, rule=True),
+        "raw responses.create (2 calls)": _raw_responses_floor(client),
+        "swarmkit Responses (LLM)": _swarm(client, rule=False, responses=True),
     }
     other = _openai_agents(client)
     if other is not None:
@@ -167,11 +244,15 @@ async def main() -> None:
     for _ in range(ROUNDS):
         for name, session in contenders.items():
             samples[name].append(await _time(session))
-    floor = statistics.median(samples["raw client (2 calls)"])
-    print(f"{'contender':28} {'µs/session':>11} {'ratio to floor':>15}")
+    floors = {
+        "chat": statistics.median(samples["raw client (2 calls)"]),
+        "responses": statistics.median(samples["raw responses.create (2 calls)"]),
+    }
+    print(f"{'contender':32} {'µs/session':>11} {'ratio to its floor':>19}")
     for name, values in samples.items():
         median = statistics.median(values)
-        print(f"{name:28} {median * 1e6:11.0f} {median / floor:15.2f}")
+        floor = floors["responses" if "esponses" in name else "chat"]
+        print(f"{name:32} {median * 1e6:11.0f} {median / floor:19.2f}")
     if other is None:
         print("(openai-agents not installed: pip install -e '.[bench]' to compare)")
 

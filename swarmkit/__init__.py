@@ -39,7 +39,7 @@ from swarmkit.testing import RecordingModel, ScriptedModel
 from swarmkit.tools import FunctionTool, ToolResult, tool
 
 if TYPE_CHECKING:
-    from swarmkit.models import OpenAIModel, RetryPolicy
+    from swarmkit.models import OpenAIModel, OpenAIResponsesModel, RetryPolicy
 
 __version__ = "0.1.0"
 """The version of the distribution ``swarmkit-agents`` (the import name is ``swarmkit``)."""
@@ -67,6 +67,7 @@ __all__ = [
     "ModelError",
     "ModelSettings",
     "OpenAIModel",
+    "OpenAIResponsesModel",
     "PendingDecision",
     "RecordingModel",
     "ReplayDivergenceError",
@@ -101,8 +102,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    """``OpenAIModel`` and ``RetryPolicy`` load ``openai`` only when first asked for."""
-    if name in ("OpenAIModel", "RetryPolicy"):
+    """The OpenAI adapters and ``RetryPolicy`` load ``openai`` only when first asked for."""
+    if name in ("OpenAIModel", "OpenAIResponsesModel", "RetryPolicy"):
         from swarmkit import models  # noqa: PLC0415 - the lazy names live there
 
         value = getattr(models, name)

@@ -95,6 +95,7 @@ def build_plan(agent: Agent, options: PlanOptions, resolve: ModelResolver) -> Ag
         delegates=_delegates(agent, options),
     )
     _check_tool_names(plan)
+    _check_tool_choice(plan)
     return plan
 
 
@@ -177,4 +178,17 @@ def _check_tool_names(plan: AgentPlan) -> None:
         raise ConfigurationError(
             f"agent {plan.name!r} has function tools named like its handoff tools: "
             f"{', '.join(clash)}; rename the tools"
+        )
+
+
+def _check_tool_choice(plan: AgentPlan) -> None:
+    """A tool_choice that names a tool must name one of the agent's own."""
+    choice = plan.agent.model_settings.tool_choice
+    if choice is None or choice in ("auto", "required", "none"):
+        return
+    names = [*plan.tools, *plan.transfers, *([plan.legacy.name] if plan.legacy else [])]
+    if choice not in names:
+        raise ConfigurationError(
+            f"agent {plan.name!r}: tool_choice {choice!r} is not one of its tools "
+            f"({', '.join(names) or 'none'}); use 'auto', 'required', 'none' or a tool's name"
         )

@@ -7,6 +7,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
+from pydantic import BaseModel
+
 from swarmkit.context import RunContext
 from swarmkit.delegation import AgentTool, agent_tool
 from swarmkit.exceptions import ConfigurationError
@@ -44,6 +46,15 @@ class Agent:
     001), as a recorded decision, instead of having to answer."""
     model_settings: ModelSettings = field(default_factory=ModelSettings)
     """Sampling and tool-use settings for this agent's model calls."""
+    output_type: type[BaseModel] | None = None
+    """A Pydantic model the agent's final answer must validate into (``RunResult.final_output``
+    then holds the value); None means the answer is plain text."""
+    structured_output: bool = True
+    """Send ``output_type``'s strict JSON schema as the API's structured output; False for
+    servers that reject it (the answer is validated either way)."""
+    max_output_retries: int = 2
+    """How many times an answer that does not validate is sent back with the error before the
+    run stops with ``invalid_output``."""
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -164,6 +175,20 @@ def _check_fields(agent: Agent) -> None:
             f"agent {agent.name!r}: model_settings must be a ModelSettings, e.g. "
             f"ModelSettings(temperature=0.2); got {type(agent.model_settings).__name__}"
         )
+    _check_output(agent)
+
+
+def _check_output(agent: Agent) -> None:
+    output_type = agent.output_type
+    if output_type is not None and not (
+        isinstance(output_type, type) and issubclass(output_type, BaseModel)
+    ):
+        raise ConfigurationError(
+            f"agent {agent.name!r}: output_type must be a Pydantic model class, got {output_type!r}"
+        )
+    retries = agent.max_output_retries
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ConfigurationError(f"agent {agent.name!r}: max_output_retries must be an int >= 0")
 
 
 def _check_tool_names(agent: Agent) -> None:

@@ -23,9 +23,11 @@ RefusalReason = Literal[
     "rejected",
     "payload",
     "not_offered",
+    "on_handoff_failed",
 ]
 """Why a handoff was not performed (``payload``: a rule's mapped payload did not validate;
-``not_offered``: the model asked for a transfer its ``available_when`` did not offer)."""
+``not_offered``: the model asked for a transfer its ``available_when`` did not offer;
+``on_handoff_failed``: the Handoff's ``on_handoff`` callback raised)."""
 
 EVENT_VERSION = 1
 """Bumped whenever a field of any event changes meaning or disappears."""
@@ -223,17 +225,7 @@ class HandoffRefused:
     """The agent it asked for."""
     decided_by: DecidedBy
     """Who asked: a rule, the model or a tool."""
-    reason: Literal[
-        "cycle",
-        "max_handoffs",
-        "budget",
-        "not_taken",
-        "unknown_agent",
-        "self",
-        "rejected",
-        "payload",
-        "not_offered",
-    ]
+    reason: RefusalReason
     """Why it was refused."""
     detail: str
     """The explanation, as the model was told it."""

@@ -117,7 +117,7 @@ class ModelError(SwarmkitError):
 
 
 class RunError(SwarmkitError):
-    """A run was ended by a limit whose policy is ``"error"``."""
+    """A run was ended by a limit whose policy is ``"error"``, or could not run at all."""
 
     def __init__(self, message: str, *, trail: Sequence[str], session_id: str) -> None:
         self.trail = tuple(trail)

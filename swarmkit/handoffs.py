@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import inspect
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
 
 InputFilter = Callable[..., Any]
 """Decides what history a receiving agent sees; the Swarm loop defines the calling convention."""
+
+OnHandoff = Callable[..., Any]
+"""Called as a handoff is performed: ``(context)`` or ``(context, payload)``, sync or async."""
 
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 _INVALID_NAME_CHARACTERS = re.compile(r"[^a-zA-Z0-9_-]")
@@ -52,11 +56,18 @@ class Handoff:
     available_when: str | None = None
     """A condition (the HandoffGraph's language, on the same state): the transfer tool is
     offered only on turns where it holds. None offers it always."""
+    on_handoff: OnHandoff | None = None
+    """Called as the handoff is performed, with the run context and (if it takes a second
+    argument) the validated payload; sync or async. If it raises, the handoff is refused and
+    the error goes back to the model, as a tool's error does."""
+    raise_errors: bool = False
+    """Raise ToolExecutionError when ``on_handoff`` raises, instead of refusing the handoff."""
     condition: Condition | None = field(default=None, init=False, repr=False, compare=False)
     """``available_when`` compiled (at construction: a syntax error raises here)."""
 
     def __post_init__(self) -> None:
         _check_peer(self.agent)
+        _check_on_handoff(self.target, self.on_handoff)
         if self.available_when is not None:
             object.__setattr__(self, "condition", compile_condition(self.available_when))
         if self.input_type is not None and not (
@@ -336,3 +347,26 @@ def _check_peer(agent: object) -> None:
 
 def _is_tool_name(name: object) -> bool:
     return isinstance(name, str) and _TOOL_NAME.match(name) is not None
+
+
+def _check_on_handoff(target: str, callback: object) -> None:
+    if callback is None:
+        return
+    if not callable(callback):
+        raise ConfigurationError(f"Handoff to {target!r}: on_handoff must be callable")
+    if on_handoff_arity(callback) not in (1, 2):
+        raise ConfigurationError(
+            f"Handoff to {target!r}: on_handoff must take (context) or (context, payload)"
+        )
+
+
+def on_handoff_arity(callback: Callable[..., Any]) -> int:
+    """How many arguments an on_handoff callback takes (1 or 2; anything else is invalid)."""
+    try:
+        parameters = inspect.signature(callback).parameters.values()
+    except (TypeError, ValueError):
+        return 2
+    if any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return 2
+    positional = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return sum(1 for p in parameters if p.kind in positional)

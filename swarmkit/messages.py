@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, TypeAdapter
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -70,3 +73,18 @@ class ToolMessage:
 
 Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage
 """Any message of a conversation."""
+
+
+def messages_to_data(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """Messages as plain JSON data (each with its ``kind``), e.g. to store a conversation."""
+    return list(_MESSAGES.dump_python(list(messages), mode="json"))
+
+
+def messages_from_data(data: Sequence[Message | Mapping[str, Any]]) -> tuple[Message, ...]:
+    """Messages back from :func:`messages_to_data` (messages already made pass through)."""
+    return tuple(_MESSAGES.validate_python(list(data)))
+
+
+_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(
+    list[Annotated[Message, Field(discriminator="kind")]]
+)

@@ -12,7 +12,7 @@ from pydantic_core import to_jsonable_python
 
 from swarmkit.interrupts import PendingDecision
 from swarmkit.limits import LimitBreach
-from swarmkit.messages import Message
+from swarmkit.messages import Message, messages_to_data
 from swarmkit.models import Usage
 
 StopReason = Literal[
@@ -24,8 +24,10 @@ StopReason = Literal[
     "usage_limit",
     "interrupted",
     "error",
+    "invalid_output",
 ]
-"""Why a run stopped; a limit or a cycle is never reported as ``final_output``."""
+"""Why a run stopped; a limit or a cycle is never reported as ``final_output``;
+``invalid_output`` means a typed agent's answers kept failing validation."""
 
 DecidedBy = Literal["rule", "llm", "tool", "budget"]
 """Who chose a handoff: a HandoffGraph rule, the model's transfer call, a tool's ``goto``, or
@@ -111,8 +113,10 @@ class Failure:
 class RunResult:
     """Everything a finished run tells: the answer, why it stopped, and how it got there."""
 
-    final_output: str | None
-    """The last agent's answer (for a stop by a limit, the last text an agent produced)."""
+    final_output: Any
+    """The last agent's answer: the validated value when that agent has an ``output_type``
+    (None if it never validated), else its text (for a stop by a limit, the last text an
+    agent produced)."""
     final_agent: str
     """The agent that was active when the run stopped."""
     stop_reason: StopReason
@@ -146,6 +150,16 @@ class RunResult:
     """For ``stop_reason="timeout"`` or ``"usage_limit"``: which limit, and the figures."""
     cost: float | None = None
     """The run's cost so far, when ``UsageLimits(cost=...)`` prices its calls."""
+    final_output_text: str | None = None
+    """The final answer's raw text (for a typed answer, the JSON the model wrote)."""
+    truncated: bool = False
+    """Whether the final answer was cut by the model's output limit (``finish_reason`` was
+    ``length``, or the Responses API said ``incomplete``): it may be missing its end."""
+
+    def to_input(self) -> list[dict[str, Any]]:
+        """The conversation as plain JSON messages, for a caller who stores history elsewhere;
+        ``swarm.run(prompt, history=...)`` takes them back."""
+        return messages_to_data(self.messages)
 
     def to_data(self) -> dict[str, Any]:
         """The result as JSON-safe data; ``RunResult.from_data`` gives an equal result back.

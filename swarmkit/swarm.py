@@ -16,13 +16,21 @@ from pydantic import BaseModel
 
 from swarmkit._plan import AgentPlan, ModelResolver, PlanOptions, build_plan
 from swarmkit._run import RESERVED_KEY, RunLoop, RunState
+from swarmkit._run._conversation import (
+    Continuation,
+    History,
+    continuation,
+    start_from_data,
+    turn_session_id,
+    turn_sessions,
+)
 from swarmkit._run._decisions import check_decision
 from swarmkit._run._spec import Delegator, LimitPolicy, RunSeams, SwarmSpec
 from swarmkit._typed_context import check_context_type as _check_context_type
 from swarmkit._typed_context import typed_context
 from swarmkit.agent import Agent
 from swarmkit.events import Event, RunFinished
-from swarmkit.exceptions import ConfigurationError, JournalError
+from swarmkit.exceptions import ConfigurationError, JournalError, RunError
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import Decision, DecisionSource, PauseForDecision
@@ -210,6 +218,8 @@ class Swarm:
         tool_runner: ToolRunner | None = None,
         decisions: DecisionSource | None = None,
         limits: UsageLimits | None = None,
+        history: History | None = None,
+        continue_session: bool = False,
     ) -> RunResult:
         """Run the swarm on ``prompt`` until an agent answers or a limit stops it.
 
@@ -219,6 +229,11 @@ class Swarm:
         instead of a journal written step by step (for engines with their own history). The
         seams (``runtime``, ``tool_runner``, ``decisions``) override the swarm's for this run,
         and ``limits`` its usage limits.
+
+        To go on with a conversation, pass ``history=`` an earlier RunResult (the run starts
+        with its active agent, messages and context) or its ``to_input()`` messages; or
+        ``session_id=`` a journaled conversation with ``continue_session=True``, which starts
+        from its latest turn and journals this one as ``{session_id}__turn_N``.
         """
         seams = self._seams(deps, runtime, tool_runner, decisions)
         events = self._events(
@@ -230,6 +245,7 @@ class Swarm:
             seams=seams,
             streaming=False,
             limits=limits,
+            turn=_Turn(history=history, continue_session=continue_session),
         )
         return await _last_result(events)
 
@@ -241,9 +257,21 @@ class Swarm:
         deps: Any = None,
         session_id: str | None = None,
         journal: Journal | None = None,
+        history: History | None = None,
+        continue_session: bool = False,
     ) -> RunResult:
-        """:meth:`run` for code that is not async (not from inside a running event loop)."""
-        run = self.run(prompt, context=context, deps=deps, session_id=session_id, journal=journal)
+        """:meth:`run` for code that is not async; inside a running event loop (Jupyter, async
+        code) it raises RunError: use ``await swarm.run(...)`` there."""
+        _check_no_running_loop(session_id)
+        run = self.run(
+            prompt,
+            context=context,
+            deps=deps,
+            session_id=session_id,
+            journal=journal,
+            history=history,
+            continue_session=continue_session,
+        )
         return asyncio.run(run)
 
     def stream(
@@ -259,6 +287,8 @@ class Swarm:
         tool_runner: ToolRunner | None = None,
         decisions: DecisionSource | None = None,
         limits: UsageLimits | None = None,
+        history: History | None = None,
+        continue_session: bool = False,
     ) -> AsyncGenerator[Event, None]:
         """Run the swarm, yielding each event as it happens; the last is RunFinished.
 
@@ -275,6 +305,7 @@ class Swarm:
             seams=seams,
             streaming=True,
             limits=limits,
+            turn=_Turn(history=history, continue_session=continue_session),
         )
 
     async def replay(
@@ -373,7 +404,9 @@ class Swarm:
         records = await store.read(session_id)
         start = _start_of(records, session_id)
         seams = self._seams(deps, None, None, None)
-        state = self._new_state(start.prompt, start.context, session_id, seams, entry=start.entry)
+        state = self._new_state(
+            start.prompt, start.context, session_id, seams, entry=start.entry, start=start.continues
+        )
         states: list[SessionState] = []
         previous: list[JournalRecord] = []
 
@@ -410,7 +443,9 @@ class Swarm:
         fork_id = fork_session_id or f"{session_id}__fork_{at}"
         prefix = _fork_prefix(records, at + 1, fork_id)
         update = _check_context(context_update)
-        state = self._new_state(start.prompt, start.context, fork_id, seams, entry=start.entry)
+        state = self._new_state(
+            start.prompt, start.context, fork_id, seams, entry=start.entry, start=start.continues
+        )
         edit = {"context_update": update, "forked_from": session_id, "at": at}
         travel = TimeTravel(apply=state.context.update, edit=edit)
         tape = self._tape(store, fork_id, prefix, seams, next_seq=len(prefix), travel=travel)
@@ -447,10 +482,12 @@ class Swarm:
         seams: RunSeams,
         streaming: bool,
         limits: UsageLimits | None = None,
+        turn: _Turn | None = None,
     ) -> AsyncGenerator[Event, None]:
-        state = self._new_state(prompt, context, session_id, seams, typed=True)
         _check_journal(journal)
         store = journal or self.journal
+        start, session_id = await self._turn_start(turn or _Turn(), session_id, store)
+        state = self._new_state(prompt, context, session_id, seams, typed=True, start=start)
         if mirror is not None and store is not None:
             raise ConfigurationError("pass either a journal or a mirror, not both")
         # A random id of our own cannot be in the journal; a given or user-made id may be.
@@ -517,7 +554,9 @@ class Swarm:
         *,
         limits: UsageLimits | None = None,
     ) -> RunResult:
-        state = self._new_state(start.prompt, start.context, session_id, seams, entry=start.entry)
+        state = self._new_state(
+            start.prompt, start.context, session_id, seams, entry=start.entry, start=start.continues
+        )
         return await self._drive(tape, seams, state, store, limits=limits)
 
     async def _drive(
@@ -564,6 +603,27 @@ class Swarm:
 
         return delegate
 
+    async def _turn_start(
+        self, turn: _Turn, session_id: str | None, store: Journal | None
+    ) -> tuple[Continuation | None, str | None]:
+        """Where this run starts, and its session id (a later turn's, when continuing)."""
+        if not turn.continue_session:
+            history = turn.history
+            start = None if history is None else continuation(history, self.plans, self.entry_agent)
+            return start, session_id
+        if turn.history is not None:
+            raise ConfigurationError("pass history= or continue_session=True, not both")
+        if session_id is None or store is None:
+            raise ConfigurationError(
+                "continue_session=True needs the conversation's session_id= and a journal"
+            )
+        turns = await turn_sessions(store, session_id)
+        if not turns:
+            return None, session_id
+        previous = await self.replay(turns[-1], store)
+        start = continuation(previous, self.plans, self.entry_agent)
+        return start, turn_session_id(session_id, len(turns) + 1)
+
     def _store(self, journal: Journal | None, session_id: str) -> Journal:
         _check_journal(journal)
         store = journal or self.journal
@@ -572,6 +632,17 @@ class Swarm:
                 f"no journal to read session {session_id!r} from: pass journal= or Swarm(journal=)"
             )
         return store
+
+    def _start_state(self, start: _Start, session_id: str, seams: RunSeams) -> RunState:
+        """The state of a run that (re)starts from a journaled or delegated start."""
+        return self._new_state(
+            start.prompt,
+            start.context,
+            session_id,
+            seams,
+            entry=start.entry,
+            start=start.continues,
+        )
 
     def _new_state(
         self,
@@ -582,6 +653,7 @@ class Swarm:
         *,
         entry: str | None = None,
         typed: bool = False,
+        start: Continuation | None = None,
     ) -> RunState:
         """A new run's state; ``typed`` validates a caller's context against context_type
         (a journaled one was validated when its run started; a sub-run's carries tool updates
@@ -593,7 +665,7 @@ class Swarm:
             initial = typed_context(self.context_type, initial)
         first = UserMessage(content=prompt)
         new_id = self._session_ids or seams.runtime.new_id
-        return RunState(
+        state = RunState(
             session_id=_check_session_id(session_id) or new_id(),
             prompt=prompt,
             context=initial,
@@ -602,6 +674,49 @@ class Swarm:
             view=(first,),
             deps=seams.deps,
         )
+        if start is not None:
+            continue_from(state, start, self)
+        return state
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Turn:
+    """How a run relates to earlier ones: a given history, or the journal's latest turn."""
+
+    history: History | None = None
+    """An earlier result or messages to continue from."""
+    continue_session: bool = False
+    """Whether to continue the journaled conversation named by the session id."""
+
+
+def continue_from(state: RunState, start: Continuation, swarm: Swarm) -> None:
+    """Start a run where an earlier one ended: its agent, its messages, its context."""
+    if start.agent not in swarm.plans:
+        raise ConfigurationError(
+            f"the history continues with agent {start.agent!r}, which this swarm does not have"
+        )
+    first = state.transcript[-1]
+    state.agent = start.agent
+    state.start = start
+    state.transcript = [*start.messages, first]
+    # No handoff brings the agent in, so no input filter or pass_full_history applies: it
+    # goes on with the whole conversation.
+    state.view = tuple(state.transcript)
+    state.context = {**start.context, **state.context}
+
+
+def _check_no_running_loop(session_id: str | None) -> None:
+    """run_sync from inside a running loop cannot work; say so before any coroutine exists."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RunError(
+        "run_sync() was called inside a running event loop (Jupyter, async code); "
+        "use `await swarm.run(...)` there instead",
+        trail=(),
+        session_id=session_id or "",
+    )
 
 
 async def _last_result(events: AsyncIterator[Event]) -> RunResult:
@@ -623,6 +738,8 @@ class _Start:
     """The context (as journaled: secrets redacted)."""
     entry: str | None
     """The agent that took the first turn (a delegated sub-run's is not the swarm's entry)."""
+    continues: Continuation | None = None
+    """For a later turn of a conversation: where the turn it continues ended."""
 
 
 def _start_of(records: Sequence[JournalRecord], session_id: str) -> _Start:
@@ -635,7 +752,10 @@ def _start_of(records: Sequence[JournalRecord], session_id: str) -> _Start:
             session_id, 0, "run_started", "it holds no prompt text or no context object"
         )
     return _Start(
-        prompt=prompt, context=dict(context), entry=entry if isinstance(entry, str) else None
+        prompt=prompt,
+        context=dict(context),
+        entry=entry if isinstance(entry, str) else None,
+        continues=start_from_data(data),
     )
 
 

@@ -29,6 +29,7 @@ from swarmkit.models import (
     ModelDelta,
     ModelRequest,
     ModelResponse,
+    StreamingModel,
     TextDelta,
     ToolCallDelta,
     Usage,
@@ -186,6 +187,16 @@ class RecordingModel:
         """Record the request, then answer it with the wrapped model."""
         self.requests.append(request)
         return await self.model.respond(request)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta | ModelResponse]:
+        """Record the request, then stream the wrapped model's answer, so a streamed run stays
+        streamed (a model that cannot stream gives its answer whole)."""
+        self.requests.append(request)
+        if not isinstance(self.model, StreamingModel):
+            yield await self.model.respond(request)
+            return
+        async for item in self.model.stream(request):
+            yield item
 
 
 class NeverCalledModel:

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "swarmkit"
-NETWORK_ADAPTER = {"models/_openai.py", "models/_retry.py"}
+NETWORK_ADAPTER = {"models/_openai.py", "models/_responses.py", "models/_retry.py"}
 
 
 def _modules() -> Iterator[tuple[str, ast.Module]]:

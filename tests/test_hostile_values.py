@@ -132,9 +132,9 @@ CONSTRUCTIONS: list[Any] = [
         id="settings-seed",
     ),
     pytest.param(
-        lambda: _ModelSettings(tool_choice="sometimes"),
-        "ModelSettings(tool_choice=...) must be 'auto', 'required', 'none' or None; "
-        "got 'sometimes'",
+        lambda: _ModelSettings(tool_choice=3),
+        "ModelSettings(tool_choice=...) must be 'auto', 'required', 'none', a tool's name or "
+        "None; got 3",
         id="settings-tool_choice",
     ),
     pytest.param(

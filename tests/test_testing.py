@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from swarmkit import Agent, Swarm
+from swarmkit.events import TextDelta as TextDeltaEvent
 from swarmkit.messages import SystemMessage, UserMessage
 from swarmkit.models import ModelRequest, ModelResponse, TextDelta, ToolCallDelta
 from swarmkit.testing import (
@@ -133,3 +135,14 @@ async def test_never_called_model_fails_when_called() -> None:
     """NeverCalledModel proves a replay made no model call."""
     with pytest.raises(ScriptExhaustedError, match="no model call was expected"):
         await NeverCalledModel().respond(_request())
+
+
+async def test_recording_model_keeps_a_streamed_run_streamed() -> None:
+    """Wrapping a streaming model, a streamed run still gets the model's text deltas."""
+    recording = RecordingModel(ScriptedModel(text("two words")))
+    swarm = Swarm([Agent(name="a")], "a", model=recording)
+
+    events = [e async for e in swarm.stream("hi")]
+
+    assert [e.text for e in events if isinstance(e, TextDeltaEvent)] == ["two ", "words"]
+    assert recording.calls == 1

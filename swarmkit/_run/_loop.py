@@ -13,10 +13,13 @@ from swarmkit._log import log
 from swarmkit._plan import AgentPlan
 from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
+from swarmkit._run._callbacks import handoff_callback
+from swarmkit._run._conversation import start_data
 from swarmkit._run._delegate import run_delegations
 from swarmkit._run._limits import apply_refusal_policy, continuation, may_hand_off, refusal
 from swarmkit._run._mapping import mapped_payload
 from swarmkit._run._offers import not_offered
+from swarmkit._run._output import accept_answer, after_tool_calls
 from swarmkit._run._request import build_request, offered_tools
 from swarmkit._run._spec import RunSeams, SwarmSpec
 from swarmkit._run._state import (
@@ -146,6 +149,7 @@ class RunLoop:
             "context": json_safe(state.context),
             "entry_agent": state.agent,
             "fingerprint": dict(self._swarm.fingerprint),
+            **(start_data(state.start) if state.start else {}),
         }
 
     async def _drive(self) -> AsyncIterator[ev.Event]:
@@ -170,11 +174,13 @@ class RunLoop:
                     yield item
             assert response is not None
             if not response.message.tool_calls:
-                if await self._answer_stands(plan):
+                accepted = await accept_answer(self._tape, self._state, plan, response)
+                if accepted and await self._answer_stands(plan):
                     return
                 continue
             async for event in self._run_tool_calls(plan, response.message.tool_calls):
                 yield event
+            after_tool_calls(self._state, response)
 
     # -- rules ---------------------------------------------------------------------------
 
@@ -512,6 +518,8 @@ class RunLoop:
                 refused = "rejected", f"a human rejected the handoff: {decision.reason}"
             elif isinstance(decision, Edit):
                 request = replies.edited(plan, request, decision)
+        if refused is None:
+            refused = await handoff_callback(self._tape, self._state, plan, request)
         if refused is not None:
             reason, detail = refused
             return [await self._refuse(plan, request.target, decided_by, reason, detail)]

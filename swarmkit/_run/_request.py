@@ -7,12 +7,13 @@ from dataclasses import replace
 from swarmkit._plan import AgentPlan
 from swarmkit._run._limits import allowed_targets, check_turn_budget, last_call
 from swarmkit._run._offers import withheld
+from swarmkit._run._output import request_schema
 from swarmkit._run._spec import SwarmSpec
 from swarmkit._run._state import RunState, run_context
 from swarmkit.filters import payload_json
 from swarmkit.handoffs import build_legacy_handoff_tool, legacy_peer_description
-from swarmkit.messages import SystemMessage
-from swarmkit.models import ModelRequest, ToolSpec
+from swarmkit.messages import AssistantMessage, SystemMessage
+from swarmkit.models import ModelRequest, ModelSettings, ToolSpec
 
 
 async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> ModelRequest:
@@ -26,14 +27,40 @@ async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> M
         # The last call the cap allows must answer: tools stay listed (the history mentions
         # them) but the model may not call them.
         state.limited_turns = True
-        settings = replace(settings, tool_choice="none")
+        settings = answer_only(settings)
+    settings = offered_choice(settings, tools, state)
+    state.tool_choice = settings.tool_choice if tools else None
     system = SystemMessage(content=await instructions(state, plan))
     return ModelRequest(
         messages=(system, *state.view, *state.own_items),
         tools=tools,
         settings=settings,
         agent=plan.name,
+        output_schema=request_schema(plan),
     )
+
+
+def answer_only(settings: ModelSettings) -> ModelSettings:
+    """The settings of a call that must answer: our ``tool_choice="none"`` wins over the
+    agent's, also over one hidden in ``extra_body``, so a limit can always end the run."""
+    extra = {k: v for k, v in settings.extra_body.items() if k != "tool_choice"}
+    return replace(settings, tool_choice="none", extra_body=extra)
+
+
+def offered_choice(
+    settings: ModelSettings, tools: tuple[ToolSpec, ...], state: RunState
+) -> ModelSettings:
+    """A forcing tool_choice (``required`` or a tool's name) holds until the agent has called a
+    tool since it became active; then ``auto``, so it can answer instead of looping. A named
+    tool a limit withdrew leaves ``required``: the model must still call one it has."""
+    choice = settings.tool_choice
+    if choice in (None, "auto", "none"):
+        return settings
+    if any(isinstance(m, AssistantMessage) and m.tool_calls for m in state.own_items):
+        return replace(settings, tool_choice="auto")
+    if choice == "required" or any(t.name == choice for t in tools):
+        return settings
+    return replace(settings, tool_choice="required")
 
 
 def offered_tools(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> tuple[ToolSpec, ...]:

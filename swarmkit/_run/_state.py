@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from swarmkit._run._conversation import Continuation
 from swarmkit.context import RunContext
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import PendingDecision
@@ -105,6 +106,20 @@ class RunState:
     """Tools the last request did not offer because their ``available_when`` was false."""
     withheld_targets: frozenset[str] = frozenset()
     """Peers the last request offered no transfer to because of ``available_when``."""
+    output_expected: bool = False
+    """Whether the agent that answered last has an ``output_type``."""
+    output_value: Any = None
+    """Its answer validated into that type, once it validated."""
+    output_retries: int = 0
+    """Typed answers sent back for not validating."""
+    tool_choice: str | None = None
+    """The tool_choice of the latest model request (None when it offered no tools)."""
+    reminded: bool = False
+    """Whether a model was told it had to call a tool after answering in text (once a run)."""
+    truncated: bool = False
+    """Whether the final answer was cut by the output limit (finish reason ``length``)."""
+    start: Continuation | None = None
+    """For a run that continues a conversation: where it started from."""
 
     @property
     def handoff_count(self) -> int:
@@ -180,7 +195,9 @@ def build_result(
 ) -> RunResult:
     """The run's result."""
     return RunResult(
-        final_output=state.last_text,
+        final_output=state.output_value if state.output_expected else state.last_text,
+        final_output_text=state.last_text,
+        truncated=state.truncated,
         final_agent=state.agent,
         stop_reason=reason,
         trail=tuple(state.trail),
@@ -201,10 +218,13 @@ def build_result(
 
 
 def finished_data(result: RunResult) -> dict[str, Any]:
-    """The journal data of a run's end."""
-    return {
+    """The journal data of a run's end (a typed answer as its JSON, beside the raw text)."""
+    typed = isinstance(result.final_output, BaseModel)
+    data = {
         "stop_reason": result.stop_reason,
-        "final_output": result.final_output,
+        "final_output": result.final_output.model_dump(mode="json")
+        if typed
+        else result.final_output,
         "final_agent": result.final_agent,
         "trail": list(result.trail),
         "turns": result.turns,
@@ -213,6 +233,11 @@ def finished_data(result: RunResult) -> dict[str, Any]:
         # Only when set, so journals written before limits existed still replay.
         **({"limit": result.limit.to_data()} if result.limit else {}),
     }
+    if typed or (result.final_output is None and result.stop_reason == "invalid_output"):
+        data["final_output_text"] = result.final_output_text
+    if result.truncated:
+        data["truncated"] = True
+    return data
 
 
 def record_data(record: HandoffRecord) -> dict[str, Any]:

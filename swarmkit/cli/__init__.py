@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 import structlog
 
+from swarmkit._run._conversation import turn_sessions
 from swarmkit.cli._journal_file import (
     DEFAULT_JOURNAL,
     journal_path,
@@ -455,6 +456,12 @@ async def _sessions(args: argparse.Namespace) -> int:
 async def _show(args: argparse.Namespace) -> int:
     records = await _read_session(args.journal, args.session)
     print("\n".join(timeline(records)))
+    # A conversation's later turns are sessions of their own: show them after the first.
+    with open_for_reading(journal_path(args.journal)) as journal:
+        turns = await turn_sessions(journal, args.session)
+        for number, session_id in enumerate(turns[1:], start=2):
+            print(f"\n== turn {number} ({session_id})")
+            print("\n".join(timeline(await journal.read(session_id))))
     return EXIT_OK
 
 

@@ -28,8 +28,9 @@ def result_lines(result: RunResult) -> list[str]:
         pending = result.pending
         what = pending.tool_name or pending.target
         lines.append(f"  waits:  {pending.kind} {what} {compact_json(pending.payload or {})}")
-    if result.final_output:
-        lines.append(f"  answer: {one_line(result.final_output, limit=400)}")
+    answer = result.final_output_text or result.final_output
+    if answer:
+        lines.append(f"  answer: {one_line(str(answer), limit=400)}")
     return lines
 
 
@@ -39,14 +40,19 @@ def plural(count: int, noun: str) -> str:
 
 
 def tokens(usage: Usage | Mapping[str, Any]) -> str:
-    """Token counts as ``441 tokens (434 in, 7 out)``."""
+    """Token counts as ``441 tokens (434 in, 7 out)``; ``usage unknown`` when never reported."""
     if isinstance(usage, Usage):
         total, prompt, completion = usage.total_tokens, usage.prompt_tokens, usage.completion_tokens
+        reported = usage.reported
     else:
         total = int(usage.get("total_tokens") or 0)
         prompt = int(usage.get("prompt_tokens") or 0)
         completion = int(usage.get("completion_tokens") or 0)
-    return f"{plural(total, 'token')} ({prompt} in, {completion} out)"
+        reported = usage.get("reported", True) is not False
+    if not reported and not total:
+        return "usage unknown"
+    counts = f"{plural(total, 'token')} ({prompt} in, {completion} out)"
+    return counts if reported else f"at least {counts}"
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")

@@ -48,11 +48,17 @@ def _still_open(records: Sequence[JournalRecord]) -> list[str]:
 
 
 def _run_started(data: Mapping[str, Any]) -> list[str]:
-    return [
+    lines = [
         f"start    entry agent {data.get('entry_agent')}",
         f"         prompt  {one_line(str(data.get('prompt')), limit=200)}",
         f"         context {compact_json(data.get('context') or {})}",
     ]
+    if "history" in data:
+        earlier = len(data.get("history") or [])
+        lines.append(
+            f"         continues {data.get('continues') or '-'} ({earlier} earlier messages)"
+        )
+    return lines
 
 
 def _agent_started(data: Mapping[str, Any]) -> list[str]:

@@ -34,14 +34,21 @@ def response_to_data(response: ModelResponse) -> dict[str, Any]:
         "tool_calls": [
             {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
         ],
-        "usage": {
-            "prompt_tokens": response.usage.prompt_tokens,
-            "completion_tokens": response.usage.completion_tokens,
-            "total_tokens": response.usage.total_tokens,
-        },
+        "usage": _usage_data(response.usage),
         "finish_reason": response.finish_reason,
         "model": response.model,
     }
+
+
+def _usage_data(usage: Usage) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "prompt_tokens": usage.prompt_tokens,
+        "completion_tokens": usage.completion_tokens,
+        "total_tokens": usage.total_tokens,
+    }
+    if not usage.reported:
+        data["reported"] = False
+    return data
 
 
 def response_from_data(data: Mapping[str, Any]) -> ModelResponse:
@@ -82,6 +89,9 @@ def outcome_of(record: JournalRecord) -> ToolOutcome:
         raise corrupt_record(record.session_id, record.seq, record.kind, detail) from exc
 
 
+_USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+
+
 def _check_response(data: object) -> None:
     """Raise ValueError unless ``data`` has the shape ``response_to_data`` writes."""
     if not isinstance(data, Mapping):
@@ -94,8 +104,11 @@ def _check_response(data: object) -> None:
         if not all(isinstance(call[key], str) for key in ("id", "name", "arguments")):
             raise ValueError("a tool call's id, name and arguments must be text")
     usage = data["usage"]
-    if not isinstance(usage, Mapping) or not all(type(v) is int for v in usage.values()):
+    counts = _USAGE_COUNTS
+    if not isinstance(usage, Mapping) or not all(type(usage.get(k, 0)) is int for k in counts):
         raise ValueError("usage must map token counts to integers")
+    if type(usage.get("reported", True)) is not bool:
+        raise ValueError("usage.reported must be true or false")
     if not all(isinstance(data[key], str | None) for key in ("finish_reason", "model")):
         raise ValueError("finish_reason and model must be text or null")
 

@@ -38,6 +38,8 @@ class RequestDigester:
         head.update(self._static.digest(request.settings))
         for spec in request.tools:
             head.update(self._static.digest(spec))
+        if request.output_schema is not None:
+            head.update(self._static.digest(request.output_schema))
         if request.messages:
             # The system message is new each call; its text alone identifies it.
             head.update(hashlib.sha256(str(request.messages[0].content).encode()).digest())

@@ -15,6 +15,7 @@ from swarmkit.models._base import (
     ModelRequest,
     ModelResponse,
     ModelSettings,
+    OutputSchema,
     StreamingModel,
     TextDelta,
     ToolCallDelta,
@@ -25,9 +26,14 @@ from swarmkit.models._deadline import Timeouts
 
 if TYPE_CHECKING:
     from swarmkit.models._openai import OpenAIModel
+    from swarmkit.models._responses import OpenAIResponsesModel
     from swarmkit.models._retry import RetryPolicy
 
-_LAZY = {"OpenAIModel": "swarmkit.models._openai", "RetryPolicy": "swarmkit.models._retry"}
+_LAZY = {
+    "OpenAIModel": "swarmkit.models._openai",
+    "OpenAIResponsesModel": "swarmkit.models._responses",
+    "RetryPolicy": "swarmkit.models._retry",
+}
 
 __all__ = [
     "AttemptDiscarded",
@@ -37,6 +43,8 @@ __all__ = [
     "ModelResponse",
     "ModelSettings",
     "OpenAIModel",
+    "OpenAIResponsesModel",
+    "OutputSchema",
     "RetryPolicy",
     "StreamingModel",
     "TextDelta",

@@ -35,8 +35,9 @@ class ModelSettings:
     """Nucleus sampling mass."""
     max_tokens: int | None = None
     """Cap on completion tokens."""
-    tool_choice: Literal["auto", "required", "none"] | None = None
-    """Whether the model may, must, or must not call tools."""
+    tool_choice: Literal["auto", "required", "none"] | str | None = None
+    """Whether the model may (``auto``), must (``required``) or must not (``none``) call tools;
+    any other string is the name of the one tool it must call."""
     parallel_tool_calls: bool | None = None
     """Whether the model may call several tools in one turn (sent only when tools are offered)."""
     seed: int | None = None
@@ -53,8 +54,12 @@ class ModelSettings:
             value = getattr(self, name)
             if value is not None and (type(value) is not int or (least and value < least)):
                 _refuse(name, value, "a whole number" + (" of 1 or more" if least else ""))
-        if self.tool_choice not in (None, "auto", "required", "none"):
-            _refuse("tool_choice", self.tool_choice, "'auto', 'required', 'none' or None")
+        if self.tool_choice is not None and (
+            not isinstance(self.tool_choice, str) or not self.tool_choice
+        ):
+            _refuse(
+                "tool_choice", self.tool_choice, "'auto', 'required', 'none', a tool's name or None"
+            )
         if self.parallel_tool_calls not in (None, True, False):
             _refuse("parallel_tool_calls", self.parallel_tool_calls, "True, False or None")
         if not isinstance(self.extra_body, Mapping) or not all(
@@ -73,6 +78,18 @@ def _refuse(name: str, value: object, expected: str) -> None:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class OutputSchema:
+    """The JSON schema a final answer must follow, sent as structured output where supported."""
+
+    name: str
+    """The schema's name (the output type's name)."""
+    schema: Mapping[str, Any]
+    """The JSON schema of the answer object."""
+    strict: bool = False
+    """Whether the schema is valid for OpenAI strict mode and should be sent as such."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ModelRequest:
     """Everything one model call needs: the conversation, the tools and the settings."""
 
@@ -84,6 +101,9 @@ class ModelRequest:
     """Sampling and tool-use settings."""
     agent: str = ""
     """The agent this call is for (for scripted models and logs; not sent to the API)."""
+    output_schema: OutputSchema | None = None
+    """The schema the final answer must follow, sent as the API's structured output (None for
+    an agent without an ``output_type``, or one whose server does not support it)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -96,12 +116,15 @@ class Usage:
     """Tokens the model generated."""
     total_tokens: int = 0
     """Their sum, as the API reported it."""
+    reported: bool = True
+    """False when a call's usage is unknown (a stream that never said): the counts are a floor."""
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
+            reported=self.reported and other.reported,
         )
 
 

@@ -20,6 +20,7 @@ from swarmkit.models._base import (
     ModelRequest,
     ModelResponse,
     ModelSettings,
+    OutputSchema,
     TextDelta,
     ToolCallDelta,
     ToolSpec,
@@ -118,6 +119,8 @@ def request_params(model: str, request: ModelRequest) -> dict[str, Any]:
     if request.tools:
         params["tools"] = [tool_param(t) for t in request.tools]
     params.update(settings_params(request.settings, has_tools=bool(request.tools)))
+    if request.output_schema is not None:
+        params["response_format"] = response_format(request.output_schema)
     if request.settings.extra_body:
         params["extra_body"] = plain_json(request.settings.extra_body)
     return params
@@ -197,9 +200,26 @@ def settings_params(settings: ModelSettings, *, has_tools: bool) -> dict[str, An
         "seed": settings.seed,
     }
     if has_tools:
-        candidates["tool_choice"] = settings.tool_choice
+        candidates["tool_choice"] = tool_choice_param(settings.tool_choice)
         candidates["parallel_tool_calls"] = settings.parallel_tool_calls
     return {key: value for key, value in candidates.items() if value is not None}
+
+
+def tool_choice_param(choice: str | None) -> str | dict[str, Any] | None:
+    """``auto``/``required``/``none`` as they are; any other string names the tool to force."""
+    if choice is None or choice in ("auto", "required", "none"):
+        return choice
+    return {"type": "function", "function": {"name": choice}}
+
+
+def response_format(schema: OutputSchema) -> dict[str, Any]:
+    """Structured output: the answer must be JSON following ``schema``."""
+    json_schema = {
+        "name": schema.name,
+        "schema": plain_json(schema.schema),
+        "strict": schema.strict,
+    }
+    return {"type": "json_schema", "json_schema": json_schema}
 
 
 def plain_json(value: Any) -> Any:
@@ -254,9 +274,10 @@ def parse_tool_calls(raw: Sequence[Any]) -> tuple[ToolCall, ...]:
 
 
 def parse_usage(raw: Any) -> Usage:
-    """Token counts; absent or null counts are zero, anything but an integer is refused."""
+    """Token counts; absent or null counts are zero, no usage at all is unknown usage, and
+    anything but an integer count is refused."""
     if raw is None:
-        return Usage()
+        return Usage(reported=False)
     usage = _mapping(raw, "usage")
     return Usage(
         prompt_tokens=_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
@@ -287,8 +308,8 @@ class StreamAssembler:
     """The tool calls so far, by their index in the turn."""
     finish_reason: str | None = None
     """Why the model stopped, once a chunk said so."""
-    usage: Usage = field(default_factory=Usage)
-    """Token counts, from the chunk that carries them (the last one, when asked for)."""
+    usage: Usage = field(default_factory=lambda: Usage(reported=False))
+    """Token counts, from the chunk that carries them (unknown until one does)."""
     model: str | None = None
     """The model name the server reported."""
 

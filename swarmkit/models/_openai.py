@@ -150,7 +150,7 @@ class OpenAIModel:
         api_key = self._api_key or os.environ.get("OPENAI_API_KEY")
         if not api_key:
             raise ConfigurationError(
-                f"OpenAIModel({self.name!r}) has no API key: pass api_key= or set OPENAI_API_KEY"
+                f"{self!r} has no API key: pass api_key= or set OPENAI_API_KEY"
                 " (for a server that needs no key, any non-empty string will do)"
             )
         try:

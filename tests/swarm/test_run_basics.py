@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import warnings
 
 import pytest
 from pydantic import BaseModel
 
-from swarmkit import Agent, Handoff, ModelError, RunContext, Swarm, ToolResult, tool
+from swarmkit import Agent, Handoff, ModelError, RunContext, RunError, Swarm, ToolResult, tool
 from swarmkit.messages import AssistantMessage, ToolMessage, UserMessage
 from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.testing import ScriptedModel, raw_tool_call, text, tool_call, transfer, turn
@@ -381,3 +383,15 @@ async def test_legacy_handoff_tool_lists_peers_with_their_descriptions() -> None
     spec = model.requests[0].tools[0]
     assert spec.name == "handoff" and "Handles billing." in spec.description
     assert spec.parameters["properties"]["target"]["enum"] == ["b"]
+
+
+async def test_run_sync_inside_a_running_loop_says_to_await_run() -> None:
+    """From async code (or Jupyter) run_sync raises RunError, with no never-awaited warning."""
+    swarm = Swarm([Agent(name="a")], "a", model=ScriptedModel(text("hi")))
+
+    with warnings.catch_warnings():
+        # Only this warning: collecting garbage may also finalise other tests' leftovers.
+        warnings.filterwarnings("error", message=".*never awaited", category=RuntimeWarning)
+        with pytest.raises(RunError, match=r"await swarm\.run\(\.\.\.\)"):
+            swarm.run_sync("hi")
+        gc.collect()

@@ -21,6 +21,7 @@ from swarmkit.exceptions import (
     ToolArgumentsError,
     ToolError,
     ToolExecutionError,
+    ToolServerError,
 )
 from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 from swarmkit.handoffs import Handoff
@@ -67,6 +68,7 @@ __all__ = [
     "ToolError",
     "ToolExecutionError",
     "ToolResult",
+    "ToolServerError",
     "__version__",
     "approve",
     "compile_condition",

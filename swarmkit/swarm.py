@@ -14,7 +14,7 @@ from typing import Any, Literal
 from swarmkit._plan import AgentPlan, ModelResolver, PlanOptions, build_plan
 from swarmkit._run import RESERVED_KEY, RunLoop, RunState
 from swarmkit.agent import Agent
-from swarmkit.events import Event, RunFinished
+from swarmkit.events import Event, EventObserver, RunFinished
 from swarmkit.exceptions import ConfigurationError, JournalError
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
@@ -65,6 +65,7 @@ class Swarm:
         interrupt_before: Collection[str] = (),
         interrupt_on_handoff: bool = False,
         redact_keys: Collection[str] = DEFAULT_REDACT_KEYS,
+        observers: Sequence[EventObserver] = (),
     ) -> None:
         self._settings = {k: v for k, v in locals().items() if k not in ("self", "agents")}
         self._agents_given = agents
@@ -97,6 +98,7 @@ class Swarm:
         self.interrupt_before = frozenset(interrupt_before)
         self.interrupt_on_handoff = interrupt_on_handoff
         self.redact_keys = frozenset(k.lower() for k in redact_keys)
+        self.observers = _check_observers(observers)
         resolve = ModelResolver()
         options = PlanOptions(
             peers=peers,
@@ -234,7 +236,8 @@ class Swarm:
         tape = self._tape(store, state.session_id, ())
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
-        async with aclosing(RunLoop(self, state, tape, streaming=streaming).events()) as events:
+        loop = RunLoop(self, state, tape, streaming=streaming)
+        async with aclosing(self._observed(loop.events())) as events:
             async for event in events:
                 yield event
 
@@ -265,7 +268,13 @@ class Swarm:
         self, tape: Tape, prompt: str, context: Mapping[str, Any], session_id: str
     ) -> RunResult:
         state = self._new_state(prompt, context, session_id)
-        return await _last_result(RunLoop(self, state, tape, streaming=False).events())
+        events = self._observed(RunLoop(self, state, tape, streaming=False).events())
+        return await _last_result(events)
+
+    def _observed(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+        for observe in self.observers:
+            events = observe(events)
+        return events
 
     def _store(self, journal: Journal | None, session_id: str) -> Journal:
         store = journal or self.journal
@@ -345,6 +354,18 @@ def _check_resumable(
         raise JournalError(
             f"session {session_id!r} is not waiting for a decision; resume it without one"
         )
+
+
+def _check_observers(observers: Sequence[EventObserver]) -> tuple[EventObserver, ...]:
+    if isinstance(observers, str) or not isinstance(observers, Sequence):
+        raise ConfigurationError("observers takes a list of event observers (e.g. [traced])")
+    for observer in observers:
+        if not callable(observer):
+            raise ConfigurationError(
+                f"observer {observer!r:.80} is not callable: pass a function that takes a "
+                "run's events and yields them on"
+            )
+    return tuple(observers)
 
 
 def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent]) -> None:

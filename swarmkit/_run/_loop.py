@@ -62,7 +62,10 @@ class RunLoop:
         state = self._state
         await self._tape.note("run_started", self._start_data())
         yield ev.RunStarted(
-            session_id=state.session_id, prompt=state.prompt, entry_agent=state.agent
+            session_id=state.session_id,
+            prompt=state.prompt,
+            entry_agent=state.agent,
+            replay=self._tape.replaying,
         )
         self._log("run_started")
         pending: PendingDecision | None = None
@@ -174,7 +177,12 @@ class RunLoop:
         request = await build_request(self._swarm, state, plan)
         state.turns += 1
         turn = state.turns
-        yield ev.ModelCallStarted(agent=plan.name, turn=turn)
+        yield ev.ModelCallStarted(
+            agent=plan.name,
+            turn=turn,
+            model=_text_attribute(plan.model, "name"),
+            provider=_text_attribute(plan.model, "provider"),
+        )
         response = await self._tape.replayed_response(plan.name, turn, request)
         if response is None:
             try:
@@ -194,7 +202,12 @@ class RunLoop:
         if message.content:
             state.last_text = message.content
         yield ev.ModelCallFinished(
-            agent=plan.name, turn=turn, usage=response.usage, finish_reason=response.finish_reason
+            agent=plan.name,
+            turn=turn,
+            usage=response.usage,
+            finish_reason=response.finish_reason,
+            response_model=response.model,
+            content=message.content,
         )
         yield ModelResponse(
             message=message,
@@ -469,6 +482,11 @@ class RunLoop:
         else:
             state.view = (replies.latest_user_message(history, state.prompt),)
         state.own_items = []
+
+
+def _text_attribute(model: object, name: str) -> str | None:
+    value = getattr(model, name, None)
+    return value if isinstance(value, str) else None
 
 
 def _is_handoff_call(plan: AgentPlan, call: ToolCall) -> bool:

@@ -6,6 +6,9 @@ figures compare what each adds on top of the client. Rounds interleave the conte
 the medians are compared. The floor is two ``client.chat.completions.create`` calls; swarmkit's
 adapter sends through the client's lower-level ``client.post`` (same HTTP, auth, errors and
 JSON parsing, without the typed request transform), so that path is shown as a second floor.
+The LLM-handoff session also runs with tracing on (spans to the SDK's in-memory exporter) and
+with the tracing observer attached but no tracer provider configured (tracing off), and each
+is compared with the same session without an observer.
 Run: ``make bench`` or ``.venv/bin/python bench/session.py``.
 """
 
@@ -20,8 +23,13 @@ from typing import Any
 
 import httpx2
 from openai import AsyncOpenAI
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from swarmkit import Agent, HandoffGraph, OpenAIModel, Swarm
+from swarmkit.events import EventObserver
+from swarmkit.tracing import RunTracing, traced
 
 ROUNDS = 15
 SESSIONS_PER_ROUND = 40
@@ -107,7 +115,9 @@ def _raw_floor(client: AsyncOpenAI, *, low_level: bool = False) -> Callable[[], 
     return session
 
 
-def _swarm(client: AsyncOpenAI, *, rule: bool) -> Callable[[], Awaitable[object]]:
+def _swarm(
+    client: AsyncOpenAI, *, rule: bool, observer: EventObserver | None = None
+) -> Callable[[], Awaitable[object]]:
     model = OpenAIModel("gpt-bench", client=client)
     triage = Agent(name="triage", instructions="You route tickets.")
     billing = Agent(name="billing", instructions="You handle billing.", handoffs=[])
@@ -115,7 +125,8 @@ def _swarm(client: AsyncOpenAI, *, rule: bool) -> Callable[[], Awaitable[object]
     if rule:
         graph = HandoffGraph()
         graph.add_edge("triage", "billing", when="category == 'billing'")
-    swarm = Swarm([triage, billing], "triage", model=model, graph=graph)
+    observers = [observer] if observer is not None else []
+    swarm = Swarm([triage, billing], "triage", model=model, graph=graph, observers=observers)
     context = {"category": "billing"} if rule else None
 
     async def session() -> object:
@@ -157,6 +168,8 @@ async def main() -> None:
         "raw client.post (2 calls)": _raw_floor(client, low_level=True),
         "swarmkit (LLM handoff)": _swarm(client, rule=False),
         "swarmkit (rule handoff)": _swarm(client, rule=True),
+        "swarmkit traced (in-memory)": _swarm(client, rule=False, observer=_in_memory()[0]),
+        "swarmkit traced (no provider)": _swarm(client, rule=False, observer=traced),
     }
     other = _openai_agents(client)
     if other is not None:
@@ -174,6 +187,17 @@ async def main() -> None:
         print(f"{name:28} {median * 1e6:11.0f} {median / floor:15.2f}")
     if other is None:
         print("(openai-agents not installed: pip install -e '.[bench]' to compare)")
+    untraced = statistics.median(samples["swarmkit (LLM handoff)"])
+    for name in ("swarmkit traced (in-memory)", "swarmkit traced (no provider)"):
+        ratio = statistics.median(samples[name]) / untraced
+        print(f"{name} against the same session untraced: {ratio:.2f}x (target <= 1.15x)")
+
+
+def _in_memory() -> tuple[RunTracing, InMemorySpanExporter]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return RunTracing(tracer_provider=provider), exporter
 
 
 if __name__ == "__main__":

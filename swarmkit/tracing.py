@@ -148,6 +148,8 @@ class _RunSpans:
         self._model: Span | None = None
         self._tools: dict[str, Span] = {}
         self._common: dict[str, Any] = {}
+        self._session_id = ""
+        self._current: Span | None = None
         self._token: Token[Context] | None = None
 
     def observe(self, event: ev.Event) -> bool:
@@ -194,11 +196,11 @@ class _RunSpans:
     # -- events --------------------------------------------------------------------------
 
     def _run_started(self, event: ev.RunStarted) -> bool:
-        self._common = {"swarmkit.session_id": event.session_id}
-        if event.replay:
-            self._common["swarmkit.replay"] = True
-        attributes = {
-            **self._common,
+        # Only a replay marks every span; the session id is on the run's and agents' spans.
+        self._common = {"swarmkit.replay": True} if event.replay else {}
+        self._session_id = event.session_id
+        attributes: dict[str, Any] = {
+            "swarmkit.session_id": event.session_id,
             "gen_ai.conversation.id": event.session_id,
             "swarmkit.entry_agent": event.entry_agent,
             "swarmkit.replay": event.replay,
@@ -219,29 +221,23 @@ class _RunSpans:
             {
                 "gen_ai.operation.name": "invoke_agent",
                 "gen_ai.agent.name": event.agent,
+                "swarmkit.session_id": self._session_id,
                 "swarmkit.sub_session_id": event.sub_session_id,
                 "swarmkit.handoff_count": event.handoff_count,
             },
         )
 
     def _rule_evaluated(self, event: ev.RuleEvaluated) -> None:
-        attributes: dict[str, Any] = {
-            "swarmkit.agent": event.agent,
-            "swarmkit.decided_by": "rule",
-            "swarmkit.rule.matched": event.target is not None,
-        }
+        attributes: dict[str, Any] = {"swarmkit.rule.matched": event.target is not None}
         if event.target is not None:
             attributes["swarmkit.rule.target"] = event.target
+            attributes["swarmkit.decided_by"] = "rule"
         if event.condition is not None:
             attributes["swarmkit.rule.condition"] = event.condition
         self._start("swarmkit.rule", self._agent, attributes).end()
 
     def _model_started(self, event: ev.ModelCallStarted) -> None:
-        attributes: dict[str, Any] = {
-            "gen_ai.operation.name": "chat",
-            "gen_ai.agent.name": event.agent,
-            "swarmkit.turn": event.turn,
-        }
+        attributes: dict[str, Any] = {"gen_ai.operation.name": "chat", "swarmkit.turn": event.turn}
         if event.provider is not None:
             attributes["gen_ai.provider.name"] = event.provider
         if event.model is not None:
@@ -253,15 +249,18 @@ class _RunSpans:
         span, self._model = self._model, None
         if span is None:
             return
+        attributes: dict[str, Any] = {
+            "gen_ai.usage.input_tokens": event.usage.prompt_tokens,
+            "gen_ai.usage.output_tokens": event.usage.completion_tokens,
+        }
         if event.response_model is not None:
-            span.set_attribute("gen_ai.response.model", event.response_model)
-        span.set_attribute("gen_ai.usage.input_tokens", event.usage.prompt_tokens)
-        span.set_attribute("gen_ai.usage.output_tokens", event.usage.completion_tokens)
+            attributes["gen_ai.response.model"] = event.response_model
         if event.finish_reason is not None:
-            span.set_attribute("gen_ai.response.finish_reasons", [event.finish_reason])
+            attributes["gen_ai.response.finish_reasons"] = [event.finish_reason]
         answer = self._tracing.content(event.content)
         if answer is not None:
-            span.set_attribute("gen_ai.output.messages", _output_messages(answer))
+            attributes["gen_ai.output.messages"] = _output_messages(answer)
+        span.set_attributes(attributes)
         span.end()
 
     def _tool_called(self, event: ev.ToolCalled) -> None:
@@ -307,13 +306,16 @@ class _RunSpans:
             _fail(self._model, result.error)
         if self._run is None:
             return
-        self._run.set_attribute("swarmkit.stop_reason", result.stop_reason)
-        self._run.set_attribute("swarmkit.final_agent", result.final_agent)
-        self._run.set_attribute("gen_ai.usage.input_tokens", _total(result, "prompt_tokens"))
-        self._run.set_attribute("gen_ai.usage.output_tokens", _total(result, "completion_tokens"))
+        attributes: dict[str, Any] = {
+            "swarmkit.stop_reason": result.stop_reason,
+            "swarmkit.final_agent": result.final_agent,
+            "gen_ai.usage.input_tokens": _total(result, "prompt_tokens"),
+            "gen_ai.usage.output_tokens": _total(result, "completion_tokens"),
+        }
         output = self._tracing.content(result.final_output)
         if output is not None:
-            self._run.set_attribute("swarmkit.final_output", output)
+            attributes["swarmkit.final_output"] = output
+        self._run.set_attributes(attributes)
         if result.error is not None:
             _fail(self._run, result.error)
         self.close()
@@ -329,9 +331,9 @@ class _RunSpans:
         kind: SpanKind = SpanKind.INTERNAL,
     ) -> Span:
         where = trace.set_span_in_context(parent) if parent is not None else None
-        return self._tracer.start_span(
-            name, context=where, kind=kind, attributes={**self._common, **attributes}
-        )
+        if self._common:
+            attributes.update(self._common)
+        return self._tracer.start_span(name, context=where, kind=kind, attributes=attributes)
 
     def _open(self) -> list[Span]:
         """Open spans, innermost first."""
@@ -344,12 +346,23 @@ class _RunSpans:
     def _make_current(self) -> None:
         # The innermost open span is current between events, so spans of the step that
         # follows (an MCP call, an HTTP request) nest under it.
+        innermost = self._innermost()
+        if innermost is self._current:
+            return
         if self._token is not None:
             otel_context.detach(self._token)
             self._token = None
-        open_spans = self._open()
-        if open_spans:
-            self._token = otel_context.attach(trace.set_span_in_context(open_spans[0]))
+        self._current = innermost
+        if innermost is not None:
+            self._token = otel_context.attach(trace.set_span_in_context(innermost))
+
+    def _innermost(self) -> Span | None:
+        if self._tools:
+            return next(reversed(self._tools.values()))
+        for span in (self._model, self._agent, self._run):
+            if span is not None:
+                return span
+        return None
 
 
 def _tool_attributes(name: str, call_id: str) -> dict[str, Any]:

@@ -71,6 +71,7 @@ class MCPToolSource:
         self._strict = strict
         self._http_client = http_client
         self._stack: AsyncExitStack | None = None
+        self._entered = False
         self._tools: tuple[FunctionTool, ...] | None = None
 
     @classmethod
@@ -139,10 +140,23 @@ class MCPToolSource:
         )
 
     async def __aenter__(self) -> Self:
+        if self._entered:
+            raise ConfigurationError(
+                f"MCP source {self.name!r} was already entered once; build a new one to reconnect"
+            )
+        self._entered = True
         async with AsyncExitStack() as stack:
-            if self._http_client is not None:
-                await stack.enter_async_context(self._http_client)
-            await stack.enter_async_context(self._client)
+            try:
+                if self._http_client is not None:
+                    await stack.enter_async_context(self._http_client)
+                await stack.enter_async_context(self._client)
+            except Exception as exc:
+                raise ToolServerError(
+                    f"could not connect to MCP server {self.name!r} ({type(exc).__name__}: "
+                    f"{exc}); check its command and arguments, or its URL",
+                    tool_name="",
+                    server=self.name,
+                ) from exc
             self._stack = stack.pop_all()
         return self
 

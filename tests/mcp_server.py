@@ -14,7 +14,7 @@ import socket
 import sys
 
 import uvicorn
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 server = MCPServer("swarmkit-test")
 VARIANT = os.environ.get("MCP_TEST_VARIANT", "1")
@@ -61,6 +61,13 @@ def read_env(name: str) -> str:
     """The value of an environment variable of the server process."""
     _log_call("read_env")
     return os.environ.get(name, "<unset>")
+
+
+@server.tool()
+def header(name: str, ctx: Context) -> str:
+    """The value of an HTTP header of this request ("<none>" over stdio or when absent)."""
+    headers = ctx.headers or {}
+    return headers.get(name.lower(), "<none>")
 
 
 @server.tool()

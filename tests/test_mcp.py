@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -12,7 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from swarmkit import Agent, ReplayDivergenceError, RunContext, RunResult, Swarm, tool
+from swarmkit import (
+    Agent,
+    ConfigurationError,
+    ReplayDivergenceError,
+    RunContext,
+    RunResult,
+    Swarm,
+    tool,
+)
 from swarmkit.exceptions import ToolServerError
 from swarmkit.journal import InMemoryJournal
 from swarmkit.mcp import MCPToolSource
@@ -62,7 +71,7 @@ async def test_stdio_source_lists_the_servers_tools_with_strict_schemas() -> Non
     async with _stdio() as source:
         tools = {t.name: t for t in await source.tools()}
 
-    assert set(tools) == {"add", "greet", "fail", "read_env", "pid"}
+    assert set(tools) == {"add", "greet", "fail", "read_env", "header", "pid"}
     greet = tools["greet"]
     assert greet.strict and greet.description == "Greet someone by name."
     assert greet.parameters["required"] == ["name", "punctuation"]
@@ -197,12 +206,13 @@ async def test_two_agents_share_one_server_over_http(http_url: str) -> None:
 
 async def test_http_source_sends_headers_and_reports_failures(http_url: str) -> None:
     """Headers configure the HTTP client; a failing tool is an error result over HTTP too."""
-    async with MCPToolSource.http(http_url, headers={"X-Trace": "1"}) as source:
-        tool_ = {t.name: t for t in await source.tools()}["fail"]
-        outcome = await tool_.invoke('{"reason": "nope"}', _context())
+    async with MCPToolSource.http(http_url, headers={"X-Api-Tenant": "acme"}) as source:
+        tools = {t.name: t for t in await source.tools()}
+        tenant = await tools["header"].invoke('{"name": "X-Api-Tenant"}', _context())
+        outcome = await tools["fail"].invoke('{"reason": "nope"}', _context())
 
-    assert outcome.is_error and "failed on purpose" not in outcome.content
-    assert "Error executing tool fail" in outcome.content
+    assert tenant.content == "acme"
+    assert outcome.is_error and "Error executing tool fail" in outcome.content
 
 
 async def test_env_reaches_the_stdio_server() -> None:
@@ -244,6 +254,16 @@ async def test_a_closed_source_gives_error_results_and_refuses_to_list() -> None
         await source.tools(refresh=True)
 
 
+async def test_a_server_that_cannot_start_is_a_tool_server_error_saying_what_to_check() -> None:
+    """A missing command fails at connection with a message that names the server."""
+    source = MCPToolSource.stdio("swarmkit-no-such-mcp-server", name="ghost")
+
+    with pytest.raises(ToolServerError, match="could not connect to MCP server 'ghost'"):
+        await source.__aenter__()
+    with pytest.raises(ConfigurationError, match="build a new one"):
+        await source.__aenter__()
+
+
 async def test_mcp_server_time_from_the_package_index_over_stdio() -> None:
     """A server nobody here wrote: its tools list, convert to schemas, and answer a run."""
     source = MCPToolSource.stdio(
@@ -263,3 +283,19 @@ async def test_mcp_server_time_from_the_package_index_over_stdio() -> None:
 
 def _context() -> RunContext:
     return RunContext(context={}, agent="test", session_id="s")
+
+
+def test_the_mcp_sdks_own_span_nests_under_the_tool_span() -> None:
+    """With a global tracer provider, the SDK's tools/call span is a child of execute_tool."""
+    output = subprocess.run(
+        [sys.executable, "-m", "tests.mcp_tracing_app"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    pairs = {tuple(pair) for pair in json.loads(output)}
+
+    assert ("MCP send tools/call add", "execute_tool add") in pairs
+    assert ("execute_tool add", "invoke_agent calc") in pairs

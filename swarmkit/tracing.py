@@ -201,7 +201,6 @@ class _RunSpans:
         self._session_id = event.session_id
         attributes: dict[str, Any] = {
             "swarmkit.session_id": event.session_id,
-            "gen_ai.conversation.id": event.session_id,
             "swarmkit.entry_agent": event.entry_agent,
             "swarmkit.replay": event.replay,
         }
@@ -223,7 +222,6 @@ class _RunSpans:
                 "gen_ai.agent.name": event.agent,
                 "swarmkit.session_id": self._session_id,
                 "swarmkit.sub_session_id": event.sub_session_id,
-                "swarmkit.handoff_count": event.handoff_count,
             },
         )
 

@@ -13,7 +13,15 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 
-from swarmkit import Agent, ConfigurationError, HandoffGraph, ModelError, Swarm, tool
+from swarmkit import (
+    Agent,
+    ConfigurationError,
+    HandoffGraph,
+    ModelError,
+    ReplayDivergenceError,
+    Swarm,
+    tool,
+)
 from swarmkit.journal import InMemoryJournal
 from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
@@ -205,6 +213,28 @@ async def test_a_replay_produces_the_same_span_tree_marked_as_a_replay(
     assert all((s.attributes or {})["swarmkit.replay"] is True for s in spans)
     chat = _named(spans, "chat scripted")[0].attributes or {}
     assert chat["gen_ai.usage.input_tokens"] == 10
+
+
+async def test_a_replay_that_diverges_fails_the_open_spans(exporter: InMemorySpanExporter) -> None:
+    """The divergence propagates to the caller; the run span ends with its error status."""
+    journal = InMemoryJournal()
+    recorded = await _llm_swarm(_tracing(exporter), journal).run("refund A-1")
+    exporter.clear()
+    changed = Swarm(
+        [Agent(name="triage", instructions="Changed.", tools=[lookup]), Agent(name="billing")],
+        "triage",
+        model=ScriptedModel(),
+        observers=[_tracing(exporter)],
+        journal=journal,
+    )
+
+    with pytest.raises(ReplayDivergenceError):
+        await changed.replay(recorded.session_id)
+
+    run = _named(exporter.get_finished_spans(), "swarmkit.run")[0]
+    assert run.status.status_code is StatusCode.ERROR
+    assert (run.attributes or {})["error.type"] == "ReplayDivergenceError"
+    assert trace.get_current_span() is trace.INVALID_SPAN
 
 
 async def test_content_is_recorded_only_on_opt_in_with_secret_keys_redacted(

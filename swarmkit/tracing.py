@@ -22,7 +22,7 @@ import re
 from collections.abc import AsyncGenerator, Collection
 from contextlib import aclosing
 from contextvars import Token
-from typing import Any
+from typing import Any, assert_never
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
@@ -31,6 +31,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, Trac
 
 from swarmkit import __version__
 from swarmkit import events as ev
+from swarmkit._log import log
 from swarmkit.result import RunResult
 
 DEFAULT_SECRET_WORDS = (
@@ -91,7 +92,7 @@ class RunTracing:
             try:
                 yield first
                 async for event in events:
-                    spans.observe(event)
+                    spans.safely_observe(event)
                     yield event
             except BaseException as exc:
                 spans.abort(exc)
@@ -148,8 +149,8 @@ class _RunSpans:
         self._model: Span | None = None
         self._tools: dict[str, Span] = {}
         self._common: dict[str, Any] = {}
-        self._session_id = ""
         self._current: Span | None = None
+        self._broken = False
         self._token: Token[Context] | None = None
 
     def observe(self, event: ev.Event) -> bool:
@@ -175,8 +176,20 @@ class _RunSpans:
                 self._run_finished(event.result)
             case ev.TextDelta():
                 return True
+            case _:
+                assert_never(event)
         self._make_current()
         return True
+
+    def safely_observe(self, event: ev.Event) -> None:
+        """Record one event; a failure to trace is logged, and never fails the run."""
+        if self._broken:
+            return
+        try:
+            self.observe(event)
+        except Exception as exc:
+            self._broken = True
+            log("swarmkit.tracing", "tracing_failed", level="warning", error=repr(exc))
 
     def abort(self, error: BaseException) -> None:
         """The run raised (or its reader stopped): fail the open spans unless it just stopped."""
@@ -196,9 +209,11 @@ class _RunSpans:
     # -- events --------------------------------------------------------------------------
 
     def _run_started(self, event: ev.RunStarted) -> bool:
-        # Only a replay marks every span; the session id is on the run's and agents' spans.
-        self._common = {"swarmkit.replay": True} if event.replay else {}
-        self._session_id = event.session_id
+        # Every span carries the session id, so a backend finds a session's spans (or one
+        # step's, from a worker that ran only that step) with one query; a replay marks all.
+        self._common = {"swarmkit.session_id": event.session_id}
+        if event.replay:
+            self._common["swarmkit.replay"] = True
         attributes: dict[str, Any] = {
             "swarmkit.session_id": event.session_id,
             "swarmkit.entry_agent": event.entry_agent,
@@ -220,7 +235,6 @@ class _RunSpans:
             {
                 "gen_ai.operation.name": "invoke_agent",
                 "gen_ai.agent.name": event.agent,
-                "swarmkit.session_id": self._session_id,
                 "swarmkit.sub_session_id": event.sub_session_id,
             },
         )
@@ -329,8 +343,7 @@ class _RunSpans:
         kind: SpanKind = SpanKind.INTERNAL,
     ) -> Span:
         where = trace.set_span_in_context(parent) if parent is not None else None
-        if self._common:
-            attributes.update(self._common)
+        attributes.update(self._common)
         return self._tracer.start_span(name, context=where, kind=kind, attributes=attributes)
 
     def _open(self) -> list[Span]:

@@ -59,7 +59,11 @@ def http_url() -> Iterator[str]:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         os.kill(process.pid, signal.SIGTERM)
-        process.wait()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
 
 
 def _tool_messages(result: RunResult) -> list[ToolMessage]:

@@ -166,6 +166,7 @@ async def test_an_llm_handoff_with_a_tool_nests_model_tool_and_handoff_spans(
     assert handoff["swarmkit.decided_by"] == "llm"
     assert handoff["swarmkit.handoff.target"] == "billing"
     assert all(s.status.status_code is StatusCode.UNSET for s in spans)
+    assert {(s.attributes or {})["swarmkit.session_id"] for s in spans} == {"s-1"}
 
 
 class _FailingModel:
@@ -331,3 +332,28 @@ def test_observers_must_be_callables() -> None:
     """A non-callable observer is a configuration error at construction."""
     with pytest.raises(ConfigurationError, match="observer"):
         Swarm([Agent(name="a")], "a", model=ScriptedModel(), observers=["traced"])  # type: ignore[list-item]
+
+
+class _BrokenProcessor(SimpleSpanProcessor):
+    """A span processor that fails on every span after the first."""
+
+    def __init__(self) -> None:
+        super().__init__(InMemorySpanExporter())
+        self.started = 0
+
+    def on_start(self, span: Any, parent_context: Any = None) -> None:
+        self.started += 1
+        if self.started > 1:
+            raise RuntimeError("the tracing backend is broken")
+
+
+async def test_a_tracing_failure_never_fails_the_run() -> None:
+    """A span processor that raises stops the run's tracing; the run itself finishes."""
+    provider = TracerProvider()
+    provider.add_span_processor(_BrokenProcessor())
+    swarm = _llm_swarm(RunTracing(tracer_provider=provider))
+
+    result = await swarm.run("refund A-1")
+
+    assert result.stop_reason == "final_output" and result.final_output == "Refunded."
+    assert trace.get_current_span() is trace.INVALID_SPAN

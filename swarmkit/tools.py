@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import inspect
 import re
@@ -120,7 +121,7 @@ class FunctionTool:
         JSON object; checking them against the schema is left to the function's owner.
         """
         _check_tool_name(name)
-        source = dict(parameters)
+        source = copy.deepcopy(dict(parameters))  # the tool owns its schema from here on
         shaped = to_strict_schema(source) if strict else None
         schema: ArgumentsSchema[BaseModel] = ArgumentsSchema(
             model=_AnyArguments,

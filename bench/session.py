@@ -8,6 +8,10 @@ adapter sends through the client's lower-level ``client.post`` (same HTTP, auth,
 JSON parsing, without the typed request transform), so that path is shown as a second floor.
 The same session through ``OpenAIResponsesModel`` is compared with its own floor, two raw
 ``client.responses.create`` calls.
+
+The LLM-handoff session also runs with tracing on (spans to the SDK's in-memory exporter) and
+with the tracing observer attached but no tracer provider configured (tracing off), and each
+is compared with the same session without an observer, round by round (median of the ratios).
 Run: ``make bench`` or ``.venv/bin/python bench/session.py``.
 """
 
@@ -22,8 +26,13 @@ from typing import Any
 
 import httpx2
 from openai import AsyncOpenAI
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from swarmkit import Agent, HandoffGraph, OpenAIModel, OpenAIResponsesModel, Swarm
+from swarmkit.events import EventObserver
+from swarmkit.tracing import RunTracing, traced
 
 ROUNDS = 15
 SESSIONS_PER_ROUND = 40
@@ -180,7 +189,11 @@ def _raw_responses_floor(client: AsyncOpenAI) -> Callable[[], Awaitable[object]]
 
 
 def _swarm(
-    client: AsyncOpenAI, *, rule: bool, responses: bool = False
+    client: AsyncOpenAI,
+    *,
+    rule: bool,
+    responses: bool = False,
+    observer: EventObserver | None = None,
 ) -> Callable[[], Awaitable[object]]:
     api = OpenAIResponsesModel if responses else OpenAIModel
     model = api("gpt-bench", client=client)
@@ -190,7 +203,8 @@ def _swarm(
     if rule:
         graph = HandoffGraph()
         graph.add_edge("triage", "billing", when="category == 'billing'")
-    swarm = Swarm([triage, billing], "triage", model=model, graph=graph)
+    observers = [observer] if observer is not None else []
+    swarm = Swarm([triage, billing], "triage", model=model, graph=graph, observers=observers)
     context = {"category": "billing"} if rule else None
 
     async def session() -> object:
@@ -234,6 +248,9 @@ async def main() -> None:
         "swarmkit (rule handoff)": _swarm(client, rule=True),
         "raw responses.create (2 calls)": _raw_responses_floor(client),
         "swarmkit Responses (LLM)": _swarm(client, rule=False, responses=True),
+        "swarmkit traced (in-memory)": _traced(client, batch=False),
+        "swarmkit traced (batch)": _traced(client, batch=True),
+        "swarmkit traced (no provider)": _swarm(client, rule=False, observer=traced),
     }
     other = _openai_agents(client)
     if other is not None:
@@ -255,6 +272,39 @@ async def main() -> None:
         print(f"{name:32} {median * 1e6:11.0f} {median / floor:19.2f}")
     if other is None:
         print("(openai-agents not installed: pip install -e '.[bench]' to compare)")
+    untraced = samples["swarmkit (LLM handoff)"]
+    for name in (
+        "swarmkit traced (in-memory)",
+        "swarmkit traced (batch)",
+        "swarmkit traced (no provider)",
+    ):
+        # Paired by round: the two ran back to back, so the machine's load drifts out.
+        ratio = statistics.median(t / u for t, u in zip(samples[name], untraced, strict=True))
+        added = statistics.median(t - u for t, u in zip(samples[name], untraced, strict=True))
+        print(
+            f"{name}: {ratio:.2f}x the untraced session, {added * 1e6:+.0f} µs per session "
+            "(target <= 1.15x)"
+        )
+
+
+def _traced(client: AsyncOpenAI, *, batch: bool) -> Callable[[], Awaitable[object]]:
+    """The LLM-handoff session traced to an in-memory exporter (emptied now and then, as an
+    exporter that ships spans away would be), through the simple or the batch processor."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    processor = BatchSpanProcessor(exporter) if batch else SimpleSpanProcessor(exporter)
+    provider.add_span_processor(processor)
+    traced_session = _swarm(client, rule=False, observer=RunTracing(tracer_provider=provider))
+    runs = 0
+
+    async def session() -> object:
+        nonlocal runs
+        runs += 1
+        if runs % SESSIONS_PER_ROUND == 0:
+            exporter.clear()
+        return await traced_session()
+
+    return session
 
 
 if __name__ == "__main__":

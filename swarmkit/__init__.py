@@ -25,6 +25,7 @@ from swarmkit.exceptions import (
     ToolArgumentsError,
     ToolError,
     ToolExecutionError,
+    ToolServerError,
 )
 from swarmkit.factory import swarm_factory
 from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
@@ -88,6 +89,7 @@ __all__ = [
     "ToolError",
     "ToolExecutionError",
     "ToolResult",
+    "ToolServerError",
     "UsageLimits",
     "__version__",
     "approve",

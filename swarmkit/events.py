@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter
 from pydantic_core import to_jsonable_python
@@ -43,6 +43,8 @@ class RunStarted:
     """The user's prompt."""
     entry_agent: str
     """The agent that takes the first turn."""
+    replay: bool = False
+    """Whether the run starts by replaying a journal (replay, resume, fork)."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["run_started"] = "run_started"
@@ -89,6 +91,10 @@ class ModelCallStarted:
     """The agent."""
     turn: int
     """1 for the run's first model call, 2 for the second, ..."""
+    model: str | None = None
+    """The model's ``name`` (e.g. ``gpt-4o``), when it has one."""
+    provider: str | None = None
+    """The model's ``provider`` (e.g. ``openai``), when it has one."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["model_call_started"] = "model_call_started"
@@ -145,6 +151,10 @@ class ModelCallFinished:
     """Tokens the call used."""
     finish_reason: str | None
     """Why the model stopped."""
+    response_model: str | None = None
+    """The model name the answer reported."""
+    content: str | None = None
+    """The answer's text, if any."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["model_call_finished"] = "model_call_finished"
@@ -299,3 +309,12 @@ def _step_events() -> TypeAdapter[Any]:
         Field(discriminator="kind"),
     ]
     return TypeAdapter(steps)
+
+
+EventObserver: TypeAlias = Callable[[AsyncGenerator[Event, None]], AsyncGenerator[Event, None]]
+"""Watches a run: takes its event stream and yields every event on, unchanged and in order.
+
+``Swarm(observers=[...])`` wraps every run, stream, replay and resume in each observer (e.g.
+``swarmkit.tracing.traced``). The observer's code between events runs in the run's own task,
+so a context it sets (a current span) is in force for the step that follows.
+"""

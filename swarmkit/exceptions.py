@@ -8,7 +8,8 @@
     │   └── GraphCycleError                        an edge that would close a cycle
     ├── ToolError                                  a tool could not be called or failed
     │   ├── ToolArgumentsError                     the model's arguments did not validate
-    │   └── ToolExecutionError                     the tool itself raised
+    │   ├── ToolExecutionError                     the tool itself raised
+    │   └── ToolServerError                        a tool server (MCP) failed the call
     ├── HandoffPayloadError                        a typed handoff's arguments did not validate
     ├── InputFilterError                           a handoff's input filter raised, or returned
     │                                              something that is not messages or a string
@@ -81,6 +82,14 @@ class ToolArgumentsError(ToolError):
 
 class ToolExecutionError(ToolError):
     """The tool's own code raised; the original exception is the cause."""
+
+
+class ToolServerError(ToolError):
+    """A tool server (MCP) answered a call with an error, or could not be reached."""
+
+    def __init__(self, message: str, *, tool_name: str, server: str) -> None:
+        self.server = server
+        super().__init__(message, tool_name=tool_name)
 
 
 class HandoffPayloadError(SwarmkitError):

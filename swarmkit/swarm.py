@@ -29,7 +29,7 @@ from swarmkit._run._spec import Delegator, LimitPolicy, RunSeams, SwarmSpec
 from swarmkit._typed_context import check_context_type as _check_context_type
 from swarmkit._typed_context import typed_context
 from swarmkit.agent import Agent
-from swarmkit.events import Event, RunFinished
+from swarmkit.events import Event, EventObserver, RunFinished
 from swarmkit.exceptions import ConfigurationError, JournalError, RunError
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
@@ -106,6 +106,7 @@ class Swarm:
         run_timeout: float | None = None,
         agent_timeout: float | None = None,
         context_type: type[BaseModel] | None = None,
+        observers: Sequence[EventObserver] = (),
     ) -> None:
         self._settings = {k: v for k, v in locals().items() if k not in ("self", "agents")}
         _check_model(model)
@@ -149,6 +150,7 @@ class Swarm:
         self.interrupt_after = frozenset(interrupt_after)
         self.interrupt_on_handoff = interrupt_on_handoff
         self.redactor = Redactor.of(redact_keys)
+        self.observers = _check_observers(observers)
         resolve = ModelResolver()
         options = PlanOptions(
             peers=peers,
@@ -506,7 +508,7 @@ class Swarm:
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
         loop = RunLoop(self._spec_for(limits), state, tape, seams, streaming=streaming)
-        async with aclosing(loop.events()) as events:
+        async with aclosing(self._observed(loop.events())) as events:
             async for event in events:
                 yield event
 
@@ -554,9 +556,7 @@ class Swarm:
         *,
         limits: UsageLimits | None = None,
     ) -> RunResult:
-        state = self._new_state(
-            start.prompt, start.context, session_id, seams, entry=start.entry, start=start.continues
-        )
+        state = self._start_state(start, session_id, seams)
         return await self._drive(tape, seams, state, store, limits=limits)
 
     async def _drive(
@@ -572,7 +572,12 @@ class Swarm:
         tape.bind_state(state.context.update)
         await tape.open()
         loop = RunLoop(self._spec_for(limits), state, tape, seams, streaming=False)
-        return await _last_result(loop.events())
+        return await _last_result(self._observed(loop.events()))
+
+    def _observed(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+        for observe in self.observers:
+            events = observe(events)
+        return events
 
     def _spec_for(self, limits: UsageLimits | None) -> SwarmSpec:
         if limits is None:
@@ -864,6 +869,18 @@ def _check_usage_limits(limits: UsageLimits | None) -> UsageLimits | None:
     if limits is not None and not isinstance(limits, UsageLimits):
         raise ConfigurationError(f"limits must be a UsageLimits, got {type(limits).__name__}")
     return limits
+
+
+def _check_observers(observers: Sequence[EventObserver]) -> tuple[EventObserver, ...]:
+    if isinstance(observers, str) or not isinstance(observers, Sequence):
+        raise ConfigurationError("observers takes a list of event observers (e.g. [traced])")
+    for observer in observers:
+        if not callable(observer):
+            raise ConfigurationError(
+                f"observer {observer!r:.80} is not callable: pass a function that takes a "
+                "run's events and yields them on"
+            )
+    return tuple(observers)
 
 
 def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent], option: str) -> None:

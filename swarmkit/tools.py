@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import functools
 import inspect
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Protocol, get_origin, get_type_hints, overload
 
@@ -15,7 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, create_mod
 from pydantic.fields import FieldInfo
 from pydantic_core import to_jsonable_python
 
-from swarmkit._schema import TOOL_NAME_PATTERN, ArgumentProblem, ArgumentsSchema, arguments_schema
+from swarmkit._schema import (
+    TOOL_NAME_PATTERN,
+    ArgumentProblem,
+    ArgumentsSchema,
+    arguments_schema,
+    to_strict_schema,
+)
 from swarmkit.conditions import Condition, compile_condition
 from swarmkit.context import RunContext
 from swarmkit.exceptions import (
@@ -107,6 +114,50 @@ class FunctionTool:
         if self.available_when is not None:
             object.__setattr__(self, "condition", compile_condition(self.available_when))
 
+    @classmethod
+    def from_schema(
+        cls,
+        *,
+        name: str,
+        description: str,
+        parameters: Mapping[str, Any],
+        function: Callable[[dict[str, Any]], Awaitable[Any]],
+        strict: bool = True,
+        raise_errors: bool = False,
+        needs_approval: bool = False,
+    ) -> FunctionTool:
+        """A tool from a JSON schema and an async function taking the arguments as one dict.
+
+        For tools described elsewhere (an MCP server, an HTTP API): ``parameters`` is their own
+        object schema. With ``strict=True`` it is reshaped for strict mode when it can be (an
+        optional field becomes nullable, and a null the model sends for it is dropped again
+        before the call), else offered as given. The arguments reach ``function`` parsed as a
+        JSON object; checking them against the schema is left to the function's owner.
+        """
+        _check_tool_name(name)
+        source = copy.deepcopy(dict(parameters))  # the tool owns its schema from here on
+        shaped = to_strict_schema(source) if strict else None
+        schema: ArgumentsSchema[BaseModel] = ArgumentsSchema(
+            model=_AnyArguments,
+            parameters=shaped if shaped is not None else source,
+            strict=shaped is not None,
+            source=source,
+        )
+
+        async def call(**arguments: Any) -> Any:
+            return await function(arguments)
+
+        return cls(
+            name=name,
+            description=description,
+            parameters=schema.parameters,
+            strict=schema.strict,
+            raise_errors=raise_errors,
+            needs_approval=needs_approval,
+            _function=call,
+            _arguments=schema,
+        )
+
     def spec(self) -> ToolSpec:
         """The tool as offered to a model."""
         return ToolSpec(
@@ -144,6 +195,7 @@ class FunctionTool:
     async def _call(self, arguments: BaseModel, context: RunContext) -> Any:
         # getattr, not model_dump: nested models must reach the function as instances.
         values = {name: getattr(arguments, name) for name in type(arguments).model_fields}
+        values.update(arguments.model_extra or {})  # from_schema tools take every field as extra
         if self._context_parameter is not None:
             values[self._context_parameter] = context
         positional = [values.pop(name) for name in self._positional_only]
@@ -302,6 +354,12 @@ def serialize_output(value: Any) -> str:
 
 
 # -- building a tool --------------------------------------------------------------------------
+
+
+class _AnyArguments(BaseModel):
+    """Any JSON object, every field kept as an extra: the arguments of a `from_schema` tool."""
+
+    model_config = ConfigDict(extra="allow")
 
 
 @dataclass(frozen=True, kw_only=True)

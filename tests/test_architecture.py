@@ -108,3 +108,41 @@ def test_the_adapter_loads_on_first_use() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.split() == ["True", "OpenAIModel"]
+
+
+INTEGRATIONS = {"mcp.py": {"mcp"}, "tracing.py": {"opentelemetry"}}
+
+
+def test_only_the_integration_modules_import_mcp_and_opentelemetry() -> None:
+    """mcp is imported by swarmkit/mcp.py alone, opentelemetry by swarmkit/tracing.py alone."""
+    offenders = [
+        (module, name)
+        for module, tree in _modules()
+        for name in _imports(tree)
+        if _top(name) in {"mcp", "opentelemetry"}
+        and _top(name) not in INTEGRATIONS.get(module, set())
+    ]
+    assert offenders == []
+
+
+def test_nothing_in_the_package_imports_an_integration_module() -> None:
+    """Arrows point into the core: no module imports swarmkit.mcp or swarmkit.tracing."""
+    offenders = [
+        (module, name)
+        for module, tree in _modules()
+        for name in _imports(tree)
+        if name in {"swarmkit.mcp", "swarmkit.tracing"}
+    ]
+    assert offenders == []
+
+
+def test_import_swarmkit_loads_neither_mcp_nor_opentelemetry() -> None:
+    """A fresh interpreter importing swarmkit has no integration extra loaded."""
+    code = (
+        "import sys, swarmkit; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'opentelemetry')))"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert output.strip() == "[]"

@@ -7,11 +7,13 @@ from pathlib import Path
 import pytest
 
 from examples import (
+    mcp_tools,
     replay_in_tests,
     research_loop,
     resume_after_interrupt,
     rule_routing,
     support_triage,
+    tracing,
     typed_handoffs,
 )
 
@@ -119,3 +121,32 @@ async def test_resume_after_interrupt_makes_only_the_remaining_model_calls() -> 
     assert calls_on_resume == resumed.turns - paused.turns == 1
     assert resumed.stop_reason == "final_output"
     assert len(resume_after_interrupt.REFUNDS) - refunds_before == 1
+
+
+async def test_mcp_tools_shares_one_server_and_replays_with_it_stopped() -> None:
+    """Sales and the warehouse call the example's own MCP server; the replay needs no server."""
+    result, replayed = await mcp_tools.main()
+
+    answers = [(m.name, m.content) for m in result.messages if m.kind == "tool"]
+    assert ("stock", "12") in answers
+    assert ("reserve", "reserved 3 x SKU-9 for B-77") in answers
+    assert result.trail == ("sales", "warehouse")
+    assert replayed.final_output == result.final_output
+
+
+async def test_tracing_prints_a_span_tree_per_run_and_the_same_tree_for_the_replay() -> None:
+    """The rule-routed run has no triage model call; the replay repeats the LLM run's tree."""
+    trees = await tracing.main()
+
+    rule_routed = [line.split("  [")[0] for line in trees["rule-routed"]]
+    assert rule_routed == [
+        "swarmkit.run",
+        "  invoke_agent triage",
+        "    swarmkit.rule",
+        "    swarmkit.handoff",
+        "  invoke_agent billing",
+        "    chat scripted",
+    ]
+    shapes = {name: [line.split("  [")[0] for line in lines] for name, lines in trees.items()}
+    assert shapes["replay"] == shapes["llm-decided"]
+    assert all("replay=True" in line for line in trees["replay"])

@@ -439,3 +439,74 @@ async def test_bound_methods_can_be_tools() -> None:
     add = tool(counter.add)
     assert list(add.parameters["properties"]) == ["amount"]
     assert (await _run(add, '{"amount": 4}')).content == "4"
+
+
+# -- from_schema -----------------------------------------------------------------------------
+
+_GREET_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "punctuation": {"type": "string", "default": "!"},
+    },
+    "required": ["name"],
+}
+
+
+def _schema_tool(seen: list[dict[str, Any]], schema: dict[str, Any]) -> FunctionTool:
+    async def greet(arguments: dict[str, Any]) -> str:
+        seen.append(arguments)
+        return f"hi {arguments['name']}"
+
+    return FunctionTool.from_schema(
+        name="greet", description="Greet.", parameters=schema, function=greet
+    )
+
+
+async def test_from_schema_tool_is_strict_and_drops_the_nulls_strict_mode_asked_for() -> None:
+    """An optional field becomes nullable; a null for it is not passed on, so its default holds."""
+    seen: list[dict[str, Any]] = []
+    greet = _schema_tool(seen, _GREET_SCHEMA)
+
+    outcome = await greet.invoke('{"name": "Ada", "punctuation": null}', CONTEXT)
+
+    assert greet.strict
+    assert_strict_schema(greet.parameters)
+    assert seen == [{"name": "Ada"}]
+    assert outcome.content == "hi Ada" and not outcome.is_error
+
+
+async def test_from_schema_tool_falls_back_to_the_schema_as_given_when_it_cannot_be_strict() -> (
+    None
+):
+    """A free-form object cannot be strict: the tool offers the original schema, non-strict."""
+    schema = {"type": "object", "properties": {"tags": {"type": "object"}}}
+    seen: list[dict[str, Any]] = []
+    tagged = _schema_tool(seen, schema)
+
+    await tagged.invoke('{"name": "x", "tags": {"a": 1}}', CONTEXT)
+
+    assert not tagged.strict and tagged.parameters == schema
+    assert seen == [{"name": "x", "tags": {"a": 1}}]
+
+
+async def test_from_schema_tool_reports_arguments_that_are_not_a_json_object() -> None:
+    """Bad JSON is an argument error the model reads; the function is not called."""
+    seen: list[dict[str, Any]] = []
+    outcome = await _schema_tool(seen, _GREET_SCHEMA).invoke("[1]", CONTEXT)
+
+    assert outcome.is_error and isinstance(outcome.error, ToolArgumentsError)
+    assert "name (string)" in outcome.content
+    assert seen == []
+
+
+def test_from_schema_checks_the_tool_name() -> None:
+    """A name the model APIs refuse is a configuration error at once."""
+    with pytest.raises(ConfigurationError):
+        FunctionTool.from_schema(
+            name="a/b", description="", parameters=_GREET_SCHEMA, function=_never
+        )
+
+
+async def _never(arguments: dict[str, Any]) -> None:
+    raise AssertionError(arguments)

@@ -87,7 +87,10 @@ class RunLoop:
         budget.start_run(self._swarm, state, self._seams.runtime.clock())
         await self._tape.note("run_started", self._start_data())
         yield ev.RunStarted(
-            session_id=state.session_id, prompt=state.prompt, entry_agent=state.agent
+            session_id=state.session_id,
+            prompt=state.prompt,
+            entry_agent=state.agent,
+            replay=self._tape.replaying,
         )
         self._log("run_started")
         pending: PendingDecision | None = None
@@ -249,7 +252,12 @@ class RunLoop:
         request = budget.shaped(self._swarm, state, request)
         state.turns += 1
         turn = state.turns
-        yield ev.ModelCallStarted(agent=plan.name, turn=turn)
+        yield ev.ModelCallStarted(
+            agent=plan.name,
+            turn=turn,
+            model=_text_attribute(plan.model, "name"),
+            provider=_text_attribute(plan.model, "provider"),
+        )
         response = await self._tape.replayed_response(plan.name, turn, request)
         if response is None:
             try:
@@ -276,7 +284,12 @@ class RunLoop:
         if message.content:
             state.last_text = message.content
         yield ev.ModelCallFinished(
-            agent=plan.name, turn=turn, usage=response.usage, finish_reason=response.finish_reason
+            agent=plan.name,
+            turn=turn,
+            usage=response.usage,
+            finish_reason=response.finish_reason,
+            response_model=response.model,
+            content=message.content,
         )
         yield ModelResponse(
             message=message,
@@ -666,6 +679,11 @@ class RunLoop:
 
 def _is_answer(item: ev.Event | ModelResponse) -> bool:
     return isinstance(item, ModelResponse)
+
+
+def _text_attribute(model: object, name: str) -> str | None:
+    value = getattr(model, name, None)
+    return value if isinstance(value, str) else None
 
 
 def _is_handoff_call(plan: AgentPlan, call: ToolCall) -> bool:

@@ -36,6 +36,9 @@ class OpenAIModel:
     OpenAIModel can be constructed (and a journal replayed) with no key set.
     """
 
+    provider = "openai"
+    """Who serves the model, as traces name it (``gen_ai.provider.name``)."""
+
     def __init__(
         self,
         model: str,

@@ -1,0 +1,404 @@
+"""OpenTelemetry spans built from a run's events (``swarmkit[otel]``); the loop makes no calls.
+
+::
+
+    from swarmkit.tracing import traced
+
+    swarm = Swarm(agents, "triage", model=model, observers=[traced])
+
+Every run then has a span, with one per agent turn, model call, tool call, handoff and rule
+decision nested inside, named and attributed after the OpenTelemetry GenAI semantic
+conventions (``swarmkit.*`` for what they do not cover). Nothing is recorded unless the
+application configured a tracer provider, and the library configures no exporter: nothing is
+sent anywhere by default. Prompts, answers and tool arguments are recorded only with
+``RunTracing(capture_content=True)``, and JSON keys that name secrets are redacted even then.
+The only module of swarmkit that imports ``opentelemetry``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncGenerator, Collection
+from contextlib import aclosing
+from contextvars import Token
+from typing import Any, assert_never
+
+from opentelemetry import context as otel_context
+from opentelemetry import trace
+from opentelemetry.context import Context
+from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
+
+from swarmkit import __version__
+from swarmkit import events as ev
+from swarmkit._log import log
+from swarmkit.result import RunResult
+
+DEFAULT_SECRET_WORDS = (
+    "key",
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "authorization",
+    "auth",
+    "cookie",
+    "credential",
+    "credentials",
+)
+"""Words of a JSON key that mark its value as secret in recorded content."""
+
+_SCOPE = "swarmkit"
+_KEY_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+class RunTracing:
+    """An event observer that turns each run into OpenTelemetry spans; see the module docstring.
+
+    ``tracer_provider`` defaults to the global one the application configured (spans are not
+    recorded while there is none). ``capture_content`` adds the prompt, answers, tool arguments
+    and results to the spans, with the values of secret-looking JSON keys redacted.
+    """
+
+    def __init__(
+        self,
+        *,
+        capture_content: bool = False,
+        tracer_provider: TracerProvider | None = None,
+        secret_words: Collection[str] = DEFAULT_SECRET_WORDS,
+    ) -> None:
+        self.capture_content = capture_content
+        self._provider = tracer_provider
+        self._secret_words = frozenset(word.lower() for word in secret_words)
+        self._tracers: tuple[TracerProvider, Tracer] | None = None
+
+    def __call__(self, events: AsyncGenerator[ev.Event, None]) -> AsyncGenerator[ev.Event, None]:
+        """Pass the run's events on, recording spans as they go by."""
+        return self._observe(events)
+
+    async def _observe(
+        self, events: AsyncGenerator[ev.Event, None]
+    ) -> AsyncGenerator[ev.Event, None]:
+        async with aclosing(events):
+            first = await anext(events, None)
+            if first is None:
+                return
+            spans = _RunSpans(self, self._tracer())
+            if not spans.observe(first):
+                yield first  # nobody records: pass the rest through untouched
+                async for event in events:
+                    yield event
+                return
+            try:
+                yield first
+                async for event in events:
+                    spans.safely_observe(event)
+                    yield event
+            except BaseException as exc:
+                spans.abort(exc)
+                raise
+            finally:
+                spans.close()
+
+    def _tracer(self) -> Tracer:
+        provider = self._provider or trace.get_tracer_provider()
+        if self._tracers is None or self._tracers[0] is not provider:
+            self._tracers = (provider, provider.get_tracer(_SCOPE, __version__))
+        return self._tracers[1]
+
+    def content(self, text: str | None) -> str | None:
+        """``text`` as recorded: None unless content is captured; secret JSON keys redacted."""
+        if not self.capture_content or text is None:
+            return None
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return text
+        if not isinstance(data, dict | list):
+            return text
+        return json.dumps(self._redacted(data), ensure_ascii=False)
+
+    def is_secret(self, key: str) -> bool:
+        """Whether a key names a secret: one of its words (``api_key`` -> api, key) is listed."""
+        words = _KEY_WORDS.findall(key)
+        return any(word.lower() in self._secret_words for word in words)
+
+    def _redacted(self, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                k: "[redacted]" if self.is_secret(str(k)) else self._redacted(v)
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [self._redacted(item) for item in value]
+        return value
+
+
+traced = RunTracing()
+"""The default observer: spans without content, on the application's tracer provider."""
+
+
+class _RunSpans:
+    """The open spans of one run, fed its events in order; the innermost one is current."""
+
+    def __init__(self, tracing: RunTracing, tracer: Tracer) -> None:
+        self._tracing = tracing
+        self._tracer = tracer
+        self._run: Span | None = None
+        self._agent: Span | None = None
+        self._model: Span | None = None
+        self._tools: dict[str, Span] = {}
+        self._common: dict[str, Any] = {}
+        self._current: Span | None = None
+        self._broken = False
+        self._token: Token[Context] | None = None
+
+    def observe(self, event: ev.Event) -> bool:
+        """Record one event; False when the run's span is not recorded (tracing is off)."""
+        match event:
+            case ev.RunStarted():
+                return self._run_started(event)
+            case ev.AgentStarted():
+                self._agent_started(event)
+            case ev.RuleEvaluated():
+                self._rule_evaluated(event)
+            case ev.ModelCallStarted():
+                self._model_started(event)
+            case ev.ModelCallFinished():
+                self._model_finished(event)
+            case ev.ToolCalled():
+                self._tool_called(event)
+            case ev.ToolResulted():
+                self._tool_resulted(event)
+            case ev.HandoffPerformed() | ev.HandoffRefused():
+                self._handoff(event)
+            case ev.RunFinished():
+                self._run_finished(event.result)
+            case ev.TextDelta() | ev.ModelAttemptDiscarded():
+                return True  # text is not traced (content, when asked for, is the answer's)
+            case _:
+                assert_never(event)
+        self._make_current()
+        return True
+
+    def safely_observe(self, event: ev.Event) -> None:
+        """Record one event; a failure to trace is logged, and never fails the run."""
+        if self._broken:
+            return
+        try:
+            self.observe(event)
+        except Exception as exc:
+            self._broken = True
+            log("swarmkit.tracing", "tracing_failed", level="warning", error=repr(exc))
+
+    def abort(self, error: BaseException) -> None:
+        """The run raised (or its reader stopped): fail the open spans unless it just stopped."""
+        if isinstance(error, GeneratorExit):
+            return
+        for span in self._open():
+            _fail(span, error)
+
+    def close(self) -> None:
+        """End whatever is still open and restore the context the run started in."""
+        for span in self._open():
+            span.end()
+        self._tools.clear()
+        self._model = self._agent = self._run = None
+        self._make_current()
+
+    # -- events --------------------------------------------------------------------------
+
+    def _run_started(self, event: ev.RunStarted) -> bool:
+        # Every span carries the session id, so a backend finds a session's spans (or one
+        # step's, from a worker that ran only that step) with one query; a replay marks all.
+        self._common = {"swarmkit.session_id": event.session_id}
+        if event.replay:
+            self._common["swarmkit.replay"] = True
+        attributes: dict[str, Any] = {
+            "swarmkit.session_id": event.session_id,
+            "swarmkit.entry_agent": event.entry_agent,
+            "swarmkit.replay": event.replay,
+        }
+        _set_content(attributes, "swarmkit.prompt", self._tracing.content(event.prompt))
+        self._run = self._tracer.start_span("swarmkit.run", attributes=attributes)
+        if not self._run.is_recording():
+            return False
+        self._make_current()
+        return True
+
+    def _agent_started(self, event: ev.AgentStarted) -> None:
+        if self._agent is not None:
+            self._agent.end()
+        self._agent = self._start(
+            f"invoke_agent {event.agent}",
+            self._run,
+            {
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": event.agent,
+                "swarmkit.sub_session_id": event.sub_session_id,
+            },
+        )
+
+    def _rule_evaluated(self, event: ev.RuleEvaluated) -> None:
+        attributes: dict[str, Any] = {"swarmkit.rule.matched": event.target is not None}
+        if event.target is not None:
+            attributes["swarmkit.rule.target"] = event.target
+            attributes["swarmkit.decided_by"] = "rule"
+        if event.condition is not None:
+            attributes["swarmkit.rule.condition"] = event.condition
+        self._start("swarmkit.rule", self._agent, attributes).end()
+
+    def _model_started(self, event: ev.ModelCallStarted) -> None:
+        attributes: dict[str, Any] = {"gen_ai.operation.name": "chat", "swarmkit.turn": event.turn}
+        if event.provider is not None:
+            attributes["gen_ai.provider.name"] = event.provider
+        if event.model is not None:
+            attributes["gen_ai.request.model"] = event.model
+        name = f"chat {event.model}" if event.model else "chat"
+        self._model = self._start(name, self._agent, attributes, kind=SpanKind.CLIENT)
+
+    def _model_finished(self, event: ev.ModelCallFinished) -> None:
+        span, self._model = self._model, None
+        if span is None:
+            return
+        attributes: dict[str, Any] = {
+            "gen_ai.usage.input_tokens": event.usage.prompt_tokens,
+            "gen_ai.usage.output_tokens": event.usage.completion_tokens,
+        }
+        if event.response_model is not None:
+            attributes["gen_ai.response.model"] = event.response_model
+        if event.finish_reason is not None:
+            attributes["gen_ai.response.finish_reasons"] = [event.finish_reason]
+        answer = self._tracing.content(event.content)
+        if answer is not None:
+            attributes["gen_ai.output.messages"] = _output_messages(answer)
+        span.set_attributes(attributes)
+        span.end()
+
+    def _tool_called(self, event: ev.ToolCalled) -> None:
+        attributes = _tool_attributes(event.name, event.tool_call_id)
+        _set_content(attributes, "gen_ai.tool.call.arguments", self._content(event.arguments))
+        self._tools[event.tool_call_id] = self._start(
+            f"execute_tool {event.name}", self._agent, attributes
+        )
+
+    def _tool_resulted(self, event: ev.ToolResulted) -> None:
+        span = self._tools.pop(event.tool_call_id, None)
+        if span is None:  # an unknown tool or a bad handoff call: answered with no execution
+            attributes = _tool_attributes(event.name, event.tool_call_id)
+            span = self._start(f"execute_tool {event.name}", self._agent, attributes)
+        result = self._content(event.content)
+        if result is not None:
+            span.set_attribute("gen_ai.tool.call.result", result)
+        if event.is_error:
+            span.set_attribute("error.type", "tool_error")
+            span.set_status(Status(StatusCode.ERROR, event.content[:200]))
+        span.end()
+
+    def _handoff(self, event: ev.HandoffPerformed | ev.HandoffRefused) -> None:
+        attributes: dict[str, Any] = {
+            "swarmkit.handoff.source": event.source,
+            "swarmkit.handoff.target": event.target,
+            "swarmkit.decided_by": event.decided_by,
+        }
+        if isinstance(event, ev.HandoffRefused):
+            attributes["swarmkit.handoff.refused"] = event.reason
+        else:
+            attributes["swarmkit.handoff.number"] = event.number
+            if event.condition is not None:
+                attributes["swarmkit.rule.condition"] = event.condition
+            if event.payload_type is not None:
+                attributes["swarmkit.handoff.payload_type"] = event.payload_type
+            payload = json.dumps(event.payload) if event.payload is not None else None
+            _set_content(attributes, "swarmkit.handoff.payload", self._content(payload))
+        self._start("swarmkit.handoff", self._agent, attributes).end()
+
+    def _run_finished(self, result: RunResult) -> None:
+        if self._model is not None and result.error is not None:
+            _fail(self._model, result.error)
+        if self._run is None:
+            return
+        attributes: dict[str, Any] = {
+            "swarmkit.stop_reason": result.stop_reason,
+            "swarmkit.final_agent": result.final_agent,
+            "gen_ai.usage.input_tokens": _total(result, "prompt_tokens"),
+            "gen_ai.usage.output_tokens": _total(result, "completion_tokens"),
+        }
+        output = self._tracing.content(result.final_output)
+        if output is not None:
+            attributes["swarmkit.final_output"] = output
+        self._run.set_attributes(attributes)
+        if result.error is not None:
+            _fail(self._run, result.error)
+        self.close()
+
+    # -- spans ---------------------------------------------------------------------------
+
+    def _start(
+        self,
+        name: str,
+        parent: Span | None,
+        attributes: dict[str, Any],
+        *,
+        kind: SpanKind = SpanKind.INTERNAL,
+    ) -> Span:
+        where = trace.set_span_in_context(parent) if parent is not None else None
+        attributes.update(self._common)
+        return self._tracer.start_span(name, context=where, kind=kind, attributes=attributes)
+
+    def _open(self) -> list[Span]:
+        """Open spans, innermost first."""
+        spans = [*self._tools.values(), self._model, self._agent, self._run]
+        return [span for span in spans if span is not None]
+
+    def _content(self, text: str | None) -> str | None:
+        return self._tracing.content(text)
+
+    def _make_current(self) -> None:
+        # The innermost open span is current between events, so spans of the step that
+        # follows (an MCP call, an HTTP request) nest under it.
+        innermost = self._innermost()
+        if innermost is self._current:
+            return
+        if self._token is not None:
+            otel_context.detach(self._token)
+            self._token = None
+        self._current = innermost
+        if innermost is not None:
+            self._token = otel_context.attach(trace.set_span_in_context(innermost))
+
+    def _innermost(self) -> Span | None:
+        if self._tools:
+            return next(reversed(self._tools.values()))
+        for span in (self._model, self._agent, self._run):
+            if span is not None:
+                return span
+        return None
+
+
+def _tool_attributes(name: str, call_id: str) -> dict[str, Any]:
+    return {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": name,
+        "gen_ai.tool.call.id": call_id,
+        "gen_ai.tool.type": "function",
+    }
+
+
+def _set_content(attributes: dict[str, Any], key: str, value: str | None) -> None:
+    if value is not None:
+        attributes[key] = value
+
+
+def _output_messages(text: str) -> str:
+    message = {"role": "assistant", "parts": [{"type": "text", "content": text}]}
+    return json.dumps([message], ensure_ascii=False)
+
+
+def _total(result: RunResult, field: str) -> int:
+    return sum(getattr(usage, field) for usage in result.usage.values())
+
+
+def _fail(span: Span, error: BaseException) -> None:
+    span.set_attribute("error.type", type(error).__name__)
+    span.set_status(Status(StatusCode.ERROR, str(error)[:200]))

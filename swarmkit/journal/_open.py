@@ -1,0 +1,32 @@
+"""open_journal: the journal a location names, an SQLite path or a ``postgresql://`` URL."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from swarmkit.journal._sqlite import SQLiteJournal
+
+if TYPE_CHECKING:
+    from swarmkit.journal._postgres import PostgresJournal
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+"""The URL prefixes that name a Postgres journal; anything else is an SQLite file path."""
+
+
+def is_postgres_location(location: str | os.PathLike[str]) -> bool:
+    """Whether ``location`` is a Postgres URL rather than a file path."""
+    return isinstance(location, str) and location.startswith(POSTGRES_SCHEMES)
+
+
+def open_journal(location: str | os.PathLike[str]) -> SQLiteJournal | PostgresJournal:
+    """``PostgresJournal`` for a ``postgresql://`` URL, else the ``SQLiteJournal`` at the path.
+
+    Postgres needs the extra: ``pip install 'swarmkit[postgres]'``.
+    """
+    if is_postgres_location(location):
+        from swarmkit.journal._postgres import PostgresJournal  # noqa: PLC0415 (an extra)
+
+        return PostgresJournal(str(location))
+    return SQLiteJournal(Path(location))

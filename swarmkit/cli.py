@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Coroutine, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import structlog
 
@@ -31,7 +31,15 @@ from swarmkit.exceptions import (
     ReplayDivergenceError,
     SwarmkitError,
 )
-from swarmkit.journal import JournalRecord, SessionInfo, SQLiteJournal, export_jsonl
+from swarmkit.journal import (
+    JournalRecord,
+    SessionInfo,
+    SQLiteJournal,
+    export_jsonl,
+    import_jsonl,
+    open_journal,
+)
+from swarmkit.journal._open import is_postgres_location, journal_label
 from swarmkit.models import Model, OpenAIModel
 from swarmkit.swarm import Swarm
 
@@ -43,6 +51,9 @@ DEFAULT_JOURNAL = Path(".swarmkit") / "journal.sqlite"
 DEMO_JOURNAL = Path(".swarmkit") / "demo.sqlite"
 DEFAULT_DEMO_MODEL = "gpt-4o-mini"
 MISSING_KEY = "set OPENAI_API_KEY or pass --model with --base-url for a local server"
+
+if TYPE_CHECKING:
+    from swarmkit.journal import PostgresJournal
 
 _Handler = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
 
@@ -119,6 +130,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_show(commands)
     _add_replay(commands)
     _add_export(commands)
+    _add_import(commands)
     _add_draw(commands)
     return parser
 
@@ -137,7 +149,7 @@ def _journal_option(command: argparse.ArgumentParser, default: Path = DEFAULT_JO
     command.add_argument(
         "--journal",
         metavar="PATH",
-        help=f"the SQLite journal (default: $SWARMKIT_JOURNAL, else {default})",
+        help=f"an SQLite file or a postgresql:// URL (default: $SWARMKIT_JOURNAL, else {default})",
     )
 
 
@@ -228,6 +240,19 @@ def _add_export(commands: Any) -> None:
     _journal_option(command)
 
 
+def _add_import(commands: Any) -> None:
+    command = _command(
+        commands,
+        "import",
+        "Add a session exported as JSONL (a file, or - for stdin) to the journal.",
+        _import_session,
+        epilog="Move a session between stores: swarmkit export S --journal a.sqlite | "
+        "swarmkit import - --journal postgresql://...",
+    )
+    command.add_argument("file", metavar="FILE", help="the JSONL export, or - for stdin")
+    _journal_option(command)
+
+
 def _add_draw(commands: Any) -> None:
     command = _command(
         commands,
@@ -268,10 +293,12 @@ async def _run(args: argparse.Namespace) -> int:
     context = _context(args.context)
     swarm = _with_model(load_swarm(args.target), args.model, args.base_url)
     path = _journal_path(args.journal)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(path, Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
     out = sys.stdout
-    out.write(f"swarmkit run {args.target} (model: {_model_name(swarm)}; journal: {path})\n")
-    with SQLiteJournal(path) as journal:
+    label = journal_label(path)
+    out.write(f"swarmkit run {args.target} (model: {_model_name(swarm)}; journal: {label})\n")
+    with open_journal(path) as journal:
         events = swarm.stream(
             args.prompt, context=context, session_id=args.session_id, journal=journal
         )
@@ -284,7 +311,7 @@ async def _sessions(args: argparse.Namespace) -> int:
     with _open_journal(path) as journal:
         infos = await journal.sessions()
     if not infos:
-        print(f"no sessions in {path}")
+        print(f"no sessions in {journal_label(path)}")
         return EXIT_OK
     header = ("SESSION", "STATUS", "STOP", "RECORDS", "STARTED", "PROMPT")
     print(_table([header, *(_session_row(info) for info in infos)]))
@@ -317,6 +344,23 @@ async def _replay(args: argparse.Namespace) -> int:
 async def _export(args: argparse.Namespace) -> int:
     records = await _read_session(args.journal, args.session)
     sys.stdout.write(export_jsonl(records))
+    return EXIT_OK
+
+
+async def _import_session(args: argparse.Namespace) -> int:
+    text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8")
+    records = import_jsonl(text)
+    session_id = records[0].session_id
+    path = _journal_path(args.journal)
+    if isinstance(path, Path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    with open_journal(path) as journal:
+        if await journal.next_seq(session_id):
+            raise UsageError(
+                f"session {session_id!r} is already in {journal_label(path)}; delete it there first"
+            )
+        await journal.append(records)  # one step: the whole session or nothing
+    print(f"imported {session_id} ({len(records)} records) into {journal_label(path)}")
     return EXIT_OK
 
 
@@ -422,18 +466,19 @@ def _context(text: str | None) -> dict[str, Any]:
 # -- journals --------------------------------------------------------------------------------
 
 
-def _journal_path(option: str | None) -> Path:
-    return Path(option or os.environ.get("SWARMKIT_JOURNAL") or DEFAULT_JOURNAL)
+def _journal_path(option: str | None) -> Path | str:
+    location = option or os.environ.get("SWARMKIT_JOURNAL") or DEFAULT_JOURNAL
+    return location if is_postgres_location(location) else Path(location)
 
 
-def _open_journal(path: Path) -> SQLiteJournal:
+def _open_journal(path: Path | str) -> SQLiteJournal | PostgresJournal:
     # Opening a missing file would create an empty journal; reading one is always a mistake.
-    if not path.is_file():
+    if isinstance(path, Path) and not path.is_file():
         raise UsageError(
             f"no journal at {path}; pass --journal PATH or set SWARMKIT_JOURNAL "
             "(runs write to it with `swarmkit run`)"
         )
-    return SQLiteJournal(path)
+    return open_journal(path)
 
 
 async def _read_session(option: str | None, session_id: str) -> tuple[JournalRecord, ...]:
@@ -442,7 +487,7 @@ async def _read_session(option: str | None, session_id: str) -> tuple[JournalRec
         try:
             return await journal.read(session_id)
         except JournalError as exc:
-            raise UsageError(f"{exc} (swarmkit sessions --journal {path})") from exc
+            raise UsageError(f"{exc} (swarmkit sessions --journal {journal_label(path)})") from exc
 
 
 def _session_row(info: SessionInfo) -> tuple[str, ...]:

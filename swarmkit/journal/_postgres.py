@@ -140,7 +140,9 @@ class PostgresJournal:
         """Remove the session and its records in one statement."""
 
         async def remove(conn: psycopg.AsyncConnection[Any]) -> int:
-            cursor = await conn.execute(sql.DELETE_SESSION, {"session_id": session_id})
+            async with conn.transaction():
+                cursor = await conn.execute(sql.DELETE_SESSION_ROW, (session_id,))
+                await conn.execute(sql.DELETE_RECORDS, (session_id,))
             return cursor.rowcount
 
         if not await self._use("delete from", remove):
@@ -303,8 +305,8 @@ class PostgresJournal:
                 await _migrate(conn, self._where)
         except pg_errors.InsufficientPrivilege as exc:
             raise JournalError(
-                f"the database at {self._where} has no swarmkit journal tables (schema "
-                f"{sql.POSTGRES_SCHEMA_VERSION}) and this user may not create them "
+                f"the database at {self._where} has no swarmkit journal tables of schema "
+                f"{sql.POSTGRES_SCHEMA_VERSION} and this user may not create them "
                 f"({_one_line(exc)}); connect once as a user with CREATE on the schema, or "
                 "GRANT CREATE ON SCHEMA public to this user"
             ) from exc

@@ -73,10 +73,10 @@ SELECT_SESSIONS = (
     "SELECT session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents"
     " FROM swarmkit_sessions ORDER BY started_at DESC, created DESC"
 )
-DELETE_SESSION = (
-    "WITH r AS (DELETE FROM swarmkit_records WHERE session_id = %(session_id)s)"
-    " DELETE FROM swarmkit_sessions WHERE session_id = %(session_id)s"
-)
+# Two statements in one transaction: deleting the session row first waits for a step in
+# flight, and the records statement, with a snapshot taken after that, sees its records too.
+DELETE_SESSION_ROW = "DELETE FROM swarmkit_sessions WHERE session_id = %s"
+DELETE_RECORDS = "DELETE FROM swarmkit_records WHERE session_id = %s"
 # Taken when free, expired, or already ours; no row back means another owner holds it.
 TAKE_LEASE = (
     f"WITH t AS (SELECT {_NOW} AS now)"

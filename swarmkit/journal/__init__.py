@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from swarmkit.exceptions import ConfigurationError
 from swarmkit.journal._jsonl import export_jsonl, import_jsonl
 from swarmkit.journal._memory import InMemoryJournal
-from swarmkit.journal._open import open_journal
+from swarmkit.journal._open import open_journal, postgres_journal_class
 from swarmkit.journal._records import JOURNAL_SCHEMA_VERSION, Journal, JournalRecord, SessionInfo
 from swarmkit.journal._sqlite import SQLiteJournal
 
@@ -32,10 +31,4 @@ def __getattr__(name: str) -> Any:
     # PostgresJournal needs psycopg (the postgres extra); load it only when asked for.
     if name != "PostgresJournal":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    try:
-        from swarmkit.journal._postgres import PostgresJournal  # noqa: PLC0415
-    except ImportError as exc:
-        raise ConfigurationError(
-            f"PostgresJournal needs psycopg ({exc}); pip install 'swarmkit[postgres]'"
-        ) from exc
-    return PostgresJournal
+    return postgres_journal_class()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
+from swarmkit.exceptions import ConfigurationError
 from swarmkit.journal._sqlite import SQLiteJournal
 
 if TYPE_CHECKING:
@@ -39,7 +40,16 @@ def open_journal(location: str | os.PathLike[str]) -> SQLiteJournal | PostgresJo
     Postgres needs the extra: ``pip install 'swarmkit[postgres]'``.
     """
     if is_postgres_location(location):
-        from swarmkit.journal._postgres import PostgresJournal  # noqa: PLC0415 (an extra)
-
-        return PostgresJournal(str(location))
+        return postgres_journal_class()(str(location))
     return SQLiteJournal(Path(location))
+
+
+def postgres_journal_class() -> type[PostgresJournal]:
+    """``PostgresJournal``, importing psycopg on first use; a clear error without the extra."""
+    try:
+        from swarmkit.journal._postgres import PostgresJournal  # noqa: PLC0415 (an extra)
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"a Postgres journal needs psycopg ({exc}); pip install 'swarmkit[postgres]'"
+        ) from exc
+    return PostgresJournal

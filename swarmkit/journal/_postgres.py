@@ -42,7 +42,7 @@ _KEEPERS: set[asyncio.Task[None]] = set()
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class _LoopPool:
-    """The connection pool of one event loop, and the task that closes it with the loop."""
+    """The connection pool of one event loop, as the task that opens it."""
 
     opening: asyncio.Task[_Pool]
     """Opens the pool; every caller of the loop awaits the same task."""

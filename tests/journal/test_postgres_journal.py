@@ -79,6 +79,21 @@ def test_importing_swarmkit_and_its_journal_loads_no_psycopg() -> None:
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
 
 
+def test_without_the_extra_a_postgres_url_says_what_to_install() -> None:
+    """No psycopg: the command's one-line error names the extra, not an ImportError."""
+    code = (
+        "import sys\n"
+        "sys.modules['psycopg'] = None\n"
+        "from swarmkit.cli import main\n"
+        "sys.exit(main(['sessions', '--journal', 'postgresql://u@127.0.0.1/db']))\n"
+    )
+    argv = [sys.executable, "-c", code]
+    done = subprocess.run(argv, check=False, cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "pip install 'swarmkit[postgres]'" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
 def test_run_sync_calls_each_get_a_fresh_loop_and_share_one_journal(postgres_dsn: str) -> None:
     """run_sync starts a loop per call; the journal serves each with its own pool."""
     journal = PostgresJournal(postgres_dsn)

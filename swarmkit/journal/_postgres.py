@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -125,7 +126,15 @@ class PostgresJournal:
             cursor = await conn.execute(sql.SELECT_SESSIONS)
             return await cursor.fetchall()
 
-        return tuple(_session_info(row) for row in await self._use("list sessions of", select))
+        agent_lists: dict[str, tuple[str, ...]] = {}
+
+        def agents(text: str) -> tuple[str, ...]:
+            if text not in agent_lists:
+                agent_lists[text] = tuple(json.loads(text))
+            return agent_lists[text]
+
+        rows = await self._use("list sessions of", select)
+        return tuple(_session_info(row, agents(row[7])) for row in rows)
 
     async def next_seq(self, session_id: str) -> int:
         """The seq the session's next record must have; 0 for a new session."""
@@ -365,8 +374,8 @@ async def _close_with_loop(
             await pool.close(timeout=0.1)
 
 
-def _session_info(row: tuple[Any, ...]) -> SessionInfo:
-    session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents = row
+def _session_info(row: tuple[Any, ...], agents: tuple[str, ...]) -> SessionInfo:
+    session_id, records, started_at, updated_at, finished, stop_reason, prompt, _ = row
     return SessionInfo(
         session_id=session_id,
         records=records,
@@ -375,7 +384,7 @@ def _session_info(row: tuple[Any, ...]) -> SessionInfo:
         status="finished" if finished else "open",
         stop_reason=stop_reason,
         prompt=prompt,
-        agents=tuple(agents),
+        agents=agents,
     )
 
 

@@ -69,9 +69,11 @@ APPEND_NEXT_STEP = (
 )
 NEXT_SEQ = "SELECT records FROM swarmkit_sessions WHERE session_id = %s"
 SELECT_RECORDS = "SELECT seq, kind, data FROM swarmkit_records WHERE session_id = %s ORDER BY seq"
+# Agents come as JSON text: most sessions share a few lists, each decoded once, where an
+# array would build a Python list per row.
 SELECT_SESSIONS = (
-    "SELECT session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents"
-    " FROM swarmkit_sessions ORDER BY started_at DESC, created DESC"
+    "SELECT session_id, records, started_at, updated_at, finished, stop_reason, prompt,"
+    " array_to_json(agents)::text FROM swarmkit_sessions ORDER BY started_at DESC, created DESC"
 )
 # Two statements in one transaction: deleting the session row first waits for a step in
 # flight, and the records statement, with a snapshot taken after that, sees its records too.

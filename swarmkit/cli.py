@@ -271,7 +271,7 @@ def _add_draw(commands: Any) -> None:
 
 async def _demo(args: argparse.Namespace) -> int:
     model = None if args.offline else _demo_model(args.model)
-    path = Path(args.journal) if args.journal else DEMO_JOURNAL
+    path = _journal_path(args.journal) if args.journal else DEMO_JOURNAL
     return await run_demo(sys.stdout, journal_path=path, model=model)
 
 

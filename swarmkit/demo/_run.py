@@ -12,7 +12,8 @@ from swarmkit.console import LiveView
 from swarmkit.demo._model import DemoModel
 from swarmkit.demo._support import build_support_swarm
 from swarmkit.exceptions import ReplayDivergenceError, SwarmkitError
-from swarmkit.journal import Journal, SQLiteJournal
+from swarmkit.journal import Journal, open_journal
+from swarmkit.journal._open import journal_label
 from swarmkit.models import Model, ModelRequest, ModelResponse
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
@@ -73,17 +74,18 @@ class _NoModelCalls:
         raise SwarmkitError(f"replay tried to call the model for agent {request.agent!r}")
 
 
-async def run_demo(out: TextIO, *, journal_path: Path, model: Model | None = None) -> int:
+async def run_demo(out: TextIO, *, journal_path: Path | str, model: Model | None = None) -> int:
     """Run the support demo, writing a live view to ``out``; 0 when every replay reproduced.
 
     Without ``model`` the offline DemoModel stands in for the LLM. Each ticket's run is
-    journaled to the SQLite file at ``journal_path`` (its folder is created), then replayed
-    from it with a model that refuses to be called.
+    journaled to the SQLite file at ``journal_path`` (its folder is created), or to the
+    ``postgresql://`` URL, then replayed from it with a model that refuses to be called.
     """
     chosen: Model = model if model is not None else DemoModel()
     swarm = build_support_swarm(chosen)
-    journal_path.parent.mkdir(parents=True, exist_ok=True)
-    with SQLiteJournal(journal_path) as journal:
+    if isinstance(journal_path, Path):
+        journal_path.parent.mkdir(parents=True, exist_ok=True)
+    with open_journal(journal_path) as journal:
         _write(out, _header(chosen, journal_path))
         results = [await _run_ticket(out, swarm, journal, ticket, n) for n, ticket in _numbered()]
         _write(
@@ -105,7 +107,7 @@ def _numbered() -> list[tuple[int, Ticket]]:
     return list(enumerate(TICKETS, start=1))
 
 
-def _header(model: Model, journal_path: Path) -> list[str]:
+def _header(model: Model, journal_path: Path | str) -> list[str]:
     if isinstance(model, DemoModel):
         about = f"{model.name}; set OPENAI_API_KEY to run it live"
     else:
@@ -115,7 +117,7 @@ def _header(model: Model, journal_path: Path) -> list[str]:
         "  agents:  triage -> billing | tech_support | human",
         "  rules:   category == 'billing' -> billing; category == 'outage' -> tech_support",
         f"  model:   {about}",
-        f"  journal: {journal_path}",
+        f"  journal: {journal_label(journal_path)}",
     ]
 
 
@@ -177,8 +179,8 @@ def _same_run(live: RunResult, replayed: RunResult) -> bool:
     )
 
 
-def _footer(journal_path: Path, results: list[RunResult]) -> list[str]:
-    journal = f"--journal {journal_path}"
+def _footer(journal_path: Path | str, results: list[RunResult]) -> list[str]:
+    journal = f"--journal {journal_label(journal_path)}"
     first = results[0].session_id if results else "SESSION"
     return [
         "",

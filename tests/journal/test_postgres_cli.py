@@ -46,6 +46,17 @@ def test_every_journal_command_takes_a_postgres_url(capsys: Capture, postgres_ds
     assert '"swarmkit_journal"' in capsys.readouterr().out
 
 
+def test_the_demo_journals_into_postgres_and_replays_from_it(
+    capsys: Capture, postgres_dsn: str
+) -> None:
+    """`swarmkit demo --journal postgresql://...` runs, journals and replays offline."""
+    assert main(["demo", "--journal", postgres_dsn]) == 0
+    out = capsys.readouterr().out
+    assert "journal: postgresql://postgres:***@127.0.0.1" in out
+    assert main(["sessions", "--journal", postgres_dsn]) == 0
+    assert "demo-" in capsys.readouterr().out
+
+
 def test_export_and_import_move_a_session_from_sqlite_to_postgres_and_back(
     capsys: Capture, postgres_dsn: str, tmp_path: Path
 ) -> None:

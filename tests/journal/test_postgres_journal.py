@@ -146,7 +146,7 @@ def test_one_of_two_processes_gets_the_lease_and_a_third_takes_over_from_a_kille
     postgres_dsn: str,
 ) -> None:
     """Two at once: one holds, one is refused; SIGKILL the holder, its lease expires."""
-    workers = [_worker("hold", postgres_dsn, "s", f"w{n}", "1.0") for n in (1, 2)]
+    workers = [_worker("hold", postgres_dsn, "s", f"w{n}", "3") for n in (1, 2)]
     said = {worker: _first_line(worker) for worker in workers}
     (holder,) = [worker for worker, line in said.items() if line == "acquired"]
     (refused,) = [worker for worker in workers if worker is not holder]

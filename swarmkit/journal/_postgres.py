@@ -47,6 +47,8 @@ class _LoopPool:
 
     opening: asyncio.Task[_Pool]
     """Opens the pool; every caller of the loop awaits the same task."""
+    closing: asyncio.Event
+    """Set by ``aclose()``: the pool's keeper then closes it without waiting for the loop."""
 
 
 class PostgresJournal:
@@ -190,6 +192,7 @@ class PostgresJournal:
         with contextlib.suppress(RuntimeError):
             entry = self._pools.pop(asyncio.get_running_loop(), None)
             if entry is not None and not entry.opening.cancelled():
+                entry.closing.set()
                 with contextlib.suppress(Exception):
                     await (await asyncio.shield(entry.opening)).close()
 
@@ -265,7 +268,8 @@ class PostgresJournal:
             # leaves one behind per call.
             for ended in [known for known in self._pools if known.is_closed()]:
                 del self._pools[ended]
-            entry = _LoopPool(opening=loop.create_task(self._open_pool()))
+            closing = asyncio.Event()
+            entry = _LoopPool(opening=loop.create_task(self._open_pool(closing)), closing=closing)
             self._pools[loop] = entry
         try:
             return await asyncio.shield(entry.opening)
@@ -274,7 +278,7 @@ class PostgresJournal:
                 del self._pools[loop]  # the next call tries again
             raise
 
-    async def _open_pool(self) -> _Pool:
+    async def _open_pool(self, closing: asyncio.Event) -> _Pool:
         if not self._schema_ready:
             await self._prepare_schema()
             self._schema_ready = True
@@ -300,7 +304,9 @@ class PostgresJournal:
             raise JournalError(
                 f"cannot connect to the journal at {self._where}: {_one_line(exc)}"
             ) from exc
-        keeper = asyncio.get_running_loop().create_task(_close_with_loop(pool, connections))
+        keeper = asyncio.get_running_loop().create_task(
+            _close_with_loop(pool, connections, closing)
+        )
         _KEEPERS.add(keeper)
         keeper.add_done_callback(_KEEPERS.discard)
         return pool
@@ -359,11 +365,11 @@ async def _migrate(conn: psycopg.AsyncConnection[Any], where: str) -> None:
 
 
 async def _close_with_loop(
-    pool: _Pool, connections: weakref.WeakSet[psycopg.AsyncConnection[Any]]
+    pool: _Pool, connections: weakref.WeakSet[psycopg.AsyncConnection[Any]], closing: asyncio.Event
 ) -> None:
-    """Wait until the loop cancels this task on shutdown, then close the pool inside it."""
+    """Wait for ``aclose()`` or the loop's shutdown (which cancels this task), then close."""
     try:
-        await asyncio.Event().wait()
+        await closing.wait()
     finally:
         # The shutdown cancels the pool's own workers too, and pool.close() then fails waiting
         # for them before it closes anything, so each connection is closed here first.

@@ -1,33 +1,55 @@
-"""Journal speed: replaying a 1,000-step session, and a session with the SQLite journal on vs off.
+"""Journal speed, SQLite beside Postgres in one run: appends, sessions, replay and listing.
 
-A step is one journal record (a model call, a tool call, a handoff, ...). The on/off pair runs
-bench/session.py's two-call session through the real ``openai`` client on an in-process
-transport, interleaved in rounds; medians are compared.
+Rows: the latency of appending a one-record step; bench/session.py's two-call session (real
+``openai`` client, in-process transport) with the journal on vs off, interleaved in rounds,
+medians compared; strict replay of a 1,000-step session; listing 100,000 sessions.
+Postgres is a throwaway server started from the dev extra's binaries (fsync on), used once
+as it comes and once with ``synchronous_commit=off`` set in the DSN, a per-connection choice
+comparable to SQLite's ``synchronous=NORMAL`` (a crash of the machine may lose the latest
+commits, never corrupt the journal).
 Run: ``make bench`` or ``.venv/bin/python bench/journal.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from urllib.parse import quote
 
+import psycopg
 from openai import AsyncOpenAI
 
 from swarmkit import Agent, OpenAIModel, Swarm, tool
-from swarmkit.journal import SQLiteJournal
+from swarmkit.journal import Journal, JournalRecord, PostgresJournal, SQLiteJournal
 from swarmkit.testing import ScriptedModel, text, tool_call
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 from session import PROMPT, _client
+
+from tests.journal.postgres_server import running_postgres
 
 TOOL_TURNS = 499
 REPLAYS = 7
+APPENDS = 2_000
 ROUNDS = 15
 SESSIONS_PER_ROUND = 30
+LISTED = 100_000
+LISTINGS = 5
+PAYLOAD = {
+    "agent": "triage",
+    "response": {"content": "I will hand you over to billing. " * 10, "tool_calls": []},
+    "usage": {"prompt_tokens": 812, "completion_tokens": 37, "total_tokens": 849},
+}
+
+Store = Callable[[str], Journal]
+"""A fresh, empty journal of one kind, named by a label unique within the run."""
 
 
 @tool
@@ -41,10 +63,20 @@ def _long_swarm(model: ScriptedModel) -> Swarm:
     return Swarm([agent], "clerk", model=model, max_turns=TOOL_TURNS + 1)
 
 
-async def replay_speed(folder: Path) -> None:
-    """Record a long session once, then time strict replays of it."""
+async def append_latency(journal: Journal) -> float:
+    """Median seconds to append one one-record step to a growing session."""
+    timings = []
+    for seq in range(APPENDS):
+        step = [JournalRecord(session_id="appends", seq=seq, kind="model_call", data=PAYLOAD)]
+        started = time.perf_counter()
+        await journal.append(step)
+        timings.append(time.perf_counter() - started)
+    return statistics.median(timings)
+
+
+async def replay_speed(journal: Journal) -> float:
+    """Steps per second of strict replays of a long session (median of REPLAYS)."""
     script = [tool_call("lookup", invoice_id=f"A-{i}") for i in range(TOOL_TURNS)]
-    journal = SQLiteJournal(folder / "long.sqlite")
     await _long_swarm(ScriptedModel(*script, text("All paid."))).run(
         "check all", session_id="long", journal=journal
     )
@@ -55,17 +87,13 @@ async def replay_speed(folder: Path) -> None:
         started = time.perf_counter()
         await swarm.replay("long", journal)
         timings.append(time.perf_counter() - started)
-    best, median = min(timings), statistics.median(timings)
-    print(f"replay: {steps} steps in {median * 1e3:.1f} ms (median), {best * 1e3:.1f} ms (best)")
-    print(f"replay: {steps / median:,.0f} steps/s (median), {steps / best:,.0f} steps/s (best)")
+    return steps / statistics.median(timings)
 
 
-async def journal_overhead(folder: Path) -> None:
-    """A two-call session with the SQLite journal on vs off, interleaved in rounds."""
+async def session_on_off(journal: Journal) -> tuple[float, float]:
+    """Median seconds of a two-call session with the journal off and on, interleaved."""
     client = _client()
-    journal = SQLiteJournal(folder / "sessions.sqlite")
-    swarm_on = _journaled_swarm(client, journal)
-    swarm_off = _journaled_swarm(client, None)
+    swarm_on, swarm_off = _chat_swarm(client, journal), _chat_swarm(client, None)
 
     async def time_one(swarm: Swarm) -> float:
         started = time.perf_counter()
@@ -79,23 +107,138 @@ async def journal_overhead(folder: Path) -> None:
     for _ in range(ROUNDS):
         off.append(await time_one(swarm_off))
         on.append(await time_one(swarm_on))
-    off_m, on_m = statistics.median(off), statistics.median(on)
-    print(f"session, journal off: {off_m * 1e6:.0f} µs; on (SQLite): {on_m * 1e6:.0f} µs")
-    print(f"journal on / off: {on_m / off_m:.3f}x")
+    return statistics.median(off), statistics.median(on)
 
 
-def _journaled_swarm(client: AsyncOpenAI, journal: SQLiteJournal | None) -> Swarm:
+def _chat_swarm(client: AsyncOpenAI, journal: Journal | None) -> Swarm:
     model = OpenAIModel("gpt-bench", client=client)
     triage = Agent(name="triage", instructions="You route tickets.")
     billing = Agent(name="billing", instructions="You handle billing.", handoffs=[])
     return Swarm([triage, billing], "triage", model=model, journal=journal)
 
 
+async def listing_time(journal: Journal, fill: Callable[[], None]) -> float:
+    """Median seconds to list LISTED sessions, their rows written in bulk by ``fill``."""
+    await journal.next_seq("warm-up")  # creates the tables
+    fill()
+    timings = []
+    for _ in range(LISTINGS):
+        started = time.perf_counter()
+        infos = await journal.sessions()
+        timings.append(time.perf_counter() - started)
+    assert len(infos) >= LISTED, len(infos)
+    return statistics.median(timings)
+
+
+def fill_sqlite(path: Path) -> Callable[[], None]:
+    def fill() -> None:
+        conn = sqlite3.connect(path)
+        with conn:
+            conn.execute(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)"
+                " INSERT INTO sessions (session_id, records, started_at, updated_at, finished,"
+                " stop_reason, prompt, agents) SELECT 'bulk-' || i, 7, i, i + 1, 1,"
+                " 'final_output', 'Why was I charged twice?', '[\"triage\",\"billing\"]' FROM n",
+                (LISTED,),
+            )
+        conn.close()
+
+    return fill
+
+
+def fill_postgres(dsn: str) -> Callable[[], None]:
+    def fill() -> None:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(
+                "INSERT INTO swarmkit_sessions (session_id, records, started_at, updated_at,"
+                " finished, stop_reason, prompt, agents) SELECT 'bulk-' || i, 7, i, i + 1, true,"
+                " 'final_output', 'Why was I charged twice?', ARRAY['triage', 'billing']"
+                " FROM generate_series(1, %s) AS i",
+                (LISTED,),
+            )
+            conn.execute("ANALYZE swarmkit_sessions")
+
+    return fill
+
+
+async def measure(
+    label: str, journal_at: Callable[[str], Journal], fill_at: Callable[[str], Callable[[], None]]
+) -> dict[str, float]:
+    """Every figure for one store; each measurement on an empty journal of its own."""
+    figures: dict[str, float] = {}
+    figures["append"] = await append_latency(journal_at("append"))
+    off, on = await session_on_off(journal_at("sessions"))
+    figures["off"], figures["on"] = off, on
+    figures["replay"] = await replay_speed(journal_at("replay"))
+    figures["listing"] = await listing_time(journal_at("listing"), fill_at("listing"))
+    print(f"measured {label}", file=sys.stderr)
+    return figures
+
+
+async def measure_postgres(label: str, dsn: str, prefix: str, extra: str) -> dict[str, float]:
+    """Every figure for Postgres, each measurement in a schema of its own."""
+    dsns: dict[str, str] = {}
+
+    def dsn_for(name: str) -> str:
+        return dsns.setdefault(name, _schema_dsn(dsn, f"{prefix}_{name}", extra))
+
+    return await measure(
+        label,
+        lambda name: PostgresJournal(dsn_for(name)),
+        lambda name: fill_postgres(dsn_for(name)),
+    )
+
+
+def _schema_dsn(dsn: str, name: str, extra: str = "") -> str:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA IF NOT EXISTS {name}")
+    return f"{dsn}?options={quote(f'-csearch_path={name}{extra}')}"
+
+
+def report(columns: dict[str, dict[str, float]]) -> None:
+    names = list(columns)
+    rows: list[tuple[str, Callable[[dict[str, float]], str]]] = [
+        ("append one step (median)", lambda f: f"{f['append'] * 1e6:,.0f} µs"),
+        ("two-call session, journal off", lambda f: f"{f['off'] * 1e6:,.0f} µs"),
+        ("two-call session, journal on", lambda f: f"{f['on'] * 1e6:,.0f} µs"),
+        ("journal overhead per session", lambda f: f"{(f['on'] - f['off']) * 1e6:,.0f} µs"),
+        ("journal on / off", lambda f: f"{f['on'] / f['off']:.2f}x"),
+        ("replay (1,000-step session)", lambda f: f"{f['replay']:,.0f} steps/s"),
+        (f"list {LISTED:,} sessions (median)", lambda f: f"{f['listing'] * 1e3:,.0f} ms"),
+    ]
+    table = [("", *names), *((title, *(cell(columns[n]) for n in names)) for title, cell in rows)]
+    widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
+    for row in table:
+        print(
+            "  ".join(
+                cell.rjust(w) if i else cell.ljust(w)
+                for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+            )
+        )
+    base = columns[names[0]]
+    base_overhead = base["on"] - base["off"]
+    for name in names[1:]:
+        overhead = columns[name]["on"] - columns[name]["off"]
+        ratio = overhead / base_overhead
+        print(f"{name}: journal overhead / {names[0]}'s = {ratio:.2f}x (target <= 3x)")
+
+
 async def main() -> None:
-    """Run both measurements in a temporary folder."""
+    """SQLite, then Postgres as it comes, then Postgres with synchronous_commit=off."""
+    columns: dict[str, dict[str, float]] = {}
     with tempfile.TemporaryDirectory() as folder:
-        await replay_speed(Path(folder))
-        await journal_overhead(Path(folder))
+        root = Path(folder)
+        columns["SQLite"] = await measure(
+            "SQLite",
+            lambda label: SQLiteJournal(root / f"{label}.sqlite"),
+            lambda label: fill_sqlite(root / f"{label}.sqlite"),
+        )
+    with running_postgres(durable=True) as server:
+        columns["Postgres"] = await measure_postgres("Postgres", server.dsn, "d", "")
+        columns["Postgres, async commit"] = await measure_postgres(
+            "Postgres, async commit", server.dsn, "a", " -csynchronous_commit=off"
+        )
+    report(columns)
 
 
 if __name__ == "__main__":

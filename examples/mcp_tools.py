@@ -11,7 +11,7 @@ Any MCP server works the same way, e.g. ``MCPToolSource.stdio("uvx", ["mcp-serve
 
 Run it offline (a scripted model plays the LLM):   python examples/mcp_tools.py
 or live:   OPENAI_API_KEY=sk-... python examples/mcp_tools.py
-Needs the extra: pip install 'swarmkit[mcp]'.
+Needs the extra: pip install 'swarmkit-agents[mcp]'.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ never sends anything anywhere itself.
 
 Run it offline (a scripted model plays the LLM):   python examples/tracing.py
 or live:   OPENAI_API_KEY=sk-... python examples/tracing.py
-Needs the extra: pip install 'swarmkit[otel]'.
+Needs the extra: pip install 'swarmkit-agents[otel]'.
 """
 
 from __future__ import annotations

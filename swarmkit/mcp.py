@@ -1,4 +1,4 @@
-"""MCP servers as tool sources: their tools become FunctionTools for agents (``swarmkit[mcp]``).
+"""MCP servers as tool sources: their tools become FunctionTools (extra ``mcp``).
 
 ::
 

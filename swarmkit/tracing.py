@@ -1,4 +1,4 @@
-"""OpenTelemetry spans built from a run's events (``swarmkit[otel]``); the loop makes no calls.
+"""OpenTelemetry spans built from a run's events (extra ``otel``); the loop makes no calls.
 
 ::
 

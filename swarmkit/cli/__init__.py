@@ -42,7 +42,8 @@ from swarmkit.exceptions import (
     SwarmkitError,
 )
 from swarmkit.interrupts import Decision, approve, edit, reject
-from swarmkit.journal import JournalRecord, SessionInfo, SQLiteJournal, export_jsonl
+from swarmkit.journal import JournalRecord, SessionInfo, SQLiteJournal, export_jsonl, import_jsonl
+from swarmkit.journal._open import journal_label
 from swarmkit.models import Model, OpenAIModel
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
@@ -170,6 +171,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_show(commands)
     _add_replay(commands)
     _add_export(commands)
+    _add_import(commands)
     _add_draw(commands)
     _add_check(commands)
     _add_ui(commands)
@@ -192,8 +194,8 @@ def _command(
 def _journal_option(command: argparse.ArgumentParser, default: Path = DEFAULT_JOURNAL) -> None:
     command.add_argument(
         "--journal",
-        metavar="PATH",
-        help=f"the SQLite journal (default: $SWARMKIT_JOURNAL, else {default})",
+        metavar="PATH_OR_URL",
+        help=f"an SQLite file or a postgresql:// URL (default: $SWARMKIT_JOURNAL, else {default})",
     )
 
 
@@ -308,6 +310,19 @@ def _add_export(commands: Any) -> None:
     _journal_option(command)
 
 
+def _add_import(commands: Any) -> None:
+    command = _command(
+        commands,
+        "import",
+        "Add a session exported as JSONL (a file, or - for stdin) to the journal.",
+        _import_session,
+        epilog="Move a session between stores: swarmkit export S --journal a.sqlite | "
+        "swarmkit import - --journal postgresql://...",
+    )
+    command.add_argument("file", metavar="FILE", help="the JSONL export, or - for stdin")
+    _journal_option(command)
+
+
 def _add_draw(commands: Any) -> None:
     command = _command(
         commands,
@@ -378,7 +393,7 @@ def _warn_findings(swarm: Swarm) -> None:
 
 async def _demo(args: argparse.Namespace) -> int:
     model = None if args.offline else _demo_model(args.model)
-    path = Path(args.journal) if args.journal else DEMO_JOURNAL
+    path = journal_path(args.journal) if args.journal else DEMO_JOURNAL
     with open_for_writing(path):
         pass  # a bad path is a usage error before anything runs
     code = await run_demo(sys.stdout, journal_path=path, model=model, program=program())
@@ -410,7 +425,8 @@ async def _run(args: argparse.Namespace) -> int:
     path = journal_path(args.journal)
     out = sys.stdout
     with open_for_writing(path) as journal:
-        out.write(f"swarmkit run {args.target} (model: {_model_name(swarm)}; journal: {path})\n")
+        where = journal_label(path)
+        out.write(f"swarmkit run {args.target} (model: {_model_name(swarm)}; journal: {where})\n")
         view = LiveView(out, swarm)
         events = swarm.stream(
             args.prompt, context=context, session_id=args.session_id, journal=journal
@@ -488,6 +504,28 @@ async def _export(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+async def _import_session(args: argparse.Namespace) -> int:
+    text = sys.stdin.read() if args.file == "-" else _read_text(Path(args.file))
+    records = import_jsonl(text)
+    session_id = records[0].session_id
+    path = journal_path(args.journal)
+    with open_for_writing(path) as journal:
+        if await journal.next_seq(session_id):
+            raise UsageError(
+                f"session {session_id!r} is already in {journal_label(path)}; delete it there first"
+            )
+        await journal.append(records)  # one step: the whole session or nothing
+    print(f"imported {session_id} ({plural(len(records), 'record')}) into {journal_label(path)}")
+    return EXIT_OK
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from exc
+
+
 async def _draw(args: argparse.Namespace) -> int:
     if (args.target is None) == (args.session is None):
         raise UsageError("draw takes a swarm (module:attribute) or --session SESSION, one of them")
@@ -507,12 +545,16 @@ async def _ui(args: argparse.Namespace) -> int:
     if args.allow_decisions and swarm is None:
         raise UsageError("--allow-decisions needs --swarm module:attribute to resume with")
     open_for_reading(path).close()  # a missing or foreign file is refused untouched
-    writable = SQLiteJournal(path, read_only=not args.allow_decisions)
-    with writable as journal, SQLiteJournal(path, read_only=True) as listing:
+    if isinstance(path, str):  # Postgres: one pool serves pages, listing and decisions
+        writable = listing_journal = open_for_writing(path)
+    else:
+        writable = SQLiteJournal(path, read_only=not args.allow_decisions)
+        listing_journal = SQLiteJournal(path, read_only=True)
+    with writable as journal, listing_journal as listing:
         viewer = Viewer(journal, swarm=swarm, allow_decisions=args.allow_decisions, listing=listing)
         server = ViewerServer(viewer, port=args.port)
         server.start()
-        print(f"swarmkit ui: {path} at {server.url}  (Ctrl-C stops)", flush=True)
+        print(f"swarmkit ui: {journal_label(path)} at {server.url}  (Ctrl-C stops)", flush=True)
         try:
             await asyncio.Event().wait()  # serve until Ctrl-C cancels this
         finally:
@@ -523,10 +565,11 @@ async def _ui(args: argparse.Namespace) -> int:
 # -- pausing and resuming --------------------------------------------------------------------
 
 
-def _say_how_to_continue(result: RunResult, target: str, path: Path) -> None:
+def _say_how_to_continue(result: RunResult, target: str, path: Path | str) -> None:
     if result.stop_reason != "interrupted":
         return
-    resume = f"{program()} resume {result.session_id} --swarm {target} --journal {path}"
+    where = journal_label(path)
+    resume = f"{program()} resume {result.session_id} --swarm {target} --journal {where}"
     print(f"  next:   {resume} --approve   (or --reject REASON, or --edit JSON)")
 
 

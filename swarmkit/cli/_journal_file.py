@@ -9,22 +9,32 @@ from __future__ import annotations
 import os
 import sqlite3
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from swarmkit.cli._target import UsageError
-from swarmkit.journal import SQLiteJournal
+from swarmkit.journal import SQLiteJournal, open_journal
+from swarmkit.journal._open import is_postgres_location
+
+if TYPE_CHECKING:
+    from swarmkit.journal import PostgresJournal
+
 
 DEFAULT_JOURNAL = Path(".swarmkit") / "journal.sqlite"
 _SQLITE_HEADER = b"SQLite format 3\x00"
 _WHERE = "pass --journal PATH or set SWARMKIT_JOURNAL"
 
 
-def journal_path(option: str | None) -> Path:
-    """The journal the command uses: --journal, else $SWARMKIT_JOURNAL, else the default."""
-    return Path(option or os.environ.get("SWARMKIT_JOURNAL") or DEFAULT_JOURNAL)
+def journal_path(option: str | None) -> Path | str:
+    """The journal the command uses: --journal, else $SWARMKIT_JOURNAL, else the default; a
+    ``postgresql://`` URL stays a string."""
+    location = option or os.environ.get("SWARMKIT_JOURNAL") or str(DEFAULT_JOURNAL)
+    return location if is_postgres_location(location) else Path(location)
 
 
-def open_for_writing(path: Path) -> SQLiteJournal:
+def open_for_writing(path: Path | str) -> SQLiteJournal | PostgresJournal:
     """Open (or create) the journal at ``path``; creates its own folder only."""
+    if isinstance(path, str):
+        return open_journal(path)
     _check_no_file_above(path)
     if path.is_dir():
         raise UsageError(f"the journal path {path} is a folder; name a file in it ({_WHERE})")
@@ -43,8 +53,10 @@ def open_for_writing(path: Path) -> SQLiteJournal:
     return SQLiteJournal(path)
 
 
-def open_for_reading(path: Path) -> SQLiteJournal:
+def open_for_reading(path: Path | str) -> SQLiteJournal | PostgresJournal:
     """Open an existing swarmkit journal; anything else is refused untouched."""
+    if isinstance(path, str):
+        return open_journal(path)
     _check_no_file_above(path)
     if not path.exists():
         raise UsageError(f"no journal at {path}; {_WHERE} (runs write to it with `swarmkit run`)")

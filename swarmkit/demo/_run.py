@@ -12,7 +12,8 @@ from swarmkit.console import LiveView, plural
 from swarmkit.demo._model import DemoModel
 from swarmkit.demo._support import build_support_swarm
 from swarmkit.exceptions import ReplayDivergenceError, SwarmkitError
-from swarmkit.journal import Journal, SQLiteJournal
+from swarmkit.journal import Journal, open_journal
+from swarmkit.journal._open import journal_label
 from swarmkit.models import Model, ModelRequest, ModelResponse
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
@@ -74,21 +75,27 @@ class _NoModelCalls:
 
 
 async def run_demo(
-    out: TextIO, *, journal_path: Path, model: Model | None = None, program: str = "swarmkit"
+    out: TextIO,
+    *,
+    journal_path: Path | str,
+    model: Model | None = None,
+    program: str = "swarmkit",
 ) -> int:
     """Run the support demo, writing a live view to ``out``; 0 when every run finished and
     every replay reproduced it, 1 when a run failed (a wrong key, a server that is down) or a
     replay differed.
 
     Without ``model`` the offline DemoModel stands in for the LLM. Each ticket's run is
-    journaled to the SQLite file at ``journal_path`` (its folder is created), then replayed
-    from it with a model that refuses to be called. ``program`` is how the closing hints
-    call the command (a path such as ``.venv/bin/swarmkit`` when it is not on PATH).
+    journaled to the SQLite file at ``journal_path`` (its folder is created), or to the
+    ``postgresql://`` URL, then replayed from it with a model that refuses to be called.
+    ``program`` is how the closing hints call the command (a path such as
+    ``.venv/bin/swarmkit`` when it is not on PATH).
     """
     chosen: Model = model if model is not None else DemoModel()
     swarm = build_support_swarm(chosen)
-    journal_path.parent.mkdir(parents=True, exist_ok=True)
-    with SQLiteJournal(journal_path) as journal:
+    if isinstance(journal_path, Path):
+        journal_path.parent.mkdir(parents=True, exist_ok=True)
+    with open_journal(journal_path) as journal:
         _write(out, _header(chosen, journal_path))
         results = [await _run_ticket(out, swarm, journal, ticket, n) for n, ticket in _numbered()]
         _write(
@@ -111,7 +118,7 @@ def _numbered() -> list[tuple[int, Ticket]]:
     return list(enumerate(TICKETS, start=1))
 
 
-def _header(model: Model, journal_path: Path) -> list[str]:
+def _header(model: Model, journal_path: Path | str) -> list[str]:
     if isinstance(model, DemoModel):
         about = f"{model.name}; set OPENAI_API_KEY to run it live"
     else:
@@ -121,7 +128,7 @@ def _header(model: Model, journal_path: Path) -> list[str]:
         "  agents:  triage -> billing | tech_support | human",
         "  rules:   category == 'billing' -> billing; category == 'outage' -> tech_support",
         f"  model:   {about}",
-        f"  journal: {journal_path}",
+        f"  journal: {journal_label(journal_path)}",
     ]
 
 
@@ -198,8 +205,8 @@ def _failures(failed: list[RunResult], program: str) -> list[str]:
     ]
 
 
-def _footer(journal_path: Path, results: list[RunResult], program: str) -> list[str]:
-    journal = f"--journal {journal_path}"
+def _footer(journal_path: Path | str, results: list[RunResult], program: str) -> list[str]:
+    journal = f"--journal {journal_label(journal_path)}"
     first = results[0].session_id if results else "SESSION"
     lines = ["", "Explore the journal:"]
     if program != "swarmkit":

@@ -17,6 +17,7 @@ from swarmkit.journal._records import (
     check_step,
     decode_data,
     encode_data,
+    merge_agents,
     step_facts,
     take_lease,
 )
@@ -40,6 +41,8 @@ class _Session:
     """Stop reason of the latest ``run_finished`` record."""
     prompt: str | None = None
     """Prompt of the first ``run_started`` record."""
+    agents: tuple[str, ...] = ()
+    """Agents that started a turn, in order of first start."""
 
 
 class InMemoryJournal:
@@ -76,6 +79,7 @@ class InMemoryJournal:
         session.records.extend(encoded)
         session.updated_at = now
         session.prompt = session.prompt if session.prompt is not None else facts.prompt
+        session.agents = merge_agents(session.agents, facts.agents)
         if facts.finished:
             session.finished = True
             session.stop_reason = facts.stop_reason
@@ -133,4 +137,5 @@ def _info(session_id: str, session: _Session) -> SessionInfo:
         status="finished" if session.finished else "open",
         stop_reason=session.stop_reason,
         prompt=session.prompt,
+        agents=session.agents,
     )

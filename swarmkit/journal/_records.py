@@ -18,6 +18,7 @@ SessionStatus = Literal["open", "finished"]
 
 RUN_STARTED = "run_started"
 RUN_FINISHED = "run_finished"
+AGENT_STARTED = "agent_started"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -52,6 +53,8 @@ class SessionInfo:
     """``data["stop_reason"]`` of the latest ``run_finished`` record, if any."""
     prompt: str | None = None
     """``data["prompt"]`` of the first ``run_started`` record, if it is a string."""
+    agents: tuple[str, ...] = ()
+    """Each agent that started a turn (``agent_started`` records), in order of first start."""
 
 
 @runtime_checkable
@@ -101,6 +104,8 @@ class StepFacts:
     """Whether the step holds a ``run_finished`` record."""
     stop_reason: str | None
     """The stop reason of the step's last ``run_finished`` record, if any."""
+    agents: tuple[str, ...] = ()
+    """The agents the step's ``agent_started`` records name, each once, in order."""
 
 
 def json_default(value: object) -> object:
@@ -246,14 +251,30 @@ def step_facts(records: Sequence[JournalRecord]) -> StepFacts:
     prompt: str | None = None
     finished = False
     stop_reason: str | None = None
+    agents: dict[str, None] = {}
     for record in records:
         if record.kind == RUN_STARTED and prompt is None:
             prompt = _text_or_none(record.data.get("prompt"))
         elif record.kind == RUN_FINISHED:
             finished = True
             stop_reason = _text_or_none(record.data.get("stop_reason"))
-    return StepFacts(prompt=prompt, finished=finished, stop_reason=stop_reason)
+        elif record.kind == AGENT_STARTED and isinstance(agent := record.data.get("agent"), str):
+            agents[agent] = None
+    return StepFacts(
+        prompt=prompt, finished=finished, stop_reason=stop_reason, agents=tuple(agents)
+    )
+
+
+def merge_agents(known: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:
+    """``known`` followed by the agents of ``new`` it does not hold yet."""
+    return known + tuple(agent for agent in new if agent not in known)
 
 
 def _text_or_none(value: object) -> str | None:
-    return value if isinstance(value, str) else None
+    # A summary is for display, and its column holds UTF-8: a lone surrogate (kept exactly in
+    # the record itself) is shown as U+FFFD here.
+    if not isinstance(value, str):
+        return None
+    if value.isascii():
+        return value
+    return "".join("\ufffd" if "\ud800" <= char <= "\udfff" else char for char in value)

@@ -16,7 +16,7 @@ from swarmkit.exceptions import (
     SessionBusyError,
     SessionNotFoundError,
 )
-from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, SQLiteJournal
+from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, PostgresJournal, SQLiteJournal
 
 
 class FakeClock:
@@ -41,21 +41,25 @@ def step(session_id: str, start: int, *kinds: str) -> list[JournalRecord]:
     return [record(session_id, start + i, kind, n=start + i) for i, kind in enumerate(kinds)]
 
 
-def make_journal(kind: str, tmp_path: Path, clock: FakeClock) -> InMemoryJournal | SQLiteJournal:
-    """A fresh journal of the given kind."""
-    if kind == "memory":
+def make_journal(
+    request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock
+) -> InMemoryJournal | SQLiteJournal | PostgresJournal:
+    """A fresh journal of the kind the test is parametrised with."""
+    if request.param == "memory":
         return InMemoryJournal(clock=clock)
+    if request.param == "postgres":
+        return PostgresJournal(request.getfixturevalue("postgres_dsn"), clock=clock)
     return SQLiteJournal(tmp_path / "journal.sqlite3", clock=clock)
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=["memory", "sqlite", "postgres"])
 def clock_and_journal(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> Iterator[tuple[FakeClock, Journal]]:
     clock = FakeClock()
-    journal = make_journal(request.param, tmp_path, clock)
+    journal = make_journal(request, tmp_path, clock)
     yield clock, journal
-    if isinstance(journal, SQLiteJournal):
+    if not isinstance(journal, InMemoryJournal):
         journal.close()
 
 
@@ -281,3 +285,20 @@ async def test_a_bad_owner_or_ttl_is_a_configuration_error(
     """Lease arguments are checked before anything is written."""
     with pytest.raises(ConfigurationError, match="lease"):
         await journal.acquire_lease("s", owner=owner, ttl=ttl)
+
+
+async def test_sessions_list_each_agent_that_started_once_in_order(journal: Journal) -> None:
+    """Agents come from agent_started records, first start first, repeats folded."""
+    await journal.append([record("s", 0, "run_started", prompt="p")])
+    await journal.append([record("s", 1, "agent_started", agent="triage")])
+    await journal.append(
+        [
+            record("s", 2, "agent_started", agent="billing"),
+            record("s", 3, "agent_started", agent="triage"),
+        ]
+    )
+    await journal.append(
+        [record("s", 4, "agent_started", agent=7), record("s", 5, "agent_started")]
+    )
+    (info,) = await journal.sessions()
+    assert info.agents == ("triage", "billing")

@@ -215,20 +215,56 @@ async def test_a_session_deleted_by_another_journal_object_cannot_get_a_gap(
         assert await writer.sessions() == ()
 
 
-async def test_sessions_are_summarised_from_the_records_alone(tmp_path: Path) -> None:
-    """The file keeps only `meta` and `records`; listing derives each session's summary."""
+async def test_listing_reads_the_sessions_table_kept_by_each_step(tmp_path: Path) -> None:
+    """Each step updates its session's row; listing reads those rows, not the records."""
     path = tmp_path / "j.sqlite3"
     with SQLiteJournal(path, clock=lambda: 5.0) as journal:
         await journal.append([record("s", 0, "run_started", prompt=7)])
         await journal.append([record("s", 1, "run_started", prompt="p"), record("s", 2)])
+        _execute(path, "DELETE FROM records")
         (info,) = await journal.sessions()
     assert (info.records, info.started_at, info.status, info.prompt) == (3, 5.0, "open", "p")
+
+
+async def test_a_layout_2_journal_gains_its_sessions_table_on_open(tmp_path: Path) -> None:
+    """A file without the sessions table is migrated in place: summaries derived from records."""
+    path = tmp_path / "j.sqlite3"
     conn = sqlite3.connect(path)
-    try:
-        tables = conn.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        assert tables.fetchall() == [("meta",), ("records",)]
-    finally:
-        conn.close()
+    with conn:
+        conn.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
+        conn.executemany(
+            "INSERT INTO meta VALUES (?, ?)",
+            [("schema_version", str(JOURNAL_SCHEMA_VERSION)), ("storage_layout", "2")],
+        )
+        conn.execute(
+            "CREATE TABLE records (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL,"
+            " seq INTEGER NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL,"
+            " written_at REAL NOT NULL, UNIQUE (session_id, seq))"
+        )
+        conn.executemany(
+            "INSERT INTO records (session_id, seq, kind, data, written_at) VALUES (?, ?, ?, ?, ?)",
+            [
+                ("a", 0, "run_started", '{"prompt":"hi"}', 1.0),
+                ("b", 0, "run_started", '{"prompt":"yo"}', 1.0),
+                ("a", 1, "agent_started", '{"agent":"triage"}', 2.0),
+                ("a", 2, "run_finished", '{"stop_reason":"final_output"}', 3.0),
+            ],
+        )
+    conn.close()
+    with SQLiteJournal(path) as journal:
+        b, a = await journal.sessions()
+        await journal.append([record("b", 1, "agent_started", agent="x")])
+        assert (await journal.sessions())[0].agents == ("x",)
+    assert (a.session_id, a.records, a.started_at, a.updated_at) == ("a", 3, 1.0, 3.0)
+    assert (a.status, a.stop_reason, a.prompt, a.agents) == (
+        "finished",
+        "final_output",
+        "hi",
+        ("triage",),
+    )
+    assert (b.session_id, b.records, b.status, b.prompt) == ("b", 1, "open", "yo")
+    layout = _query(path, "SELECT value FROM meta WHERE key = 'storage_layout'")
+    assert layout == [(str(_sqlite.STORAGE_LAYOUT),)]
 
 
 def test_threads_sharing_one_journal_write_their_sessions_completely(tmp_path: Path) -> None:
@@ -296,5 +332,14 @@ def _execute(path: Path, statement: str) -> None:
     try:
         with conn:
             conn.execute(statement)
+    finally:
+        conn.close()
+
+
+def _query(path: Path, statement: str) -> list[tuple[object, ...]]:
+    """The rows of one query, read through a connection of its own."""
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(statement).fetchall()
     finally:
         conn.close()

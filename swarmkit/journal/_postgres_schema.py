@@ -1,0 +1,93 @@
+"""The Postgres journal's tables and statements, as SQL text (no driver is imported here)."""
+
+from __future__ import annotations
+
+POSTGRES_SCHEMA_VERSION = 1
+"""The newest schema this swarmkit creates and reads; ``swarmkit_migrations`` records it."""
+
+MIGRATION_LOCK = 0x5377_6B4A
+"""The advisory lock that makes concurrent first openings migrate one at a time."""
+
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    1: (
+        # `records` is the next seq; `created` breaks ties between equal start times.
+        "CREATE TABLE swarmkit_sessions (session_id text PRIMARY KEY,"
+        " created bigint GENERATED ALWAYS AS IDENTITY, records integer NOT NULL,"
+        " started_at double precision NOT NULL, updated_at double precision NOT NULL,"
+        " finished boolean NOT NULL, stop_reason text, prompt text,"
+        " agents text[] NOT NULL DEFAULT '{}')",
+        "CREATE INDEX swarmkit_sessions_newest"
+        " ON swarmkit_sessions (started_at DESC, created DESC)",
+        # Data is the JSON text the encoder wrote: no re-parsing on the way in or out.
+        "CREATE TABLE swarmkit_records (session_id text NOT NULL, seq integer NOT NULL,"
+        " kind text NOT NULL, data text NOT NULL, written_at double precision NOT NULL,"
+        " PRIMARY KEY (session_id, seq))",
+        "CREATE TABLE swarmkit_leases (session_id text PRIMARY KEY, owner text NOT NULL,"
+        " expires_at double precision NOT NULL)",
+    ),
+}
+"""The statements that bring a schema from version ``n - 1`` to ``n``."""
+
+CREATE_MIGRATIONS = (
+    "CREATE TABLE IF NOT EXISTS swarmkit_migrations (version integer PRIMARY KEY,"
+    " applied_at timestamptz NOT NULL DEFAULT now())"
+)
+MIGRATIONS_EXIST = "SELECT to_regclass('swarmkit_migrations') IS NOT NULL"
+MAX_VERSION = "SELECT coalesce(max(version), 0) FROM swarmkit_migrations"
+RECORD_MIGRATION = "INSERT INTO swarmkit_migrations (version) VALUES (%s)"
+
+# The journal's clock when one was given, else the database's: one clock for every worker.
+_NOW = "coalesce(%(now)s::float8, extract(epoch FROM statement_timestamp())::float8)"
+
+_INSERT_STEP_RECORDS = (
+    " INSERT INTO swarmkit_records (session_id, seq, kind, data, written_at)"
+    " SELECT s.session_id, r.seq, r.kind, r.data, s.updated_at"
+    " FROM s, unnest(%(seqs)s::integer[], %(kinds)s::text[], %(datas)s::text[])"
+    " AS r(seq, kind, data)"
+)
+
+# A step is one statement, so it commits whole or not at all. The first step creates the
+# session's row; a later one moves the row's count on only if the step continues it, which
+# also serialises writers of one session on that row. No row back means the seq was wrong.
+APPEND_FIRST_STEP = (
+    "WITH s AS (INSERT INTO swarmkit_sessions"
+    " (session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents)"
+    f" SELECT %(session_id)s, %(count)s, t.now, t.now, %(finished)s, %(stop_reason)s,"
+    f" %(prompt)s, %(agents)s::text[] FROM (SELECT {_NOW} AS now) AS t"
+    " ON CONFLICT (session_id) DO NOTHING RETURNING session_id, updated_at)" + _INSERT_STEP_RECORDS
+)
+APPEND_NEXT_STEP = (
+    "WITH s AS (UPDATE swarmkit_sessions AS x SET records = x.records + %(count)s,"
+    " updated_at = t.now, finished = x.finished OR %(finished)s,"
+    " stop_reason = CASE WHEN %(finished)s THEN %(stop_reason)s ELSE x.stop_reason END,"
+    " prompt = coalesce(x.prompt, %(prompt)s),"
+    " agents = x.agents || ARRAY(SELECT a FROM unnest(%(agents)s::text[]) WITH ORDINALITY"
+    " AS n(a, i) WHERE NOT a = ANY(x.agents) ORDER BY i)"
+    f" FROM (SELECT {_NOW} AS now) AS t"
+    " WHERE x.session_id = %(session_id)s AND x.records = %(first)s"
+    " RETURNING x.session_id, x.updated_at)" + _INSERT_STEP_RECORDS
+)
+NEXT_SEQ = "SELECT records FROM swarmkit_sessions WHERE session_id = %s"
+SELECT_RECORDS = "SELECT seq, kind, data FROM swarmkit_records WHERE session_id = %s ORDER BY seq"
+# Agents come as JSON text: most sessions share a few lists, each decoded once, where an
+# array would build a Python list per row.
+SELECT_SESSIONS = (
+    "SELECT session_id, records, started_at, updated_at, finished, stop_reason, prompt,"
+    " array_to_json(agents)::text FROM swarmkit_sessions ORDER BY started_at DESC, created DESC"
+)
+# Two statements in one transaction: deleting the session row first waits for a step in
+# flight, and the records statement, with a snapshot taken after that, sees its records too.
+DELETE_SESSION_ROW = "DELETE FROM swarmkit_sessions WHERE session_id = %s"
+DELETE_RECORDS = "DELETE FROM swarmkit_records WHERE session_id = %s"
+# Taken when free, expired, or already ours; no row back means another owner holds it.
+TAKE_LEASE = (
+    f"WITH t AS (SELECT {_NOW} AS now)"
+    " INSERT INTO swarmkit_leases AS l (session_id, owner, expires_at)"
+    " SELECT %(session_id)s, %(owner)s, t.now + %(ttl)s FROM t"
+    " ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner,"
+    " expires_at = excluded.expires_at"
+    " WHERE l.owner = excluded.owner OR l.expires_at <= (SELECT now FROM t)"
+    " RETURNING 1"
+)
+SELECT_LEASE = "SELECT owner, expires_at FROM swarmkit_leases WHERE session_id = %s"
+RELEASE_LEASE = "DELETE FROM swarmkit_leases WHERE session_id = %s AND owner = %s"

@@ -1,0 +1,129 @@
+"""A worker process on a shared Postgres journal, for the tests that need several machines.
+
+Run as ``python -m tests.journal.postgres_worker COMMAND DSN ...``; each command prints one
+line that the test reads:
+
+- ``sessions DSN PREFIX COUNT``: run COUNT scripted sessions, one ``run_sync`` (and so one
+  fresh event loop) each; prints ``done COUNT``.
+- ``hold DSN SESSION OWNER TTL``: take the session's lease and keep renewing it until killed;
+  prints ``acquired``, or ``busy HOLDER`` and exits 3.
+- ``take DSN SESSION OWNER TTL``: ask for the lease until it is granted; prints ``acquired``.
+- ``pause DSN SESSION``: run the refund swarm until it pauses for approval.
+- ``resume DSN SESSION``: approve and finish the paused run; prints its output and trail.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+
+from pydantic import BaseModel
+
+from swarmkit import Agent, Handoff, Swarm, approve
+from swarmkit.exceptions import SessionBusyError
+from swarmkit.journal import PostgresJournal
+from swarmkit.testing import ScriptedModel, ScriptedTurn, text, transfer
+
+EXIT_BUSY = 3
+
+
+class Refund(BaseModel):
+    """A refund to hand to billing."""
+
+    amount: int
+
+
+def refund_swarm(turns: list[ScriptedTurn], journal: PostgresJournal) -> Swarm:
+    """Triage hands a typed refund to billing, pausing first for a human's approval."""
+    billing = Agent(name="billing", handoffs=[])
+    triage = Agent(name="triage", handoffs=[Handoff(agent=billing, input_type=Refund)])
+    return Swarm(
+        [triage, billing],
+        "triage",
+        model=ScriptedModel(*turns),
+        journal=journal,
+        interrupt_before=["billing"],
+    )
+
+
+def chat_swarm(journal: PostgresJournal) -> Swarm:
+    """Triage hands off to billing, which answers: two model calls, one handoff."""
+    billing = Agent(name="billing", handoffs=[])
+    triage = Agent(name="triage")
+    model = ScriptedModel(transfer("billing"), text("Refunded."))
+    return Swarm([triage, billing], "triage", model=model, journal=journal)
+
+
+def run_sessions(journal: PostgresJournal, prefix: str, count: int) -> None:
+    for n in range(count):
+        result = chat_swarm(journal).run_sync(f"refund {n}", session_id=f"{prefix}-{n}")
+        assert result.final_output == "Refunded.", result
+    print(f"done {count}", flush=True)
+
+
+def hold(journal: PostgresJournal, session_id: str, owner: str, ttl: float) -> int:
+    async def keep() -> int:
+        try:
+            await journal.acquire_lease(session_id, owner=owner, ttl=ttl)
+        except SessionBusyError as exc:
+            print(f"busy {exc.owner}", flush=True)
+            return EXIT_BUSY
+        print("acquired", flush=True)
+        while True:  # a live writer renews well before its lease runs out
+            await asyncio.sleep(ttl / 4)
+            await journal.acquire_lease(session_id, owner=owner, ttl=ttl)
+
+    return asyncio.run(keep())
+
+
+def take(journal: PostgresJournal, session_id: str, owner: str, ttl: float) -> None:
+    async def wait_for_it() -> None:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                await journal.acquire_lease(session_id, owner=owner, ttl=ttl)
+            except SessionBusyError:
+                if time.monotonic() > deadline:
+                    raise
+                await asyncio.sleep(0.05)
+            else:
+                print("acquired", flush=True)
+                return
+
+    asyncio.run(wait_for_it())
+
+
+def pause(journal: PostgresJournal, session_id: str) -> None:
+    swarm = refund_swarm([transfer("billing", amount=50)], journal)
+    result = swarm.run_sync("refund 50", session_id=session_id)
+    print(result.stop_reason, flush=True)
+
+
+def resume(journal: PostgresJournal, session_id: str) -> None:
+    swarm = refund_swarm([text("Refunded 50.")], journal)
+    result = asyncio.run(swarm.resume(session_id, decision=approve()))
+    print(f"{result.final_output} {'>'.join(result.trail)}", flush=True)
+
+
+def main(argv: list[str]) -> int:
+    command, dsn, *rest = argv
+    journal = PostgresJournal(dsn)
+    match command:
+        case "sessions":
+            run_sessions(journal, rest[0], int(rest[1]))
+        case "hold":
+            return hold(journal, rest[0], rest[1], float(rest[2]))
+        case "take":
+            take(journal, rest[0], rest[1], float(rest[2]))
+        case "pause":
+            pause(journal, rest[0])
+        case "resume":
+            resume(journal, rest[0])
+        case _:
+            raise SystemExit(f"unknown command {command!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

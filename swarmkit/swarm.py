@@ -8,7 +8,6 @@ import json
 import os
 import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Mapping, Sequence
-from contextlib import aclosing
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -202,6 +201,7 @@ class Swarm:
         journal: Journal | None = None,
     ) -> RunResult:
         """:meth:`run` for code that is not async (not from inside a running event loop)."""
+        _check_no_running_loop()
         run = self.run(prompt, context=context, deps=deps, session_id=session_id, journal=journal)
         return asyncio.run(run)
 
@@ -359,9 +359,15 @@ class Swarm:
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
         loop = RunLoop(self.spec, state, tape, seams, streaming=streaming)
-        async with aclosing(loop.events()) as events:
+        events = loop.events()
+        try:
             async for event in events:
                 yield event
+        finally:
+            # A loop suspended mid-step (not at a yield) is being torn down as a whole, e.g.
+            # garbage-collected with a stopped Temporal worker: it closes itself.
+            if not getattr(events, "ag_running", False):
+                await events.aclose()
 
     def _tape(
         self,
@@ -617,6 +623,17 @@ def _check_lease_ttl(ttl: float) -> float:
     if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not ttl > 0:
         raise ConfigurationError(f"lease_ttl must be a positive number of seconds, got {ttl!r}")
     return float(ttl)
+
+
+def _check_no_running_loop() -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise ConfigurationError(
+        "run_sync cannot run inside a running event loop (async code or a Temporal workflow): "
+        "await swarm.run(...) instead"
+    )
 
 
 def _check_session_id(session_id: str | None) -> str | None:

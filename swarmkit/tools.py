@@ -82,6 +82,9 @@ class FunctionTool:
     """Run a sync function in a worker thread (for blocking I/O) instead of inline."""
     needs_approval: bool = False
     """Pause the run for a human before each call (resume with approve, reject or edit)."""
+    durable: bool = True
+    """May do I/O: on a durable engine (Temporal) it runs as an activity; False marks a pure
+    function that may run inside the workflow."""
     _function: Callable[..., Any] = field(repr=False)
     """The decorated function."""
     _arguments: ArgumentsSchema[BaseModel] = field(repr=False)
@@ -216,6 +219,7 @@ def tool(
     raise_errors: bool = False,
     run_in_thread: bool = False,
     needs_approval: bool = False,
+    durable: bool = True,
 ) -> FunctionTool: ...
 
 
@@ -230,6 +234,7 @@ def tool(
     raise_errors: bool = False,
     run_in_thread: bool = False,
     needs_approval: bool = False,
+    durable: bool = True,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -243,6 +248,7 @@ def tool(
     raise_errors: bool = False,
     run_in_thread: bool = False,
     needs_approval: bool = False,
+    durable: bool = True,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a sync or async function into a FunctionTool; use as ``@tool`` or ``@tool(...)``.
 
@@ -254,6 +260,8 @@ def tool(
     OpenAI strict-mode schema and falls back to a plain one when the types cannot be strict
     (``Any``, ``dict``, tuples); the tool's ``strict`` field says which it got.
     ``needs_approval=True`` pauses the run for a human before every call of the tool.
+    ``durable=False`` marks a pure function (no I/O) that a durable engine may run in place
+    instead of as an activity.
     """
 
     def decorate(function: Callable[..., Any]) -> FunctionTool:
@@ -265,6 +273,7 @@ def tool(
             raise_errors=raise_errors,
             run_in_thread=run_in_thread,
             needs_approval=needs_approval,
+            durable=durable,
         )
 
     return decorate if func is None else decorate(func)
@@ -302,6 +311,7 @@ def _build_tool(
     raise_errors: bool,
     run_in_thread: bool,
     needs_approval: bool,
+    durable: bool = True,
 ) -> FunctionTool:
     if not callable(func):
         raise ConfigurationError(f"@tool needs a function, got {type(func).__name__}")
@@ -318,6 +328,7 @@ def _build_tool(
         raise_errors=raise_errors,
         run_in_thread=run_in_thread,
         needs_approval=needs_approval,
+        durable=durable,
         _function=func,
         _arguments=schema,
         _context_parameter=parameters.context,

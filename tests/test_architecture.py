@@ -106,3 +106,15 @@ def test_the_adapter_loads_on_first_use() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.split() == ["True", "OpenAIModel"]
+
+
+def test_only_the_temporal_package_imports_temporalio() -> None:
+    """temporalio stays behind swarmkit.temporal, and nothing outside it imports that package."""
+    offenders = [
+        (module, name)
+        for module, tree in _modules()
+        for name in _imports(tree)
+        if not module.startswith("temporal/")
+        and (_top(name) == "temporalio" or name.startswith("swarmkit.temporal"))
+    ]
+    assert offenders == []

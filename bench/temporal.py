@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 
+from temporalio import activity, workflow
 from temporalio.client import Client
 from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
@@ -34,7 +35,11 @@ from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.temporal import ActivityOptions, SwarmPlugin, dev_server, run_session, start_session
 
 SESSIONS = 30
-STEPS = 3
+SHORT = 1
+"""Tool rounds of the short session: model, tool, model (3 steps)."""
+LONG = 6
+"""Tool rounds of the long session: 13 steps, 10 more than the short one."""
+EXTRA_STEPS = 2 * (LONG - SHORT)
 STICKY = timedelta(milliseconds=500)
 QUICK = ActivityOptions(
     start_to_close_timeout=timedelta(seconds=1),
@@ -53,27 +58,59 @@ async def lookup(order_id: str) -> str:
 
 
 class QuickModel:
-    """Calls the tool, then answers, decided from the request alone."""
+    """Calls the tool as many times as the prompt says (``rounds=N``), then answers."""
 
     name = "quick"
 
     async def respond(self, request: ModelRequest) -> ModelResponse:
-        """One of two answers, at once."""
-        if any(isinstance(m, ToolMessage) for m in request.messages):
+        """The next call or the answer, at once, decided from the request alone."""
+        done = sum(isinstance(m, ToolMessage) for m in request.messages)
+        prompt = request.messages[1].content or ""
+        rounds = int(prompt.partition("rounds=")[2] or 1)
+        if done >= rounds:
             return ModelResponse(message=AssistantMessage(content="delivered"))
-        call = ToolCall(id="call_1", name="lookup", arguments='{"order_id": "A-1"}')
+        call = ToolCall(id=f"call_{done}", name="lookup", arguments='{"order_id": "A-1"}')
         return ModelResponse(message=AssistantMessage(tool_calls=(call,)))
 
 
 clerk = Swarm([Agent(name="clerk", tools=[lookup])], "clerk", model=QuickModel())
 
 
-def _plugin(*, local: bool) -> SwarmPlugin:
+def _plugin(*, local_models: bool, local_tools: bool) -> SwarmPlugin:
     return SwarmPlugin(
         swarms={"clerk": clerk},
         models={"quick": QuickModel()},
-        model_options=ActivityOptions(local=local),
+        model_options=ActivityOptions(local=local_models),
+        tool_options=ActivityOptions(local=local_tools),
     )
+
+
+@activity.defn(name="bench.step")
+async def step() -> str:
+    """The floor's activity: does nothing."""
+    return "done"
+
+
+@workflow.defn(name="BenchFloor", sandboxed=False)
+class Floor:
+    """Temporal's floor: a bare workflow taking the same steps as a session, doing nothing."""
+
+    @workflow.run
+    async def run(self, plan: list[int]) -> int:
+        """``plan`` is [rounds, models local, tools local]: model, tool, ..., model."""
+        rounds, local_models, local_tools = plan
+        timeout = timedelta(seconds=10)
+        for index in range(2 * rounds + 1):
+            local = local_tools if index % 2 else local_models
+            if local:
+                await workflow.execute_local_activity(step, start_to_close_timeout=timeout)
+            else:
+                await workflow.execute_activity(step, start_to_close_timeout=timeout)
+        return rounds
+
+
+def _prompt(rounds: int) -> str:
+    return f"where is A-1? rounds={rounds}"
 
 
 async def _median_ms(run: Callable[[], Awaitable[object]]) -> float:
@@ -86,11 +123,33 @@ async def _median_ms(run: Callable[[], Awaitable[object]]) -> float:
     return statistics.median(times) * 1000
 
 
-async def _on_temporal(address: str, *, local: bool) -> float:
-    client = await Client.connect(address, plugins=[_plugin(local=local)])
+async def _on_temporal(address: str, **local: bool) -> tuple[float, float]:
+    """Median ms of a short and a long session; the difference over the extra steps is what a
+    step costs, the session's fixed costs (start, fingerprint, completion) taken out."""
+    client = await Client.connect(address, plugins=[_plugin(**local)])
     queue = f"bench-{uuid.uuid4().hex[:6]}"
     async with Worker(client, task_queue=queue):
-        return await _median_ms(lambda: run_session(client, "clerk", "where?", task_queue=queue))
+        short = await _median_ms(lambda: _session(client, queue, SHORT))
+        long = await _median_ms(lambda: _session(client, queue, LONG))
+    return short, long
+
+
+async def _session(client: Client, queue: str, rounds: int) -> object:
+    return await run_session(client, "clerk", _prompt(rounds), task_queue=queue)
+
+
+async def _floor(address: str, *, local_models: bool, local_tools: bool) -> tuple[float, float]:
+    """The same medians for the bare workflow: what Temporal itself costs on this machine."""
+    client = await Client.connect(address)
+    queue = f"bench-{uuid.uuid4().hex[:6]}"
+
+    async def bare(rounds: int) -> object:
+        plan = [rounds, int(local_models), int(local_tools)]
+        wid = uuid.uuid4().hex
+        return await client.execute_workflow(Floor.run, plan, id=wid, task_queue=queue)
+
+    async with Worker(client, task_queue=queue, workflows=[Floor], activities=[step]):
+        return await _median_ms(lambda: bare(SHORT)), await _median_ms(lambda: bare(LONG))
 
 
 def _worker(address: str, queue: str, gate: Path) -> subprocess.Popen[bytes]:
@@ -105,7 +164,7 @@ async def _recovery_s(address: str) -> float:
     with tempfile.TemporaryDirectory() as folder:
         gate = Path(folder) / "gate"
         first = _worker(address, queue, gate)
-        handle = await start_session(client, "clerk", "where?", task_queue=queue)
+        handle = await start_session(client, "clerk", _prompt(SHORT), task_queue=queue)
         while not gate.exists():
             await asyncio.sleep(0.01)
         os.kill(first.pid, signal.SIGKILL)
@@ -128,19 +187,33 @@ async def _serve(address: str, queue: str) -> None:
     await worker.run()
 
 
+CONFIGS = {
+    "model and tool calls as activities": {"local_models": False, "local_tools": False},
+    "model calls as local activities": {"local_models": True, "local_tools": False},
+    "all calls as local activities": {"local_models": True, "local_tools": True},
+}
+
+
 async def main() -> None:
-    """Print the per-step overheads and the recovery time."""
+    """Print session times and per-step costs next to Temporal's floor, then the recovery."""
+    rows: list[tuple[str, tuple[float, float]]] = []
     with dev_server() as address:
-        local_ms = await _median_ms(lambda: clerk.run("where?"))
-        remote_ms = await _on_temporal(address, local=False)
-        local_model_ms = await _on_temporal(address, local=True)
+        rows.append(("in process", await _in_process()))
+        for name, local in CONFIGS.items():
+            rows.append((f"bare Temporal, {name}", await _floor(address, **local)))
+            rows.append((f"swarmkit, {name}", await _on_temporal(address, **local)))
         recovery = await _recovery_s(address)
-    print(f"in process:                           {local_ms:8.2f} ms per session")
-    print(f"Temporal, model calls as activities:  {remote_ms:8.2f} ms per session")
-    print(f"Temporal, model calls local:          {local_model_ms:8.2f} ms per session")
-    print(f"per step (activities):                {(remote_ms - local_ms) / STEPS:8.2f} ms")
-    print(f"per step (local model activities):    {(local_model_ms - local_ms) / STEPS:8.2f} ms")
-    print(f"recovery from a SIGKILL to the result: {recovery:7.2f} s (attempt timeout 1 s)")
+    print(f"median of {SESSIONS} sessions of {SHORT} and {LONG} tool rounds (ms):")
+    for name, (short, long) in rows:
+        per_step = (long - short) / EXTRA_STEPS
+        print(f"  {name:52} {short:8.2f} {long:8.2f}  -> {per_step:6.2f} ms per step")
+    print(f"recovery from a SIGKILL to the result: {recovery:.2f} s (attempt timeout 1 s)")
+
+
+async def _in_process() -> tuple[float, float]:
+    short = await _median_ms(lambda: clerk.run(_prompt(SHORT)))
+    long = await _median_ms(lambda: clerk.run(_prompt(LONG)))
+    return short, long
 
 
 if __name__ == "__main__":

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 from temporalio import activity
@@ -51,7 +53,8 @@ class SwarmActivities:
         model = _or_fail(lambda: self._registry.model(call.model))
         request = request_from_data(call.request)
         try:
-            response = await model.respond(request)
+            async with _heartbeating():
+                response = await model.respond(request)
         except ModelError as exc:
             final = exc.status_code in _NOT_RETRYABLE_STATUS
             raise ApplicationError(str(exc), type="ModelError", non_retryable=final) from exc
@@ -74,7 +77,8 @@ class SwarmActivities:
         function = _or_fail(lambda: self._tool(call))
         context = context_from_data(call.context, payload_types=self._payload_types(call.swarm))
         try:
-            outcome = await function.invoke(call.arguments, context)
+            async with _heartbeating():
+                outcome = await function.invoke(call.arguments, context)
         except ToolArgumentsError as exc:
             raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
         return outcome_to_data(outcome)
@@ -121,6 +125,27 @@ class SwarmActivities:
                     cls = handoff.input_type
                     types[f"{cls.__module__}:{cls.__qualname__}"] = cls
         return types
+
+
+@asynccontextmanager
+async def _heartbeating() -> AsyncIterator[None]:
+    """Heartbeat while the call runs, when the activity has a heartbeat timeout: a live call
+    on a live worker is never taken for a lost one, and a dead worker's is noticed soon."""
+    timeout = activity.info().heartbeat_timeout
+    if not timeout:
+        yield
+        return
+
+    async def beat() -> None:
+        while True:
+            activity.heartbeat()
+            await asyncio.sleep(timeout.total_seconds() / 3)
+
+    beating = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        beating.cancel()
 
 
 def _or_fail(get: Callable[[], T]) -> T:

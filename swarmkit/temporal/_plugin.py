@@ -55,6 +55,7 @@ class SwarmPlugin(SimplePlugin):
     ) -> None:
         if steps_per_run < 1:
             raise ConfigurationError(f"steps_per_run must be at least 1, got {steps_per_run}")
+        _check_single_retry_layer(models or {})
         self._swarms = dict(swarms or {})
         self._settings: dict[str, Any] = {
             "models": dict(models or {}),
@@ -97,6 +98,18 @@ class SwarmPlugin(SimplePlugin):
         self, existing: Sequence[Callable[..., Any]] | None
     ) -> list[Callable[..., Any]]:
         return [*(existing or []), *SwarmActivities(self.registry).all()]
+
+
+def _check_single_retry_layer(models: Mapping[str, Model]) -> None:
+    """Inside an activity Temporal retries; a model that also retries would multiply attempts."""
+    for name, model in models.items():
+        attempts = getattr(getattr(model, "retry", None), "max_attempts", 1)
+        if isinstance(attempts, int) and attempts > 1:
+            raise ConfigurationError(
+                f"model {name!r} retries on its own ({attempts} attempts); on Temporal the "
+                "activity's retry policy is the one retry layer: build it with "
+                "retry=RetryPolicy(max_attempts=1) and set ActivityOptions(retry_policy=...)"
+            )
 
 
 def _data_converter(existing: DataConverter | None) -> DataConverter:

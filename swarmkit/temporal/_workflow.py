@@ -98,13 +98,10 @@ class SwarmWorkflow:
         records = await journal.read(workflow.info().workflow_id)
         await self._mirror(records)
         if result is None:
+            carried = [record_to_data(r) for r in records]
+            self._check_carry(carried)
             workflow.continue_as_new(
-                replace(
-                    session,
-                    records=[record_to_data(r) for r in records],
-                    fingerprint=fingerprint,
-                    runs=session.runs + 1,
-                )
+                replace(session, records=carried, fingerprint=fingerprint, runs=session.runs + 1)
             )
         return result.to_data()
 
@@ -184,6 +181,18 @@ class SwarmWorkflow:
                 changed=changed,
             )
         return current
+
+    def _check_carry(self, carried: list[dict[str, Any]]) -> None:
+        size = len(json.dumps(carried))
+        limit = self.registry.max_payload_bytes
+        if size > limit:
+            raise ApplicationError(
+                f"session {workflow.info().workflow_id!r} cannot continue as new: its journal "
+                f"so far is {size} bytes, over the {limit}-byte payload limit; shorten what "
+                "agents see (input filters), or raise the server's limit and max_payload_bytes",
+                type="PayloadTooLarge",
+                non_retryable=True,
+            )
 
     def count_step(self) -> None:
         """Count a model or tool step; at the run's share, continue as new before it starts."""

@@ -7,12 +7,24 @@ from pathlib import Path
 
 import pytest
 from temporalio.client import WorkflowFailureError
+from temporalio.exceptions import ApplicationError
 
 from swarmkit import Agent, Swarm
 from swarmkit.events import RunFinished, TextDelta
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.journal import InMemoryJournal, SQLiteJournal
-from swarmkit.temporal import run_session, session_events, session_result, start_session
+from swarmkit.messages import UserMessage
+from swarmkit.models import ModelRequest, OpenAIModel, RetryPolicy
+from swarmkit.temporal import (
+    SwarmPlugin,
+    follow,
+    run_session,
+    session_events,
+    session_result,
+    start_session,
+)
+from swarmkit.temporal._activities import SwarmActivities
+from swarmkit.temporal._data import ToolCallInput
 from swarmkit.temporal._workflow import ActivityModel
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, tool_call
 from tests.temporal.harness import activity_counts, running_worker
@@ -81,13 +93,14 @@ async def test_events_query_returns_the_run_events_in_order(temporal_address: st
         temporal_address, swarms={"support": support_swarm()}, models={"scripted": _scripted()}
     ) as (client, queue):
         handle = await start_session(client, "support", "refund A-1", task_queue=queue)
-        await session_result(handle)
+        followed = [event async for event in follow(handle, every=0.05)]
         events = await session_events(handle)
         later = await session_events(handle, since=3)
 
     assert [type(e).__name__ for e in events] == local
     assert isinstance(events[-1], RunFinished)
     assert later == events[3:]
+    assert followed == events
 
 
 @pytest.mark.parametrize(
@@ -234,9 +247,6 @@ async def test_a_long_session_continues_as_new_and_keeps_its_id(temporal_address
 
 async def test_an_activity_stand_in_outside_a_workflow_is_a_clear_error() -> None:
     """A workflow's model stand-in called in plain code says where it runs."""
-    from swarmkit.messages import UserMessage  # noqa: PLC0415
-    from swarmkit.models import ModelRequest  # noqa: PLC0415
-
     request = ModelRequest(messages=(UserMessage(content="hi"),))
     with pytest.raises(ConfigurationError, match="only inside"):
         await ActivityModel("scripted").respond(request)
@@ -247,3 +257,22 @@ async def test_run_sync_inside_an_event_loop_is_a_clear_error() -> None:
     swarm = Swarm([Agent(name="a")], "a", model=ScriptedModel(text("x")))
     with pytest.raises(ConfigurationError, match=r"await swarm\.run"):
         swarm.run_sync("hi")
+
+
+def test_a_model_that_retries_on_its_own_is_refused() -> None:
+    """Temporal's retry policy is the one retry layer: a model retrying on its own is refused."""
+    with pytest.raises(ConfigurationError, match="one retry layer"):
+        SwarmPlugin(models={"gpt-4o": OpenAIModel("gpt-4o", api_key="sk-test")})
+    single = OpenAIModel("gpt-4o", api_key="sk-test", retry=RetryPolicy(max_attempts=1))
+    assert SwarmPlugin(models={"gpt-4o": single}).name() == "swarmkit.SwarmPlugin"
+
+
+async def test_a_tool_the_worker_does_not_have_fails_without_retrying() -> None:
+    """A tool activity naming a tool this worker's swarm lacks is a non-retryable failure."""
+    plugin = SwarmPlugin(swarms={"support": support_swarm()}, models={})
+    call = ToolCallInput(swarm="support", agent="triage", tool="nope", arguments="{}", context={})
+    with pytest.raises(ApplicationError) as failure:
+        await SwarmActivities(plugin.registry).call_tool(call)
+
+    assert failure.value.non_retryable
+    assert "tool 'nope' of agent 'triage' is not registered" in failure.value.message

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, replace
 from datetime import timedelta
 from typing import Any
@@ -13,13 +13,12 @@ from typing import Any
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from swarmkit._run._replies import goto_request
+from swarmkit._run._decisions import check_decision
 from swarmkit.context import RunContext, context_to_data
 from swarmkit.events import RunFinished, event_to_data
 from swarmkit.exceptions import (
     ConfigurationChangedError,
     ConfigurationError,
-    HandoffPayloadError,
     ModelError,
     SwarmkitError,
     ToolExecutionError,
@@ -119,9 +118,11 @@ class SwarmWorkflow:
         kind = decision.get("kind")
         if kind not in ("approve", "reject", "edit"):
             raise ValueError(f"a decision's kind is approve, reject or edit, not {kind!r}")
-        if kind == "edit":
-            assert self._swarm is not None
-            _check_edit(self._swarm, pending, decision.get("payload") or {})
+        assert self._swarm is not None
+        try:
+            check_decision(self._swarm.spec, asdict(pending), decision_from_data(decision))
+        except SwarmkitError as exc:
+            raise ValueError(str(exc).replace("; resume it with", "; send")) from exc
 
     @workflow.query(name=PENDING_QUERY)
     def pending(self) -> dict[str, Any] | None:
@@ -332,18 +333,6 @@ def durable_swarm(registry: Registry, name: str) -> Swarm:
     durable.plans = plans
     durable.spec = replace(swarm.spec, plans=plans)
     return durable
-
-
-def _check_edit(swarm: Swarm, pending: PendingDecision, payload: Mapping[str, Any]) -> None:
-    plan = swarm.plans[pending.agent]
-    if pending.kind == "handoff" and pending.target is not None:
-        problem = goto_request(plan, "", pending.target, payload)
-        if isinstance(problem, HandoffPayloadError):
-            raise ValueError(f"the edited payload is invalid: {problem}")
-    elif pending.kind == "tool" and pending.tool_name is not None:
-        message = plan.tools[pending.tool_name].arguments_problem(json.dumps(dict(payload)))
-        if message is not None:
-            raise ValueError(f"the edited arguments are invalid: {message}")
 
 
 def _failed_tool(tool: FunctionTool, exc: ActivityError) -> ToolOutcome:

@@ -9,7 +9,7 @@ import pytest
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
-from swarmkit import Agent, Swarm
+from swarmkit import Agent, RunContext, Swarm
 from swarmkit.events import RunFinished, TextDelta
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.journal import InMemoryJournal, SQLiteJournal
@@ -276,3 +276,24 @@ async def test_a_tool_the_worker_does_not_have_fails_without_retrying() -> None:
 
     assert failure.value.non_retryable
     assert "tool 'nope' of agent 'triage' is not registered" in failure.value.message
+
+
+async def test_run_sync_inside_a_workflow_fails_the_session_naming_it(
+    temporal_address: str,
+) -> None:
+    """An instruction function that calls run_sync in the workflow fails clearly, never hangs."""
+    inner = Swarm([Agent(name="x")], "x", model=ScriptedModel(text("x")))
+
+    def instructions(context: RunContext) -> str:
+        return inner.run_sync("nested").final_output or ""
+
+    swarm = Swarm(
+        [Agent(name="a", instructions=instructions)], "a", model=ScriptedModel(name="scripted")
+    )
+    async with running_worker(
+        temporal_address, swarms={"nested": swarm}, models={"scripted": ScriptedModel()}
+    ) as (client, queue):
+        with pytest.raises(WorkflowFailureError) as failure:
+            await run_session(client, "nested", "hi", task_queue=queue)
+
+    assert "run_sync cannot run inside a running event loop" in str(failure.value.cause)

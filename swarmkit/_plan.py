@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from swarmkit.agent import Agent
+from swarmkit.delegation import AgentTool
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.handoffs import (
     Handoff,
@@ -38,6 +39,8 @@ class AgentPlan:
     """The single ``handoff(target, message)`` tool, when the swarm asks for it."""
     handoff_configs: Mapping[str, Handoff]
     """Handoff configuration per target it may hand off to."""
+    delegates: Mapping[str, AgentTool] = field(default_factory=dict)
+    """Agents it delegates to, by tool name (``other.as_tool()`` in its tools)."""
 
     @property
     def name(self) -> str:
@@ -64,6 +67,7 @@ class PlanOptions:
 def build_plan(agent: Agent, options: PlanOptions, resolve: ModelResolver) -> AgentPlan:
     """Compile one agent; raises ConfigurationError for unknown peers or clashing tool names."""
     configs = _handoff_configs(agent, options)
+    _check_then(agent, options)
     transfers: tuple[TransferTool, ...] = ()
     legacy = None
     descriptions = {name: peer.description for name, peer in options.peers.items()}
@@ -81,12 +85,13 @@ def build_plan(agent: Agent, options: PlanOptions, resolve: ModelResolver) -> Ag
     plan = AgentPlan(
         agent=agent,
         model=resolve(agent, options.default_model),
-        tools={t.name: t for t in agent.tools},
+        tools={t.name: t for t in agent.tools if isinstance(t, FunctionTool)},
         tool_specs=tuple(t.spec() for t in agent.tools),
         transfers={t.name: t for t in transfers},
         transfer_specs=tuple((t.target, t.spec()) for t in transfers),
         legacy=legacy,
         handoff_configs=configs,
+        delegates=_delegates(agent, options),
     )
     _check_tool_names(plan)
     return plan
@@ -133,6 +138,25 @@ def _handoff_configs(agent: Agent, options: PlanOptions) -> dict[str, Handoff]:
             )
         configs[target] = _merge(handoff, options.peer_handoffs.get(target))
     return configs
+
+
+def _check_then(agent: Agent, options: PlanOptions) -> None:
+    if agent.then is not None and agent.then not in options.peers:
+        raise ConfigurationError(
+            f"agent {agent.name!r} continues to {agent.then!r} (then=), which is not in the "
+            "swarm; add that agent to the swarm's agents"
+        )
+
+
+def _delegates(agent: Agent, options: PlanOptions) -> dict[str, AgentTool]:
+    delegates = {t.name: t for t in agent.tools if isinstance(t, AgentTool)}
+    for delegate in delegates.values():
+        if delegate.agent not in options.peers:
+            raise ConfigurationError(
+                f"agent {agent.name!r} delegates to {delegate.agent!r}, which is not in the "
+                f"swarm; add that agent to the swarm's agents"
+            )
+    return delegates
 
 
 def _merge(own: Handoff, swarm_level: Handoff | None) -> Handoff:

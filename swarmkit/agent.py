@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from swarmkit.context import RunContext
+from swarmkit.delegation import AgentTool, agent_tool
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.handoffs import Handoff, build_transfer_tools
 from swarmkit.models._base import Model, ModelSettings
@@ -27,8 +28,9 @@ class Agent:
     """The agent's unique name in its swarm; transfer tools are named after it."""
     instructions: Instructions = ""
     """The system prompt, or a function of the run context that returns it."""
-    tools: Sequence[FunctionTool] = ()
-    """The function tools the agent may call (stored as a tuple)."""
+    tools: Sequence[FunctionTool | AgentTool] = ()
+    """The function tools the agent may call, and agents it delegates to (``other.as_tool()``);
+    stored as a tuple."""
     handoffs: Sequence[str | Agent | Handoff] | None = None
     """The peers it may hand off to: None means every other peer of the swarm, [] none."""
     description: str = ""
@@ -37,6 +39,9 @@ class Agent:
     """A model (or model name) for this agent instead of the swarm's."""
     handoff_budget: int | None = None
     """How many handoffs this agent may make in one run; None means no limit."""
+    then: str | None = None
+    """With a ``handoff_budget``: the agent to continue to once the budget is spent (seed
+    001), as a recorded decision, instead of having to answer."""
     model_settings: ModelSettings = field(default_factory=ModelSettings)
     """Sampling and tool-use settings for this agent's model calls."""
 
@@ -62,6 +67,14 @@ class Agent:
             )
         return rendered
 
+    def as_tool(self, *, name: str | None = None, description: str | None = None) -> AgentTool:
+        """This agent as a tool for a supervisor: it answers and control returns to the caller.
+
+        The tool is ``ask_<name>`` with one ``input`` string; its description defaults to this
+        agent's description. The agent must also be a member of the swarm.
+        """
+        return agent_tool(self.name, name=name, description=description or self.description)
+
     def handoff_configs(self) -> tuple[Handoff, ...] | None:
         """The handoffs as Handoff objects (names and Agents wrapped); None when unrestricted."""
         if self.handoffs is None:
@@ -86,11 +99,13 @@ def _check_instructions(name: str, instructions: object) -> None:
         )
 
 
-def _checked_tools(name: str, tools: object) -> tuple[FunctionTool, ...]:
+def _checked_tools(name: str, tools: object) -> tuple[FunctionTool | AgentTool, ...]:
     if isinstance(tools, str | bytes) or not isinstance(tools, Sequence):
         raise ConfigurationError(f"agent {name!r}: tools must be a list of @tool functions")
     for item in tools:
-        if not isinstance(item, FunctionTool):
+        if isinstance(item, AgentTool) and item.agent == name:
+            raise ConfigurationError(f"agent {name!r} cannot delegate to itself")
+        if not isinstance(item, FunctionTool | AgentTool):
             raise ConfigurationError(
                 f"agent {name!r}: tool {item!r:.80} is not a FunctionTool; decorate it with @tool"
             )
@@ -132,6 +147,13 @@ def _check_fields(agent: Agent) -> None:
         raise ConfigurationError(f"agent {agent.name!r}: handoff_budget must be 0 or more")
     if not isinstance(agent.description, str):
         raise ConfigurationError(f"agent {agent.name!r}: description must be a str")
+    if agent.then is not None and (budget is None or not isinstance(agent.then, str)):
+        raise ConfigurationError(
+            f"agent {agent.name!r}: then= names the agent to continue to once handoff_budget "
+            "is spent: give both, then= as an agent name"
+        )
+    if agent.then == agent.name:
+        raise ConfigurationError(f"agent {agent.name!r}: then= cannot name the agent itself")
     if agent.model is not None and not isinstance(agent.model, str | Model):
         raise ConfigurationError(
             f"agent {agent.name!r}: model must be a Model, a model name or None"

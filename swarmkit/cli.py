@@ -120,6 +120,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_replay(commands)
     _add_export(commands)
     _add_draw(commands)
+    _add_ui(commands)
     return parser
 
 
@@ -241,6 +242,26 @@ def _add_draw(commands: Any) -> None:
     _journal_option(command)
 
 
+def _add_ui(commands: Any) -> None:
+    command = _command(
+        commands,
+        "ui",
+        "Browse the journal's sessions, handoffs and replays in a local web page.",
+        _ui,
+        epilog="Listens on 127.0.0.1 only; the printed URL carries a token every request needs.",
+    )
+    _journal_option(command)
+    command.add_argument(
+        "--swarm", metavar="module:attribute", help="the swarm, to explain rules and replay"
+    )
+    command.add_argument("--port", type=int, default=8765, help="default: 8765; 0 picks one")
+    command.add_argument(
+        "--allow-decisions",
+        action="store_true",
+        help="let the page approve, reject or edit paused sessions (needs --swarm)",
+    )
+
+
 # -- commands --------------------------------------------------------------------------------
 
 
@@ -328,6 +349,25 @@ async def _draw(args: argparse.Namespace) -> int:
     else:
         text = draw_swarm(load_swarm(args.target), args.format)
     sys.stdout.write(text)
+    return EXIT_OK
+
+
+async def _ui(args: argparse.Namespace) -> int:
+    from swarmkit.ui import Viewer, ViewerServer  # noqa: PLC0415 - loaded only when asked for
+
+    path = _journal_path(args.journal)
+    swarm = load_swarm(args.swarm) if args.swarm else None
+    if args.allow_decisions and swarm is None:
+        raise UsageError("--allow-decisions needs --swarm module:attribute to resume with")
+    with _open_journal(path) as journal, SQLiteJournal(path) as listing:
+        viewer = Viewer(journal, swarm=swarm, allow_decisions=args.allow_decisions, listing=listing)
+        server = ViewerServer(viewer, port=args.port)
+        server.start()
+        print(f"swarmkit ui: {path} at {server.url}  (Ctrl-C stops)", flush=True)
+        try:
+            await asyncio.Event().wait()  # serve until Ctrl-C cancels this
+        finally:
+            server.close()
     return EXIT_OK
 
 

@@ -1,7 +1,8 @@
 """Drawings for people: the handoffs a swarm allows, and the path one journaled run took.
 
-Both come as Mermaid (``flowchart LR``) or Graphviz DOT text. Rule edges (HandoffGraph
-conditions, decided without a model call) are dashed; handoffs the LLM decides are solid.
+Both come as Mermaid (``flowchart LR``), Graphviz DOT text, or plain text for a terminal
+(``ascii``, seed 003's ``draw_ascii``). Rule edges (HandoffGraph conditions, decided without a
+model call) are dashed (``==>`` in text); handoffs the LLM decides are solid (``-->``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from swarmkit.exceptions import ConfigurationError, JournalError
 from swarmkit.journal import JournalRecord
 from swarmkit.swarm import Swarm
 
-DrawingFormat = Literal["mermaid", "dot"]
+DrawingFormat = Literal["mermaid", "dot", "ascii"]
 """The text formats a drawing comes in."""
 
-FORMATS: tuple[DrawingFormat, ...] = ("mermaid", "dot")
+FORMATS: tuple[DrawingFormat, ...] = ("mermaid", "dot", "ascii")
 """Every drawing format, in the order the CLI offers them."""
 
 _Shape = Literal["agent", "entry", "stop"]
@@ -152,7 +153,7 @@ def _stop_label(records: Sequence[JournalRecord]) -> str:
 
 def _check_format(format: str) -> None:
     if format not in FORMATS:
-        raise ConfigurationError(f"format must be 'mermaid' or 'dot', got {format!r}")
+        raise ConfigurationError(f"format must be one of {', '.join(FORMATS)}, got {format!r}")
 
 
 # -- rendering -------------------------------------------------------------------------------
@@ -163,7 +164,30 @@ def _render(
 ) -> str:
     if format == "mermaid":
         return _mermaid(nodes, arrows, legend)
+    if format == "ascii":
+        return _ascii(nodes, arrows, legend)
     return _dot(name, nodes, arrows, legend)
+
+
+_ASCII_SHAPES = {"agent": ("[", "]"), "entry": ("[[", "]]"), "stop": ("(", ")")}
+
+
+def _ascii(nodes: list[_Node], arrows: list[_Arrow], legend: str) -> str:
+    """Each node, then its outgoing edges indented under it, in order."""
+    labels = {node.id: node.label for node in nodes}
+    lines = [f"# {legend.replace('dashed', '==>').replace('solid', '-->')}"]
+    for node in nodes:
+        opening, closing = _ASCII_SHAPES[node.shape]
+        lines.append(f"{opening}{_plain(node.label)}{closing}")
+        for arrow in (a for a in arrows if a.source == node.id):
+            link = "==>" if arrow.style == "dashed" else "-->"
+            label = f"  ({_plain(arrow.label)})" if arrow.label else ""
+            lines.append(f"  {link} {_plain(labels[arrow.target])}{label}")
+    return "\n".join(lines) + "\n"
+
+
+def _plain(text: str) -> str:
+    return "".join(char if char.isprintable() else " " for char in text)
 
 
 _MERMAID_SHAPES = {"agent": ('["', '"]'), "entry": ('(["', '"])'), "stop": ('(("', '"))')}

@@ -13,6 +13,11 @@ from pydantic_core import to_jsonable_python
 from swarmkit.models import Usage
 from swarmkit.result import DecidedBy, RunResult
 
+RefusalReason = Literal[
+    "cycle", "max_handoffs", "budget", "not_taken", "unknown_agent", "self", "rejected", "payload"
+]
+"""Why a handoff was not performed (``payload``: a rule's mapped payload did not validate)."""
+
 EVENT_VERSION = 1
 """Bumped whenever a field of any event changes meaning or disappears."""
 
@@ -186,7 +191,14 @@ class HandoffRefused:
     decided_by: DecidedBy
     """Who asked: a rule, the model or a tool."""
     reason: Literal[
-        "cycle", "max_handoffs", "budget", "not_taken", "unknown_agent", "self", "rejected"
+        "cycle",
+        "max_handoffs",
+        "budget",
+        "not_taken",
+        "unknown_agent",
+        "self",
+        "rejected",
+        "payload",
     ]
     """Why it was refused."""
     detail: str

@@ -17,10 +17,11 @@
     │   ├── MaxHandoffsExceeded
     │   ├── MaxTurnsExceeded
     │   └── HandoffCycleError
-    └── JournalError                               a journal could not be read or written
-        ├── SessionNotFoundError
-        ├── SessionBusyError                       another writer holds the session's lease
-        └── ReplayDivergenceError                  replay asked what the journal does not hold
+    ├── JournalError                               a journal could not be read or written
+    │   ├── SessionNotFoundError
+    │   ├── SessionBusyError                       another writer holds the session's lease
+    │   └── ReplayDivergenceError                  replay asked what the journal does not hold
+    └── ViewerError                                the session viewer could not start
 
 ``swarmkit.testing.ScriptExhaustedError`` (also an ``AssertionError``) joins the tree for
 scripted models that are asked more than their script holds.
@@ -169,3 +170,7 @@ class ReplayDivergenceError(JournalError):
         self.step = step
         self.diff = diff
         super().__init__(f"{message}\n{diff}" if diff else message)
+
+
+class ViewerError(SwarmkitError):
+    """The local session viewer (``swarmkit ui``) could not start, e.g. its port is taken."""

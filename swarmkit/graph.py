@@ -15,6 +15,11 @@ from swarmkit.exceptions import ConfigurationError, GraphCycleError
 GRAPH_FORMAT: Final = "swarmkit.handoff_graph"
 GRAPH_VERSION: Final = 1
 
+ON_SUCCESS: Final = "swarm.last_tool_ok == true"
+"""Seed 004's ON_SUCCESS for a Swarm's graph: the active agent's last tool call succeeded."""
+ON_FAILURE: Final = "swarm.last_tool_ok == false"
+"""Seed 004's ON_FAILURE for a Swarm's graph: the active agent's last tool call failed."""
+
 _ON_CYCLE: Final = ("error", "allow")
 _Result = TypeVar("_Result")
 Router = Callable[[Any], Any]
@@ -32,6 +37,9 @@ class Edge:
     """The condition as written; ``None`` for an edge that always matches."""
     priority: int = 0
     """Higher priorities are tried first; equal priorities in the order they were added."""
+    input_mapping: Mapping[str, str] | None = None
+    """Seed 004: payload field -> path in the state, read when the edge fires in a Swarm to
+    build the target's typed payload (the last tool's output first, then the context)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,7 +135,13 @@ class HandoffGraph:
         self._nodes.setdefault(str(name))
 
     def add_edge(
-        self, from_node: str, to: str, when: str | None = None, *, priority: int = 0
+        self,
+        from_node: str,
+        to: str,
+        when: str | None = None,
+        *,
+        priority: int = 0,
+        input_mapping: Mapping[str, str] | None = None,
     ) -> None:
         """Add an edge; raise before changing anything if ``when`` or the edge is invalid.
 
@@ -142,7 +156,14 @@ class HandoffGraph:
             raise TypeError(f"argument 'priority' must be int, not {type(priority).__name__}")
         condition = None if when is None else compile_condition(str(when))
         text = None if when is None else str(when)
-        edge = Edge(source=str(from_node), target=str(to), when=text, priority=int(priority))
+        mapping = _checked_mapping(input_mapping)
+        edge = Edge(
+            source=str(from_node),
+            target=str(to),
+            when=text,
+            priority=int(priority),
+            input_mapping=mapping,
+        )
         if self._on_cycle == "error":
             self._reject_cycle(edge.source, edge.target)
         self._insert(_Entry(edge=edge, condition=condition))
@@ -329,6 +350,7 @@ class HandoffGraph:
                 _checked_name(item.get("target")),
                 _field(item, "when", str, None),
                 priority=_field(item, "priority", int, 0),
+                input_mapping=_field(item, "input_mapping", dict, None),
             )
         return graph
 
@@ -430,12 +452,28 @@ def _require_str(argument: str, value: object) -> None:
 
 
 def _edge_data(edge: Edge) -> dict[str, Any]:
-    return {
+    data: dict[str, Any] = {
         "source": edge.source,
         "target": edge.target,
         "when": edge.when,
         "priority": edge.priority,
     }
+    if edge.input_mapping is not None:
+        data["input_mapping"] = dict(edge.input_mapping)
+    return data
+
+
+def _checked_mapping(mapping: object) -> dict[str, str] | None:
+    if mapping is None:
+        return None
+    if not isinstance(mapping, Mapping) or not all(
+        isinstance(k, str) and isinstance(v, str) and k and v for k, v in mapping.items()
+    ):
+        raise ConfigurationError(
+            "input_mapping maps payload fields to state paths, both non-empty strings, e.g. "
+            "{'invoice_id': 'ticket.invoice'}"
+        )
+    return dict(mapping)
 
 
 def _check_header(data: object) -> None:

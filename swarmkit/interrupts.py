@@ -11,8 +11,9 @@ from typing import Any, Literal, Protocol
 class PendingDecision:
     """What a paused run is about to do, waiting for a human to approve, reject or edit it."""
 
-    kind: Literal["agent", "handoff", "tool"]
-    """Entering an agent (``interrupt_before``), a handoff, or a tool that needs approval."""
+    kind: Literal["agent", "handoff", "tool", "answer", "question"]
+    """Entering an agent (``interrupt_before``), a handoff, a tool that needs approval, an
+    agent's answer (``interrupt_after``), or a tool's question for a person."""
     agent: str
     """The active agent when the run paused."""
     target: str | None = None
@@ -20,7 +21,9 @@ class PendingDecision:
     tool_name: str | None = None
     """The tool about to run (for ``tool``)."""
     payload: Mapping[str, Any] | None = None
-    """The handoff payload or the tool's arguments, as JSON-safe data."""
+    """The handoff payload or the tool's arguments, as JSON-safe data; for ``answer``
+    (``interrupt_after``) ``{"output": text}``; for ``question`` (a tool's ``ToolResult(ask=)``)
+    ``{"question": text}``."""
     decided_by: str | None = None
     """For a handoff: rule, llm or tool."""
 

@@ -80,23 +80,30 @@ class Redactor:
         words = key_words(key)
         return any(_contains(words, pattern) for pattern in self.patterns)
 
-    def value(self, value: Any) -> Any:
-        """``value`` with every secret key's value replaced, at any depth."""
+    def value(self, value: Any, *, json_strings: bool = False) -> Any:
+        """``value`` with every secret key's value replaced, at any depth; with
+        ``json_strings``, also inside strings that hold JSON (tool arguments and results)."""
         if isinstance(value, Mapping):
-            return {k: REDACTED if self.is_secret(k) else self.value(v) for k, v in value.items()}
+            return {
+                k: REDACTED if self.is_secret(k) else self.value(v, json_strings=json_strings)
+                for k, v in value.items()
+            }
         if isinstance(value, list | tuple):
-            return [self.value(v) for v in value]
+            return [self.value(v, json_strings=json_strings) for v in value]
+        if json_strings and isinstance(value, str):
+            return self.json_text(value)
         return value
 
     def json_text(self, text: str) -> str:
-        """JSON text with secret values hidden; text that is not a JSON object stays as it is."""
+        """JSON text with secret values hidden; text that is not a JSON object or array, or
+        that holds no secret, comes back unchanged."""
+        if not text.lstrip().startswith(("{", "[")):
+            return text
         try:
             data = json.loads(text)
         except (ValueError, RecursionError):
             return text
-        if not isinstance(data, dict):
-            return text
-        redacted = self.value(data)
+        redacted = self.value(data, json_strings=True)
         return text if redacted == data else json.dumps(redacted, ensure_ascii=False)
 
 

@@ -17,8 +17,9 @@ from swarmkit.models import Usage
 StopReason = Literal["final_output", "max_handoffs", "max_turns", "cycle", "interrupted", "error"]
 """Why a run stopped; a limit or a cycle is never reported as ``final_output``."""
 
-DecidedBy = Literal["rule", "llm", "tool"]
-"""Who chose a handoff: a HandoffGraph rule, the model's transfer call, or a tool's ``goto``."""
+DecidedBy = Literal["rule", "llm", "tool", "budget"]
+"""Who chose a handoff: a HandoffGraph rule, the model's transfer call, a tool's ``goto``, or
+an agent's spent ``handoff_budget`` continuing to its ``then`` agent."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -59,6 +60,26 @@ class RuleDecision:
     """Model calls made in the run before the decision."""
     performed: bool
     """Whether the handoff happened (False when a limit or a cycle refused it)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SessionState:
+    """A session's state after one journaled step, as ``Swarm.history`` lists it."""
+
+    step: int
+    """The journal record (seq) this state follows; ``Swarm.fork(at=step)`` starts here."""
+    kind: str
+    """What that record was (``model_call``, ``handoff``, ``tool_call``, ...)."""
+    agent: str
+    """The active agent."""
+    context: Mapping[str, Any]
+    """The run's context (as journaled: secrets redacted)."""
+    handoff_count: int
+    """Handoffs performed so far."""
+    turns: int
+    """Model calls made so far."""
+    messages: tuple[Message, ...]
+    """The conversation so far."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

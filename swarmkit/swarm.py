@@ -8,13 +8,13 @@ import json
 import os
 import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from swarmkit._plan import AgentPlan, ModelResolver, PlanOptions, build_plan
 from swarmkit._run import RESERVED_KEY, RunLoop, RunState
 from swarmkit._run._decisions import check_decision
-from swarmkit._run._spec import LimitPolicy, RunSeams, SwarmSpec
+from swarmkit._run._spec import Delegator, LimitPolicy, RunSeams, SwarmSpec
 from swarmkit.agent import Agent
 from swarmkit.events import Event, RunFinished
 from swarmkit.exceptions import ConfigurationError, JournalError
@@ -24,11 +24,11 @@ from swarmkit.interrupts import Decision, DecisionSource, PauseForDecision
 from swarmkit.journal import Journal, JournalRecord
 from swarmkit.journal._digest import PartCache
 from swarmkit.journal._records import json_default
-from swarmkit.journal._tape import LeaseTerms, RecordSink, Tape, resumable_prefix
+from swarmkit.journal._tape import LeaseTerms, RecordSink, Tape, TimeTravel, resumable_prefix
 from swarmkit.messages import UserMessage
 from swarmkit.models import Model
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
-from swarmkit.result import RunResult
+from swarmkit.result import RunResult, SessionState
 from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
 from swarmkit.tools import InProcessToolRunner, ToolRunner
 
@@ -71,6 +71,7 @@ class Swarm:
         session_ids: Callable[[], str] | None = None,
         journal: Journal | None = None,
         interrupt_before: Collection[str] = (),
+        interrupt_after: Collection[str] = (),
         interrupt_on_handoff: bool = False,
         redact_keys: Collection[str] = DEFAULT_REDACT_KEYS,
         runtime: Runtime | None = None,
@@ -91,7 +92,8 @@ class Swarm:
                 f"agents: {', '.join(peers)}"
             )
         _check_graph(graph, peers)
-        _check_interrupts(interrupt_before, peers)
+        _check_interrupts(interrupt_before, peers, "interrupt_before")
+        _check_interrupts(interrupt_after, peers, "interrupt_after")
         self.entry_agent = entry_agent
         self.graph = graph
         self.max_handoffs = max_handoffs
@@ -111,6 +113,7 @@ class Swarm:
         self._random_ids = session_ids is None
         self.journal = journal
         self.interrupt_before = frozenset(interrupt_before)
+        self.interrupt_after = frozenset(interrupt_after)
         self.interrupt_on_handoff = interrupt_on_handoff
         self.redactor = Redactor.of(redact_keys)
         resolve = ModelResolver()
@@ -140,6 +143,7 @@ class Swarm:
             on_max_turns=on_max_turns,
             on_cycle=on_cycle,
             interrupt_before=self.interrupt_before,
+            interrupt_after=self.interrupt_after,
             interrupt_on_handoff=interrupt_on_handoff,
             fingerprint=self._fingerprint,
         )
@@ -262,15 +266,15 @@ class Swarm:
         seams = self._seams(deps, runtime, tool_runner, decisions)
         store = self._store(journal, session_id)
         records = await store.read(session_id)
-        journaled_prompt, context = _start_of(records, session_id)
-        prompt = journaled_prompt if prompt is None else prompt
+        start = _start_of(records, session_id)
+        start = start if prompt is None else replace(start, prompt=prompt)
         execute = _check_tools_mode(tools)
         if live_after is None:
             # A strict replay writes nothing and may not go live: the journal is all it has.
             tape = self._tape(
                 None, session_id, records, seams, go_live=False, execute_tools=execute
             )
-            return await self._run_on(tape, seams, prompt, context, session_id)
+            return await self._run_on(tape, seams, start, session_id, store)
         fork_id = fork_session_id or f"{session_id}__fork_{live_after}"
         prefix = _fork_prefix(records, live_after, fork_id)
         tape = self._tape(
@@ -282,7 +286,7 @@ class Swarm:
         except BaseException:
             await tape.release()
             raise
-        return await self._run_on(tape, seams, prompt, context, fork_id)
+        return await self._run_on(tape, seams, start, fork_id, store)
 
     async def resume(
         self,
@@ -305,7 +309,7 @@ class Swarm:
         seams = self._seams(deps, runtime, tool_runner, decisions)
         store = self._store(journal, session_id)
         records = await store.read(session_id)
-        prompt, context = _start_of(records, session_id)
+        start = _start_of(records, session_id)
         _check_resumable(records, session_id, decision)
         if decision is not None:
             check_decision(self.spec, records[-1].data.get("pending"), decision)
@@ -313,7 +317,66 @@ class Swarm:
         tape = self._tape(
             store, session_id, prefix, seams, next_seq=len(records), decision=decision
         )
-        return await self._run_on(tape, seams, prompt, context, session_id)
+        return await self._run_on(tape, seams, start, session_id, store)
+
+    async def history(
+        self, session_id: str, journal: Journal | None = None, *, deps: Any = None
+    ) -> tuple[SessionState, ...]:
+        """The session's states, one after each journaled step (seed 003's state history).
+
+        Computed by replaying the journal against the current code, with zero model calls;
+        ``fork(session_id, at=state.step, ...)`` continues from any of them.
+        """
+        store = self._store(journal, session_id)
+        records = await store.read(session_id)
+        start = _start_of(records, session_id)
+        seams = self._seams(deps, None, None, None)
+        state = self._new_state(start.prompt, start.context, session_id, seams, entry=start.entry)
+        states: list[SessionState] = []
+        previous: list[JournalRecord] = []
+
+        def replayed(record: JournalRecord) -> None:
+            # Everything the previous record caused has happened once the next one is reached.
+            if previous:
+                states.append(_snapshot(state, previous.pop()))
+            previous.append(record)
+
+        travel = TimeTravel(apply=state.context.update, replayed=replayed)
+        tape = self._tape(None, session_id, records, seams, go_live=False, travel=travel)
+        await self._drive(tape, seams, state, store)
+        states.extend(_snapshot(state, record) for record in previous)
+        return tuple(states)
+
+    async def fork(
+        self,
+        session_id: str,
+        *,
+        at: int,
+        context_update: Mapping[str, Any] | None = None,
+        journal: Journal | None = None,
+        fork_session_id: str | None = None,
+        deps: Any = None,
+    ) -> RunResult:
+        """Continue live, as a new session, from the state after step ``at`` with its context
+        updated (seed 003's ``update_state``); the fork journals where it came from."""
+        seams = self._seams(deps, None, None, None)
+        store = self._store(journal, session_id)
+        records = await store.read(session_id)
+        start = _start_of(records, session_id)
+        fork_id = fork_session_id or f"{session_id}__fork_{at}"
+        prefix = _fork_prefix(records, at + 1, fork_id)
+        update = _check_context(context_update)
+        state = self._new_state(start.prompt, start.context, fork_id, seams, entry=start.entry)
+        edit = {"context_update": update, "forked_from": session_id, "at": at}
+        travel = TimeTravel(apply=state.context.update, edit=edit)
+        tape = self._tape(store, fork_id, prefix, seams, next_seq=len(prefix), travel=travel)
+        await tape.open()
+        try:
+            await store.append(prefix)
+        except BaseException:
+            await tape.release()
+            raise
+        return await self._drive(tape, seams, state, store)
 
     def _seams(
         self,
@@ -356,6 +419,7 @@ class Swarm:
         else:
             tape = self._tape(store, state.session_id, (), seams)
         await tape.open()
+        seams = replace(seams, delegate=self._delegator(store, seams))
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
         loop = RunLoop(self.spec, state, tape, seams, streaming=streaming)
@@ -381,6 +445,7 @@ class Swarm:
         execute_tools: bool = False,
         decision: Decision | None = None,
         mirror: bool = False,
+        travel: TimeTravel | None = None,
     ) -> Tape:
         runtime = seams.runtime
         lease = None
@@ -399,20 +464,49 @@ class Swarm:
             digests=self._digests,
             lease=lease,
             mirror=mirror,
+            travel=travel,
         )
 
     async def _run_on(
         self,
         tape: Tape,
         seams: RunSeams,
-        prompt: str,
-        context: Mapping[str, Any],
+        start: _Start,
         session_id: str,
+        store: Journal | None,
     ) -> RunResult:
-        state = self._new_state(prompt, context, session_id, seams)
+        state = self._new_state(start.prompt, start.context, session_id, seams, entry=start.entry)
+        return await self._drive(tape, seams, state, store)
+
+    async def _drive(
+        self, tape: Tape, seams: RunSeams, state: RunState, store: Journal | None
+    ) -> RunResult:
+        seams = replace(seams, delegate=self._delegator(store, seams))
+        tape.bind_state(state.context.update)
         await tape.open()
         loop = RunLoop(self.spec, state, tape, seams, streaming=False)
         return await _last_result(loop.events())
+
+    def _delegator(self, store: Journal | None, seams: RunSeams) -> Delegator:
+        """How this run's delegation tools run their sub-runs: in the same journal, resumable."""
+
+        async def delegate(
+            agent: str, task: str, session_id: str, context: Mapping[str, Any]
+        ) -> RunResult:
+            start = _Start(prompt=task, context=dict(context), entry=agent)
+            if store is None or await store.next_seq(session_id) == 0:
+                tape = self._tape(store, session_id, (), seams)
+                return await self._run_on(tape, seams, start, session_id, store)
+            # The parent crashed after this sub-run began: finish it, never start it twice.
+            records = await store.read(session_id)
+            if _finished(records):
+                tape = self._tape(None, session_id, records, seams, go_live=False)
+            else:
+                prefix = resumable_prefix(records)
+                tape = self._tape(store, session_id, prefix, seams, next_seq=len(records))
+            return await self._run_on(tape, seams, start, session_id, store)
+
+        return delegate
 
     def _store(self, journal: Journal | None, session_id: str) -> Journal:
         store = journal or self.journal
@@ -428,6 +522,8 @@ class Swarm:
         context: Mapping[str, Any] | None,
         session_id: str | None,
         seams: RunSeams,
+        *,
+        entry: str | None = None,
     ) -> RunState:
         if not isinstance(prompt, str):
             raise ConfigurationError(f"prompt must be a str, got {type(prompt).__name__}")
@@ -438,7 +534,7 @@ class Swarm:
             session_id=_check_session_id(session_id) or new_id(),
             prompt=prompt,
             context=initial,
-            agent=self.entry_agent,
+            agent=entry or self.entry_agent,
             transcript=[first],
             view=(first,),
             deps=seams.deps,
@@ -454,11 +550,48 @@ async def _last_result(events: AsyncIterator[Event]) -> RunResult:
     return result
 
 
-def _start_of(records: Sequence[JournalRecord], session_id: str) -> tuple[str, dict[str, Any]]:
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Start:
+    """What a journaled session was started with."""
+
+    prompt: str
+    """The prompt."""
+    context: dict[str, Any]
+    """The context (as journaled: secrets redacted)."""
+    entry: str | None
+    """The agent that took the first turn (a delegated sub-run's is not the swarm's entry)."""
+
+
+def _start_of(records: Sequence[JournalRecord], session_id: str) -> _Start:
     if not records or records[0].kind != "run_started":
         raise JournalError(f"session {session_id!r} does not start with a run_started record")
     data = records[0].data
-    return str(data["prompt"]), dict(data.get("context") or {})
+    entry = data.get("entry_agent")
+    return _Start(
+        prompt=str(data["prompt"]),
+        context=dict(data.get("context") or {}),
+        entry=entry if isinstance(entry, str) else None,
+    )
+
+
+def _snapshot(state: RunState, record: JournalRecord) -> SessionState:
+    return SessionState(
+        step=record.seq,
+        kind=record.kind,
+        agent=state.agent,
+        context=json.loads(json.dumps(state.context)),
+        handoff_count=state.handoff_count,
+        turns=state.turns,
+        messages=tuple(state.transcript),
+    )
+
+
+def _finished(records: Sequence[JournalRecord]) -> bool:
+    last = records[-1]
+    return last.kind == "run_finished" and last.data.get("stop_reason") not in (
+        "error",
+        "interrupted",
+    )
 
 
 def _check_tools_mode(tools: str) -> bool:
@@ -498,12 +631,12 @@ def _check_resumable(
         )
 
 
-def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent]) -> None:
+def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent], option: str) -> None:
     if isinstance(names, str):
-        raise ConfigurationError("interrupt_before takes a list of agent names, not one string")
+        raise ConfigurationError(f"{option} takes a list of agent names, not one string")
     unknown = sorted(set(names) - set(peers))
     if unknown:
-        raise ConfigurationError(f"interrupt_before names unknown agents: {', '.join(unknown)}")
+        raise ConfigurationError(f"{option} names unknown agents: {', '.join(unknown)}")
 
 
 def fingerprint(plans: Mapping[str, AgentPlan], graph: HandoffGraph | None) -> dict[str, Any]:

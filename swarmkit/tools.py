@@ -23,7 +23,7 @@ from swarmkit.exceptions import (
     ToolError,
     ToolExecutionError,
 )
-from swarmkit.models._base import ToolSpec
+from swarmkit.models._base import ToolSpec, Usage
 
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 
@@ -40,6 +40,9 @@ class ToolResult:
     """The name of an agent to hand off to after this turn."""
     payload: Mapping[str, Any] | None = None
     """The handoff payload for ``goto``, validated by the loop against the target's input type."""
+    ask: str | None = None
+    """A question for a person: the run pauses (``pending.kind == "question"``) and the answer
+    given on resume (``edit(payload={"answer": ...})``) becomes this call's result."""
 
     def __post_init__(self) -> None:
         if self.goto is not None and (not isinstance(self.goto, str) or not self.goto):
@@ -62,6 +65,8 @@ class ToolOutcome:
     """On success, what the tool returned, a plain value wrapped as ``ToolResult(output=...)``."""
     error: ToolError | None = None
     """On failure, the error; a ToolExecutionError chains the tool's exception as its cause."""
+    usage: Mapping[str, Usage] = field(default_factory=dict)
+    """Model usage the call incurred per agent (a delegated sub-run's), counted in the run."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -179,29 +184,33 @@ def outcome_to_data(outcome: ToolOutcome) -> dict[str, Any]:
         "is_error": outcome.is_error,
         "update": to_jsonable_python(dict(result.update), fallback=str) if result else {},
         "goto": result.goto if result else None,
+        "ask": result.ask if result else None,
         "payload": to_jsonable_python(dict(result.payload)) if result and result.payload else None,
         "error": None if error is None else {"kind": _error_kind(error), "tool": error.tool_name},
+        "usage": {agent: to_jsonable_python(used) for agent, used in outcome.usage.items()},
     }
 
 
 def outcome_from_data(data: Mapping[str, Any]) -> ToolOutcome:
     """The outcome ``outcome_to_data`` described (journals written before errors had kinds too)."""
     content = str(data["content"])
+    usage = {str(agent): Usage(**used) for agent, used in (data.get("usage") or {}).items()}
     if not data["is_error"]:
         result = ToolResult(
             output=content,
             update=data.get("update") or {},
             goto=data.get("goto"),
             payload=data.get("payload"),
+            ask=data.get("ask"),
         )
-        return ToolOutcome(content=content, is_error=False, result=result)
+        return ToolOutcome(content=content, is_error=False, result=result, usage=usage)
     described = data.get("error")
     if not isinstance(described, Mapping):
-        return ToolOutcome(content=content, is_error=True)
+        return ToolOutcome(content=content, is_error=True, usage=usage)
     kind = described.get("kind")
     error_type = ToolArgumentsError if kind == "arguments" else ToolExecutionError
     error = error_type(content, tool_name=str(described.get("tool", "")))
-    return ToolOutcome(content=content, is_error=True, error=error)
+    return ToolOutcome(content=content, is_error=True, error=error, usage=usage)
 
 
 def _error_kind(error: ToolError) -> ToolErrorKind:

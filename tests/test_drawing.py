@@ -1,4 +1,4 @@
-"""Drawings of swarms and of journaled sessions, in Mermaid and DOT."""
+"""Drawings of swarms and of journaled sessions, in Mermaid, DOT and plain text."""
 
 from __future__ import annotations
 
@@ -41,6 +41,20 @@ def test_swarm_drawing_in_mermaid_shows_rules_dashed_and_llm_handoffs_solid() ->
         "    n2 -.->|\"rule 2: category == 'billing'\"| n0\n"
         "    n0 --> n1\n"
         '    n2 -->|"Refund"| n0\n'
+    )
+
+
+def test_swarm_drawing_in_ascii_lists_each_agents_edges_under_it() -> None:
+    """The terminal drawing: rules as ==> in evaluation order, LLM handoffs as -->."""
+    assert draw_swarm(_swarm(), "ascii") == (
+        "# ==>: rule edge (HandoffGraph condition, no model call); -->: LLM handoff\n"
+        "[billing]\n"
+        "  --> tech\n"
+        "[tech]\n"
+        "[[triage]]\n"
+        "  ==> tech  (rule 1: category == 'tech' (priority 5))\n"
+        "  ==> billing  (rule 2: category == 'billing')\n"
+        "  --> billing  (Refund)\n"
     )
 
 
@@ -142,8 +156,8 @@ async def test_unfinished_session_is_drawn_as_not_finished() -> None:
 
 
 def test_unknown_format_is_a_configuration_error() -> None:
-    """Only mermaid and dot are drawn."""
-    with pytest.raises(ConfigurationError, match="'mermaid' or 'dot'"):
+    """Only mermaid, dot and ascii are drawn."""
+    with pytest.raises(ConfigurationError, match="mermaid, dot, ascii"):
         draw_swarm(_swarm(), "png")  # type: ignore[arg-type]
 
 

@@ -38,19 +38,18 @@ async def test_support_triage_routes_known_category_by_rule_and_the_rest_by_llm(
     assert all(r.stop_reason == "final_output" for r in (by_rule, to_tech, to_human))
 
 
-async def test_research_loop_budget_withdraws_the_checkers_transfer_tools() -> None:
-    """The checker's three handoffs use its budget; its next turn has no tools and ends the run."""
+async def test_research_loop_continues_to_the_writer_once_the_budget_is_spent() -> None:
+    """The checker's two handoffs spend its budget; then=doc_generator decides the third."""
     result, model = await research_loop.main()
 
     checker_turns = [r for r in model.requests if r.agent == "progress_checker"]
-    assert [len(r.tools) for r in checker_turns] == [2, 2, 2, 0]
-    assert [h.target for h in result.handoffs if h.source == "progress_checker"] == [
-        "deep_searcher",
-        "deep_searcher",
-        "doc_generator",
-    ]
+    assert len(checker_turns) == 2
+    assert [
+        (h.target, h.decided_by) for h in result.handoffs if h.source == "progress_checker"
+    ] == [("deep_searcher", "llm"), ("deep_searcher", "llm"), ("doc_generator", "budget")]
     assert result.trail.count("deep_searcher") == 3
-    assert result.final_agent == "progress_checker"
+    assert result.final_agent == "doc_generator"
+    assert result.stop_reason == "final_output"
     assert result.final_output == research_loop.DOCUMENT
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from swarmkit._run._replies import goto_request
 from swarmkit._run._spec import SwarmSpec
-from swarmkit.exceptions import HandoffPayloadError, ToolArgumentsError
+from swarmkit.exceptions import ConfigurationError, HandoffPayloadError, ToolArgumentsError
 from swarmkit.interrupts import Decision, Edit
 
 _STILL_WAITING = "the session still waits for a decision; resume it with a corrected edit"
@@ -28,6 +28,10 @@ def check_decision(spec: SwarmSpec, pending: Any, decision: Decision) -> None:
             raise HandoffPayloadError(
                 f"{request}; {_STILL_WAITING}", tool_name=request.tool_name, target=target
             )
+    elif pending.get("kind") == "answer" and not isinstance(decision.payload.get("output"), str):
+        raise ConfigurationError(
+            f"an edited answer is edit(payload={{'output': '...'}}); {_STILL_WAITING}"
+        )
     elif pending.get("kind") == "tool":
         tool = plan.tools.get(str(pending.get("tool_name")))
         problem = None if tool is None else tool.arguments_problem(json.dumps(decision.payload))

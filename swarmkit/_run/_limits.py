@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from swarmkit._plan import AgentPlan
 from swarmkit._run._spec import SwarmSpec
-from swarmkit._run._state import RefusalReason, RunState, StopRun
+from swarmkit._run._state import RunState, StopRun
+from swarmkit.events import RefusalReason
 from swarmkit.exceptions import HandoffCycleError, MaxHandoffsExceeded, MaxTurnsExceeded
 
 
@@ -34,7 +35,7 @@ def closes_cycle(swarm: SwarmSpec, state: RunState, target: str) -> bool:
 
 
 def refusal(
-    swarm: SwarmSpec, state: RunState, plan: AgentPlan, target: str
+    swarm: SwarmSpec, state: RunState, plan: AgentPlan, target: str, *, continuation: bool = False
 ) -> tuple[RefusalReason, str] | None:
     """Why a handoff from ``plan`` to ``target`` must be refused, or None when it may happen."""
     if target == plan.name:
@@ -49,7 +50,8 @@ def refusal(
             "answer the user yourself"
         )
     budget = plan.agent.handoff_budget
-    if budget is not None and state.used_by_agent[plan.name] >= budget:
+    spent = budget is not None and state.used_by_agent[plan.name] >= budget
+    if spent and not continuation:
         return "budget", f"agent {plan.name!r} has used its handoff budget of {budget}"
     if swarm.detect_cycles and closes_cycle(swarm, state, target):
         state.cycle = True
@@ -101,3 +103,12 @@ def check_turn_budget(swarm: SwarmSpec, state: RunState) -> None:
 def last_call(swarm: SwarmSpec, state: RunState) -> bool:
     """Whether the next model call is the last max_turns allows."""
     return state.turns + 1 >= swarm.max_turns
+
+
+def continuation(state: RunState, plan: AgentPlan) -> str | None:
+    """The ``then`` agent of an agent whose handoff budget is spent, if it has one."""
+    agent = plan.agent
+    budget = agent.handoff_budget
+    if agent.then is None or budget is None or state.used_by_agent[plan.name] < budget:
+        return None
+    return agent.then

@@ -11,13 +11,14 @@ from swarmkit import events as ev
 from swarmkit._log import log
 from swarmkit._plan import AgentPlan
 from swarmkit._run import _replies as replies
-from swarmkit._run._limits import apply_refusal_policy, may_hand_off, refusal
+from swarmkit._run._delegate import run_delegations
+from swarmkit._run._limits import apply_refusal_policy, continuation, may_hand_off, refusal
+from swarmkit._run._mapping import mapped_payload
 from swarmkit._run._request import build_request, offered_tools
 from swarmkit._run._spec import RunSeams, SwarmSpec
 from swarmkit._run._state import (
     Candidate,
     Interrupted,
-    RefusalReason,
     RunState,
     StopRun,
     build_result,
@@ -27,13 +28,15 @@ from swarmkit._run._state import (
     rule_state,
     run_context,
 )
+from swarmkit.events import RefusalReason
 from swarmkit.exceptions import HandoffPayloadError, ModelError, ReplayDivergenceError
 from swarmkit.filters import HandoffInput, apply_filter
+from swarmkit.graph import Edge
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
 from swarmkit.journal._codec import json_safe
 from swarmkit.journal._tape import StepWriter
-from swarmkit.messages import ToolCall, ToolMessage
+from swarmkit.messages import ToolCall, ToolMessage, UserMessage
 from swarmkit.models import ModelRequest, ModelResponse, StreamingModel, Usage
 from swarmkit.models import TextDelta as ModelTextDelta
 from swarmkit.result import DecidedBy, HandoffRecord, RuleDecision
@@ -125,6 +128,11 @@ class RunLoop:
         while True:
             plan = self._swarm.plans[self._state.agent]
             handed_off = False
+            async for event in self._continue_when_spent(plan):
+                handed_off = handed_off or isinstance(event, ev.HandoffPerformed)
+                yield event
+            if handed_off:
+                continue
             async for event in self._consult_rules(plan):
                 handed_off = handed_off or isinstance(event, ev.HandoffPerformed)
                 yield event
@@ -138,11 +146,22 @@ class RunLoop:
                     yield item
             assert response is not None
             if not response.message.tool_calls:
-                return
+                if await self._answer_stands(plan):
+                    return
+                continue
             async for event in self._run_tool_calls(plan, response.message.tool_calls):
                 yield event
 
     # -- rules ---------------------------------------------------------------------------
+
+    async def _continue_when_spent(self, plan: AgentPlan) -> AsyncIterator[ev.Event]:
+        """Seed 001: an agent whose handoff budget is spent continues to its ``then`` agent."""
+        target = continuation(self._state, plan)
+        if target is None:
+            return
+        request = HandoffRequest(target=target, payload=None, message=None)
+        for event in await self._try_handoff(plan, request, "budget"):
+            yield event
 
     async def _consult_rules(self, plan: AgentPlan) -> AsyncIterator[ev.Event]:
         graph = self._swarm.graph
@@ -162,8 +181,13 @@ class RunLoop:
         # Journaled before the handoff it causes, so the journal reads in the order of events.
         fired = {"agent": plan.name, "target": edge.target, "condition": edge.when, "turn": turn}
         await self._tape.note("rule", fired)
-        request = HandoffRequest(target=edge.target, payload=None, message=None)
-        outcome = await self._try_handoff(plan, request, "rule", condition=edge.when)
+        request = self._rule_request(plan, edge)
+        outcome: list[ev.Event]
+        if isinstance(request, HandoffPayloadError):
+            # The mapped payload does not validate: recorded, and the model decides instead.
+            outcome = [await self._refuse(plan, edge.target, "rule", "payload", str(request))]
+        else:
+            outcome = await self._try_handoff(plan, request, "rule", condition=edge.when)
         decision = RuleDecision(
             agent=plan.name,
             target=edge.target,
@@ -174,6 +198,12 @@ class RunLoop:
         self._state.rules.append(decision)
         for event in outcome:
             yield event
+
+    def _rule_request(self, plan: AgentPlan, edge: Edge) -> HandoffRequest | HandoffPayloadError:
+        if edge.input_mapping is None:
+            return HandoffRequest(target=edge.target, payload=None, message=None)
+        payload = mapped_payload(edge.input_mapping, self._state)
+        return replies.goto_request(plan, "", edge.target, payload)
 
     # -- model ---------------------------------------------------------------------------
 
@@ -232,16 +262,22 @@ class RunLoop:
         """Function tools run first, in order; then at most one handoff is taken."""
         results: dict[str, ToolMessage] = {}
         candidates: list[Candidate] = []
+        delegations: list[ToolCall] = []
         for call in calls:
             if call.name in plan.tools:
                 async for event in self._run_function_tool(plan, call, results, candidates):
                     yield event
+            elif call.name in plan.delegates:
+                delegations.append(call)
             elif _is_handoff_call(plan, call):
                 candidates.append(Candidate(call=call, decided_by="llm"))
             else:
                 offered = offered_tools(self._swarm, self._state, plan)
                 results[call.id] = replies.unknown_tool(call, offered)
                 yield replies.tool_resulted(plan.name, results[call.id])
+        if delegations:
+            async for event in self._run_delegations(plan, delegations, results):
+                yield event
         async for event in self._take_one_handoff(plan, candidates, results):
             yield event
         for call in calls:
@@ -265,8 +301,12 @@ class RunLoop:
         result = outcome.result
         if result is not None and result.update:
             state.context.update(result.update)
+        content, is_error = outcome.content, outcome.is_error
+        if result is not None and result.ask is not None:
+            content, is_error = await self._ask(plan, call, result.ask)
+        state.last_tool_output = content
         results[call.id] = ToolMessage(
-            tool_call_id=call.id, name=call.name, content=outcome.content, is_error=outcome.is_error
+            tool_call_id=call.id, name=call.name, content=content, is_error=is_error
         )
         if outcome.is_error:
             self._log("tool_failed", tool=call.name)
@@ -280,6 +320,47 @@ class RunLoop:
         candidates.append(
             Candidate(call=call, decided_by="tool", request=request, tool_content=outcome.content)
         )
+
+    async def _run_delegations(
+        self, plan: AgentPlan, calls: list[ToolCall], results: dict[str, ToolMessage]
+    ) -> AsyncIterator[ev.Event]:
+        state, tape = self._state, self._tape
+        async for item in run_delegations(plan, calls, state, tape, self._seams):
+            if not isinstance(item, tuple):
+                yield item
+                continue
+            call, outcome = item
+            state.last_tool, state.last_tool_ok = call.name, not outcome.is_error
+            results[call.id] = ToolMessage(
+                tool_call_id=call.id,
+                name=call.name,
+                content=outcome.content,
+                is_error=outcome.is_error,
+            )
+            yield replies.tool_resulted(plan.name, results[call.id])
+
+    async def _ask(self, plan: AgentPlan, call: ToolCall, question: str) -> tuple[str, bool]:
+        """A tool's question for a person: the run pauses, and the answer is the result."""
+        pending = PendingDecision(
+            kind="question", agent=plan.name, tool_name=call.name, payload={"question": question}
+        )
+        return replies.answer_of(await self._pause_point(pending))
+
+    async def _answer_stands(self, plan: AgentPlan) -> bool:
+        """With ``interrupt_after``, a person approves, edits or rejects the agent's answer."""
+        if plan.name not in self._swarm.interrupt_after:
+            return True
+        state = self._state
+        pending = PendingDecision(
+            kind="answer", agent=plan.name, payload={"output": state.last_text or ""}
+        )
+        decision = await self._pause_point(pending)
+        if isinstance(decision, Reject):
+            state.append(UserMessage(content=decision.reason))  # the agent answers again
+            return False
+        if isinstance(decision, Edit):
+            state.last_text = str(decision.payload.get("output", state.last_text))
+        return True
 
     async def _invoke(self, plan: AgentPlan, call: ToolCall) -> ToolOutcome:
         function = plan.tools[call.name]
@@ -336,7 +417,9 @@ class RunLoop:
         condition: str | None = None,
     ) -> list[ev.Event]:
         """Perform a handoff or refuse it; the first event says which."""
-        refused = refusal(self._swarm, self._state, plan, request.target)
+        refused = refusal(
+            self._swarm, self._state, plan, request.target, continuation=decided_by == "budget"
+        )
         if refused is None:
             decision = await self._handoff_decision(plan, request, decided_by)
             if isinstance(decision, Reject):
@@ -352,7 +435,8 @@ class RunLoop:
         self, plan: AgentPlan, request: HandoffRequest, decided_by: DecidedBy
     ) -> Decision | None:
         swarm = self._swarm
-        if not (swarm.interrupt_on_handoff or request.target in swarm.interrupt_before):
+        asked = swarm.interrupt_on_handoff or plan.name in swarm.interrupt_after
+        if not (asked or request.target in swarm.interrupt_before):
             return None
         pending = PendingDecision(
             kind="handoff",

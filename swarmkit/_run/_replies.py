@@ -11,7 +11,7 @@ from swarmkit._plan import AgentPlan
 from swarmkit._run._state import Candidate
 from swarmkit.exceptions import HandoffPayloadError
 from swarmkit.handoffs import HandoffRequest
-from swarmkit.interrupts import Edit, PendingDecision, Reject
+from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
 from swarmkit.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from swarmkit.models import ToolSpec
 from swarmkit.tools import ToolOutcome
@@ -90,6 +90,18 @@ def edited(plan: AgentPlan, request: HandoffRequest, decision: Edit) -> HandoffR
     if isinstance(result, HandoffPayloadError):
         raise result
     return result
+
+
+def answer_of(decision: Decision) -> tuple[str, bool]:
+    """A tool question's result (content, is_error) from a person's decision."""
+    match decision:
+        case Edit(payload=payload):
+            answer = payload.get("answer")
+            return (answer if isinstance(answer, str) else json.dumps(dict(payload))), False
+        case Reject(reason=reason):
+            return f"A person declined to answer: {reason}", True
+        case _:
+            return "approved", False
 
 
 def candidate_target(plan: AgentPlan, candidate: Candidate) -> str:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from swarmkit._plan import AgentPlan
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import DecisionSource
+from swarmkit.result import RunResult
 from swarmkit.runtime import Runtime
 from swarmkit.tools import ToolRunner
 
@@ -47,10 +48,22 @@ class SwarmSpec:
     """What a detected cycle does."""
     interrupt_before: frozenset[str]
     """Agents a run pauses before entering."""
+    interrupt_after: frozenset[str]
+    """Agents a run pauses after, when they answer or hand off (seed 003)."""
     interrupt_on_handoff: bool
     """Whether every handoff pauses for a decision."""
     fingerprint: Mapping[str, Any]
     """Digests of the configuration that runs record."""
+
+
+class Delegator(Protocol):
+    """Runs a sub-run for a delegation tool call and gives back its result."""
+
+    async def __call__(
+        self, agent: str, task: str, session_id: str, context: Mapping[str, Any]
+    ) -> RunResult:
+        """Run ``agent`` on ``task`` as session ``session_id`` with a copy of ``context``."""
+        ...
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -65,3 +78,5 @@ class RunSeams:
     """Decides a pause point the journal has no decision for."""
     deps: Any = None
     """The caller's Python objects for tools and instructions; never journaled."""
+    delegate: Delegator | None = None
+    """Runs the sub-runs of delegation tools (``agent.as_tool()``); None offers none."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -18,11 +18,6 @@ from swarmkit.result import DecidedBy, Failure, HandoffRecord, RuleDecision, Run
 
 RESERVED_KEY = "swarm"
 """The context key under which rules see the loop's facts (``swarm.agent``, ...)."""
-
-RefusalReason = Literal[
-    "cycle", "max_handoffs", "budget", "not_taken", "unknown_agent", "self", "rejected"
-]
-"""Why a handoff was not performed."""
 
 
 class Interrupted(Exception):
@@ -83,6 +78,8 @@ class RunState:
     """The last function tool that ran."""
     last_tool_ok: bool | None = None
     """Whether it succeeded."""
+    last_tool_output: str | None = None
+    """What it returned, as the model saw it (input mappings read it)."""
     last_text: str | None = None
     """The last text any agent said (the output when a limit stops the run)."""
     limited_handoffs: bool = False

@@ -188,6 +188,7 @@ def _footer(journal_path: Path, results: list[RunResult]) -> list[str]:
         f"  swarmkit draw --session {first} {journal}",
         f"  swarmkit replay {first} --swarm swarmkit.demo:support_swarm {journal}",
         "  swarmkit draw swarmkit.demo:support_swarm",
+        f"  swarmkit ui --swarm swarmkit.demo:support_swarm {journal}",
     ]
 
 

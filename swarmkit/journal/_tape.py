@@ -109,6 +109,23 @@ class StepWriter(Protocol):
         ...
 
 
+STATE_EDITED = "state_edited"
+"""A fork's edit of the state (seed 003's update_state), applied where the journal holds it."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TimeTravel:
+    """How a tape takes part in time travel: watching a replay, or editing a fork's state."""
+
+    apply: Callable[[Mapping[str, Any]], None]
+    """Merges a context update into the run's state."""
+    replayed: Callable[[JournalRecord], None] = lambda record: None
+    """Called with each replayed record, in order (for ``Swarm.history``)."""
+    edit: Mapping[str, Any] | None = None
+    """For a fork: the ``state_edited`` data (``context_update``, ``forked_from``, ``at``) to
+    journal and apply when the run goes live."""
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class LeaseTerms:
     """The lease a writing tape holds on its session."""
@@ -145,6 +162,7 @@ class Tape:
         digests: PartCache | None = None,
         lease: LeaseTerms | None = None,
         mirror: bool = False,
+        travel: TimeTravel | None = None,
     ) -> None:
         self._journal = journal
         self._session_id = session_id
@@ -162,6 +180,13 @@ class Tape:
         self._leased_at: float | None = None
         self._mirror = mirror
         self._broken = False
+        self._travel = travel
+        self._live = False
+
+    def bind_state(self, apply: Callable[[Mapping[str, Any]], None]) -> None:
+        """Let journaled state edits (from forks) reach the run's context while replaying."""
+        if self._travel is None:
+            self._travel = TimeTravel(apply=apply)
 
     async def open(self) -> None:
         """Take the session's lease before the first write; ``SessionBusyError`` if it is held."""
@@ -209,7 +234,7 @@ class Tape:
                 self._model_data(agent, turn, request, digest),
                 why=f"the request {agent!r} sends at turn {turn} differs from the journaled one",
             )
-        self._cursor += 1
+        self._advance(self._cursor + 1)
         if "error" in record.data:
             raise ModelError(str(record.data["error"]), model="journal", attempts=0)
         return response_from_data(record.data["response"])
@@ -245,7 +270,7 @@ class Tape:
         record = self._expect_kind("tool_call", expected)
         if {k: record.data.get(k) for k in expected} != expected:
             self._diverge(record, "tool_call", expected)
-        self._cursor += 1
+        self._advance(self._cursor + 1)
         return None if self._execute_tools else outcome_from_data(record.data["outcome"])
 
     def record_outcome(self, agent: str, call: ToolCall, outcome: ToolOutcome) -> None:
@@ -264,15 +289,15 @@ class Tape:
         after = self._cursor + 1
         if finished.kind == "resumed":
             # A DecisionSource decided this pause live; replay takes the same decision.
-            self._cursor += 1
+            self._advance(self._cursor + 1)
             return decision_from_data(finished.data)
         if finished.kind != "run_finished":
             return None
         if after < len(self._prefix) and self._prefix[after].kind == "resumed":
-            self._cursor = after + 1
+            self._advance(after + 1)
             return decision_from_data(self._prefix[after].data)
         if after == len(self._prefix) and self._decision is not None:
-            self._cursor = after
+            self._advance(after)
             return self._take_resume_decision()
         return None
 
@@ -370,7 +395,26 @@ class Tape:
         record = self._expect_kind(kind, data)
         if _comparable(record.data) != _comparable(data):
             self._diverge(record, kind, data)
-        self._cursor += 1
+        self._advance(self._cursor + 1)
+
+    def _advance(self, cursor: int) -> None:
+        """Move past replayed records, applying journaled state edits as they come, and make a
+        fork's own edit the moment its prefix is used up (before any rule reads the state)."""
+        travel = self._travel
+        while True:
+            if travel is not None:
+                for record in self._prefix[self._cursor : cursor]:
+                    travel.replayed(record)
+            self._cursor = cursor
+            if not (self.replaying and self._prefix[cursor].kind == STATE_EDITED):
+                break
+            if travel is not None:
+                travel.apply(self._prefix[cursor].data["context_update"])
+            cursor += 1
+        if travel is not None and travel.edit is not None and not self.replaying and not self._live:
+            self._live = True
+            travel.apply(travel.edit["context_update"])
+            self._add(STATE_EDITED, self._clean(travel.edit))
 
     def _expect_kind(self, kind: str, data: Mapping[str, Any]) -> JournalRecord:
         record = self._prefix[self._cursor]

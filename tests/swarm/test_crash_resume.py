@@ -111,3 +111,32 @@ async def test_a_second_process_is_refused_while_the_first_writes_the_session(
         child.wait()
     replayed = await swarm.replay(SESSION, SQLiteJournal(journal_path))
     assert replayed.final_output == "Refunded A-1."
+
+
+async def test_another_process_reads_the_journal_while_a_turn_runs(tmp_path: Path) -> None:
+    """No transaction stays open across a model call: the session lists from outside."""
+    journal_path = tmp_path / "journal.sqlite"
+    listed: list[str] = []
+    probe = (
+        "import asyncio, sys\n"
+        "from swarmkit.journal import SQLiteJournal\n"
+        "infos = asyncio.run(SQLiteJournal(sys.argv[1]).sessions())\n"
+        "print(' '.join(f'{i.session_id}:{i.records}' for i in infos))\n"
+    )
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, str(journal_path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        listed.append(done.stdout.strip())
+        return httpx.Response(200, json=respond(json.loads(request.content)))
+
+    swarm = build_swarm(model_on(handler), lambda line: None)
+    await swarm.run(PROMPT, session_id=SESSION, journal=SQLiteJournal(journal_path))
+    assert listed[0] == ""  # the first step is written with the first answer
+    # Before the second call: run_started, agent_started, the first model call and its tool.
+    assert listed[1] == f"{SESSION}:4"

@@ -1,0 +1,177 @@
+"""Viewer: the JSON API of the session viewer, as plain request in, reply out.
+
+The HTTP layer (``_server.py``) checks the token and the Host header, then hands requests
+here; every reply is redacted before it is encoded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+from swarmkit.exceptions import SessionNotFoundError, SwarmkitError
+from swarmkit.journal import Journal, JournalRecord
+from swarmkit.swarm import Swarm
+from swarmkit.ui._decisions import DecisionRefused, decide, decision_from
+from swarmkit.ui._picture import Edge, draw_svg, mark_path, swarm_edges
+from swarmkit.ui._redact import redact
+from swarmkit.ui._replay import replay_session
+from swarmkit.ui._sessions import SessionList, SessionQuery
+from swarmkit.ui._timeline import path_of, session_view
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Reply:
+    """What the API answers."""
+
+    status: int
+    """The HTTP status."""
+    body: Any
+    """JSON-safe data, redacted before it is sent."""
+
+
+def _error(status: int, message: str, **more: Any) -> Reply:
+    return Reply(status=status, body={"error": message, **more})
+
+
+class Viewer:
+    """The viewer's API over one journal, and optionally the swarm its sessions ran on."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        *,
+        swarm: Swarm | None = None,
+        allow_decisions: bool = False,
+        listing: Journal | None = None,
+    ) -> None:
+        """``listing``: a second connection to the same store for the (slow) sessions list."""
+        self.journal = journal
+        self.swarm = swarm
+        self.allow_decisions = allow_decisions
+        self.sessions = SessionList(journal, listing=listing)
+
+    async def api(
+        self, method: str, path: str, query: Mapping[str, str], body: bytes = b""
+    ) -> Reply:
+        """Answer one API request (``path`` starts with ``/api/``); replies are redacted."""
+        parts = path.removeprefix("/api").strip("/").split("/")
+        try:
+            reply = await self._route(method, parts, query, body)
+        except SwarmkitError as exc:
+            # A journal that cannot be read, a replay or resume the session does not allow.
+            reply = _error(409, str(exc))
+        return Reply(status=reply.status, body=redact(reply.body))
+
+    async def _route(
+        self, method: str, parts: list[str], query: Mapping[str, str], body: bytes
+    ) -> Reply:
+        match method, parts:
+            case "GET", ["config"]:
+                return Reply(status=200, body=self._config())
+            case "GET", ["sessions"]:
+                return Reply(status=200, body=await self.sessions.page(_query(query)))
+            case "GET", ["sessions", session_id]:
+                return await self._session(unquote(session_id))
+            case "POST", ["sessions", session_id, "replay"]:
+                return await self._replay(unquote(session_id), _json(body))
+            case "POST", ["sessions", session_id, "decision"]:
+                return await self._decide(unquote(session_id), _json(body))
+            case _, ["sessions", _, "replay" | "decision"]:
+                return _error(405, "this request changes state: send it as POST")
+            case _:
+                return _error(404, f"no API at /api/{'/'.join(parts)}")
+
+    def _config(self) -> dict[str, Any]:
+        return {
+            "swarm": self.swarm is not None,
+            "agents": sorted(self.swarm.plans) if self.swarm else [],
+            "allow_decisions": self.allow_decisions,
+        }
+
+    async def _session(self, session_id: str) -> Reply:
+        records = await self._read(session_id)
+        if records is None:
+            return _error(404, f"no session {session_id!r} in the journal")
+        view = session_view(records, self.swarm)
+        view["drawing"] = self._drawing(records, view["trail"])
+        view["can_replay"] = self.swarm is not None
+        view["can_decide"] = self.swarm is not None and self.allow_decisions
+        return Reply(status=200, body=view)
+
+    def _drawing(self, records: tuple[JournalRecord, ...], trail: list[str]) -> str:
+        edges: list[Edge] = swarm_edges(self.swarm) if self.swarm else []
+        edges = mark_path(edges, path_of(records))
+        if self.swarm is not None:
+            agents = sorted(self.swarm.plans)
+            entry = self.swarm.entry_agent
+        else:
+            agents = list(dict.fromkeys(trail)) or ["?"]
+            entry = agents[0]
+        extra = [a for e in edges for a in (e.source, e.target) if a not in agents]
+        return draw_svg([*agents, *dict.fromkeys(extra)], entry, edges, trail)
+
+    async def _replay(self, session_id: str, body: Mapping[str, Any]) -> Reply:
+        if self.swarm is None:
+            return _error(409, "replay needs the swarm: start the viewer with --swarm")
+        if await self._read(session_id) is None:
+            return _error(404, f"no session {session_id!r} in the journal")
+        prompt = body.get("prompt")
+        prompt = prompt if isinstance(prompt, str) and prompt else None
+        return Reply(
+            status=200, body=await replay_session(self.swarm, self.journal, session_id, prompt)
+        )
+
+    async def _decide(self, session_id: str, body: Mapping[str, Any]) -> Reply:
+        if not self.allow_decisions or self.swarm is None:
+            return _error(
+                403, "decisions are off: start the viewer with --swarm and --allow-decisions"
+            )
+        records = await self._read(session_id)
+        if records is None:
+            return _error(404, f"no session {session_id!r} in the journal")
+        pending = session_view(records, None)["pending"]
+        if pending is None:
+            return _error(409, f"session {session_id!r} is not waiting for a decision")
+        try:
+            decision = decision_from(body, pending, self.swarm)
+        except DecisionRefused as exc:
+            return _error(422, str(exc), errors=exc.errors)
+        outcome = await decide(self.swarm, self.journal, session_id, decision)
+        return Reply(status=200, body=outcome)
+
+    async def _read(self, session_id: str) -> tuple[JournalRecord, ...] | None:
+        try:
+            return await self.journal.read(session_id)
+        except SessionNotFoundError:
+            return None
+
+
+def _query(query: Mapping[str, str]) -> SessionQuery:
+    return SessionQuery(
+        status=query.get("status", ""),
+        agent=query.get("agent", ""),
+        search=query.get("q", ""),
+        offset=_int(query.get("offset"), 0),
+        limit=_int(query.get("limit"), 50),
+    )
+
+
+def _int(text: str | None, default: int) -> int:
+    try:
+        return int(text) if text is not None else default
+    except ValueError:
+        return default
+
+
+def _json(body: bytes) -> dict[str, Any]:
+    if not body:
+        return {}
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

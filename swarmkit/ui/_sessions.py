@@ -1,0 +1,202 @@
+"""The sessions list: a snapshot of ``Journal.sessions()``, filtered, searched and paged.
+
+``sessions()`` may take seconds on a big journal, so the list serves its latest snapshot and
+refreshes it in the background once it is older than ``max_age`` (stale while revalidating).
+The per-row figures (agents, handoffs, model calls, tokens) need each session's records; they
+are read for the rows of a page only, and cached by the session's record count.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from swarmkit.journal import Journal, JournalRecord, SessionInfo
+
+MAX_PAGE = 200
+"""The most rows one page holds."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SessionQuery:
+    """What the sessions list asks for."""
+
+    status: str = ""
+    """``open``, ``finished`` or a stop reason (``interrupted``, ``cycle``, ...); empty: any."""
+    agent: str = ""
+    """Only sessions whose trail holds this agent; empty: any."""
+    search: str = ""
+    """Only session ids containing this text; empty: any."""
+    offset: int = 0
+    """How many matching rows to skip."""
+    limit: int = 50
+    """How many rows to return, at most ``MAX_PAGE``."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SessionFigures:
+    """What a session's records tell beyond its summary."""
+
+    trail: tuple[str, ...]
+    """The agents that had control, in order."""
+    handoffs: int
+    """How many handoffs were performed."""
+    model_calls: int
+    """How many model calls were journaled."""
+    tokens: int
+    """Total tokens over every model call."""
+
+
+def figures(records: Sequence[JournalRecord]) -> SessionFigures:
+    """The trail, handoffs, model calls and tokens of a session's records."""
+    trail: list[str] = []
+    handoffs = calls = tokens = 0
+    for record in records:
+        if record.kind == "agent_started":
+            trail.append(str(record.data.get("agent")))
+        elif record.kind == "handoff":
+            handoffs += 1
+        elif record.kind == "model_call":
+            calls += 1
+            usage = (record.data.get("response") or {}).get("usage") or {}
+            tokens += int(usage.get("total_tokens") or 0)
+    return SessionFigures(trail=tuple(trail), handoffs=handoffs, model_calls=calls, tokens=tokens)
+
+
+def status_of(info: SessionInfo) -> str:
+    """What the list shows as status: ``interrupted`` for a paused run, else open or finished."""
+    return "interrupted" if info.stop_reason == "interrupted" else info.status
+
+
+class SessionList:
+    """Pages of a journal's sessions for the viewer's list."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        *,
+        listing: Journal | None = None,
+        max_age: float = 2.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """``listing`` (default ``journal``) answers ``sessions()``; a second connection to
+        the same store keeps a slow listing from holding up reads of single sessions."""
+        self._journal = journal
+        self._listing = listing
+        self._max_age = max_age
+        self._clock = clock
+        self._snapshot: tuple[SessionInfo, ...] | None = None
+        self._taken_at = 0.0
+        self._refreshing: asyncio.Task[None] | None = None
+        self._figures: dict[str, tuple[int, SessionFigures]] = {}
+        self._last_filter: tuple[tuple[int, str, str], list[SessionInfo]] | None = None
+        self._took = 0.0
+
+    async def page(self, query: SessionQuery) -> dict[str, Any]:
+        """One page of rows that match ``query``, with the total when it is known."""
+        snapshot = await self._current()
+        limit = max(1, min(query.limit, MAX_PAGE))
+        offset = max(0, query.offset)
+        matching = self._filtered(snapshot, query)
+        if not query.agent:
+            rows = [await self._row(info) for info in matching[offset : offset + limit]]
+            return {"rows": rows, "total": len(matching), "more": offset + limit < len(matching)}
+        return await self._agent_page(iter(matching), query.agent, offset, limit)
+
+    def _filtered(
+        self, snapshot: tuple[SessionInfo, ...], query: SessionQuery
+    ) -> Sequence[SessionInfo]:
+        # Paging through one filter reuses its rows instead of scanning the snapshot again.
+        if not (query.status or query.search):
+            return snapshot
+        key = (id(snapshot), query.status, query.search)
+        if self._last_filter is None or self._last_filter[0] != key:
+            found = [info for info in snapshot if _matches(info, query)]
+            self._last_filter = (key, found)
+        return self._last_filter[1]
+
+    async def settled(self) -> None:
+        """Wait for a background refresh in flight, if any (for tests and benchmarks)."""
+        if self._refreshing is not None:
+            await self._refreshing
+
+    async def figures_of(self, info: SessionInfo) -> SessionFigures:
+        """The session's figures, read once per record count."""
+        cached = self._figures.get(info.session_id)
+        if cached is not None and cached[0] == info.records:
+            return cached[1]
+        found = figures(await self._journal.read(info.session_id))
+        self._figures[info.session_id] = (info.records, found)
+        return found
+
+    async def _agent_page(
+        self, candidates: Iterator[SessionInfo], agent: str, offset: int, limit: int
+    ) -> dict[str, Any]:
+        # An agent filter needs every candidate's trail: read lazily, stop once the page is full.
+        rows: list[dict[str, Any]] = []
+        skipped = 0
+        for info in candidates:
+            if agent not in (await self.figures_of(info)).trail:
+                continue
+            if skipped < offset:
+                skipped += 1
+                continue
+            if len(rows) == limit:
+                return {"rows": rows, "total": None, "more": True}
+            rows.append(await self._row(info))
+        return {"rows": rows, "total": offset + len(rows), "more": False}
+
+    async def _row(self, info: SessionInfo) -> dict[str, Any]:
+        found = await self.figures_of(info)
+        return {
+            "session_id": info.session_id,
+            "status": status_of(info),
+            "stop_reason": info.stop_reason,
+            "agents": list(found.trail),
+            "handoffs": found.handoffs,
+            "model_calls": found.model_calls,
+            "tokens": found.tokens,
+            "started_at": info.started_at,
+            "duration": max(0.0, info.updated_at - info.started_at),
+            "records": info.records,
+            "prompt": info.prompt,
+        }
+
+    async def _current(self) -> tuple[SessionInfo, ...]:
+        if self._snapshot is None:
+            await self._refresh()
+        elif self._clock() - self._taken_at > self._refresh_after() and self._refreshing is None:
+            self._refreshing = asyncio.create_task(self._refresh())
+        assert self._snapshot is not None
+        return self._snapshot
+
+    def _refresh_after(self) -> float:
+        # A listing that takes seconds (a big journal) is redone at most a tenth of the time,
+        # so a busy background refresh never starves the requests it serves.
+        return max(self._max_age, 10 * self._took)
+
+    async def _refresh(self) -> None:
+        started = self._clock()
+        try:
+            self._snapshot = await self._list()
+            self._taken_at = self._clock()
+            self._took = self._taken_at - started
+        finally:
+            self._refreshing = None
+
+    async def _list(self) -> tuple[SessionInfo, ...]:
+        if self._listing is None:
+            return await self._journal.sessions()
+        # A separate connection lists in a worker thread, so the viewer's loop keeps serving.
+        listing = self._listing
+        return await asyncio.to_thread(lambda: asyncio.run(listing.sessions()))
+
+
+def _matches(info: SessionInfo, query: SessionQuery) -> bool:
+    if query.search and query.search not in info.session_id:
+        return False
+    statuses = (info.status, info.stop_reason, status_of(info))
+    return not query.status or query.status in statuses

@@ -1,0 +1,117 @@
+"""A session as the session page shows it: its summary, its steps, and what a pause waits for."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from swarmkit.graph import RouteExplanation
+from swarmkit.journal import JournalRecord
+from swarmkit.swarm import Swarm
+from swarmkit.ui._redact import REDACTED, is_secret_key
+from swarmkit.ui._sessions import figures
+
+# Bulky or internal fields a person does not read on the page.
+_HIDDEN = {"model_call": ("digest", "request"), "agent_started": ("sub_session_id",)}
+
+
+def session_view(records: Sequence[JournalRecord], swarm: Swarm | None) -> dict[str, Any]:
+    """The session page's data: summary, steps (with rule explanations when the swarm is
+    known), and the pending decision of a paused run."""
+    found = figures(records)
+    finished = [r for r in records if r.kind == "run_finished"]
+    last = finished[-1].data if finished else None
+    stop_reason = last.get("stop_reason") if last else None
+    return {
+        "session_id": records[0].session_id,
+        "status": "interrupted"
+        if stop_reason == "interrupted"
+        else ("finished" if last else "open"),
+        "stop_reason": stop_reason,
+        "records": len(records),
+        "trail": list(found.trail),
+        "handoffs": found.handoffs,
+        "model_calls": found.model_calls,
+        "tokens": found.tokens,
+        "path": path_of(records),
+        "pending": (last.get("pending") if last and stop_reason == "interrupted" else None),
+        "steps": _steps(records, swarm),
+    }
+
+
+def path_of(records: Sequence[JournalRecord]) -> list[dict[str, Any]]:
+    """Every handoff performed, in order: source, target, number and who decided it."""
+    return [
+        {
+            "source": r.data.get("source"),
+            "target": r.data.get("target"),
+            "number": r.data.get("number"),
+            "decided_by": r.data.get("decided_by"),
+        }
+        for r in records
+        if r.kind == "handoff"
+    ]
+
+
+def _steps(records: Sequence[JournalRecord], swarm: Swarm | None) -> list[dict[str, Any]]:
+    steps: list[dict[str, Any]] = []
+    context: dict[str, Any] = {}
+    agent, handoff_count = "", 0
+    explained: set[tuple[str, int]] = set()
+    for record in records:
+        data = {k: v for k, v in record.data.items() if k not in _HIDDEN.get(record.kind, ())}
+        step: dict[str, Any] = {"seq": record.seq, "kind": record.kind, "data": data}
+        if record.kind == "run_started":
+            context = dict(record.data.get("context") or {})
+        elif record.kind == "agent_started":
+            agent = str(record.data.get("agent"))
+            handoff_count = int(record.data.get("handoff_count") or 0)
+        elif record.kind == "tool_call":
+            update = (record.data.get("outcome") or {}).get("update")
+            if isinstance(update, Mapping):
+                context.update(update)
+        if swarm is not None and _routes_here(record, swarm, explained, handoff_count):
+            state = {**context, "swarm": {"agent": agent, "handoff_count": handoff_count}}
+            step["explain"] = _explanation(swarm, agent, state)
+        steps.append(step)
+    return steps
+
+
+def _routes_here(
+    record: JournalRecord, swarm: Swarm, explained: set[tuple[str, int]], handoffs: int
+) -> bool:
+    """A rule that fired, or an agent's first model call when it has rules that did not."""
+    agent = str(record.data.get("agent"))
+    if swarm.graph is None or not swarm.graph.has_node(agent) or not swarm.graph.edges(agent):
+        return False
+    if record.kind == "rule":
+        explained.add((agent, handoffs))
+        return True
+    if record.kind == "model_call" and (agent, handoffs) not in explained:
+        explained.add((agent, handoffs))
+        return True
+    return False
+
+
+def _explanation(swarm: Swarm, agent: str, state: Mapping[str, Any]) -> dict[str, Any]:
+    assert swarm.graph is not None
+    explanation: RouteExplanation = swarm.graph.explain(agent, state)
+    return {
+        "fired": explanation.target,
+        "trials": [
+            {
+                "target": trial.edge.target,
+                "when": trial.edge.when,
+                "matched": trial.matched,
+                "values": [
+                    {
+                        "path": v.path,
+                        "value": REDACTED if is_secret_key(v.path) else v.value,
+                        "found": v.found,
+                    }
+                    for v in trial.values
+                ],
+            }
+            for trial in explanation.trials
+        ],
+    }

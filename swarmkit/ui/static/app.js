@@ -1,0 +1,283 @@
+// The session viewer's pages: plain DOM, no framework, data from the JSON API only.
+"use strict";
+
+const TOKEN = document.querySelector('meta[name="swarmkit-token"]').content;
+const main = document.getElementById("main");
+let config = { swarm: false, agents: [], allow_decisions: false };
+let pollTimer = null;
+
+async function api(path, body) {
+  const options = { headers: { "X-Swarmkit-Token": TOKEN }, credentials: "same-origin" };
+  if (body !== undefined) {
+    options.method = "POST";
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch("/api/" + path, options);
+  const data = await response.json();
+  return { ok: response.ok, status: response.status, data };
+}
+
+// el("div", {class: "x"}, "text", child): children are text or nodes, never parsed as HTML.
+function el(tag, attributes, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+const json = (value) => JSON.stringify(value, null, 2);
+const badge = (text) => el("span", { class: "badge " + text }, text);
+const when = (seconds) => new Date(seconds * 1000).toLocaleString();
+const duration = (seconds) => (seconds < 1 ? (seconds * 1000).toFixed(0) + " ms" : seconds.toFixed(1) + " s");
+
+function parsed(text) {
+  if (typeof text !== "string") return text;
+  try { return JSON.parse(text); } catch (e) { return text; }
+}
+
+function shown(value) {
+  const v = parsed(value);
+  return typeof v === "string" ? v : json(v);
+}
+
+// -- the sessions list ------------------------------------------------------------------------
+
+async function sessionsPage() {
+  const params = new URLSearchParams(location.search);
+  const status = params.get("status") || "";
+  const agent = params.get("agent") || "";
+  const q = params.get("q") || "";
+  const offset = Number(params.get("offset") || 0);
+  const limit = 50;
+  const query = new URLSearchParams({ status, agent, q, offset, limit });
+  const { data } = await api("sessions?" + query);
+
+  const statusSelect = el("select", { name: "status" },
+    ["", "open", "finished", "interrupted", "final_output", "max_handoffs", "cycle", "max_turns", "timeout", "usage_limit", "error"]
+      .map((s) => el("option", { value: s, selected: s === status }, s || "any status")));
+  const agentInput = config.agents.length
+    ? el("select", { name: "agent" }, el("option", { value: "" }, "any agent"),
+        config.agents.map((a) => el("option", { value: a, selected: a === agent }, a)))
+    : el("input", { name: "agent", placeholder: "agent", value: agent });
+  const search = el("input", { name: "q", placeholder: "search session id", value: q, size: 28 });
+  const form = el("form", { class: "filters", onsubmit: (event) => {
+    event.preventDefault();
+    const next = new URLSearchParams({ status: statusSelect.value, agent: agentInput.value, q: search.value });
+    go("/?" + next);
+  } }, statusSelect, agentInput, search, el("button", { type: "submit" }, "Filter"));
+
+  const rows = data.rows.map((row) => el("tr", { "data-session": row.session_id },
+    el("td", {}, el("a", { href: "/session/" + encodeURIComponent(row.session_id), class: "mono" }, row.session_id)),
+    el("td", {}, badge(row.status)),
+    el("td", {}, row.stop_reason || "–"),
+    el("td", {}, row.agents.join(" → ")),
+    el("td", { class: "num" }, row.handoffs),
+    el("td", { class: "num" }, row.model_calls),
+    el("td", { class: "num" }, row.tokens),
+    el("td", {}, when(row.started_at)),
+    el("td", { class: "num" }, duration(row.duration)),
+    el("td", { class: "muted" }, (row.prompt || "").slice(0, 80))));
+  const head = el("tr", {}, ["session", "status", "stop reason", "agents", "handoffs", "model calls", "tokens", "started", "duration", "prompt"].map((h) => el("th", {}, h)));
+  const total = data.total === null ? "many" : data.total;
+  const page = (to) => { params.set("offset", Math.max(0, to)); go("/?" + params); };
+  const pager = el("div", { class: "pager" },
+    el("button", { disabled: offset === 0, onclick: () => page(offset - limit) }, "← newer"),
+    el("span", { class: "muted", id: "count" }, `${data.rows.length ? offset + 1 : 0}–${offset + data.rows.length} of ${total}`),
+    el("button", { disabled: !data.more, onclick: () => page(offset + limit) }, "older →"));
+
+  main.replaceChildren(el("h1", {}, "Sessions"), form,
+    data.rows.length ? el("table", { id: "sessions" }, el("thead", {}, head), el("tbody", {}, rows))
+      : el("p", { class: "muted" }, "No sessions match."), pager);
+}
+
+// -- a session ----------------------------------------------------------------------------------
+
+async function sessionPage(sessionId) {
+  const { ok, data } = await api("sessions/" + encodeURIComponent(sessionId));
+  if (!ok) {
+    main.replaceChildren(el("h1", {}, "Session not found"), el("p", {}, data.error), el("a", { href: "/" }, "All sessions"));
+    return;
+  }
+  renderSession(data);
+  if (data.status === "open") {
+    let seen = data.records;
+    pollTimer = setInterval(async () => {
+      const next = await api("sessions/" + encodeURIComponent(sessionId));
+      if (next.ok && next.data.records !== seen) {
+        seen = next.data.records;
+        renderSession(next.data);
+        if (next.data.status !== "open") clearInterval(pollTimer);
+      }
+    }, 1000);
+  }
+}
+
+function renderSession(s) {
+  const summary = el("div", { class: "summary" },
+    el("div", {}, el("span", {}, "status"), badge(s.status)),
+    el("div", {}, el("span", {}, "stop"), s.stop_reason || "–"),
+    el("div", {}, el("span", {}, "trail"), el("b", { id: "trail" }, s.trail.join(" → "))),
+    el("div", {}, el("span", {}, "handoffs"), s.handoffs),
+    el("div", {}, el("span", {}, "model calls"), s.model_calls),
+    el("div", {}, el("span", {}, "tokens"), s.tokens),
+    el("div", {}, el("span", {}, "records"), s.records));
+  const drawing = el("div", { class: "drawing", id: "drawing" });
+  drawing.innerHTML = s.drawing; // SVG built and escaped by the server
+  main.replaceChildren(...[
+    el("p", {}, el("a", { href: "/" }, "← all sessions")),
+    el("h1", {}, "Session ", el("span", { class: "mono" }, s.session_id)),
+    summary,
+    s.pending ? pendingPanel(s) : null,
+    el("h2", {}, "The swarm, and the path this session took"), drawing,
+    replayPanel(s),
+    el("h2", {}, "Timeline"),
+    el("ol", { class: "timeline", id: "timeline" }, s.steps.map(stepItem)),
+  ].filter(Boolean));
+}
+
+function pendingPanel(s) {
+  const p = s.pending;
+  const what = p.kind === "tool" ? `tool ${p.tool_name}` : `${p.kind} → ${p.target}`;
+  const payload = el("textarea", { id: "payload", rows: 6, cols: 70, class: "mono" }, json(p.payload || {}));
+  const reason = el("input", { id: "reason", placeholder: "reason for rejecting", size: 40 });
+  const outcome = el("div", { id: "decision-outcome" });
+  const disabled = !s.can_decide;
+  async function send(body) {
+    const { ok, data } = await api(`sessions/${encodeURIComponent(s.session_id)}/decision`, body);
+    if (!ok) {
+      outcome.replaceChildren(el("p", { class: "errors" }, data.error),
+        el("ul", { class: "errors" }, (data.errors || []).map((e) => el("li", {}, `${e.field}: ${e.message}`))));
+      return;
+    }
+    outcome.replaceChildren(el("p", {}, `Resumed: stopped with ${data.stop_reason} (${data.final_agent})`));
+    sessionPage(s.session_id);
+  }
+  return el("div", { class: "panel pending", id: "pending" },
+    el("div", {}, el("b", {}, `Waiting for a human: ${what}`), el("span", { class: "muted" }, ` (active agent ${p.agent}${p.decided_by ? ", decided by " + p.decided_by : ""})`)),
+    payload,
+    disabled ? el("p", { class: "muted" }, "Decisions are off: start swarmkit ui with --swarm and --allow-decisions.") : null,
+    el("div", { class: "filters" },
+      el("button", { class: "primary", id: "approve", disabled, onclick: () => send({ action: "approve" }) }, "Approve"),
+      el("button", { id: "edit", disabled, onclick: () => {
+        let edited;
+        try { edited = JSON.parse(payload.value); } catch (e) {
+          outcome.replaceChildren(el("p", { class: "errors" }, "The payload is not valid JSON: " + e.message));
+          return;
+        }
+        send({ action: "edit", payload: edited });
+      } }, "Approve with edited payload"),
+      reason,
+      el("button", { id: "reject", disabled, onclick: () => send({ action: "reject", reason: reason.value }) }, "Reject")),
+    outcome);
+}
+
+function replayPanel(s) {
+  const prompt = el("input", { id: "replay-prompt", placeholder: "optional: replay as if asked this instead", size: 50 });
+  const result = el("div", { id: "replay-result" });
+  const button = el("button", { id: "replay", disabled: !s.can_replay, onclick: async () => {
+    button.disabled = true;
+    const { ok, data } = await api(`sessions/${encodeURIComponent(s.session_id)}/replay`, { prompt: prompt.value });
+    button.disabled = false;
+    result.replaceChildren(ok ? replayResult(data) : el("p", { class: "errors" }, data.error));
+  } }, "Replay against the current code");
+  return el("div", { class: "panel" }, el("h2", {}, "Replay"),
+    s.can_replay ? null : el("p", { class: "muted" }, "Start swarmkit ui with --swarm module:attribute to replay from here."),
+    el("div", { class: "filters" }, button, prompt), result);
+}
+
+function replayResult(r) {
+  if (r.outcome === "reproduced") {
+    return el("p", {}, badge("reproduced"), ` ${r.stop_reason} (${r.final_agent}), trail ${r.trail.join(" → ")}, ${r.handoffs} handoffs, ${r.turns} model answers from the journal, 0 model calls`);
+  }
+  const rows = r.rows.map((row) => el("tr", { class: row.change }, el("td", { class: "left" }, row.left), el("td", { class: "right" }, row.right)));
+  return el("div", { id: "divergence" },
+    el("p", {}, badge("diverged"), " ", r.message),
+    el("table", { class: "diff" }, el("thead", {}, el("tr", {}, el("th", {}, "journal (expected)"), el("th", {}, "current code (actual)"))), el("tbody", {}, rows)));
+}
+
+// -- timeline steps -------------------------------------------------------------------------------
+
+function stepItem(step) {
+  const describe = STEPS[step.kind] || ((d) => [el("pre", {}, json(d))]);
+  const label = LABELS[step.kind] || step.kind;
+  const body = describe(step.data, step);
+  if (step.explain) body.push(explanation(step.explain));
+  return el("li", { class: "step step-" + step.kind, "data-seq": step.seq },
+    el("span", { class: "seq" }, step.seq), el("span", { class: "kind" }, label), el("div", {}, body));
+}
+
+const LABELS = { run_started: "start", agent_started: "agent", model_call: "model", tool_call: "tool",
+  handoff_refused: "refused", interrupt: "pause", run_finished: "stop" };
+const DECIDED = { rule: "a rule", llm: "the LLM", tool: "a tool" };
+
+const STEPS = {
+  run_started: (d) => [el("div", {}, `entry agent ${d.entry_agent}`), el("pre", {}, d.prompt), el("div", { class: "muted" }, "context ", el("code", {}, JSON.stringify(d.context || {})))],
+  agent_started: (d) => [el("div", {}, el("b", {}, d.agent), ` is active (${d.handoff_count ? "after handoff #" + d.handoff_count : "entry agent"})`)],
+  rule: (d) => [el("div", {}, `${d.agent}: rule `, el("code", {}, d.condition || "always"), ` fired → `, el("b", {}, d.target), " (no model call)")],
+  model_call: (d) => {
+    if (d.error) return [el("div", { class: "errors" }, `${d.agent} call ${d.turn} failed: ${d.error}`)];
+    const r = d.response || {};
+    const u = r.usage || {};
+    const calls = (r.tool_calls || []).map((c) => el("div", {}, "calls ", el("code", {}, c.name), " ", el("code", {}, shown(c.arguments))));
+    return [el("div", {}, `${d.agent} call ${d.turn}: ${u.total_tokens || 0} tokens (${u.prompt_tokens || 0} in, ${u.completion_tokens || 0} out)`), ...calls, r.content ? el("pre", {}, r.content) : null];
+  },
+  tool_call: (d) => {
+    const o = d.outcome || {};
+    return [el("div", {}, `${d.agent} `, el("code", {}, d.name), " ", el("code", {}, shown(d.arguments))),
+      el("pre", { class: o.is_error ? "errors" : "" }, (o.is_error ? "error: " : "→ ") + shown(o.content))];
+  },
+  handoff: (d) => [el("div", {}, `#${d.number} ${d.source} → `, el("b", {}, d.target), `, decided by ${DECIDED[d.decided_by] || d.decided_by}`, d.decided_by === "rule" ? el("code", {}, " " + (d.condition || "always")) : null),
+    d.payload !== null && d.payload !== undefined ? el("div", { class: "payload" }, el("span", { class: "payload-type" }, d.payload_type || "payload"), el("pre", {}, json(d.payload))) : null,
+    d.message ? el("div", {}, "message: " + d.message) : null],
+  handoff_refused: (d) => [el("div", {}, `${d.source} → ${d.target} refused (${d.reason}), asked by ${d.decided_by}`), d.detail ? el("div", { class: "muted" }, d.detail) : null],
+  interrupt: (d) => [el("div", {}, `waiting for a human: ${d.kind} ${d.tool_name || d.target}`), d.payload ? el("pre", {}, json(d.payload)) : null],
+  resumed: (d) => [el("div", {}, `decision: ${d.kind}${d.reason ? " (" + d.reason + ")" : ""}`), d.payload ? el("pre", {}, json(d.payload)) : null],
+  run_finished: (d) => [el("div", {}, badge(d.stop_reason), ` ${d.final_agent} was active after ${d.turns} model calls; trail ${(d.trail || []).join(" → ")}`),
+    d.error ? el("div", { class: "errors" }, d.error) : null, d.final_output ? el("pre", {}, d.final_output) : null],
+};
+
+function explanation(e) {
+  const trials = e.trials.map((t) => el("li", { class: t.matched ? "hit" : "miss" },
+    `→ ${t.target} when `, el("code", {}, t.when || "always"), t.matched ? ": matched" : ": did not match",
+    t.values.length ? " (" + t.values.map((v) => `${v.path} = ${v.found ? JSON.stringify(v.value) : "missing"}`).join(", ") + ")" : ""));
+  const ending = e.fired ? `rule fired → ${e.fired}` : "no rule matched; the model decides";
+  return el("div", { class: "explain" }, el("b", {}, "why: "), ending, el("ol", {}, trials));
+}
+
+// -- routing ---------------------------------------------------------------------------------------
+
+function go(url) {
+  history.pushState(null, "", url);
+  route();
+}
+
+async function route() {
+  clearInterval(pollTimer);
+  document.body.dataset.ready = "false";
+  const path = location.pathname;
+  if (path.startsWith("/session/")) await sessionPage(decodeURIComponent(path.slice("/session/".length)));
+  else await sessionsPage();
+  document.body.dataset.ready = "true";
+}
+
+document.addEventListener("click", (event) => {
+  const link = event.target.closest("a");
+  if (link && link.origin === location.origin && !event.ctrlKey && !event.metaKey) {
+    event.preventDefault();
+    go(link.pathname + link.search);
+  }
+});
+window.addEventListener("popstate", route);
+
+(async () => {
+  config = (await api("config")).data;
+  await route();
+})();

@@ -1,0 +1,219 @@
+"""The viewer's JSON API over a real journal, through a real HTTP server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from swarmkit.demo import support_swarm
+from swarmkit.ui import ViewerServer
+from tests.ui.conftest import SECRET, ServeViewer, append, client
+from tests.ui.swarms import changed_swarm, pausing_swarm
+
+
+def test_sessions_list_shows_the_demos_three_sessions_with_their_figures(
+    demo_server: ViewerServer,
+) -> None:
+    """Each row has status, stop reason, agents, handoffs, model calls and tokens."""
+    rows = client(demo_server).get("/api/sessions").json()["rows"]
+
+    by_id = {row["session_id"]: row for row in rows}
+    assert set(by_id) == {"demo-outage-1", "demo-refund-1", "demo-escalation-1"}
+    refund = by_id["demo-refund-1"]
+    assert (refund["status"], refund["stop_reason"]) == ("finished", "final_output")
+    assert refund["agents"] == ["triage", "billing"]
+    assert (refund["handoffs"], refund["model_calls"]) == (1, 4)
+    assert refund["tokens"] > 0
+
+
+def test_sessions_list_filters_by_agent_and_status_and_searches_ids(
+    paused_journal: Path, serve: ServeViewer
+) -> None:
+    """agent=, status= and q= narrow the rows; the total counts what matched."""
+    http = client(serve(paused_journal))
+
+    by_agent = http.get("/api/sessions", params={"agent": "tech_support"}).json()
+    paused = http.get("/api/sessions", params={"status": "interrupted"}).json()
+    searched = http.get("/api/sessions", params={"q": "refund"}).json()
+
+    assert [r["session_id"] for r in by_agent["rows"]] == ["demo-outage-1"]
+    assert [r["session_id"] for r in paused["rows"]] == ["paused-refund"]
+    assert {r["session_id"] for r in searched["rows"]} == {"paused-refund", "demo-refund-1"}
+    assert searched["total"] == 2
+
+
+def test_sessions_list_pages_with_offset_and_limit(demo_server: ViewerServer) -> None:
+    """A page of one row says there are more, and the next page holds the next row."""
+    http = client(demo_server)
+
+    first = http.get("/api/sessions", params={"limit": 1}).json()
+    second = http.get("/api/sessions", params={"limit": 1, "offset": 1}).json()
+
+    assert (len(first["rows"]), first["total"], first["more"]) == (1, 3, True)
+    assert second["rows"][0]["session_id"] != first["rows"][0]["session_id"]
+
+
+def test_session_shows_the_rule_decision_with_why_earlier_edges_did_not_match(
+    demo_server: ViewerServer,
+) -> None:
+    """The outage session's rule step says which condition fired and what the first one read."""
+    steps = client(demo_server).get("/api/sessions/demo-outage-1").json()["steps"]
+
+    rule = next(step for step in steps if step["kind"] == "rule")
+    assert rule["data"]["condition"] == "category == 'outage'"
+    first, fired = rule["explain"]["trials"]
+    assert (first["when"], first["matched"]) == ("category == 'billing'", False)
+    assert first["values"] == [{"path": "category", "value": "outage", "found": True}]
+    assert (fired["target"], fired["matched"]) == ("tech_support", True)
+
+
+def test_session_shows_the_typed_payload_of_an_llm_handoff(demo_server: ViewerServer) -> None:
+    """The refund handoff carries its RefundRequest payload and says the LLM decided."""
+    steps = client(demo_server).get("/api/sessions/demo-refund-1").json()["steps"]
+
+    handoff = next(step for step in steps if step["kind"] == "handoff")
+    assert handoff["data"]["decided_by"] == "llm"
+    assert handoff["data"]["payload_type"] == "RefundRequest"
+    assert handoff["data"]["payload"]["invoice_id"] == "INV-1042"
+
+
+def test_drawing_highlights_the_edges_of_the_sessions_path(demo_server: ViewerServer) -> None:
+    """The outage session's drawing marks the dashed rule edge triage -> tech_support only."""
+    view = client(demo_server).get("/api/sessions/demo-outage-1").json()
+
+    assert view["path"] == [
+        {"source": "triage", "target": "tech_support", "number": 1, "decided_by": "rule"}
+    ]
+    on_path = [part for part in view["drawing"].split("<g ") if "on-path" in part]
+    assert len(on_path) == 1
+    assert 'class="edge rule on-path" data-source="triage" data-target="tech_support"' in (
+        "<g " + on_path[0]
+    )
+
+
+def test_missing_session_is_a_404_that_names_it(demo_server: ViewerServer) -> None:
+    """An unknown id answers 404 with the id in the message."""
+    reply = client(demo_server).get("/api/sessions/nope")
+
+    assert reply.status_code == 404
+    assert "nope" in reply.json()["error"]
+
+
+def test_replay_reproduces_a_session_with_the_current_code(demo_server: ViewerServer) -> None:
+    """Replaying the refund session with unchanged code reproduces its trail."""
+    reply = client(demo_server).post("/api/sessions/demo-refund-1/replay", json={})
+
+    assert reply.json()["outcome"] == "reproduced"
+    assert reply.json()["trail"] == ["triage", "billing"]
+
+
+def test_replay_with_changed_instructions_shows_a_side_by_side_diff(
+    demo_journal: Path, serve: ServeViewer
+) -> None:
+    """The diverging step and rows pairing the journaled and the current instructions."""
+    http = client(serve(demo_journal, swarm=changed_swarm()))
+
+    result = http.post("/api/sessions/demo-refund-1/replay", json={}).json()
+
+    assert result["outcome"] == "diverged"
+    assert result["step"] == 2
+    changed = [row for row in result["rows"] if row["change"] == "changed"]
+    assert any("Route every ticket to billing" in row["right"] for row in changed)
+    assert any("You are the triage agent" in row["left"] for row in changed)
+
+
+def test_replay_without_a_swarm_says_how_to_give_one(
+    demo_journal: Path, serve: ServeViewer
+) -> None:
+    """No --swarm: replay answers 409 and names the option."""
+    reply = client(serve(demo_journal)).post("/api/sessions/demo-refund-1/replay", json={})
+
+    assert reply.status_code == 409
+    assert "--swarm" in reply.json()["error"]
+
+
+def test_paused_session_shows_what_waits_and_an_approval_resumes_it(
+    paused_journal: Path, serve: ServeViewer
+) -> None:
+    """The pending handoff's payload is shown; approve resumes the run to its answer."""
+    http = client(serve(paused_journal, swarm=pausing_swarm(), allow_decisions=True))
+    pending = http.get("/api/sessions/paused-refund").json()["pending"]
+
+    outcome = http.post("/api/sessions/paused-refund/decision", json={"action": "approve"})
+    after = http.get("/api/sessions/paused-refund").json()
+
+    assert (pending["kind"], pending["target"]) == ("handoff", "billing")
+    assert pending["payload"]["invoice_id"] == "INV-1042"
+    assert outcome.json()["stop_reason"] == "final_output"
+    assert after["status"] == "finished"
+    assert after["trail"] == ["triage", "billing"]
+
+
+def test_invalid_edit_shows_the_validation_error_and_the_session_keeps_waiting(
+    paused_journal: Path, serve: ServeViewer
+) -> None:
+    """An edited payload that is not a RefundRequest is refused with the field's error."""
+    http = client(serve(paused_journal, swarm=pausing_swarm(), allow_decisions=True))
+    payload = {"invoice_id": "INV-1042", "amount_eur": "lots", "reason": "duplicate_charge"}
+
+    reply = http.post(
+        "/api/sessions/paused-refund/decision", json={"action": "edit", "payload": payload}
+    )
+    after = http.get("/api/sessions/paused-refund").json()
+
+    assert reply.status_code == 422
+    assert [error["field"] for error in reply.json()["errors"]] == ["amount_eur"]
+    assert after["status"] == "interrupted"
+
+
+def test_a_rejection_gives_the_agent_the_reason(paused_journal: Path, serve: ServeViewer) -> None:
+    """reject with a reason resumes the run with the handoff refused."""
+    http = client(serve(paused_journal, swarm=pausing_swarm(), allow_decisions=True))
+
+    http.post("/api/sessions/paused-refund/decision", json={"action": "reject", "reason": "fraud"})
+    steps = http.get("/api/sessions/paused-refund").json()["steps"]
+
+    resumed = next(step for step in steps if step["kind"] == "resumed")
+    assert resumed["data"] == {"kind": "reject", "reason": "fraud"}
+
+
+def test_decisions_are_off_unless_allowed(paused_journal: Path, serve: ServeViewer) -> None:
+    """Without --allow-decisions a decision is refused and the session keeps waiting."""
+    http = client(serve(paused_journal, swarm=support_swarm()))
+
+    reply = http.post("/api/sessions/paused-refund/decision", json={"action": "approve"})
+
+    assert reply.status_code == 403
+    assert "--allow-decisions" in reply.json()["error"]
+    assert http.get("/api/sessions/paused-refund").json()["status"] == "interrupted"
+
+
+def test_no_reply_holds_a_value_stored_under_a_secret_key(
+    secret_journal: Path, serve: ServeViewer
+) -> None:
+    """Context, tool arguments and results (JSON text too), updates and payloads are redacted;
+    usage-like keys are not."""
+    http = client(serve(secret_journal, swarm=support_swarm()))
+
+    listing = http.get("/api/sessions").text
+    session = http.get("/api/sessions/leaky")
+
+    assert SECRET not in listing
+    assert SECRET not in session.text
+    context = session.json()["steps"][0]["data"]["context"]
+    assert context == {"api_key": "[redacted]", "customer_id": "C-1", "prompt_tokens": 7}
+    arguments = json.loads(session.json()["steps"][2]["data"]["arguments"])
+    assert arguments == {"user": "dana", "db_password": "[redacted]"}
+
+
+def test_a_replay_the_session_does_not_allow_answers_with_the_reason(
+    demo_journal: Path, serve: ServeViewer
+) -> None:
+    """A session with no run_started cannot be replayed: 409 with the journal's message."""
+    append(demo_journal, "headless", [("agent_started", {"agent": "triage"})])
+    http = client(serve(demo_journal, swarm=support_swarm()))
+
+    reply = http.post("/api/sessions/headless/replay", json={})
+
+    assert reply.status_code == 409
+    assert "run_started" in reply.json()["error"]

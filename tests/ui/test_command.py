@@ -1,0 +1,87 @@
+"""`swarmkit ui`: starts on the demo's journal, prints its URL, and fails clearly."""
+
+from __future__ import annotations
+
+import re
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from swarmkit.cli import main
+
+
+@pytest.fixture
+def taken_port() -> Iterator[int]:
+    """A loopback port something else is listening on."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield holder.getsockname()[1]
+
+
+def test_a_taken_port_is_one_clear_line(
+    demo_journal: Path, taken_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command exits 1 with one line naming the port and how to pick another."""
+    code = main(["ui", "--journal", str(demo_journal), "--port", str(taken_port)])
+
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.count("\n") == 1
+    assert f"port {taken_port} on 127.0.0.1 is taken" in err
+    assert "--port" in err
+
+
+def test_decisions_need_a_swarm(demo_journal: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--allow-decisions without --swarm is a usage error."""
+    code = main(["ui", "--journal", str(demo_journal), "--allow-decisions"])
+
+    assert code == 2
+    assert "--swarm" in capsys.readouterr().err
+
+
+def _start(journal: Path) -> subprocess.Popen[str]:
+    # Ctrl-C as a terminal delivers it, even when the test runner's shell ignores SIGINT.
+    entry = (
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "from swarmkit.cli import main; raise SystemExit(main())"
+    )
+    command = [sys.executable, "-c", entry, "ui", "--journal", str(journal)]
+    command += ["--swarm", "swarmkit.demo:support_swarm", "--port", "0"]
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_the_command_serves_the_demos_journal_at_the_printed_url(demo_journal: Path) -> None:
+    """Started as a process, it prints a tokened URL whose first visit opens the sessions."""
+    process = _start(demo_journal)
+    try:
+        assert process.stdout is not None
+        url = re.search(r"http://\S+", process.stdout.readline())
+        assert url is not None
+        with httpx.Client(trust_env=False, follow_redirects=True) as http:
+            page = http.get(url.group(0))
+            sessions = http.get(str(page.url.join("/api/sessions"))).json()
+    finally:
+        process.terminate()
+        process.wait()
+
+    assert page.status_code == 200
+    assert len(sessions["rows"]) == 3
+
+
+def test_ctrl_c_stops_the_viewer(demo_journal: Path) -> None:
+    """SIGINT ends the command with the usual interrupted exit code, 130."""
+    process = _start(demo_journal)
+    assert process.stdout is not None
+    process.stdout.readline()
+
+    process.send_signal(signal.SIGINT)
+    code = process.wait(timeout=30)
+
+    assert code == 130

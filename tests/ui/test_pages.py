@@ -1,0 +1,192 @@
+"""The viewer's pages in a real headless Chromium (Debian's), driven by Playwright."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from swarmkit.demo import support_swarm
+from swarmkit.ui import ViewerServer
+from tests.ui.browser import launch, screenshot_path
+from tests.ui.conftest import SECRET, ServeViewer, append
+from tests.ui.swarms import changed_swarm, pausing_swarm
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for the module's tests."""
+    yield from launch()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh browser context (no cookies) and page."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def _open(page: Page, server: ViewerServer, path: str = "/") -> None:
+    """Visit the printed URL (which sets the cookie), then ``path``; wait for the page."""
+    page.goto(server.url)
+    page.wait_for_selector("body[data-ready=true]")
+    if path != "/":
+        page.goto(f"http://127.0.0.1:{server.port}{path}")
+        page.wait_for_selector("body[data-ready=true]")
+
+
+def test_sessions_list_shows_the_demos_three_sessions(
+    page: Page, demo_server: ViewerServer
+) -> None:
+    """The list's rows are the demo's sessions, with their agents."""
+    _open(page, demo_server)
+
+    ids = page.locator("#sessions tbody tr").evaluate_all(
+        "rows => rows.map(r => r.dataset.session)"
+    )
+    page.screenshot(path=screenshot_path("sessions"), full_page=True)
+
+    assert sorted(ids) == ["demo-escalation-1", "demo-outage-1", "demo-refund-1"]
+    assert "triage → tech_support" in page.locator("tr[data-session=demo-outage-1]").inner_text()
+
+
+def test_session_page_shows_the_rule_decision_and_the_typed_payload(
+    page: Page, demo_server: ViewerServer
+) -> None:
+    """Following a link opens the session; the outage page shows the rule that fired and why,
+    the refund page the RefundRequest payload."""
+    _open(page, demo_server)
+    page.click("a[href='/session/demo-outage-1']")
+    page.wait_for_selector("#timeline")
+    rule = page.locator(".step-rule").inner_text()
+
+    _open(page, demo_server, "/session/demo-refund-1")
+    payload = page.locator(".step-handoff .payload").inner_text()
+    page.screenshot(path=screenshot_path("session"), full_page=True)
+
+    assert "category == 'outage'" in rule
+    assert "tech_support" in rule
+    assert "category == 'billing'" in rule and "did not match" in rule
+    assert "RefundRequest" in payload
+    assert '"invoice_id": "INV-1042"' in payload
+
+
+def test_highlighted_path_matches_the_trail(page: Page, demo_server: ViewerServer) -> None:
+    """The highlighted agents and edges of the drawing are the session's trail and handoffs."""
+    _open(page, demo_server, "/session/demo-refund-1")
+
+    agents = page.locator("#drawing .node.on-trail").evaluate_all(
+        "nodes => nodes.map(n => n.dataset.agent)"
+    )
+    edges = page.locator("#drawing .edge.on-path").evaluate_all(
+        "edges => edges.map(e => "
+        "[e.dataset.source, e.dataset.target, e.classList.contains('rule')])"
+    )
+    trail = page.locator("#trail").inner_text()
+
+    assert trail == "triage → billing"
+    assert sorted(agents) == ["billing", "triage"]
+    assert edges == [["triage", "billing", False]]
+
+
+def test_replay_with_changed_instructions_shows_the_divergence_diff(
+    page: Page, demo_journal: Path, serve: ServeViewer
+) -> None:
+    """Against a swarm whose triage instructions changed, replay shows both sides at the step."""
+    server = serve(demo_journal, swarm=changed_swarm())
+    _open(page, server, "/session/demo-refund-1")
+
+    page.click("#replay")
+    page.wait_for_selector("#divergence")
+    text = page.locator("#divergence").inner_text()
+    left = page.locator("#divergence tr.changed td.left").all_inner_texts()
+    right = page.locator("#divergence tr.changed td.right").all_inner_texts()
+    page.locator("#divergence").scroll_into_view_if_needed()
+    page.screenshot(path=screenshot_path("replay-divergence"), full_page=True)
+
+    assert "diverged" in text and "at step 2" in text
+    assert any("You are the triage agent" in line for line in left)
+    assert any("Route every ticket to billing" in line for line in right)
+
+
+def test_approval_from_the_page_resumes_a_paused_session(
+    page: Page, paused_journal: Path, serve: ServeViewer
+) -> None:
+    """The pending handoff and its payload are shown; Approve resumes the run to its answer."""
+    server = serve(paused_journal, swarm=pausing_swarm(), allow_decisions=True)
+    _open(page, server, "/session/paused-refund")
+    waiting = page.locator("#pending").inner_text()
+    payload = page.locator("#payload").input_value()
+    page.screenshot(path=screenshot_path("pending"), full_page=True)
+
+    page.click("#approve")
+    page.wait_for_selector(".step-run_finished >> text=final_output")
+    status = page.locator(".summary").inner_text()
+
+    assert "handoff → billing" in waiting
+    assert "INV-1042" in payload
+    assert "finished" in status
+    assert page.locator("#pending").count() == 0
+
+
+def test_an_invalid_edit_shows_the_error_and_the_session_keeps_waiting(
+    page: Page, paused_journal: Path, serve: ServeViewer
+) -> None:
+    """An edited amount that is not a number is refused with the field's error."""
+    server = serve(paused_journal, swarm=pausing_swarm(), allow_decisions=True)
+    _open(page, server, "/session/paused-refund")
+
+    page.fill("#payload", '{"invoice_id": "INV-1042", "amount_eur": "lots", "reason": "other"}')
+    page.click("#edit")
+    page.wait_for_selector("#decision-outcome .errors")
+    error = page.locator("#decision-outcome").inner_text()
+
+    assert "amount_eur" in error
+    assert page.locator("#pending").count() == 1
+
+
+def test_no_page_shows_a_value_stored_under_a_secret_key(
+    page: Page, secret_journal: Path, serve: ServeViewer
+) -> None:
+    """Neither the list nor the leaky session's page holds the secret, anywhere in the DOM."""
+    server = serve(secret_journal, swarm=support_swarm())
+    _open(page, server)
+    listing = page.content()
+    _open(page, server, "/session/leaky")
+    session = page.content()
+
+    assert "leaky" in listing
+    assert "[redacted]" in session
+    assert SECRET not in listing
+    assert SECRET not in session
+
+
+def test_a_running_session_updates_as_its_steps_are_journaled(
+    page: Page, demo_journal: Path, serve: ServeViewer
+) -> None:
+    """An open session's page shows a step appended after it was opened, without a reload."""
+    first: list[tuple[str, dict[str, Any]]] = [
+        ("run_started", {"prompt": "hi", "entry_agent": "triage", "context": {}}),
+        ("agent_started", {"agent": "triage", "handoff_count": 0}),
+    ]
+    append(demo_journal, "running", first)
+    server = serve(demo_journal, swarm=support_swarm())
+    _open(page, server, "/session/running")
+    before = page.locator("#timeline > li").count()
+
+    append(demo_journal, "running", [("handoff_refused", _REFUSED)], start=2)
+    page.wait_for_selector(".step-handoff_refused")
+
+    assert before == 2
+    assert "cycle" in page.locator(".step-handoff_refused").inner_text()
+
+
+_REFUSED = {"source": "triage", "target": "human", "reason": "cycle", "decided_by": "llm"}

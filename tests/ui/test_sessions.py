@@ -1,0 +1,55 @@
+"""The sessions list's snapshot: served at once, refreshed in the background when old."""
+
+from __future__ import annotations
+
+from swarmkit.journal import InMemoryJournal, JournalRecord
+from swarmkit.ui._sessions import SessionList, SessionQuery
+
+
+async def _start(journal: InMemoryJournal, session_id: str) -> None:
+    data = {"prompt": "hi", "entry_agent": "triage", "context": {}}
+    await journal.append(
+        [JournalRecord(session_id=session_id, seq=0, kind="run_started", data=data)]
+    )
+
+
+async def test_an_old_snapshot_is_served_while_a_fresh_one_is_read() -> None:
+    """Past max_age one request still gets the old rows; the next gets the new session."""
+    journal = InMemoryJournal()
+    now = [0.0]
+    sessions = SessionList(journal, max_age=2.0, clock=lambda: now[0])
+    await _start(journal, "a")
+    first = await sessions.page(SessionQuery())
+    await _start(journal, "b")
+    now[0] = 5.0
+
+    stale = await sessions.page(SessionQuery())
+    await sessions.settled()
+    fresh = await sessions.page(SessionQuery())
+
+    assert [r["session_id"] for r in first["rows"]] == ["a"]
+    assert [r["session_id"] for r in stale["rows"]] == ["a"]
+    assert sorted(r["session_id"] for r in fresh["rows"]) == ["a", "b"]
+
+
+async def test_a_young_snapshot_is_not_read_again() -> None:
+    """Within max_age, a new session is not listed yet: sessions() is not called per request."""
+    journal = InMemoryJournal()
+    sessions = SessionList(journal, max_age=2.0, clock=lambda: 1.0)
+    await _start(journal, "a")
+    await sessions.page(SessionQuery())
+    await _start(journal, "b")
+
+    again = await sessions.page(SessionQuery())
+
+    assert [r["session_id"] for r in again["rows"]] == ["a"]
+
+
+async def test_an_open_session_without_records_of_agents_has_empty_figures() -> None:
+    """A session that only started lists no agents, handoffs, calls or tokens."""
+    journal = InMemoryJournal()
+    await _start(journal, "a")
+
+    row = (await SessionList(journal).page(SessionQuery()))["rows"][0]
+
+    assert (row["status"], row["agents"], row["handoffs"], row["tokens"]) == ("open", [], 0, 0)

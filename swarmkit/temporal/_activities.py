@@ -13,6 +13,7 @@ from temporalio.exceptions import ApplicationError
 
 from swarmkit.context import context_from_data
 from swarmkit.exceptions import ConfigurationError, ModelError, SwarmkitError, ToolArgumentsError
+from swarmkit.journal import JournalRecord
 from swarmkit.journal._codec import response_to_data
 from swarmkit.temporal._data import (
     MirrorInput,
@@ -85,21 +86,24 @@ class SwarmActivities:
 
     @activity.defn(name=MIRROR_ACTIVITY)
     async def mirror(self, batch: MirrorInput) -> None:
-        """Write the records the journal does not hold yet, under the session's lease."""
+        """Write the records the journal does not hold yet, each session under its lease."""
         journal = self._registry.journal
-        if journal is None or not batch.records:
+        if journal is None:
             return
-        records = [record_from_data(r) for r in batch.records]
-        session_id = records[0].session_id
+        sessions: dict[str, list[JournalRecord]] = {}
+        for data in batch.records:
+            record = record_from_data(data)
+            sessions.setdefault(record.session_id, []).append(record)
         owner = f"temporal:{activity.info().workflow_run_id}"
-        await journal.acquire_lease(session_id, owner=owner, ttl=MIRROR_LEASE_SECONDS)
-        try:
-            start = await journal.next_seq(session_id)
-            fresh = [r for r in records if r.seq >= start]
-            if fresh:
-                await journal.append(fresh)
-        finally:
-            await journal.release_lease(session_id, owner=owner)
+        for session_id, records in sessions.items():
+            await journal.acquire_lease(session_id, owner=owner, ttl=MIRROR_LEASE_SECONDS)
+            try:
+                start = await journal.next_seq(session_id)
+                fresh = [r for r in records if r.seq >= start]
+                if fresh:
+                    await journal.append(fresh)
+            finally:
+                await journal.release_lease(session_id, owner=owner)
 
     @activity.defn(name=FINGERPRINT_ACTIVITY)
     async def fingerprint(self, swarm: str) -> dict[str, Any]:

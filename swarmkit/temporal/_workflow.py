@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, replace
 from datetime import timedelta
 from typing import Any
@@ -85,7 +85,7 @@ class SwarmWorkflow:
         fingerprint = await self._checked_fingerprint(session, swarm)
         journal = self._journal
         if session.records:
-            await journal.append([record_from_data(r) for r in session.records])
+            await _restore(journal, session.records)
         try:
             result = await self._drive(session, swarm)
         except _ContinueAsNew:
@@ -94,7 +94,7 @@ class SwarmWorkflow:
             # A limit under the "error" policy, or a broken tool: the session fails for good,
             # rather than failing the workflow task, which Temporal would retry forever.
             raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
-        records = await journal.read(workflow.info().workflow_id)
+        records = await self._all_records()
         await self._mirror(records)
         if result is None:
             carried = [record_to_data(r) for r in records]
@@ -211,14 +211,19 @@ class SwarmWorkflow:
     async def wait_for_decision(self, pending: PendingDecision) -> Decision:
         """Mirror the journal so far, then pause in place until the decide update delivers."""
         self._pending, self._decision = pending, None
-        session_id = workflow.info().workflow_id
-        if await self._journal.next_seq(session_id):
-            await self._mirror(await self._journal.read(session_id))
+        await self._mirror(await self._all_records())
         await workflow.wait_condition(lambda: self._decision is not None)
         decision = self._decision
         self._pending = self._decision = None
         assert decision is not None
         return decision
+
+    async def _all_records(self) -> list[JournalRecord]:
+        """Every record so far: the session's and its delegated sub-runs', by session id."""
+        records: list[JournalRecord] = []
+        for info in sorted(await self._journal.sessions(), key=lambda i: i.session_id):
+            records.extend(await self._journal.read(info.session_id))
+        return records
 
     async def _mirror(self, records: Sequence[JournalRecord]) -> None:
         if self.registry.journal is None or not records:
@@ -333,6 +338,16 @@ def durable_swarm(registry: Registry, name: str) -> Swarm:
     durable.plans = plans
     durable.spec = replace(swarm.spec, plans=plans)
     return durable
+
+
+async def _restore(journal: InMemoryJournal, carried: Sequence[Mapping[str, Any]]) -> None:
+    """Put a continued session's records (its own and its sub-runs') back into the journal."""
+    sessions: dict[str, list[JournalRecord]] = {}
+    for data in carried:
+        record = record_from_data(data)
+        sessions.setdefault(record.session_id, []).append(record)
+    for records in sessions.values():
+        await journal.append(records)
 
 
 def _failed_tool(tool: FunctionTool, exc: ActivityError) -> ToolOutcome:

@@ -5,7 +5,8 @@
     SwarmkitError
     ├── ConfigurationError (also ValueError)       a mistake in how something was built
     │   ├── ConditionSyntaxError                   a `when` condition that does not parse
-    │   └── GraphCycleError                        an edge that would close a cycle
+    │   ├── GraphCycleError                        an edge that would close a cycle
+    │   └── ConfigurationChangedError              a durable session met changed swarm code
     ├── ToolError                                  a tool could not be called or failed
     │   ├── ToolArgumentsError                     the model's arguments did not validate
     │   ├── ToolExecutionError                     the tool itself raised
@@ -65,6 +66,16 @@ class GraphCycleError(ConfigurationError):
 
     def __init__(self, message: str, *, cycle: Sequence[str]) -> None:
         self.cycle = tuple(cycle)
+        super().__init__(message)
+
+
+class ConfigurationChangedError(ConfigurationError):
+    """A durable session (a Temporal workflow) was started with another swarm configuration;
+    ``changed`` names the parts of the fingerprint that differ."""
+
+    def __init__(self, message: str, *, session_id: str, changed: Sequence[str]) -> None:
+        self.session_id = session_id
+        self.changed = tuple(changed)
         super().__init__(message)
 
 

@@ -8,7 +8,6 @@ import json
 import os
 import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Collection, Mapping, Sequence
-from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -508,9 +507,15 @@ class Swarm:
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
         loop = RunLoop(self._spec_for(limits), state, tape, seams, streaming=streaming)
-        async with aclosing(self._observed(loop.events())) as events:
+        events = self._observed(loop.events())
+        try:
             async for event in events:
                 yield event
+        finally:
+            # A loop suspended mid-step (not at a yield) is being torn down as a whole, e.g.
+            # garbage-collected with a stopped Temporal worker: it closes itself.
+            if not getattr(events, "ag_running", False):
+                await events.aclose()
 
     def _tape(
         self,
@@ -717,8 +722,8 @@ def _check_no_running_loop(session_id: str | None) -> None:
     except RuntimeError:
         return
     raise RunError(
-        "run_sync() was called inside a running event loop (Jupyter, async code); "
-        "use `await swarm.run(...)` there instead",
+        "run_sync() was called inside a running event loop (Jupyter, async code, a Temporal "
+        "workflow); use `await swarm.run(...)` there instead",
         trail=(),
         session_id=session_id or "",
     )

@@ -100,6 +100,9 @@ class FunctionTool:
     on turns where it holds; a call on another turn is refused. None offers it always."""
     condition: Condition | None = field(default=None, init=False, repr=False, compare=False)
     """``available_when`` compiled (at construction: a syntax error raises here)."""
+    durable: bool = True
+    """May do I/O: on a durable engine (Temporal) it runs as an activity; False marks a pure
+    function that may run inside the workflow."""
     _function: Callable[..., Any] = field(repr=False)
     """The decorated function."""
     _arguments: ArgumentsSchema[BaseModel] = field(repr=False)
@@ -286,6 +289,7 @@ def tool(
     run_in_thread: bool = False,
     needs_approval: bool = False,
     available_when: str | None = None,
+    durable: bool = True,
 ) -> FunctionTool: ...
 
 
@@ -301,6 +305,7 @@ def tool(
     run_in_thread: bool = False,
     needs_approval: bool = False,
     available_when: str | None = None,
+    durable: bool = True,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -315,6 +320,7 @@ def tool(
     run_in_thread: bool = False,
     needs_approval: bool = False,
     available_when: str | None = None,
+    durable: bool = True,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a sync or async function into a FunctionTool; use as ``@tool`` or ``@tool(...)``.
 
@@ -328,6 +334,8 @@ def tool(
     ``needs_approval=True`` pauses the run for a human before every call of the tool.
     ``available_when="condition"`` offers the tool only on turns where the condition holds on
     the run's state (the HandoffGraph's language and state).
+    ``durable=False`` marks a pure function (no I/O) that a durable engine may run in place
+    instead of as an activity.
     """
 
     def decorate(function: Callable[..., Any]) -> FunctionTool:
@@ -340,6 +348,7 @@ def tool(
             run_in_thread=run_in_thread,
             needs_approval=needs_approval,
             available_when=available_when,
+            durable=durable,
         )
 
     return decorate if func is None else decorate(func)
@@ -384,6 +393,7 @@ def _build_tool(
     run_in_thread: bool,
     needs_approval: bool,
     available_when: str | None = None,
+    durable: bool = True,
 ) -> FunctionTool:
     if not callable(func):
         raise ConfigurationError(f"@tool needs a function, got {type(func).__name__}")
@@ -401,6 +411,7 @@ def _build_tool(
         run_in_thread=run_in_thread,
         needs_approval=needs_approval,
         available_when=available_when,
+        durable=durable,
         _function=func,
         _arguments=schema,
         _context_parameter=parameters.context,

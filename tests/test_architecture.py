@@ -113,6 +113,18 @@ def test_the_adapter_loads_on_first_use() -> None:
 INTEGRATIONS = {"mcp.py": {"mcp"}, "tracing.py": {"opentelemetry"}}
 
 
+def test_only_the_temporal_package_imports_temporalio() -> None:
+    """temporalio stays behind swarmkit.temporal, and nothing outside it imports that package."""
+    offenders = [
+        (module, name)
+        for module, tree in _modules()
+        for name in _imports(tree)
+        if not module.startswith("temporal/")
+        and (_top(name) == "temporalio" or name.startswith("swarmkit.temporal"))
+    ]
+    assert offenders == []
+
+
 def test_only_the_integration_modules_import_mcp_and_opentelemetry() -> None:
     """mcp is imported by swarmkit/mcp.py alone, opentelemetry by swarmkit/tracing.py alone."""
     offenders = [

@@ -1,0 +1,160 @@
+"""The activities: one model call, one function tool call, a journal mirror write, a fingerprint."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from swarmkit.context import context_from_data
+from swarmkit.exceptions import ConfigurationError, ModelError, SwarmkitError, ToolArgumentsError
+from swarmkit.journal import JournalRecord
+from swarmkit.journal._codec import response_to_data
+from swarmkit.temporal._data import (
+    MirrorInput,
+    ModelCallInput,
+    ToolCallInput,
+    record_from_data,
+    request_from_data,
+)
+from swarmkit.temporal._registry import Registry
+from swarmkit.tools import FunctionTool, outcome_to_data
+
+MODEL_ACTIVITY = "swarmkit.model"
+TOOL_ACTIVITY = "swarmkit.tool"
+MIRROR_ACTIVITY = "swarmkit.mirror"
+FINGERPRINT_ACTIVITY = "swarmkit.fingerprint"
+
+MIRROR_LEASE_SECONDS = 60.0
+"""How long the mirror activity holds a session's writer lease while it writes."""
+
+T = TypeVar("T")
+
+_NOT_RETRYABLE_STATUS = frozenset({400, 401, 403, 404, 422})
+
+
+class SwarmActivities:
+    """The activities of one worker, bound to its registry."""
+
+    def __init__(self, registry: Registry) -> None:
+        self._registry = registry
+
+    def all(self) -> list[Any]:
+        """Every activity, for ``Worker(activities=...)``."""
+        return [self.call_model, self.call_tool, self.mirror, self.fingerprint]
+
+    @activity.defn(name=MODEL_ACTIVITY)
+    async def call_model(self, call: ModelCallInput) -> dict[str, Any]:
+        """Answer one model request with the real model registered under its name."""
+        model = _or_fail(lambda: self._registry.model(call.model))
+        request = request_from_data(call.request)
+        try:
+            async with _heartbeating():
+                response = await model.respond(request)
+        except ModelError as exc:
+            final = exc.status_code in _NOT_RETRYABLE_STATUS
+            raise ApplicationError(str(exc), type="ModelError", non_retryable=final) from exc
+        except SwarmkitError as exc:
+            raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
+        data = response_to_data(response)
+        size = len(json.dumps(data))
+        if size > self._registry.max_payload_bytes:
+            raise ApplicationError(
+                f"the model's answer for {call.step} is {size} bytes, over the "
+                f"{self._registry.max_payload_bytes}-byte payload limit",
+                type="PayloadTooLarge",
+                non_retryable=True,
+            )
+        return data
+
+    @activity.defn(name=TOOL_ACTIVITY)
+    async def call_tool(self, call: ToolCallInput) -> dict[str, Any]:
+        """Run one function tool call; a tool's own failure is an outcome, as in process."""
+        function = _or_fail(lambda: self._tool(call))
+        context = context_from_data(call.context, payload_types=self._payload_types(call.swarm))
+        try:
+            async with _heartbeating():
+                outcome = await function.invoke(call.arguments, context)
+        except ToolArgumentsError as exc:
+            raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
+        return outcome_to_data(outcome)
+
+    @activity.defn(name=MIRROR_ACTIVITY)
+    async def mirror(self, batch: MirrorInput) -> None:
+        """Write the records the journal does not hold yet, each session under its lease."""
+        journal = self._registry.journal
+        if journal is None:
+            return
+        sessions: dict[str, list[JournalRecord]] = {}
+        for data in batch.records:
+            record = record_from_data(data)
+            sessions.setdefault(record.session_id, []).append(record)
+        owner = f"temporal:{activity.info().workflow_run_id}"
+        for session_id, records in sessions.items():
+            await journal.acquire_lease(session_id, owner=owner, ttl=MIRROR_LEASE_SECONDS)
+            try:
+                start = await journal.next_seq(session_id)
+                fresh = [r for r in records if r.seq >= start]
+                if fresh:
+                    await journal.append(fresh)
+            finally:
+                await journal.release_lease(session_id, owner=owner)
+
+    @activity.defn(name=FINGERPRINT_ACTIVITY)
+    async def fingerprint(self, swarm: str) -> dict[str, Any]:
+        """The configuration fingerprint of the swarm as this worker has it."""
+        return _or_fail(lambda: self._registry.swarm(swarm)).fingerprint()
+
+    def _tool(self, call: ToolCallInput) -> FunctionTool:
+        plans = self._registry.swarm(call.swarm).plans
+        plan = plans.get(call.agent)
+        function = plan.tools.get(call.tool) if plan is not None else None
+        if function is None:
+            raise ConfigurationError(
+                f"tool {call.tool!r} of agent {call.agent!r} is not registered on this worker's "
+                f"swarm {call.swarm!r}; deploy the same swarm code on every worker"
+            )
+        return function
+
+    def _payload_types(self, swarm: str) -> dict[str, Any]:
+        types: dict[str, Any] = {}
+        for plan in self._registry.swarm(swarm).plans.values():
+            for handoff in plan.handoff_configs.values():
+                if handoff.input_type is not None:
+                    cls = handoff.input_type
+                    types[f"{cls.__module__}:{cls.__qualname__}"] = cls
+        return types
+
+
+@asynccontextmanager
+async def _heartbeating() -> AsyncIterator[None]:
+    """Heartbeat while the call runs, when the activity has a heartbeat timeout: a live call
+    on a live worker is never taken for a lost one, and a dead worker's is noticed soon."""
+    timeout = activity.info().heartbeat_timeout
+    if not timeout:
+        yield
+        return
+
+    async def beat() -> None:
+        while True:
+            activity.heartbeat()
+            await asyncio.sleep(timeout.total_seconds() / 3)
+
+    beating = asyncio.create_task(beat())
+    try:
+        yield
+    finally:
+        beating.cancel()
+
+
+def _or_fail(get: Callable[[], T]) -> T:
+    """``get()``, a configuration mistake turned into a failure Temporal does not retry."""
+    try:
+        return get()
+    except SwarmkitError as exc:
+        raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc

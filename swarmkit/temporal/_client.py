@@ -1,0 +1,127 @@
+"""Client helpers: start a session, await it as a RunResult, decide, and follow its events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from temporalio.client import Client, WorkflowHandle
+
+from swarmkit.events import Event, RunFinished, event_from_data
+from swarmkit.exceptions import ConfigurationError
+from swarmkit.interrupts import Decision, PendingDecision, decision_to_data
+from swarmkit.result import RunResult
+from swarmkit.temporal._data import SessionInput
+from swarmkit.temporal._workflow import (
+    DECIDE_UPDATE,
+    EVENTS_QUERY,
+    PENDING_QUERY,
+    WORKFLOW_NAME,
+)
+
+SessionHandle = WorkflowHandle[Any, dict[str, Any]]
+"""A running session: the handle of its workflow (the workflow id is the session id)."""
+
+
+async def start_session(
+    client: Client,
+    swarm: str,
+    prompt: str,
+    *,
+    task_queue: str,
+    context: Mapping[str, Any] | None = None,
+    session_id: str | None = None,
+    **start_options: Any,
+) -> SessionHandle:
+    """Start a session of the swarm registered as ``swarm``; the workflow id is the session id.
+
+    ``start_options`` go to ``Client.start_workflow`` (timeouts, id reuse policy, memo ...).
+    """
+    session = SessionInput(swarm=swarm, prompt=prompt, context=_json_context(context))
+    return await client.start_workflow(
+        WORKFLOW_NAME,
+        session,
+        id=session_id or uuid.uuid4().hex,
+        task_queue=task_queue,
+        result_type=dict,
+        **start_options,
+    )
+
+
+async def run_session(
+    client: Client,
+    swarm: str,
+    prompt: str,
+    *,
+    task_queue: str,
+    context: Mapping[str, Any] | None = None,
+    session_id: str | None = None,
+    **start_options: Any,
+) -> RunResult:
+    """Start a session and wait for its RunResult."""
+    handle = await start_session(
+        client,
+        swarm,
+        prompt,
+        task_queue=task_queue,
+        context=context,
+        session_id=session_id,
+        **start_options,
+    )
+    return await session_result(handle)
+
+
+async def session_result(handle: SessionHandle) -> RunResult:
+    """Wait for a session to end and read its RunResult."""
+    return RunResult.from_data(await handle.result())
+
+
+async def decide(handle: SessionHandle, decision: Decision) -> None:
+    """Deliver approve(), reject(reason) or edit(payload=...) to a session waiting for one.
+
+    An invalid decision (nothing pending, an edit that does not validate) is refused by the
+    workflow's validator: ``temporalio.client.WorkflowUpdateFailedError`` says why, and the
+    session keeps waiting.
+    """
+    await handle.execute_update(DECIDE_UPDATE, decision_to_data(decision))
+
+
+async def pending_decision(handle: SessionHandle) -> PendingDecision | None:
+    """What the session waits for a human to decide, or None."""
+    data = await handle.query(PENDING_QUERY, result_type=dict)
+    return PendingDecision(**data) if data else None
+
+
+async def session_events(handle: SessionHandle, since: int = 0) -> list[Event]:
+    """The session's events from index ``since`` on."""
+    data = await handle.query(EVENTS_QUERY, since, result_type=list)
+    return [event_from_data(item) for item in data]
+
+
+async def follow(handle: SessionHandle, *, every: float = 0.2) -> AsyncIterator[Event]:
+    """Yield a session's events as they happen, polling the events query; ends at RunFinished."""
+    seen = 0
+    while True:
+        fresh = await session_events(handle, seen)
+        seen += len(fresh)
+        for event in fresh:
+            yield event
+            if isinstance(event, RunFinished):
+                return
+        await asyncio.sleep(every)
+
+
+def _json_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
+    if context is None:
+        return {}
+    if not isinstance(context, Mapping):
+        raise ConfigurationError(f"context must be a mapping, got {type(context).__name__}")
+    try:
+        return dict(json.loads(json.dumps(dict(context))))
+    except (TypeError, ValueError) as exc:
+        raise ConfigurationError(
+            f"a session's context must be JSON data to cross into Temporal: {exc}"
+        ) from exc

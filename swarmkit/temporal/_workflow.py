@@ -1,0 +1,405 @@
+"""SwarmWorkflow: one session as a durable workflow; the whole loop runs inside it, unchanged."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, replace
+from datetime import timedelta
+from typing import Any
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError
+
+from swarmkit._run._decisions import check_decision
+from swarmkit.context import RunContext, context_to_data
+from swarmkit.events import RunFinished, event_to_data
+from swarmkit.exceptions import (
+    ConfigurationChangedError,
+    ConfigurationError,
+    ModelError,
+    SwarmkitError,
+    ToolExecutionError,
+)
+from swarmkit.interrupts import Decision, PendingDecision, decision_from_data
+from swarmkit.journal import InMemoryJournal, JournalRecord
+from swarmkit.journal._codec import response_from_data
+from swarmkit.models import ModelRequest, ModelResponse
+from swarmkit.result import RunResult
+from swarmkit.runtime import Runtime
+from swarmkit.swarm import Swarm
+from swarmkit.temporal._activities import (
+    FINGERPRINT_ACTIVITY,
+    MIRROR_ACTIVITY,
+    MODEL_ACTIVITY,
+    TOOL_ACTIVITY,
+)
+from swarmkit.temporal._data import (
+    MirrorInput,
+    ModelCallInput,
+    SessionInput,
+    ToolCallInput,
+    record_from_data,
+    record_to_data,
+    request_to_data,
+)
+from swarmkit.temporal._options import ActivityOptions
+from swarmkit.temporal._registry import Registry, active, model_name
+from swarmkit.tools import FunctionTool, ToolOutcome, outcome_from_data
+
+WORKFLOW_NAME = "SwarmWorkflow"
+DECIDE_UPDATE = "decide"
+PENDING_QUERY = "pending"
+EVENTS_QUERY = "events"
+
+_FINGERPRINT_TIMEOUT = timedelta(seconds=30)
+
+
+class _ContinueAsNew(BaseException):
+    """Raised at a step boundary when the run has taken its share of steps."""
+
+
+@workflow.defn(name=WORKFLOW_NAME)
+class SwarmWorkflow:
+    """A swarm session: the workflow id is the session id; model and tool calls are activities."""
+
+    def __init__(self) -> None:
+        self._events: list[dict[str, Any]] = []
+        self._pending: PendingDecision | None = None
+        self._decision: Decision | None = None
+        self._swarm: Swarm | None = None
+        self._registry: Registry | None = None
+        self._steps = 0
+        # The run's journal lives in the workflow (its history makes it durable); the mirror
+        # activity copies it to the worker's Journal at each pause, continue-as-new and end.
+        self._journal = InMemoryJournal()
+
+    @workflow.run
+    async def run(self, session: SessionInput) -> dict[str, Any]:
+        """Run the session to its end and return its RunResult as data."""
+        registry = active(workflow.info().task_queue)
+        swarm = _fail_on_mistake(lambda: durable_swarm(registry, session.swarm))
+        self._registry, self._swarm = registry, swarm
+        fingerprint = await self._checked_fingerprint(session, swarm)
+        journal = self._journal
+        if session.records:
+            await _restore(journal, session.records)
+        try:
+            result = await self._drive(session, swarm)
+        except _ContinueAsNew:
+            result = None
+        except SwarmkitError as exc:
+            # A limit under the "error" policy, or a broken tool: the session fails for good,
+            # rather than failing the workflow task, which Temporal would retry forever.
+            raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
+        records = await self._all_records()
+        await self._mirror(records)
+        if result is None:
+            carried = [record_to_data(r) for r in records]
+            self._check_carry(carried)
+            workflow.continue_as_new(
+                replace(session, records=carried, fingerprint=fingerprint, runs=session.runs + 1)
+            )
+        return result.to_data()
+
+    @workflow.update(name=DECIDE_UPDATE)
+    async def decide(self, decision: dict[str, Any]) -> None:
+        """Deliver a human decision (approve, reject or edit) to the paused run."""
+        self._decision = decision_from_data(decision)
+
+    @decide.validator
+    def check_decision(self, decision: dict[str, Any]) -> None:
+        """Refuse a decision nobody waits for, of an unknown kind, or an edit that is invalid."""
+        pending = self._pending
+        if pending is None:
+            raise ValueError("the session is not waiting for a decision")
+        kind = decision.get("kind")
+        if kind not in ("approve", "reject", "edit"):
+            raise ValueError(f"a decision's kind is approve, reject or edit, not {kind!r}")
+        assert self._swarm is not None
+        try:
+            check_decision(self._swarm.spec, asdict(pending), decision_from_data(decision))
+        except SwarmkitError as exc:
+            raise ValueError(str(exc).replace("; resume it with", "; send")) from exc
+
+    @workflow.query(name=PENDING_QUERY)
+    def pending(self) -> dict[str, Any] | None:
+        """The decision the run waits for, or None."""
+        return asdict(self._pending) if self._pending is not None else None
+
+    @workflow.query(name=EVENTS_QUERY)
+    def events(self, since: int = 0) -> list[dict[str, Any]]:
+        """The run's events from index ``since`` on, as data (follow a run by polling)."""
+        return self._events[since:]
+
+    # -- the run ---------------------------------------------------------------------------
+
+    async def _drive(self, session: SessionInput, swarm: Swarm) -> RunResult:
+        session_id = workflow.info().workflow_id
+        seams: dict[str, Any] = {
+            "runtime": workflow_runtime(),
+            "tool_runner": ActivityToolRunner(self, session.swarm),
+            "decisions": WorkflowDecisions(self),
+        }
+        if session.records:
+            return await swarm.resume(session_id, self._journal, **seams)
+        result: RunResult | None = None
+        stream = swarm.stream(
+            session.prompt,
+            context=session.context,
+            session_id=session_id,
+            journal=self._journal,
+            **seams,
+        )
+        async for event in stream:
+            self._events.append(event_to_data(event))
+            if isinstance(event, RunFinished):
+                result = event.result
+        assert result is not None
+        return result
+
+    async def _checked_fingerprint(self, session: SessionInput, swarm: Swarm) -> dict[str, Any]:
+        recorded = session.fingerprint
+        if recorded is None:
+            # A local activity's answer is kept in the history: a replay sees the original.
+            recorded = await workflow.execute_local_activity(
+                FINGERPRINT_ACTIVITY,
+                session.swarm,
+                result_type=dict,
+                start_to_close_timeout=_FINGERPRINT_TIMEOUT,
+            )
+        current = swarm.fingerprint()
+        if recorded != current:
+            changed = sorted(k for k in current if current.get(k) != recorded.get(k))
+            raise ConfigurationChangedError(
+                f"session {workflow.info().workflow_id!r} was started with another configuration "
+                f"of swarm {session.swarm!r} (changed: {', '.join(changed)}); this worker "
+                "refuses it. Keep the old code on a worker (worker versioning) until its "
+                "sessions end, or guard the change with workflow.patched()",
+                session_id=workflow.info().workflow_id,
+                changed=changed,
+            )
+        return current
+
+    def _check_carry(self, carried: list[dict[str, Any]]) -> None:
+        size = len(json.dumps(carried))
+        limit = self.registry.max_payload_bytes
+        if size > limit:
+            raise ApplicationError(
+                f"session {workflow.info().workflow_id!r} cannot continue as new: its journal "
+                f"so far is {size} bytes, over the {limit}-byte payload limit; shorten what "
+                "agents see (input filters), or raise the server's limit and max_payload_bytes",
+                type="PayloadTooLarge",
+                non_retryable=True,
+            )
+
+    def count_step(self) -> None:
+        """Count a model or tool step; at the run's share, continue as new before it starts."""
+        assert self._registry is not None
+        if self._steps >= self._registry.steps_per_run:
+            raise _ContinueAsNew
+        self._steps += 1
+
+    @property
+    def registry(self) -> Registry:
+        """The registry of the worker running this workflow."""
+        assert self._registry is not None
+        return self._registry
+
+    async def wait_for_decision(self, pending: PendingDecision) -> Decision:
+        """Mirror the journal so far, then pause in place until the decide update delivers."""
+        self._pending, self._decision = pending, None
+        await self._mirror(await self._all_records())
+        await workflow.wait_condition(lambda: self._decision is not None)
+        decision = self._decision
+        self._pending = self._decision = None
+        assert decision is not None
+        return decision
+
+    async def _all_records(self) -> list[JournalRecord]:
+        """Every record so far: the session's and its delegated sub-runs', by session id."""
+        records: list[JournalRecord] = []
+        for info in sorted(await self._journal.sessions(), key=lambda i: i.session_id):
+            records.extend(await self._journal.read(info.session_id))
+        return records
+
+    async def _mirror(self, records: Sequence[JournalRecord]) -> None:
+        if self.registry.journal is None or not records:
+            return
+        batch = MirrorInput(records=[record_to_data(r) for r in records])
+        await _execute(MIRROR_ACTIVITY, batch, self.registry.tool_options, result_type=None)
+
+
+# -- the seams as the workflow fills them ----------------------------------------------------
+
+
+def workflow_runtime() -> Runtime:
+    """Ids, clock, sleep and randomness from the workflow, so a replay sees the same values."""
+    return Runtime(
+        new_id=lambda: workflow.uuid4().hex,
+        clock=_workflow_clock,
+        sleep=asyncio.sleep,  # inside a workflow, a durable timer
+        random=lambda: workflow.random().random(),
+    )
+
+
+def _workflow_clock() -> float:
+    # A run torn down with its worker is closed outside the workflow's loop; it still releases
+    # its in-workflow journal's lease then, and nothing it does at that point reaches history.
+    return workflow.time() if workflow.in_workflow() else 0.0
+
+
+class ActivityModel:
+    """The workflow's stand-in for a model: each call runs the real model in an activity."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        """Run the model call as one activity (retried by Temporal only)."""
+        run = _current()
+        step = f"the model call of agent {request.agent!r}"
+        data = request_to_data(request)
+        size = len(json.dumps(data))
+        limit = run.registry.max_payload_bytes
+        if size > limit:
+            raise ModelError(
+                f"{step} is {size} bytes, over Temporal's {limit}-byte payload limit; "
+                "shorten what the agent sees (an input filter, pass_full_history=False)",
+                model=self.name,
+                attempts=0,
+            )
+        run.count_step()
+        call = ModelCallInput(model=self.name, request=data, step=step)
+        try:
+            answer = await _execute(MODEL_ACTIVITY, call, run.registry.model_options)
+        except ActivityError as exc:
+            cause = exc.cause or exc
+            raise ModelError(f"{step} failed: {cause}", model=self.name, attempts=0) from exc
+        return response_from_data(answer)
+
+
+class ActivityToolRunner:
+    """Runs each durable function tool as an activity; ``durable=False`` tools run in place."""
+
+    def __init__(self, run: SwarmWorkflow, swarm: str) -> None:
+        self._run = run
+        self._swarm = swarm
+
+    async def invoke(self, tool: FunctionTool, arguments: str, context: RunContext) -> ToolOutcome:
+        """The tool's outcome, from an activity unless the tool is pure."""
+        if not tool.durable:
+            return await tool.invoke(arguments, context)
+        self._run.count_step()
+        call = ToolCallInput(
+            swarm=self._swarm,
+            agent=context.agent,
+            tool=tool.name,
+            arguments=arguments,
+            context=context_to_data(context),
+        )
+        try:
+            data = await _execute(TOOL_ACTIVITY, call, self._run.registry.tool_options)
+        except ActivityError as exc:
+            return _failed_tool(tool, exc)
+        return outcome_from_data(data)
+
+
+class WorkflowDecisions:
+    """A decision source that waits inside the workflow for the ``decide`` update."""
+
+    def __init__(self, run: SwarmWorkflow) -> None:
+        self._run = run
+
+    async def decide(self, pending: PendingDecision) -> Decision | None:
+        """Wait, durably, until a human decides."""
+        return await self._run.wait_for_decision(pending)
+
+
+def durable_swarm(registry: Registry, name: str) -> Swarm:
+    """The registered swarm with each agent's model replaced by an activity stand-in."""
+    swarm = registry.swarm(name)
+    plans = {}
+    for agent, plan in swarm.plans.items():
+        model = model_name(plan.model)
+        if model is None or model not in registry.models:
+            known = ", ".join(sorted(registry.models)) or "none"
+            raise ConfigurationError(
+                f"agent {agent!r} of swarm {name!r} uses model {model!r}, which is not "
+                f"registered on this worker (registered: {known}); add it to "
+                "SwarmPlugin(models={...})"
+            )
+        plans[agent] = replace(plan, model=ActivityModel(model))
+    # The same configuration and fingerprint; only the models differ, and the models are not
+    # part of what a session's history depends on (their answers are in it).
+    durable = copy.copy(swarm)
+    durable.plans = plans
+    durable.spec = replace(swarm.spec, plans=plans)
+    return durable
+
+
+async def _restore(journal: InMemoryJournal, carried: Sequence[Mapping[str, Any]]) -> None:
+    """Put a continued session's records (its own and its sub-runs') back into the journal."""
+    sessions: dict[str, list[JournalRecord]] = {}
+    for data in carried:
+        record = record_from_data(data)
+        sessions.setdefault(record.session_id, []).append(record)
+    for records in sessions.values():
+        await journal.append(records)
+
+
+def _failed_tool(tool: FunctionTool, exc: ActivityError) -> ToolOutcome:
+    cause = exc.cause
+    if isinstance(cause, ApplicationError) and cause.type == "ConfigurationError":
+        raise ConfigurationError(cause.message) from exc
+    error = ToolExecutionError(
+        f"Error: the tool failed on every attempt: {cause}", tool_name=tool.name
+    )
+    if tool.raise_errors:
+        raise error from exc
+    return ToolOutcome(content=str(error), is_error=True, error=error)
+
+
+async def _execute(
+    name: str, argument: Any, options: ActivityOptions, *, result_type: type | None = dict
+) -> Any:
+    if options.local:
+        return await workflow.execute_local_activity(
+            name,
+            argument,
+            result_type=result_type,
+            start_to_close_timeout=options.start_to_close_timeout,
+            schedule_to_close_timeout=options.schedule_to_close_timeout,
+            retry_policy=options.retry_policy,
+        )
+    return await workflow.execute_activity(
+        name,
+        argument,
+        result_type=result_type,
+        start_to_close_timeout=options.start_to_close_timeout,
+        schedule_to_close_timeout=options.schedule_to_close_timeout,
+        heartbeat_timeout=options.heartbeat_timeout,
+        retry_policy=options.retry_policy,
+        task_queue=options.task_queue,
+    )
+
+
+def _current() -> SwarmWorkflow:
+    if not workflow.in_workflow():
+        raise ConfigurationError(
+            "an activity stand-in was called outside a Temporal workflow: it runs only inside "
+            "SwarmWorkflow; run the registered swarm itself for an in-process run"
+        )
+    run = workflow.instance()
+    assert isinstance(run, SwarmWorkflow)
+    return run
+
+
+def _fail_on_mistake(build: Any) -> Swarm:
+    try:
+        swarm: Swarm = build()
+    except SwarmkitError as exc:
+        raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
+    return swarm

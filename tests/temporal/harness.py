@@ -1,0 +1,91 @@
+"""Workers for the Temporal tests: in process, or as a process a test can SIGKILL."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from contextlib import asynccontextmanager, contextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from temporalio.client import Client, WorkflowHistory
+from temporalio.worker import Worker
+
+from swarmkit.temporal import SwarmPlugin
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@asynccontextmanager
+async def running_worker(
+    address: str, *, queue: str | None = None, **plugin: Any
+) -> AsyncIterator[tuple[Client, str]]:
+    """A client and an in-process worker on a task queue (a fresh one by default)."""
+    client = await Client.connect(address, plugins=[SwarmPlugin(**plugin)])
+    queue = queue or new_queue()
+    async with Worker(
+        client, task_queue=queue, sticky_queue_schedule_to_start_timeout=timedelta(seconds=1)
+    ):
+        yield client, queue
+
+
+def new_queue() -> str:
+    """A task queue no other test uses."""
+    return f"swarms-{uuid.uuid4().hex[:8]}"
+
+
+async def wait_for(check: Callable[[], Awaitable[bool]], what: str, limit: float = 30.0) -> None:
+    """Poll ``check`` until it holds (a worker in another process gives no other signal)."""
+    deadline = time.monotonic() + limit
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+@contextmanager
+def worker_process(address: str, queue: str, state: Path, env: Mapping[str, str]) -> Iterator[int]:
+    """A worker in its own process (``tests.temporal.worker_app``); yields its pid."""
+    log = (state / f"worker-{uuid.uuid4().hex[:6]}.log").open("wb")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tests.temporal.worker_app", address, queue],
+        cwd=ROOT,
+        env={**os.environ, **env, "SWARMKIT_TEST_STATE": str(state)},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        yield process.pid
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGTERM)
+            process.wait(timeout=15)
+        log.close()
+
+
+def kill(pid: int) -> None:
+    """SIGKILL a worker process: no cleanup, no goodbye to the server."""
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+
+
+def activity_counts(history: WorkflowHistory) -> dict[str, dict[str, int]]:
+    """Per activity type: how many were scheduled, started and completed (from the history)."""
+    counts: dict[str, dict[str, int]] = {}
+    types: dict[int, str] = {}
+    for event in history.events:
+        if event.HasField("activity_task_scheduled_event_attributes"):
+            name = event.activity_task_scheduled_event_attributes.activity_type.name
+            types[event.event_id] = name
+            counts.setdefault(name, {"scheduled": 0, "completed": 0})["scheduled"] += 1
+        elif event.HasField("activity_task_completed_event_attributes"):
+            scheduled = event.activity_task_completed_event_attributes.scheduled_event_id
+            counts[types[scheduled]]["completed"] += 1
+    return counts

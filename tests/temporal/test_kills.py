@@ -1,0 +1,67 @@
+"""A worker SIGKILLed mid-step: a new worker finishes the session; finished steps never rerun."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from temporalio.client import Client
+
+from swarmkit.temporal import SwarmPlugin, session_result, start_session
+from tests.temporal.harness import activity_counts, kill, new_queue, wait_for, worker_process
+
+pytestmark = pytest.mark.kill
+
+
+def _started(path: Path) -> object:
+    async def check() -> bool:
+        return path.exists()
+
+    return check
+
+
+async def test_a_kill_during_a_tool_call_reruns_only_that_call(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    """The tool in flight runs once more, with the same idempotency key; the model call does not."""
+    queue = new_queue()
+    client = await Client.connect(temporal_address, plugins=[SwarmPlugin()])
+    with worker_process(temporal_address, queue, tmp_path, {}) as pid:
+        handle = await start_session(client, "clerk", "where is A-1?", task_queue=queue)
+        await wait_for(_started(tmp_path / "tool.started"), "the tool call")  # type: ignore[arg-type]
+        kill(pid)
+    (tmp_path / "tool.open").touch()
+    with worker_process(temporal_address, queue, tmp_path, {}):
+        result = await session_result(handle)
+        counts = activity_counts(await handle.fetch_history())
+
+    assert result.final_output == "A-1 was delivered."
+    keys = (tmp_path / "keys.txt").read_text().split()
+    assert len(keys) == 2 and keys[0] == keys[1]
+    assert (tmp_path / "calls.txt").read_text().split() == ["0", "1"]
+    assert counts["swarmkit.model"] == {"scheduled": 2, "completed": 2}
+    assert counts["swarmkit.tool"] == {"scheduled": 1, "completed": 1}
+
+
+async def test_a_kill_during_a_model_call_reruns_only_that_call(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    """The model call in flight runs once more; the finished tool and first call do not."""
+    queue = new_queue()
+    (tmp_path / "tool.open").touch()
+    gate = {"SWARMKIT_GATE_MODEL": "1"}
+    client = await Client.connect(temporal_address, plugins=[SwarmPlugin()])
+    with worker_process(temporal_address, queue, tmp_path, gate) as pid:
+        handle = await start_session(client, "clerk", "where is A-1?", task_queue=queue)
+        await wait_for(_started(tmp_path / "model.started"), "the model call")  # type: ignore[arg-type]
+        kill(pid)
+    (tmp_path / "model.open").touch()
+    with worker_process(temporal_address, queue, tmp_path, gate):
+        result = await session_result(handle)
+        counts = activity_counts(await handle.fetch_history())
+
+    assert result.final_output == "A-1 was delivered."
+    assert (tmp_path / "calls.txt").read_text().split() == ["0", "1", "1"]
+    assert len((tmp_path / "keys.txt").read_text().split()) == 1
+    assert counts["swarmkit.model"] == {"scheduled": 2, "completed": 2}
+    assert counts["swarmkit.tool"] == {"scheduled": 1, "completed": 1}

@@ -1,0 +1,41 @@
+"""A worker process for the kill tests: ``python -m tests.temporal.worker_app ADDRESS QUEUE``."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from datetime import timedelta
+
+from temporalio.client import Client
+from temporalio.common import RetryPolicy
+from temporalio.worker import Worker
+
+from swarmkit.temporal import ActivityOptions, SwarmPlugin
+from tests.temporal.swarms import GatedModel
+
+QUICK = ActivityOptions(
+    start_to_close_timeout=timedelta(seconds=2),
+    retry_policy=RetryPolicy(initial_interval=timedelta(milliseconds=100)),
+)
+"""Short attempts, so a killed worker's call is retried soon."""
+
+
+async def main(address: str, queue: str) -> None:
+    """Serve the clerk swarm until killed."""
+    plugin = SwarmPlugin(
+        swarms={"clerk": "tests.temporal.swarms:clerk"},
+        models={"gated": GatedModel()},
+        model_options=QUICK,
+        tool_options=QUICK,
+    )
+    client = await Client.connect(address, plugins=[plugin])
+    worker = Worker(
+        client,
+        task_queue=queue,
+        sticky_queue_schedule_to_start_timeout=timedelta(seconds=1),
+    )
+    await worker.run()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(sys.argv[1], sys.argv[2]))

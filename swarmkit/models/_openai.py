@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
@@ -23,6 +24,7 @@ from swarmkit.models._chat_completions import (
 )
 from swarmkit.models._deadline import AttemptDeadline, Timeouts
 from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, scrub_secrets
+from swarmkit.runtime import Runtime
 
 _COMPLETIONS = "/chat/completions"
 
@@ -51,11 +53,14 @@ class OpenAIModel:
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.perf_counter,
+        runtime: Runtime | None = None,
     ) -> None:
         """Describe the model.
 
         ``timeouts`` bounds each attempt (connect, first byte, whole response, stream gaps);
         ``timeout=`` is a shortcut for the whole-response deadline, with no phase longer.
+        ``runtime`` supplies the waits between attempts and the jitter's randomness (it wins
+        over ``sleep=``), so retries draw from the same seam as the run.
         """
         _check_arguments(model, client, base_url, api_key, retry)
         self.name = model
@@ -66,7 +71,8 @@ class OpenAIModel:
         """The deadlines of each attempt."""
         self._base_url = base_url
         self._api_key = api_key
-        self._sleep = sleep
+        self._sleep = runtime.sleep if runtime is not None else sleep
+        self._random = runtime.random if runtime is not None else random.random
         self._clock = clock
         self._client = None if client is None else _without_retries(client, self.timeouts)
         self._owns_client = client is None
@@ -169,7 +175,11 @@ class OpenAIModel:
 
     def _retrier(self, client: AsyncOpenAI) -> CallRetrier:
         return CallRetrier(
-            model=self.name, policy=self.retry, sleep=self._sleep, secrets=(client.api_key,)
+            model=self.name,
+            policy=self.retry,
+            sleep=self._sleep,
+            secrets=(client.api_key,),
+            random=self._random,
         )
 
     def _log_finished(

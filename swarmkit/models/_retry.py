@@ -81,11 +81,11 @@ class RetryPolicy:
         if not 0 <= self.jitter <= 1:
             raise ConfigurationError(f"jitter must be between 0 and 1, got {self.jitter}")
 
-    def backoff(self, attempt: int) -> float:
+    def backoff(self, attempt: int, draw: Callable[[], float] = random.random) -> float:
         """The jittered wait after failed attempt number ``attempt`` (1-based)."""
         # The exponent is capped so a huge attempt count cannot overflow the float.
         computed = min(self.max_backoff, self.initial_backoff * 2.0 ** min(attempt - 1, 64))
-        return computed * (1 - self.jitter * random.random())
+        return computed * (1 - self.jitter * draw())
 
 
 @contextmanager
@@ -225,13 +225,19 @@ def _seconds_until(http_date: str, now: float) -> float | None:
     return max(when.timestamp() - now, 0.0)
 
 
-def delay_after(policy: RetryPolicy, attempt: int, exc: BaseException | None) -> float:
-    """The wait before the next attempt: what the server asked for (capped), else our backoff."""
+def delay_after(
+    policy: RetryPolicy,
+    attempt: int,
+    exc: BaseException | None,
+    draw: Callable[[], float] = random.random,
+) -> float:
+    """The wait before the next attempt: what the server asked for (capped), else our backoff
+    (``draw`` is the randomness of its jitter)."""
     if isinstance(exc, openai.APIStatusError):
         asked = retry_after_seconds(exc.response.headers)
         if asked is not None:
             return min(asked, policy.max_retry_after)
-    return policy.backoff(attempt)
+    return policy.backoff(attempt, draw)
 
 
 def scrub_secrets(text: str, secrets: tuple[str, ...] = ()) -> str:
@@ -254,6 +260,8 @@ class CallRetrier:
     """Waits between attempts (injected so tests never wait)."""
     secrets: tuple[str, ...] = ()
     """Keys to mask in every message and log line."""
+    random: Callable[[], float] = random.random
+    """The jitter's randomness (a runtime's, so an engine draws the same values on replay)."""
 
     async def call(self, attempt_once: Callable[[int], Awaitable[T]]) -> T:
         """The result of the first successful attempt; ``attempt_once`` gets the attempt number."""
@@ -308,7 +316,7 @@ class CallRetrier:
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
-        return delay_after(self.policy, state.attempt_number, exc)
+        return delay_after(self.policy, state.attempt_number, exc, self.random)
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None

@@ -12,6 +12,7 @@ import respx
 from openai import AsyncOpenAI
 
 from swarmkit.models import OpenAIModel, RetryPolicy, Timeouts
+from swarmkit.runtime import Runtime
 
 BASE_URL = "https://llm.test/v1"
 API_KEY = "sk-test-Zq8v3Kp0Lm5Xw2Rt7Yb4Nc1"
@@ -64,6 +65,7 @@ def fake_api(
     clock: Callable[[], float] | None = None,
     timeout: float | None = None,
     timeouts: Timeouts | None = None,
+    runtime: Runtime | None = None,
 ) -> FakeAPI:
     """A model whose HTTP calls get ``replies`` in turn; a request beyond them fails the test."""
     router = respx.Router(base_url=BASE_URL, assert_all_mocked=True)
@@ -86,6 +88,7 @@ def fake_api(
         clock=clock or (lambda: 0.0),
         timeout=timeout,
         timeouts=timeouts,
+        runtime=runtime,
     )
     return FakeAPI(model=model, route=route, sleep=sleep)
 

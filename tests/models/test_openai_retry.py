@@ -10,6 +10,7 @@ from structlog.testing import capture_logs
 from swarmkit.exceptions import ConfigurationError, ModelError
 from swarmkit.messages import UserMessage
 from swarmkit.models import ModelRequest, RetryPolicy
+from swarmkit.testing import FixedRuntime
 from tests.models.fake_openai import API_KEY, MODEL, Reply, completion, error, fake_api
 
 REQUEST = ModelRequest(messages=(UserMessage(content="Hi"),))
@@ -267,3 +268,15 @@ def test_the_default_policy_retries_patiently_but_boundedly() -> None:
     assert RetryPolicy() == RetryPolicy(
         max_attempts=5, initial_backoff=0.5, max_backoff=30.0, jitter=0.25, max_retry_after=60.0
     )
+
+
+async def test_a_runtime_supplies_the_waits_and_the_jitter() -> None:
+    """OpenAIModel(runtime=...) sleeps through the runtime and draws jitter from it: fixed."""
+    fixed = FixedRuntime()
+    policy = RetryPolicy(max_attempts=3, initial_backoff=2.0, max_backoff=60.0, jitter=0.5)
+    api = fake_api(error(500), error(500), completion(), policy=policy, runtime=fixed.runtime())
+
+    await api.model.respond(REQUEST)
+
+    assert fixed.sleeps == [1.5, 3.0]  # 2 and 4, each less jitter 0.5 x 0.5
+    assert api.sleep.delays == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Collection, Mapping
@@ -77,8 +78,7 @@ class Redactor:
         """Whether a value stored under ``key`` must not be shown."""
         if not isinstance(key, str):
             return False
-        words = key_words(key)
-        return any(_contains(words, pattern) for pattern in self.patterns)
+        return _is_secret(self.patterns, key)
 
     def value(self, value: Any, *, json_strings: bool = False) -> Any:
         """``value`` with every secret key's value replaced, at any depth; with
@@ -105,6 +105,13 @@ class Redactor:
             return text
         redacted = self.value(data, json_strings=True)
         return text if redacted == data else json.dumps(redacted, ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_secret(patterns: tuple[tuple[str, ...], ...], key: str) -> bool:
+    # Journals and pages ask about the same few keys over and over: split each once.
+    words = key_words(key)
+    return any(_contains(words, pattern) for pattern in patterns)
 
 
 def _contains(words: tuple[str, ...], pattern: tuple[str, ...]) -> bool:

@@ -18,7 +18,6 @@ The only module of swarmkit that imports ``opentelemetry``.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import AsyncGenerator, Collection
 from contextlib import aclosing
 from contextvars import Token
@@ -32,24 +31,13 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, Trac
 from swarmkit import __version__
 from swarmkit import events as ev
 from swarmkit._log import log
+from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
 from swarmkit.result import RunResult
 
-DEFAULT_SECRET_WORDS = (
-    "key",
-    "token",
-    "secret",
-    "password",
-    "passwd",
-    "authorization",
-    "auth",
-    "cookie",
-    "credential",
-    "credentials",
-)
-"""Words of a JSON key that mark its value as secret in recorded content."""
+DEFAULT_SECRET_WORDS = DEFAULT_SECRET_PATTERNS
+"""Words of a JSON key that mark its value as secret in recorded content (the journal's)."""
 
 _SCOPE = "swarmkit"
-_KEY_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 
 
 class RunTracing:
@@ -69,7 +57,7 @@ class RunTracing:
     ) -> None:
         self.capture_content = capture_content
         self._provider = tracer_provider
-        self._secret_words = frozenset(word.lower() for word in secret_words)
+        self._redactor = Redactor.of(secret_words)
         self._tracers: tuple[TracerProvider, Tracer] | None = None
 
     def __call__(self, events: AsyncGenerator[ev.Event, None]) -> AsyncGenerator[ev.Event, None]:
@@ -116,22 +104,11 @@ class RunTracing:
             return text
         if not isinstance(data, dict | list):
             return text
-        return json.dumps(self._redacted(data), ensure_ascii=False)
+        return json.dumps(self._redactor.value(data), ensure_ascii=False)
 
     def is_secret(self, key: str) -> bool:
-        """Whether a key names a secret: one of its words (``api_key`` -> api, key) is listed."""
-        words = _KEY_WORDS.findall(key)
-        return any(word.lower() in self._secret_words for word in words)
-
-    def _redacted(self, value: Any) -> Any:
-        if isinstance(value, dict):
-            return {
-                k: "[redacted]" if self.is_secret(str(k)) else self._redacted(v)
-                for k, v in value.items()
-            }
-        if isinstance(value, list):
-            return [self._redacted(item) for item in value]
-        return value
+        """Whether a key names a secret, by swarmkit's redaction rules (whole words)."""
+        return self._redactor.is_secret(key)
 
 
 traced = RunTracing()

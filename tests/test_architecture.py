@@ -146,15 +146,3 @@ def test_nothing_in_the_package_imports_an_integration_module() -> None:
         if name in {"swarmkit.mcp", "swarmkit.tracing"}
     ]
     assert offenders == []
-
-
-def test_import_swarmkit_loads_neither_mcp_nor_opentelemetry() -> None:
-    """A fresh interpreter importing swarmkit has no integration extra loaded."""
-    code = (
-        "import sys, swarmkit; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('mcp', 'opentelemetry')))"
-    )
-    output = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    ).stdout
-    assert output.strip() == "[]"

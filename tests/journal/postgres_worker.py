@@ -5,9 +5,12 @@ line that the test reads:
 
 - ``sessions DSN PREFIX COUNT``: run COUNT scripted sessions, one ``run_sync`` (and so one
   fresh event loop) each; prints ``done COUNT``.
-- ``hold DSN SESSION OWNER TTL``: take the session's lease and keep renewing it until killed;
-  prints ``acquired``, or ``busy HOLDER`` and exits 3.
-- ``take DSN SESSION OWNER TTL``: ask for the lease until it is granted; prints ``acquired``.
+- ``hold DSN SESSION OWNER TTL``: take the session's lease and hold it until killed; prints
+  ``acquired``, or ``busy HOLDER`` and exits 3.
+- ``take DSN SESSION OWNER TTL``: ask for the lease once; prints ``acquired`` or ``busy HOLDER``.
+
+``LEASE_CLOCK_OFFSET`` (seconds, in the environment) moves the journal's lease clock ahead,
+so a test reaches "after the dead holder's lease expired" without waiting for it.
 - ``pause DSN SESSION``: run the refund swarm until it pauses for approval.
 - ``resume DSN SESSION``: approve and finish the paused run; prints its output and trail.
 """
@@ -15,6 +18,7 @@ line that the test reads:
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import time
 
@@ -64,34 +68,27 @@ def run_sessions(journal: PostgresJournal, prefix: str, count: int) -> None:
 
 def hold(journal: PostgresJournal, session_id: str, owner: str, ttl: float) -> int:
     async def keep() -> int:
-        try:
-            await journal.acquire_lease(session_id, owner=owner, ttl=ttl)
-        except SessionBusyError as exc:
-            print(f"busy {exc.owner}", flush=True)
+        if not await _acquire(journal, session_id, owner, ttl):
             return EXIT_BUSY
-        print("acquired", flush=True)
-        while True:  # a live writer renews well before its lease runs out
-            await asyncio.sleep(ttl / 4)
-            await journal.acquire_lease(session_id, owner=owner, ttl=ttl)
+        await asyncio.Event().wait()  # a live writer: it holds the lease until it is killed
+        return 0
 
     return asyncio.run(keep())
 
 
-def take(journal: PostgresJournal, session_id: str, owner: str, ttl: float) -> None:
-    async def wait_for_it() -> None:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                await journal.acquire_lease(session_id, owner=owner, ttl=ttl)
-            except SessionBusyError:
-                if time.monotonic() > deadline:
-                    raise
-                await asyncio.sleep(0.05)
-            else:
-                print("acquired", flush=True)
-                return
+def take(journal: PostgresJournal, session_id: str, owner: str, ttl: float) -> int:
+    got = asyncio.run(_acquire(journal, session_id, owner, ttl))
+    return 0 if got else EXIT_BUSY
 
-    asyncio.run(wait_for_it())
+
+async def _acquire(journal: PostgresJournal, session_id: str, owner: str, ttl: float) -> bool:
+    try:
+        await journal.acquire_lease(session_id, owner=owner, ttl=ttl)
+    except SessionBusyError as exc:
+        print(f"busy {exc.owner}", flush=True)
+        return False
+    print("acquired", flush=True)
+    return True
 
 
 def pause(journal: PostgresJournal, session_id: str) -> None:
@@ -108,14 +105,15 @@ def resume(journal: PostgresJournal, session_id: str) -> None:
 
 def main(argv: list[str]) -> int:
     command, dsn, *rest = argv
-    journal = PostgresJournal(dsn)
+    offset = float(os.environ.get("LEASE_CLOCK_OFFSET", "0"))
+    journal = PostgresJournal(dsn, clock=lambda: time.time() + offset)
     match command:
         case "sessions":
             run_sessions(journal, rest[0], int(rest[1]))
         case "hold":
             return hold(journal, rest[0], rest[1], float(rest[2]))
         case "take":
-            take(journal, rest[0], rest[1], float(rest[2]))
+            return take(journal, rest[0], rest[1], float(rest[2]))
         case "pause":
             pause(journal, rest[0])
         case "resume":

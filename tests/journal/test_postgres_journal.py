@@ -27,13 +27,15 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "swarmkit"
 
 
-def _worker(*args: str) -> subprocess.Popen[str]:
-    """A worker process of tests/journal/postgres_worker.py, its output piped."""
+def _worker(*args: str, clock_offset: float = 0.0) -> subprocess.Popen[str]:
+    """A worker process of tests/journal/postgres_worker.py, its output piped; its lease
+    clock runs ``clock_offset`` seconds ahead."""
     return subprocess.Popen(
         [sys.executable, "-m", "tests.journal.postgres_worker", *args],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         text=True,
+        env={**os.environ, "LEASE_CLOCK_OFFSET": str(clock_offset)},
     )
 
 
@@ -146,7 +148,7 @@ def test_one_of_two_processes_gets_the_lease_and_a_third_takes_over_from_a_kille
     postgres_dsn: str,
 ) -> None:
     """Two at once: one holds, one is refused; SIGKILL the holder, its lease expires."""
-    workers = [_worker("hold", postgres_dsn, "s", f"w{n}", "3") for n in (1, 2)]
+    workers = [_worker("hold", postgres_dsn, "s", f"w{n}", "60") for n in (1, 2)]
     said = {worker: _first_line(worker) for worker in workers}
     (holder,) = [worker for worker, line in said.items() if line == "acquired"]
     (refused,) = [worker for worker in workers if worker is not holder]
@@ -154,7 +156,11 @@ def test_one_of_two_processes_gets_the_lease_and_a_third_takes_over_from_a_kille
     assert _finish(refused) == 3
     os.kill(holder.pid, signal.SIGKILL)
     _finish(holder)
-    third = _worker("take", postgres_dsn, "s", "w3", "30")
+    still_held = _worker("take", postgres_dsn, "s", "w3", "30")
+    assert _first_line(still_held) == f"busy w{workers.index(holder) + 1}"
+    assert _finish(still_held) == 3
+    # The dead holder never renews: once its 60 s have passed, the session is free.
+    third = _worker("take", postgres_dsn, "s", "w3", "30", clock_offset=61)
     assert _first_line(third) == "acquired"
     assert _finish(third) == 0
 

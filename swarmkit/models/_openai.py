@@ -20,6 +20,7 @@ from swarmkit.models._chat_completions import (
     IncompleteResponseError,
     StreamAssembler,
     parse_completion,
+    request_json,
     request_params,
 )
 from swarmkit.models._deadline import AttemptDeadline, Timeouts
@@ -83,20 +84,20 @@ class OpenAIModel:
     async def respond(self, request: ModelRequest) -> ModelResponse:
         """Answer with one complete response, retrying transient failures."""
         client = self._ready_client()
-        params = request_params(self.name, request)
         started = self._clock()
 
-        body = _plain_body(params)
-
         async def attempt_once(attempt: int) -> ModelResponse:
-            # The low-level post sends our params as they are: they are already plain JSON,
-            # so the typed create()'s recursive transform would only cost time (half a
-            # session's overhead in bench/session.py). Errors and JSON parsing are the client's.
-            # The body is read whole inside post(), so the first-byte phase bounds it all.
+            # The low-level post sends our body as it is: JSON bytes joined from each message's
+            # JSON, made once in the message's life, so a long history is not walked and
+            # re-encoded per call (the typed create()'s recursive transform would cost more
+            # still). Auth, errors and JSON parsing are the client's. The body is read whole
+            # inside post(), so the first-byte phase bounds it all. A body that cannot be
+            # encoded (NaN in extra_body) fails here, as it did inside post().
             deadline = AttemptDeadline(self.timeouts)
             with decoding_answers():
+                body = request_json(self.name, request)
                 completion = await deadline.within(
-                    "first_byte", client.post(_COMPLETIONS, body=body, cast_to=object)
+                    "first_byte", client.post(_COMPLETIONS, content=body, cast_to=object)
                 )
             response = parse_completion(_as_object(completion))
             self._log_finished(response, attempt=attempt, started=started, stream=False)
@@ -254,12 +255,6 @@ def _http_timeout(timeouts: Timeouts) -> openai.Timeout:
 def _without_retries(client: AsyncOpenAI, timeouts: Timeouts) -> AsyncOpenAI:
     """A copy of the client that never retries on its own, so our attempts are its requests."""
     return client.with_options(max_retries=0, timeout=_http_timeout(timeouts))
-
-
-def _plain_body(params: dict[str, Any]) -> dict[str, Any]:
-    """The JSON body create() would send: ``extra_body`` merged in, not streaming."""
-    body = {k: v for k, v in params.items() if k != "extra_body"}
-    return {**body, **params.get("extra_body", {}), "stream": False}
 
 
 def _as_object(result: object) -> dict[str, Any]:

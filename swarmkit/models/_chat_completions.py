@@ -111,12 +111,15 @@ def _json_type(value: object) -> str:
             return type(value).__name__
 
 
-def request_json(model: str, request: ModelRequest) -> bytes:
-    """The JSON body ``POST /chat/completions`` sends for one request, not streaming:
-    ``extra_body`` merged in, each message's JSON made once in its life (not once a call)."""
+def request_json(model: str, request: ModelRequest, *, stream: bool = False) -> bytes:
+    """The JSON body ``POST /chat/completions`` sends for one request: ``extra_body`` merged
+    in, each message's JSON made once in its life (not once a call). A stream asks for its
+    usage in the last chunk."""
     params = request_params(model, request, messages=MESSAGES_MARK)
     extra = params.pop("extra_body", {})
-    body = {**params, **extra, "stream": False}
+    if stream:
+        params["stream_options"] = {"include_usage": True}
+    body = {**params, **extra, "stream": stream}
     return spliced_body(body, _MESSAGE_JSON.array(request.messages))
 
 

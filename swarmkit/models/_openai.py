@@ -11,7 +11,8 @@ from contextlib import aclosing
 from typing import Any
 
 import openai
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, AsyncStream
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from swarmkit._log import log
 from swarmkit.exceptions import ConfigurationError
@@ -21,7 +22,6 @@ from swarmkit.models._chat_completions import (
     StreamAssembler,
     parse_completion,
     request_json,
-    request_params,
 )
 from swarmkit.models._deadline import AttemptDeadline, Timeouts
 from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, scrub_secrets
@@ -112,24 +112,29 @@ class OpenAIModel:
         the beginning of the answer; the final response is always the one complete answer.
         """
         client = self._ready_client()
-        params = request_params(self.name, request)
+        body = request_json(self.name, request, stream=True)
         started = self._clock()
 
         def attempt_once(attempt: int) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
-            return self._stream_once(client, params, attempt=attempt, started=started)
+            return self._stream_once(client, body, attempt=attempt, started=started)
 
         async with aclosing(self._retrier(client).stream(attempt_once)) as items:
             async for item in items:
                 yield item
 
     async def _stream_once(
-        self, client: AsyncOpenAI, params: dict[str, Any], *, attempt: int, started: float
+        self, client: AsyncOpenAI, body: bytes, *, attempt: int, started: float
     ) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
         """One streamed request: deltas as chunks arrive, then the assembled response."""
         assembler = StreamAssembler()
         deadline = AttemptDeadline(self.timeouts)
-        create = client.chat.completions.create(
-            **params, stream=True, stream_options={"include_usage": True}
+        # What chat.completions.create(stream=True) posts, with our body as it is.
+        create = client.post(
+            _COMPLETIONS,
+            content=body,
+            cast_to=ChatCompletion,
+            stream=True,
+            stream_cls=AsyncStream[ChatCompletionChunk],
         )
         chunks = await deadline.within("first_byte", create)
         async with chunks:

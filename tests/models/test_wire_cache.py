@@ -23,7 +23,7 @@ from swarmkit.models._chat_completions import request_json, request_params
 from swarmkit.models._responses_wire import request_body
 from swarmkit.models._responses_wire import request_json as responses_json
 from swarmkit.models._wire_cache import WireCache
-from tests.models.fake_openai import MODEL, completion, fake_api, tool_call_json
+from tests.models.fake_openai import MODEL, chunk, completion, fake_api, sse, tool_call_json
 from tests.models.fake_responses import answer, call_item, fake_responses_api
 
 
@@ -226,3 +226,23 @@ async def test_a_last_messages_filter_sends_only_the_kept_messages() -> None:
 
     assert api.requests[2].content == chat_from_scratch(model.requests[2])
     assert len(api.body(2)["messages"]) == 3
+
+
+async def test_a_streamed_call_sends_the_whole_history_with_the_stream_fields() -> None:
+    """A streamed call's body is the request's params plus stream and usage options."""
+    api = fake_api(
+        sse(chunk(content="Hi", finish_reason="stop"), chunk(usage=(3, 1), choices=False))
+    )
+    request = ask(history(4), extra_body={"top_k": 3})
+
+    items = [item async for item in api.model.stream(request)]
+
+    assert isinstance(items[-1], ModelResponse)
+    expected = request_params(MODEL, request)
+    extra = expected.pop("extra_body")
+    assert api.body() == {
+        **expected,
+        **extra,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }

@@ -25,7 +25,11 @@ T = TypeVar("T")
 
 def json_bytes(value: Any) -> bytes:
     """``value`` as the openai client encodes a JSON body: compact UTF-8, no NaN or infinity."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    return _ENCODER.encode(value).encode()
+
+
+# One encoder for every call: json.dumps with options builds a new one each time.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def spliced_body(body: Any, array: list[bytes]) -> bytes:
@@ -73,7 +77,8 @@ class WireCache:
         an earlier call."""
         if not messages:
             return [b"[]"]
-        first, joined = self.get(messages[0]), self._joined(tuple(messages[1:]))
+        # The instructions are a new message each call: encoded, not kept.
+        first, joined = self._encode(messages[0]), self._joined(tuple(messages[1:]))
         comma = b"," if first and joined else b""
         return [b"[", first, comma, joined, b"]"]
 

@@ -12,14 +12,21 @@ The same session through ``OpenAIResponsesModel`` is compared with its own floor
 The LLM-handoff session also runs with tracing on (spans to the SDK's in-memory exporter) and
 with the tracing observer attached but no tracer provider configured (tracing off), and each
 is compared with the same session without an observer, round by round (median of the ratios).
-Run: ``make bench`` or ``.venv/bin/python bench/session.py``.
+A long-conversation section follows (issue 14): one agent calls a lookup tool each turn for
+500 turns, so every model call carries the whole growing history, through ``OpenAIModel`` and
+``OpenAIResponsesModel``, each against its floor, raw ``client.post`` with the same growing
+list. Turns are timed between request arrivals at the transport and shown in windows of 50.
+Run: ``make bench`` or ``.venv/bin/python bench/session.py`` (``... session.py long`` for the
+long section alone).
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import statistics
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -30,6 +37,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+import swarmkit
 from swarmkit import Agent, HandoffGraph, OpenAIModel, OpenAIResponsesModel, Swarm
 from swarmkit.events import EventObserver
 from swarmkit.tracing import RunTracing, traced
@@ -307,5 +315,232 @@ def _traced(client: AsyncOpenAI, *, batch: bool) -> Callable[[], Awaitable[objec
     return session
 
 
+# --- Long conversations: per-turn cost as the history grows (issue 14) ---------------------
+
+LONG_TURNS = 500
+LONG_REPEATS = 5
+LONG_WINDOW = 50
+LOOKUP_PARAMETERS: Any = {
+    "type": "object",
+    "properties": {"invoice": {"type": "string"}},
+    "required": ["invoice"],
+    "additionalProperties": False,
+}
+LOOKUP_SPEC: Any = {
+    "type": "function",
+    "function": {
+        "name": "lookup",
+        "description": "Look up one invoice.",
+        "parameters": LOOKUP_PARAMETERS,
+        "strict": True,
+    },
+}
+RESPONSES_LOOKUP_SPEC: Any = {
+    "type": "function",
+    "name": "lookup",
+    "description": "Look up one invoice.",
+    "parameters": LOOKUP_PARAMETERS,
+    "strict": True,
+}
+
+
+def _lookup_call(turn: int, *, responses: bool) -> bytes:
+    arguments = json.dumps({"invoice": f"A-{turn}"})
+    if responses:
+        return _response(
+            {
+                "type": "function_call",
+                "id": f"fc_{turn}",
+                "call_id": f"call_{turn}",
+                "name": "lookup",
+                "arguments": arguments,
+                "status": "completed",
+            }
+        )
+    call = {
+        "id": f"call_{turn}",
+        "type": "function",
+        "function": {"name": "lookup", "arguments": arguments},
+    }
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return _completion(message, "tool_calls")
+
+
+class _LongTransport:
+    """Scripted replies for a long session: a lookup call per turn, then the answer; each
+    request's arrival time marks a turn boundary."""
+
+    def __init__(self, *, responses: bool) -> None:
+        calls = [_lookup_call(turn, responses=responses) for turn in range(1, LONG_TURNS)]
+        self.replies = [*calls, RESPONSES_ANSWER if responses else ANSWER]
+        self.turn = 0
+        self.marks: list[float] = []
+
+    def start(self) -> None:
+        self.turn = 0
+        self.marks = [time.perf_counter()]
+
+    def handle(self, request: httpx2.Request) -> httpx2.Response:
+        if self.turn:
+            self.marks.append(time.perf_counter())
+        body = self.replies[self.turn]
+        self.turn += 1
+        return httpx2.Response(200, content=body, headers=HEADERS)
+
+    def turn_costs(self) -> list[float]:
+        """Seconds per turn: from one request's arrival to the next (the last to the end)."""
+        marks = [*self.marks, time.perf_counter()]
+        return [b - a for a, b in itertools.pairwise(marks)]
+
+
+def _long_client(transport: _LongTransport) -> AsyncOpenAI:
+    http = httpx2.AsyncClient(transport=httpx2.MockTransport(transport.handle))
+    return AsyncOpenAI(
+        api_key="sk-bench", base_url="http://bench.local/v1", http_client=http, max_retries=0
+    )
+
+
+def _lookup(invoice: str) -> str:
+    """Look up one invoice."""
+    return f"Invoice {invoice}: paid twice, 40.00 EUR each."
+
+
+def _long_raw(client: AsyncOpenAI) -> Callable[[], Awaitable[object]]:
+    """The floor: ``client.post`` with the whole growing message list, a lookup per turn."""
+
+    async def session() -> object:
+        messages: list[Any] = [
+            {"role": "system", "content": "You handle billing."},
+            {"role": "user", "content": PROMPT},
+        ]
+        while True:
+            body = {"model": "gpt-bench", "messages": messages, "tools": [LOOKUP_SPEC]}
+            reply: Any = await client.post("/chat/completions", body=body, cast_to=object)
+            message = reply["choices"][0]["message"]
+            if not message.get("tool_calls"):
+                return message
+            call = message["tool_calls"][0]
+            result = _lookup(**json.loads(call["function"]["arguments"]))
+            messages.append({**message, "content": message["content"] or ""})
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+
+    return session
+
+
+def _long_raw_responses(client: AsyncOpenAI) -> Callable[[], Awaitable[object]]:
+    """The Responses floor: ``client.post`` with the whole growing input list."""
+
+    async def session() -> object:
+        items: list[Any] = [
+            {"role": "system", "content": "You handle billing."},
+            {"role": "user", "content": PROMPT},
+        ]
+        while True:
+            body = {"model": "gpt-bench", "input": items, "tools": [RESPONSES_LOOKUP_SPEC]}
+            reply: Any = await client.post("/responses", body=body, cast_to=object)
+            call = reply["output"][0]
+            if call["type"] != "function_call":
+                return call
+            result = _lookup(**json.loads(call["arguments"]))
+            items.append({k: call[k] for k in ("type", "call_id", "name", "arguments")})
+            items.append(
+                {"type": "function_call_output", "call_id": call["call_id"], "output": result}
+            )
+
+    return session
+
+
+def _long_swarm(client: AsyncOpenAI, *, responses: bool) -> Callable[[], Awaitable[object]]:
+    """One agent, one tool, a lookup per turn: each model call carries the whole history."""
+    from swarmkit import tool  # noqa: PLC0415 - only this section needs it
+
+    model = (OpenAIResponsesModel if responses else OpenAIModel)("gpt-bench", client=client)
+    billing = Agent(
+        name="billing", instructions="You handle billing.", tools=[tool(_lookup)], handoffs=[]
+    )
+    swarm = Swarm([billing], "billing", model=model, max_turns=LONG_TURNS + 1)
+
+    async def session() -> object:
+        result = await swarm.run(PROMPT)
+        assert result.stop_reason == "final_output", result.stop_reason
+        return result
+
+    return session
+
+
+LONG_CONTENDERS: dict[
+    str, tuple[bool, Callable[[AsyncOpenAI], Callable[[], Awaitable[object]]]]
+] = {
+    "raw client.post": (False, _long_raw),
+    "OpenAIModel": (False, lambda client: _long_swarm(client, responses=False)),
+    "raw client.post /responses": (True, _long_raw_responses),
+    "OpenAIResponsesModel": (True, lambda client: _long_swarm(client, responses=True)),
+}
+"""Each contender: whether it speaks the Responses API, and how to build its session."""
+
+
+def _windows(costs: list[float]) -> list[float]:
+    return [
+        statistics.fmean(costs[start : start + LONG_WINDOW])
+        for start in range(0, len(costs), LONG_WINDOW)
+    ]
+
+
+async def long_main() -> None:
+    """A 500-turn session through each adapter against raw ``client.post``, interleaved."""
+    contenders: dict[str, tuple[_LongTransport, Callable[[], Awaitable[object]]]] = {}
+    for name, (responses, build) in LONG_CONTENDERS.items():
+        transport = _LongTransport(responses=responses)
+        contenders[name] = (transport, build(_long_client(transport)))
+    runs: dict[str, list[list[float]]] = {name: [] for name in contenders}
+    for repeat in range(LONG_REPEATS + 1):
+        for name, (transport, session) in contenders.items():
+            transport.start()
+            await session()
+            costs = transport.turn_costs()
+            assert len(costs) == LONG_TURNS, len(costs)
+            if repeat:  # the first round warms up
+                runs[name].append(costs)
+    print(f"\nswarmkit measured: {swarmkit.__file__}")
+    print(f"{LONG_TURNS}-turn session (a tool call per turn), ms per turn, median of repeats")
+    met = _print_long(runs["raw client.post"], runs["OpenAIModel"], "OpenAIModel")
+    met_responses = _print_long(
+        runs["raw client.post /responses"], runs["OpenAIResponsesModel"], "OpenAIResponsesModel"
+    )
+    print(
+        f"target ≤1.2x raw at {LONG_TURNS} turns: {'met' if met else 'not met'} (OpenAIModel);"
+        f" {'met' if met_responses else 'not met'} (OpenAIResponsesModel)"
+    )
+
+
+def _print_long(raw: list[list[float]], ours: list[list[float]], name: str) -> bool:
+    """Per-window medians and the ratios at 500 turns; whether both are within 1.2x."""
+    print(f"{'turns':>9} {'raw client.post':>16} {name:>20} {'ratio':>6}")
+    raw_w = [_windows(costs) for costs in raw]
+    our_w = [_windows(costs) for costs in ours]
+    for index in range(len(raw_w[0])):
+        r = statistics.median(w[index] for w in raw_w)
+        o = statistics.median(w[index] for w in our_w)
+        turns = f"{index * LONG_WINDOW + 1}-{(index + 1) * LONG_WINDOW}"
+        print(f"{turns:>9} {r * 1e3:16.3f} {o * 1e3:20.3f} {o / r:6.2f}")
+    # Paired by repeat: the two sessions ran back to back.
+    whole = sorted(
+        statistics.fmean(o) / statistics.fmean(r) for o, r in zip(ours, raw, strict=True)
+    )
+    last = sorted(w_o[-1] / w_r[-1] for w_o, w_r in zip(our_w, raw_w, strict=True))
+    mean_r = statistics.median(statistics.fmean(r) for r in raw) * 1e3
+    mean_o = statistics.median(statistics.fmean(o) for o in ours) * 1e3
+    print(f"whole session: {mean_o:.3f} ms vs {mean_r:.3f} ms per turn")
+    last_label = f"turns {LONG_TURNS - LONG_WINDOW + 1}-{LONG_TURNS}"
+    for label, ratios in (("whole session", whole), (last_label, last)):
+        print(
+            f"{name} / raw, {label}: min {ratios[0]:.2f} median {statistics.median(ratios):.2f}"
+            f" max {ratios[-1]:.2f} over {len(ratios)} repeats"
+        )
+    return statistics.median(whole) <= 1.2 and statistics.median(last) <= 1.2
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    if "long" not in sys.argv[1:]:
+        asyncio.run(main())
+    asyncio.run(long_main())

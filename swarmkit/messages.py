@@ -21,7 +21,9 @@ class ToolCall:
     """The arguments as the raw JSON text the model produced (it may be malformed)."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+# Messages can be weakly referenced so the model adapters can keep each one's wire form
+# exactly as long as the message lives (swarmkit/models/_wire_cache.py).
+@dataclass(frozen=True, kw_only=True, slots=True, weakref_slot=True)
 class SystemMessage:
     """Instructions for the model."""
 
@@ -31,7 +33,7 @@ class SystemMessage:
     """Discriminator."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@dataclass(frozen=True, kw_only=True, slots=True, weakref_slot=True)
 class UserMessage:
     """Input from the user (or a prompt built for a receiving agent)."""
 
@@ -41,7 +43,7 @@ class UserMessage:
     """Discriminator."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@dataclass(frozen=True, kw_only=True, slots=True, weakref_slot=True)
 class AssistantMessage:
     """What a model said: text, tool calls, or both."""
 
@@ -55,7 +57,7 @@ class AssistantMessage:
     """Discriminator."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@dataclass(frozen=True, kw_only=True, slots=True, weakref_slot=True)
 class ToolMessage:
     """The result of one tool call, sent back to the model."""
 

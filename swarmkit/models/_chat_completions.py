@@ -26,6 +26,7 @@ from swarmkit.models._base import (
     ToolSpec,
     Usage,
 )
+from swarmkit.models._wire_cache import MESSAGES_MARK, WireCache, json_bytes, spliced_body
 
 
 class IncompleteResponseError(ValueError):
@@ -110,11 +111,24 @@ def _json_type(value: object) -> str:
             return type(value).__name__
 
 
-def request_params(model: str, request: ModelRequest) -> dict[str, Any]:
-    """The keyword arguments of ``chat.completions.create`` for one request (without streaming)."""
+def request_json(model: str, request: ModelRequest, *, stream: bool = False) -> bytes:
+    """The JSON body ``POST /chat/completions`` sends for one request: ``extra_body`` merged
+    in, each message's JSON made once in its life (not once a call). A stream asks for its
+    usage in the last chunk."""
+    params = request_params(model, request, messages=MESSAGES_MARK)
+    extra = params.pop("extra_body", {})
+    if stream:
+        params["stream_options"] = {"include_usage": True}
+    body = {**params, **extra, "stream": stream}
+    return spliced_body(body, _MESSAGE_JSON.array(request.messages))
+
+
+def request_params(model: str, request: ModelRequest, *, messages: object = None) -> dict[str, Any]:
+    """The keyword arguments of ``chat.completions.create`` for one request (without streaming);
+    ``messages`` stands in for the message list when given."""
     params: dict[str, Any] = {
         "model": model,
-        "messages": [message_param(m) for m in request.messages],
+        "messages": [message_param(m) for m in request.messages] if messages is None else messages,
     }
     if request.tools:
         params["tools"] = [tool_param(t) for t in request.tools]
@@ -154,6 +168,9 @@ def message_param(message: Message) -> dict[str, Any]:
             return {"role": "tool", "tool_call_id": call_id, "content": sendable(content)}
         case _:
             assert_never(message)
+
+
+_MESSAGE_JSON = WireCache(lambda message: json_bytes(message_param(message)))
 
 
 def assistant_param(message: AssistantMessage) -> dict[str, Any]:

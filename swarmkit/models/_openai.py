@@ -11,7 +11,8 @@ from contextlib import aclosing
 from typing import Any
 
 import openai
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, AsyncStream
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from swarmkit._log import log
 from swarmkit.exceptions import ConfigurationError
@@ -20,7 +21,7 @@ from swarmkit.models._chat_completions import (
     IncompleteResponseError,
     StreamAssembler,
     parse_completion,
-    request_params,
+    request_json,
 )
 from swarmkit.models._deadline import AttemptDeadline, Timeouts
 from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, scrub_secrets
@@ -83,20 +84,20 @@ class OpenAIModel:
     async def respond(self, request: ModelRequest) -> ModelResponse:
         """Answer with one complete response, retrying transient failures."""
         client = self._ready_client()
-        params = request_params(self.name, request)
         started = self._clock()
 
-        body = _plain_body(params)
-
         async def attempt_once(attempt: int) -> ModelResponse:
-            # The low-level post sends our params as they are: they are already plain JSON,
-            # so the typed create()'s recursive transform would only cost time (half a
-            # session's overhead in bench/session.py). Errors and JSON parsing are the client's.
-            # The body is read whole inside post(), so the first-byte phase bounds it all.
+            # The low-level post sends our body as it is: JSON bytes joined from each message's
+            # JSON, made once in the message's life, so a long history is not walked and
+            # re-encoded per call (the typed create()'s recursive transform would cost more
+            # still). Auth, errors and JSON parsing are the client's. The body is read whole
+            # inside post(), so the first-byte phase bounds it all. A body that cannot be
+            # encoded (NaN in extra_body) fails here, as it did inside post().
             deadline = AttemptDeadline(self.timeouts)
             with decoding_answers():
+                body = request_json(self.name, request)
                 completion = await deadline.within(
-                    "first_byte", client.post(_COMPLETIONS, body=body, cast_to=object)
+                    "first_byte", client.post(_COMPLETIONS, content=body, cast_to=object)
                 )
             response = parse_completion(_as_object(completion))
             self._log_finished(response, attempt=attempt, started=started, stream=False)
@@ -111,24 +112,29 @@ class OpenAIModel:
         the beginning of the answer; the final response is always the one complete answer.
         """
         client = self._ready_client()
-        params = request_params(self.name, request)
+        body = request_json(self.name, request, stream=True)
         started = self._clock()
 
         def attempt_once(attempt: int) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
-            return self._stream_once(client, params, attempt=attempt, started=started)
+            return self._stream_once(client, body, attempt=attempt, started=started)
 
         async with aclosing(self._retrier(client).stream(attempt_once)) as items:
             async for item in items:
                 yield item
 
     async def _stream_once(
-        self, client: AsyncOpenAI, params: dict[str, Any], *, attempt: int, started: float
+        self, client: AsyncOpenAI, body: bytes, *, attempt: int, started: float
     ) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
         """One streamed request: deltas as chunks arrive, then the assembled response."""
         assembler = StreamAssembler()
         deadline = AttemptDeadline(self.timeouts)
-        create = client.chat.completions.create(
-            **params, stream=True, stream_options={"include_usage": True}
+        # What chat.completions.create(stream=True) posts, with our body as it is.
+        create = client.post(
+            _COMPLETIONS,
+            content=body,
+            cast_to=ChatCompletion,
+            stream=True,
+            stream_cls=AsyncStream[ChatCompletionChunk],
         )
         chunks = await deadline.within("first_byte", create)
         async with chunks:
@@ -254,12 +260,6 @@ def _http_timeout(timeouts: Timeouts) -> openai.Timeout:
 def _without_retries(client: AsyncOpenAI, timeouts: Timeouts) -> AsyncOpenAI:
     """A copy of the client that never retries on its own, so our attempts are its requests."""
     return client.with_options(max_retries=0, timeout=_http_timeout(timeouts))
-
-
-def _plain_body(params: dict[str, Any]) -> dict[str, Any]:
-    """The JSON body create() would send: ``extra_body`` merged in, not streaming."""
-    body = {k: v for k, v in params.items() if k != "extra_body"}
-    return {**body, **params.get("extra_body", {}), "stream": False}
 
 
 def _as_object(result: object) -> dict[str, Any]:

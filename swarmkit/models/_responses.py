@@ -15,7 +15,7 @@ from swarmkit.models._openai import OpenAIModel
 from swarmkit.models._responses_wire import (
     ResponseStreamAssembler,
     parse_response,
-    request_body,
+    request_json,
 )
 
 _RESPONSES = "/responses"
@@ -37,12 +37,13 @@ class OpenAIResponsesModel(OpenAIModel):
     async def respond(self, request: ModelRequest) -> ModelResponse:
         """Answer with one complete response, retrying transient failures."""
         client = self._ready_client()
-        body = request_body(self.name, request)
+        body = request_json(self.name, request)
         started = self._clock()
 
         async def attempt_once(attempt: int) -> ModelResponse:
-            # The low-level post sends the body as it is (already plain JSON), as OpenAIModel does.
-            data = await client.post(_RESPONSES, body=body, cast_to=object)
+            # The low-level post sends the body as it is (JSON bytes joined from each message's
+            # JSON, made once), as OpenAIModel does.
+            data = await client.post(_RESPONSES, content=body, cast_to=object)
             response = parse_response(_as_object(data))
             self._log_finished(response, attempt=attempt, started=started, stream=False)
             return response
@@ -55,7 +56,7 @@ class OpenAIResponsesModel(OpenAIModel):
         As with OpenAIModel, a retried attempt's deltas start again from the beginning.
         """
         client = self._ready_client()
-        body = {**request_body(self.name, request), "stream": True}
+        body = request_json(self.name, request, stream=True)
         started = self._clock()
 
         def attempt_once(attempt: int) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
@@ -66,12 +67,12 @@ class OpenAIResponsesModel(OpenAIModel):
                 yield item
 
     async def _stream_events(
-        self, client: AsyncOpenAI, body: dict[str, Any], *, attempt: int, started: float
+        self, client: AsyncOpenAI, body: bytes, *, attempt: int, started: float
     ) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
         """One streamed request: deltas as events arrive, then the assembled response."""
         assembler = ResponseStreamAssembler()
         events = await client.post(
-            _RESPONSES, body=body, cast_to=object, stream=True, stream_cls=AsyncStream[object]
+            _RESPONSES, content=body, cast_to=object, stream=True, stream_cls=AsyncStream[object]
         )
         async with events:
             async for event in events:

@@ -25,15 +25,30 @@ from swarmkit.models._base import (
     Usage,
 )
 from swarmkit.models._chat_completions import IncompleteResponseError, plain_json
+from swarmkit.models._wire_cache import MESSAGES_MARK, WireCache, json_bytes, spliced_body
 
 _TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete"})
 
 
-def request_body(model: str, request: ModelRequest) -> dict[str, Any]:
-    """The JSON body of ``POST /responses`` for one request (``extra_body`` merged in)."""
+def request_json(model: str, request: ModelRequest, *, stream: bool = False) -> bytes:
+    """The JSON body ``POST /responses`` sends for one request: ``extra_body`` merged in, each
+    message's input items encoded once in its life (not once a call)."""
+    body = request_body(model, request, items=MESSAGES_MARK)
+    if stream:
+        body = {**body, "stream": True}
+    return spliced_body(body, _ITEMS_JSON.array(request.messages))
+
+
+def request_body(model: str, request: ModelRequest, *, items: object = None) -> dict[str, Any]:
+    """The JSON body of ``POST /responses`` for one request (``extra_body`` merged in);
+    ``items`` stands in for the input items when given."""
     body: dict[str, Any] = {
         "model": model,
-        "input": [item for message in request.messages for item in input_items(message)],
+        "input": (
+            [item for message in request.messages for item in input_items(message)]
+            if items is None
+            else items
+        ),
     }
     if request.tools:
         body["tools"] = [function_tool(spec) for spec in request.tools]
@@ -58,6 +73,9 @@ def input_items(message: Message) -> list[dict[str, Any]]:
             return [{"type": "function_call_output", "call_id": call_id, "output": content}]
         case _:
             assert_never(message)
+
+
+_ITEMS_JSON = WireCache(lambda message: b",".join(map(json_bytes, input_items(message))))
 
 
 def function_call_item(call: ToolCall) -> dict[str, Any]:

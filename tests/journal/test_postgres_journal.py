@@ -18,6 +18,7 @@ import pytest
 from swarmkit import Agent, Swarm
 from swarmkit.exceptions import JournalError
 from swarmkit.journal import JournalRecord, PostgresJournal, open_journal
+from swarmkit.journal import _postgres_schema as schema
 from swarmkit.journal._postgres_schema import POSTGRES_SCHEMA_VERSION
 from swarmkit.testing import ScriptedModel, text, transfer
 
@@ -250,6 +251,28 @@ def test_a_run_paused_on_one_machine_is_approved_and_finished_on_another(
         "final_output",
         ("triage", "billing"),
     )
+
+
+@pytest.mark.parametrize("statement", ["TAKE_LEASE", "RELEASE_LEASE"])
+def test_a_lease_skips_the_flush_wait_in_its_own_transaction_only(
+    postgres_dsn: str, statement: str
+) -> None:
+    """Lease rows commit without waiting for the disk; the connection's steps still wait."""
+
+    async def hold() -> None:
+        async with PostgresJournal(postgres_dsn) as journal:
+            await journal.acquire_lease("s", owner="w1", ttl=30)
+
+    asyncio.run(hold())  # the statement below then renews or deletes a row: a write to commit
+    params = {"session_id": "s", "owner": "w1", "ttl": 30.0, "now": None}
+    args = params if statement == "TAKE_LEASE" else ("s", "w1")
+    with psycopg.connect(postgres_dsn) as conn:
+        conn.execute("SET synchronous_commit = on")  # the test server's default is off
+        conn.commit()
+        conn.execute(getattr(schema, statement), args)
+        assert conn.execute("SHOW synchronous_commit").fetchone() == ("off",)
+        conn.commit()
+        assert conn.execute("SHOW synchronous_commit").fetchone() == ("on",)
 
 
 def test_open_journal_picks_the_store_from_the_location(postgres_dsn: str, tmp_path: Path) -> None:

@@ -168,7 +168,8 @@ class PostgresJournal:
         """A summary of every session, the latest started first, from the sessions table."""
 
         async def select(conn: psycopg.AsyncConnection[Any]) -> list[tuple[Any, ...]]:
-            cursor = await conn.execute(sql.SELECT_SESSIONS)
+            # Binary rows: numbers and flags arrive without being parsed from text.
+            cursor = await conn.execute(sql.SELECT_SESSIONS, binary=True)
             return await cursor.fetchall()
 
         agent_lists: dict[str, tuple[str, ...]] = {}
@@ -294,7 +295,8 @@ class PostgresJournal:
             raise JournalError(f"cannot {action} the journal at {self._where}: it is closed")
         pool, spare = await self._pool()
         try:
-            if not spare.busy:
+            # With one connection in all, a kept one would leave none for concurrent calls.
+            if not spare.busy and self._max_connections > 1:
                 return await spare.use(pool, work)
             async with pool.connection() as conn:
                 return await work(conn)

@@ -120,9 +120,12 @@ def test_run_sync_calls_each_get_a_fresh_loop_and_share_one_journal(postgres_dsn
     ]
 
 
-async def test_many_sessions_in_one_loop_share_a_small_pool(postgres_dsn: str) -> None:
-    """Thirty concurrent runs through three connections all complete and replay."""
-    async with PostgresJournal(postgres_dsn, max_connections=3) as journal:
+@pytest.mark.parametrize("connections", [1, 3])
+async def test_many_sessions_in_one_loop_share_a_small_pool(
+    postgres_dsn: str, connections: int
+) -> None:
+    """Thirty concurrent runs through one or three connections all complete and replay."""
+    async with PostgresJournal(postgres_dsn, max_connections=connections) as journal:
         swarms = [_chat_swarm(ScriptedModel(transfer("billing"), text("ok"))) for _ in range(30)]
         results = await asyncio.gather(
             *(s.run("hi", session_id=f"c{n}", journal=journal) for n, s in enumerate(swarms))

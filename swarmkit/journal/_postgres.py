@@ -82,7 +82,8 @@ class _Spare:
         except BaseException:
             if conn is not None:
                 self.conn = None
-                await pool.putconn(conn)
+                with contextlib.suppress(Exception):  # the call's own error is the one to see
+                    await pool.putconn(conn)
             raise
         finally:
             self.busy = False

@@ -36,6 +36,7 @@ from swarmkit.journal._records import (
 
 _T = TypeVar("_T")
 _Pool = AsyncConnectionPool[psycopg.AsyncConnection[Any]]
+_IDLE = psycopg.pq.TransactionStatus.IDLE
 
 # Pools of loops that ended are closed by their keeper task; this holds the keepers alive.
 _KEEPERS: set[asyncio.Task[None]] = set()
@@ -49,6 +50,49 @@ class _LoopPool:
     """Opens the pool; every caller of the loop awaits the same task."""
     closing: asyncio.Event
     """Set by ``aclose()``: the pool's keeper then closes it without waiting for the loop."""
+    spare: _Spare
+    """The connection kept out of the pool for calls that come one at a time."""
+
+
+class _Spare:
+    """One connection a loop keeps checked out of its pool, for calls that come one at a time.
+
+    A run writes its session one call after another, so most calls find it free and skip the
+    pool's checkout and return; a call that finds it busy takes a pooled connection. A call
+    that fails or is cancelled gives it back to the pool, which resets or replaces it.
+    """
+
+    def __init__(self) -> None:
+        self.conn: psycopg.AsyncConnection[Any] | None = None
+        self.busy = False
+
+    async def use(
+        self, pool: _Pool, work: Callable[[psycopg.AsyncConnection[Any]], Awaitable[_T]]
+    ) -> _T:
+        """Run ``work`` on the spare connection (the caller checked it is not busy)."""
+        self.busy = True
+        conn = self.conn
+        try:
+            if conn is None:
+                conn = self.conn = await pool.getconn()
+            result = await work(conn)
+            if conn.info.transaction_status != _IDLE:
+                raise JournalError("a journal call left its connection inside a transaction")
+            return result
+        except BaseException:
+            if conn is not None:
+                self.conn = None
+                with contextlib.suppress(Exception):  # the call's own error is the one to see
+                    await pool.putconn(conn)
+            raise
+        finally:
+            self.busy = False
+
+    async def close(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                await conn.close()
 
 
 class PostgresJournal:
@@ -125,7 +169,8 @@ class PostgresJournal:
         """A summary of every session, the latest started first, from the sessions table."""
 
         async def select(conn: psycopg.AsyncConnection[Any]) -> list[tuple[Any, ...]]:
-            cursor = await conn.execute(sql.SELECT_SESSIONS)
+            # Binary rows: numbers and flags arrive without being parsed from text.
+            cursor = await conn.execute(sql.SELECT_SESSIONS, binary=True)
             return await cursor.fetchall()
 
         agent_lists: dict[str, tuple[str, ...]] = {}
@@ -165,13 +210,11 @@ class PostgresJournal:
         params = {"session_id": session_id, "owner": owner, "ttl": float(ttl), "now": self._now()}
 
         async def take(conn: psycopg.AsyncConnection[Any]) -> tuple[str, float] | None:
-            # Refused means another owner held it; if it was released in between, ask again.
+            # A row with no owner: taken; with one: its holder; none: it changed, ask again.
             for _ in range(3):
-                if (await conn.execute(sql.TAKE_LEASE, params)).rowcount:
-                    return None
-                held = await (await conn.execute(sql.SELECT_LEASE, (session_id,))).fetchone()
-                if held is not None:
-                    return str(held[0]), float(held[1])
+                row = await (await conn.execute(sql.TAKE_LEASE, params)).fetchone()
+                if row is not None:
+                    return None if row[0] is None else (str(row[0]), float(row[1]))
             raise JournalError(f"the lease of session {session_id!r} keeps changing; try again")
 
         held = await self._use("take a lease in", take)
@@ -193,6 +236,7 @@ class PostgresJournal:
             entry = self._pools.pop(asyncio.get_running_loop(), None)
             if entry is not None and not entry.opening.cancelled():
                 entry.closing.set()
+                await entry.spare.close()  # checked out, so closing the pool would not close it
                 with contextlib.suppress(Exception):
                     await (await asyncio.shield(entry.opening)).close()
 
@@ -235,13 +279,12 @@ class PostgresJournal:
             "session_id": session_id,
             "first": records[0].seq,
             "count": len(records),
-            "seqs": [record.seq for record in records],
-            "kinds": [record.kind for record in records],
-            "datas": datas,
+            "kinds": json.dumps([record.kind for record in records]),
+            "datas": sql.RECORD_SEPARATOR.join(datas),
             "finished": facts.finished,
             "stop_reason": facts.stop_reason,
             "prompt": facts.prompt,
-            "agents": list(facts.agents),
+            "agents": json.dumps(list(facts.agents)),
             "now": self._now(),
         }
 
@@ -251,8 +294,11 @@ class PostgresJournal:
         """Run ``work`` on a pooled connection; database errors become one-line JournalErrors."""
         if self._closed:
             raise JournalError(f"cannot {action} the journal at {self._where}: it is closed")
-        pool = await self._pool()
+        pool, spare = await self._pool()
         try:
+            # With one connection in all, a kept one would leave none for concurrent calls.
+            if not spare.busy and self._max_connections > 1:
+                return await spare.use(pool, work)
             async with pool.connection() as conn:
                 return await work(conn)
         except psycopg.Error as exc:
@@ -260,7 +306,7 @@ class PostgresJournal:
                 f"cannot {action} the journal at {self._where}: {_one_line(exc)}"
             ) from exc
 
-    async def _pool(self) -> _Pool:
+    async def _pool(self) -> tuple[_Pool, _Spare]:
         loop = asyncio.get_running_loop()
         entry = self._pools.get(loop)
         if entry is None:
@@ -269,10 +315,11 @@ class PostgresJournal:
             for ended in [known for known in self._pools if known.is_closed()]:
                 del self._pools[ended]
             closing = asyncio.Event()
-            entry = _LoopPool(opening=loop.create_task(self._open_pool(closing)), closing=closing)
+            opening = loop.create_task(self._open_pool(closing))
+            entry = _LoopPool(opening=opening, closing=closing, spare=_Spare())
             self._pools[loop] = entry
         try:
-            return await asyncio.shield(entry.opening)
+            return await asyncio.shield(entry.opening), entry.spare
         except BaseException:
             if entry.opening.done() and self._pools.get(loop) is entry:
                 del self._pools[loop]  # the next call tries again

@@ -39,11 +39,17 @@ RECORD_MIGRATION = "INSERT INTO swarmkit_migrations (version) VALUES (%s)"
 # The journal's clock when one was given, else the database's: one clock for every worker.
 _NOW = "coalesce(%(now)s::float8, extract(epoch FROM statement_timestamp())::float8)"
 
+# A step's data come as one text, each record's JSON joined by U+001E, which JSON text
+# never holds unescaped: one parameter with nothing to escape, stored exactly as written
+# (never re-parsed, so any JSON the encoder wrote goes in). Kinds come as a JSON array, and
+# seqs count on from ``first``.
+RECORD_SEPARATOR = "\x1e"
+"""Joins a step's JSON data texts into one parameter (``chr(30)`` in the SQL)."""
 _INSERT_STEP_RECORDS = (
     " INSERT INTO swarmkit_records (session_id, seq, kind, data, written_at)"
-    " SELECT s.session_id, r.seq, r.kind, r.data, s.updated_at"
-    " FROM s, unnest(%(seqs)s::integer[], %(kinds)s::text[], %(datas)s::text[])"
-    " AS r(seq, kind, data)"
+    " SELECT s.session_id, %(first)s + r.i - 1, r.kind, r.data, s.updated_at"
+    " FROM s, ROWS FROM (json_array_elements_text(%(kinds)s::json),"
+    " unnest(string_to_array(%(datas)s, chr(30)))) WITH ORDINALITY AS r(kind, data, i)"
 )
 
 # A step is one statement, so it commits whole or not at all. The first step creates the
@@ -53,7 +59,8 @@ APPEND_FIRST_STEP = (
     "WITH s AS (INSERT INTO swarmkit_sessions"
     " (session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents)"
     f" SELECT %(session_id)s, %(count)s, t.now, t.now, %(finished)s, %(stop_reason)s,"
-    f" %(prompt)s, %(agents)s::text[] FROM (SELECT {_NOW} AS now) AS t"
+    " %(prompt)s, ARRAY(SELECT json_array_elements_text(%(agents)s::json))"
+    f" FROM (SELECT {_NOW} AS now) AS t"
     " ON CONFLICT (session_id) DO NOTHING RETURNING session_id, updated_at)" + _INSERT_STEP_RECORDS
 )
 APPEND_NEXT_STEP = (
@@ -61,8 +68,8 @@ APPEND_NEXT_STEP = (
     " updated_at = t.now, finished = x.finished OR %(finished)s,"
     " stop_reason = CASE WHEN %(finished)s THEN %(stop_reason)s ELSE x.stop_reason END,"
     " prompt = coalesce(x.prompt, %(prompt)s),"
-    " agents = x.agents || ARRAY(SELECT a FROM unnest(%(agents)s::text[]) WITH ORDINALITY"
-    " AS n(a, i) WHERE NOT a = ANY(x.agents) ORDER BY i)"
+    " agents = x.agents || ARRAY(SELECT a FROM json_array_elements_text(%(agents)s::json)"
+    " WITH ORDINALITY AS n(a, i) WHERE NOT a = ANY(x.agents) ORDER BY i)"
     f" FROM (SELECT {_NOW} AS now) AS t"
     " WHERE x.session_id = %(session_id)s AND x.records = %(first)s"
     " RETURNING x.session_id, x.updated_at)" + _INSERT_STEP_RECORDS
@@ -79,15 +86,26 @@ SELECT_SESSIONS = (
 # flight, and the records statement, with a snapshot taken after that, sees its records too.
 DELETE_SESSION_ROW = "DELETE FROM swarmkit_sessions WHERE session_id = %s"
 DELETE_RECORDS = "DELETE FROM swarmkit_records WHERE session_id = %s"
-# Taken when free, expired, or already ours; no row back means another owner holds it.
+# A lease row's commit does not wait for the disk flush (for that transaction only): the
+# server sees it at once, so a second writer is still refused at once; a crash of the server
+# that loses it is the holder's lease ending early, which the steps' seq check already covers,
+# and the holder's next step, which waits for the flush, makes it durable with itself.
+_QUICK_COMMIT = "set_config('synchronous_commit', 'off', true)"
+# Taken when free, expired, or already ours; otherwise the holder comes back instead, in the
+# same round trip (nothing back means the lease changed in between: ask again).
 TAKE_LEASE = (
-    f"WITH t AS (SELECT {_NOW} AS now)"
-    " INSERT INTO swarmkit_leases AS l (session_id, owner, expires_at)"
+    f"WITH t AS (SELECT {_NOW} AS now, {_QUICK_COMMIT} AS quick),"
+    " taken AS (INSERT INTO swarmkit_leases AS l (session_id, owner, expires_at)"
     " SELECT %(session_id)s, %(owner)s, t.now + %(ttl)s FROM t"
     " ON CONFLICT (session_id) DO UPDATE SET owner = excluded.owner,"
     " expires_at = excluded.expires_at"
     " WHERE l.owner = excluded.owner OR l.expires_at <= (SELECT now FROM t)"
-    " RETURNING 1"
+    " RETURNING l.session_id)"
+    " SELECT NULL::text, NULL::float8 FROM taken"
+    " UNION ALL SELECT owner, expires_at FROM swarmkit_leases"
+    " WHERE session_id = %(session_id)s AND NOT EXISTS (SELECT FROM taken)"
 )
-SELECT_LEASE = "SELECT owner, expires_at FROM swarmkit_leases WHERE session_id = %s"
-RELEASE_LEASE = "DELETE FROM swarmkit_leases WHERE session_id = %s AND owner = %s"
+RELEASE_LEASE = (
+    f"WITH quick AS (SELECT {_QUICK_COMMIT})"
+    " DELETE FROM swarmkit_leases USING quick WHERE session_id = %s AND owner = %s"
+)

@@ -13,6 +13,13 @@ line that the test reads:
 so a test reaches "after the dead holder's lease expired" without waiting for it.
 - ``pause DSN SESSION``: run the refund swarm until it pauses for approval.
 - ``resume DSN SESSION``: approve and finish the paused run; prints its output and trail.
+- ``limited DSN SESSION``: run the invoice clerk until its one allowed model call is spent;
+  prints ``usage_limit``, a stop that resumes.
+- ``continue DSN SESSION TURNS``: resume the clerk's session with the comma-separated live
+  model turns (``wait``: call ``wait_here``; ``answer``: the final text). ``wait_here`` prints
+  ``in tool`` and returns the next line of stdin, so with nothing written there the process
+  stays mid-run until it is killed. Prints the output and trail, or ``busy HOLDER`` and
+  exits 3.
 """
 
 from __future__ import annotations
@@ -24,10 +31,10 @@ import time
 
 from pydantic import BaseModel
 
-from swarmkit import Agent, Handoff, Swarm, approve
+from swarmkit import Agent, Handoff, Swarm, UsageLimits, approve, tool
 from swarmkit.exceptions import SessionBusyError
 from swarmkit.journal import PostgresJournal
-from swarmkit.testing import ScriptedModel, ScriptedTurn, text, transfer
+from swarmkit.testing import ScriptedModel, ScriptedTurn, text, tool_call, transfer
 
 EXIT_BUSY = 3
 
@@ -57,6 +64,48 @@ def chat_swarm(journal: PostgresJournal) -> Swarm:
     triage = Agent(name="triage")
     model = ScriptedModel(transfer("billing"), text("Refunded."))
     return Swarm([triage, billing], "triage", model=model, journal=journal)
+
+
+@tool
+def lookup(invoice_id: str) -> str:
+    """Look up an invoice."""
+    return f"{invoice_id}: paid"
+
+
+@tool
+def wait_here() -> str:
+    """Say so, then wait for the test's word on stdin (forever, if it never comes)."""
+    print("in tool", flush=True)
+    return sys.stdin.readline().strip()
+
+
+CLERK_TURNS = {"wait": tool_call("wait_here"), "answer": text("All paid.")}
+"""The clerk's live model turns after its first call, by the names ``continue`` takes."""
+
+
+def clerk_swarm(turns: list[ScriptedTurn], journal: PostgresJournal) -> Swarm:
+    """One agent with two tools: a quick lookup and a tool that waits on stdin."""
+    clerk = Agent(name="clerk", instructions="Check the invoice.", tools=[lookup, wait_here])
+    return Swarm([clerk], "clerk", model=ScriptedModel(*turns), journal=journal)
+
+
+def run_limited(journal: PostgresJournal, session_id: str) -> None:
+    swarm = clerk_swarm([tool_call("lookup", invoice_id="A-1")], journal)
+    limits = UsageLimits(max_model_calls=1)
+    result = asyncio.run(swarm.run("check A-1", session_id=session_id, limits=limits))
+    print(result.stop_reason, flush=True)
+
+
+def continue_clerk(journal: PostgresJournal, session_id: str, turns: str) -> int:
+    swarm = clerk_swarm([CLERK_TURNS[name] for name in turns.split(",")], journal)
+    limits = UsageLimits(max_model_calls=10)
+    try:
+        result = asyncio.run(swarm.resume(session_id, limits=limits))
+    except SessionBusyError as exc:
+        print(f"busy {exc.owner}", flush=True)
+        return EXIT_BUSY
+    print(f"{result.final_output} {'>'.join(result.trail)}", flush=True)
+    return 0
 
 
 def run_sessions(journal: PostgresJournal, prefix: str, count: int) -> None:
@@ -118,6 +167,10 @@ def main(argv: list[str]) -> int:
             pause(journal, rest[0])
         case "resume":
             resume(journal, rest[0])
+        case "limited":
+            run_limited(journal, rest[0])
+        case "continue":
+            return continue_clerk(journal, rest[0], rest[1])
         case _:
             raise SystemExit(f"unknown command {command!r}")
     return 0

@@ -171,6 +171,16 @@ async def test_data_reads_back_as_json_holds_it(journal: Journal) -> None:
     assert stored == {"args": [1, "é"], "text": "日本 ✓", "nested": {"none": None}}
 
 
+async def test_odd_characters_in_data_and_kinds_read_back_exactly(journal: Journal) -> None:
+    """NUL, lone surrogates, control characters and quotes survive, in data and in kinds."""
+    data = {"nul": "a\x00b", "lone": "\ud800 \udfff", "controls": "\x1e\x1f\n\t", "q": 'q"\\'}
+    kinds = ["odd\x1ekind ✓", 'quote"kind']
+    await journal.append([JournalRecord(session_id="s1", seq=0, kind=kinds[0], data=data)])
+    await journal.append([JournalRecord(session_id="s1", seq=1, kind=kinds[1], data={"d": data})])
+    stored = await journal.read("s1")
+    assert [(r.kind, r.data) for r in stored] == [(kinds[0], data), (kinds[1], {"d": data})]
+
+
 async def test_sessions_are_listed_newest_first_with_their_summary(
     clock_and_journal: tuple[FakeClock, Journal],
 ) -> None:

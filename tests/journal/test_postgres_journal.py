@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -17,11 +18,13 @@ import pytest
 from swarmkit import Agent, Swarm
 from swarmkit.exceptions import JournalError
 from swarmkit.journal import JournalRecord, PostgresJournal, open_journal
+from swarmkit.journal import _postgres_schema as schema
 from swarmkit.journal._postgres_schema import POSTGRES_SCHEMA_VERSION
 from swarmkit.testing import ScriptedModel, text, transfer
 
 from .conftest import fresh_schema
 from .postgres_server import PostgresServer
+from .postgres_worker import clerk_swarm
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "swarmkit"
@@ -33,10 +36,18 @@ def _worker(*args: str, clock_offset: float = 0.0) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "tests.journal.postgres_worker", *args],
         cwd=ROOT,
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         text=True,
         env={**os.environ, "LEASE_CLOCK_OFFSET": str(clock_offset)},
     )
+
+
+def _say(process: subprocess.Popen[str], line: str) -> None:
+    """Write one line to the worker's stdin (what its ``wait_here`` tool returns)."""
+    assert process.stdin is not None
+    process.stdin.write(f"{line}\n")
+    process.stdin.flush()
 
 
 def _first_line(process: subprocess.Popen[str]) -> str:
@@ -109,9 +120,12 @@ def test_run_sync_calls_each_get_a_fresh_loop_and_share_one_journal(postgres_dsn
     ]
 
 
-async def test_many_sessions_in_one_loop_share_a_small_pool(postgres_dsn: str) -> None:
-    """Thirty concurrent runs through three connections all complete and replay."""
-    async with PostgresJournal(postgres_dsn, max_connections=3) as journal:
+@pytest.mark.parametrize("connections", [1, 3])
+async def test_many_sessions_in_one_loop_share_a_small_pool(
+    postgres_dsn: str, connections: int
+) -> None:
+    """Thirty concurrent runs through one or three connections all complete and replay."""
+    async with PostgresJournal(postgres_dsn, max_connections=connections) as journal:
         swarms = [_chat_swarm(ScriptedModel(transfer("billing"), text("ok"))) for _ in range(30)]
         results = await asyncio.gather(
             *(s.run("hi", session_id=f"c{n}", journal=journal) for n, s in enumerate(swarms))
@@ -175,6 +189,55 @@ def test_one_of_two_processes_gets_the_lease_and_a_third_takes_over_from_a_kille
     assert asyncio.run(held_by()) == "w3"
 
 
+def test_two_resumers_at_once_one_proceeds_and_a_third_finishes_after_the_killed_one(
+    postgres_dsn: str,
+) -> None:
+    """Swarm.resume in two processes: one runs, one is busy; SIGKILL the runner mid-tool;
+    once its lease expired a third resumes and finishes, and no model call ran twice."""
+    limited = _worker("limited", postgres_dsn, "inv")
+    assert _first_line(limited) == "usage_limit"
+    assert _finish(limited) == 0
+    resumers = [_worker("continue", postgres_dsn, "inv", "wait,answer") for _ in range(2)]
+    said = {resumer: _first_line(resumer) for resumer in resumers}
+    (runner,) = [resumer for resumer, line in said.items() if line == "in tool"]
+    (refused,) = [resumer for resumer in resumers if resumer is not runner]
+    assert said[refused].startswith("busy ") and f":{runner.pid}:" in said[refused]
+    assert _finish(refused) == 3
+    os.kill(runner.pid, signal.SIGKILL)  # mid-run: its model call is journaled, its tool not
+    _finish(runner)
+    too_soon = _worker("continue", postgres_dsn, "inv", "answer")
+    assert f":{runner.pid}:" in _first_line(too_soon)
+    assert _finish(too_soon) == 3
+    third = _worker("continue", postgres_dsn, "inv", "answer", clock_offset=61)
+    _say(third, "cleared")
+    assert _first_line(third) == "in tool"  # the killed tool never finished: it runs again
+    assert _first_line(third) == "All paid. clerk"
+    assert _finish(third) == 0
+
+    async def check() -> None:
+        async with PostgresJournal(postgres_dsn) as journal:
+            records = await journal.read("inv")
+            assert [r.seq for r in records] == list(range(len(records)))
+            calls = [
+                (r.data["turn"], r.data["response"]) for r in records if r.kind == "model_call"
+            ]
+            assert [turn for turn, _ in calls] == [1, 2, 3]
+            assert [[c["name"] for c in response["tool_calls"]] for _, response in calls] == [
+                ["lookup"],
+                ["wait_here"],
+                [],
+            ]
+            tools = [(r.data["name"], r.data["outcome"]) for r in records if r.kind == "tool_call"]
+            assert [name for name, _ in tools] == ["lookup", "wait_here"]
+            assert "cleared" in json.dumps(tools[1][1])  # the third process's run of the tool
+            (info,) = await journal.sessions()
+            assert (info.status, info.stop_reason) == ("finished", "final_output")
+            replayed = await clerk_swarm([], journal).replay("inv")
+            assert replayed.final_output == "All paid."
+
+    asyncio.run(check())
+
+
 def test_a_run_paused_on_one_machine_is_approved_and_finished_on_another(
     postgres_dsn: str,
 ) -> None:
@@ -191,6 +254,28 @@ def test_a_run_paused_on_one_machine_is_approved_and_finished_on_another(
         "final_output",
         ("triage", "billing"),
     )
+
+
+@pytest.mark.parametrize("statement", ["TAKE_LEASE", "RELEASE_LEASE"])
+def test_a_lease_skips_the_flush_wait_in_its_own_transaction_only(
+    postgres_dsn: str, statement: str
+) -> None:
+    """Lease rows commit without waiting for the disk; the connection's steps still wait."""
+
+    async def hold() -> None:
+        async with PostgresJournal(postgres_dsn) as journal:
+            await journal.acquire_lease("s", owner="w1", ttl=30)
+
+    asyncio.run(hold())  # the statement below then renews or deletes a row: a write to commit
+    params = {"session_id": "s", "owner": "w1", "ttl": 30.0, "now": None}
+    args = params if statement == "TAKE_LEASE" else ("s", "w1")
+    with psycopg.connect(postgres_dsn) as conn:
+        conn.execute("SET synchronous_commit = on")  # the test server's default is off
+        conn.commit()
+        conn.execute(getattr(schema, statement), args)
+        assert conn.execute("SHOW synchronous_commit").fetchone() == ("off",)
+        conn.commit()
+        assert conn.execute("SHOW synchronous_commit").fetchone() == ("on",)
 
 
 def test_open_journal_picks_the_store_from_the_location(postgres_dsn: str, tmp_path: Path) -> None:

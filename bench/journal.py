@@ -23,15 +23,17 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
 import psycopg
 from openai import AsyncOpenAI
 
+import swarmkit
 from swarmkit import Agent, OpenAIModel, Swarm, tool
 from swarmkit.journal import Journal, JournalRecord, PostgresJournal, SQLiteJournal
+from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.testing import ScriptedModel, text, tool_call
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -264,11 +266,21 @@ def _spread(values: list[float], scale: float = 1.0, unit: str = "") -> str:
     return f"{low * scale:,.1f} / {mid * scale:,.1f} / {high * scale:,.1f}{unit}"
 
 
+class _ForgetfulScript(ScriptedModel):
+    """A scripted model that keeps no requests: 5,000 kept requests would hold 25 million
+    references to messages, and the collector scanning them would be billed to the journal."""
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        response = await super().respond(request)
+        self.requests.clear()
+        return response
+
+
 def _tool_session(turns: int) -> Swarm:
     """One agent that calls a tool ``turns - 1`` times, then answers: ``turns`` model calls."""
     script = [tool_call("lookup", invoice_id=f"A-{i}") for i in range(turns - 1)]
     agent = Agent(name="clerk", instructions="Check every invoice.", tools=[lookup])
-    model = ScriptedModel(*script, text("All paid."))
+    model = _ForgetfulScript(*script, text("All paid."))
     return Swarm([agent], "clerk", model=model, max_turns=turns + 1)
 
 
@@ -339,6 +351,33 @@ async def session_ratios(journal: Journal) -> list[float]:
     return ratios
 
 
+class _CountingJournal(SQLiteJournal):
+    """A SQLite journal that counts its write transactions (appends, lease takes, releases)."""
+
+    writes = 0
+
+    async def append(self, records: Sequence[JournalRecord]) -> None:
+        self.writes += 1
+        await super().append(records)
+
+    async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
+        self.writes += 1
+        await super().acquire_lease(session_id, owner=owner, ttl=ttl)
+
+    async def release_lease(self, session_id: str, *, owner: str) -> None:
+        self.writes += 1
+        await super().release_lease(session_id, owner=owner)
+
+
+async def writes_per_session(root: Path) -> tuple[int, int]:
+    """SQLite write transactions of one two-call session and of one 10-turn tool session."""
+    journal = _CountingJournal(root / "counted.sqlite")
+    await _chat_swarm(_client(), journal).run(PROMPT)
+    chat, journal.writes = journal.writes, 0
+    await _tool_session(10).run("check all", journal=journal)
+    return chat, journal.writes
+
+
 def _verdict(met: bool) -> str:
     return "met" if met else "NOT met"
 
@@ -350,6 +389,8 @@ async def flat_main() -> None:
         replays = await replay_rows(root)
         turns = await turn_cost_rows(root)
         ratios = await session_ratios(SQLiteJournal(root / "two-call.sqlite"))
+        chat_writes, tool_writes = await writes_per_session(root)
+    print(f"swarmkit from {Path(swarmkit.__file__).parent}")
     print("strict replay from SQLite (min / median / max over repeats)")
     for steps, values in replays.items():
         rates = [1 / v for v in values]
@@ -361,6 +402,10 @@ async def flat_main() -> None:
     for count, values in turns.items():
         print(f"  {count:>6,} turns: {_spread(values, 1e6, ' µs')}")
     print(f"two-call session, real client, journal on / off: {_spread(ratios, 1, 'x')}")
+    print(
+        f"SQLite write transactions: {chat_writes} per two-call session, "
+        f"{tool_writes} per 10-turn tool session (lease take and release included)"
+    )
     medians = {steps: statistics.median(values) for steps, values in replays.items()}
     slowest = max(medians.values())
     flatness = medians[max(medians)] / medians[min(medians)]

@@ -114,13 +114,12 @@ class Redactor:
         return text if redacted == data else json.dumps(redacted, ensure_ascii=False)
 
     def _may_hold_secret(self, text: str) -> bool:
-        """False only when no key in ``text`` can be secret: ASCII text without an escape in
-        which some pattern's words do not all appear. Tool arguments are mostly such text,
-        and skipping their parse keeps journaling a tool call cheap."""
+        """False only when no key in ``text`` can be secret: ASCII text, without an escape,
+        in which no word of any pattern appears. Tool arguments are mostly such text, and
+        skipping their parse keeps journaling and replaying a tool call cheap."""
         if not text.isascii() or "\\" in text:
             return True
-        lowered = text.lower()
-        return any(all(word in lowered for word in pattern) for pattern in self.patterns)
+        return _any_word(self.patterns).search(text) is not None
 
 
 _SCALARS = frozenset({str, int, float, bool, type(None)})
@@ -131,6 +130,13 @@ def _is_secret(patterns: tuple[tuple[str, ...], ...], key: str) -> bool:
     # Journals and pages ask about the same few keys over and over: split each once.
     words = key_words(key)
     return any(_contains(words, pattern) for pattern in patterns)
+
+
+@functools.lru_cache(maxsize=64)
+def _any_word(patterns: tuple[tuple[str, ...], ...]) -> re.Pattern[str]:
+    # Any word of any pattern, in any case: text without one holds no secret key.
+    words = sorted({word for pattern in patterns for word in pattern}, key=len, reverse=True)
+    return re.compile("|".join(re.escape(word) for word in words), re.IGNORECASE)
 
 
 def _contains(words: tuple[str, ...], pattern: tuple[str, ...]) -> bool:

@@ -249,8 +249,9 @@ class RunLoop:
     async def _call_model(self, plan: AgentPlan) -> AsyncIterator[ev.Event | ModelResponse]:
         state = self._state
         await self._within_limits(budget.before_call(self._swarm, state))
-        # The history is passed by reference: a replayed step never copies it.
-        request = await build_request(self._swarm, state, plan, head_only=True)
+        # The history goes to the tape by reference: a replayed step never copies it.
+        replaying = self._tape.replaying
+        request = await build_request(self._swarm, state, plan, head_only=replaying)
         request = budget.shaped(self._swarm, state, request)
         history = RequestHistory(view=state.view, items=state.own_items, count=len(state.own_items))
         state.turns += 1
@@ -263,7 +264,7 @@ class RunLoop:
         )
         response = await self._tape.replayed_response(plan.name, turn, request, history)
         if response is None:
-            request = with_history(request, history)
+            request = with_history(request, history) if replaying else request
             try:
                 responding = self._respond(plan, request, turn)
                 async for item in budget.bounded(self._time_left(), responding, last=_is_answer):

@@ -6,7 +6,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swarmkit.messages import (
     AssistantMessage,
@@ -16,6 +16,9 @@ from swarmkit.messages import (
     UserMessage,
 )
 from swarmkit.models import ModelRequest
+
+if TYPE_CHECKING:
+    from hashlib import _Hash
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -55,20 +58,16 @@ class RequestDigester:
         self._parts = PartCache()
         self._histories: dict[str, tuple[tuple[Message, ...], Any]] = {}
         self._extensions: dict[str, _Extension] = {}
+        self._heads: dict[str, tuple[tuple[object, ...], _Hash]] = {}
 
     def digest(self, request: ModelRequest, history: RequestHistory | None = None) -> str:
         """The request's sha256 as hex; with ``history``, of the request whose messages are
-        ``request.messages`` (its system message) followed by the history's.
+        its first (the system message) followed by the history's (others are not read).
 
         Both forms of one request have the same digest; the second costs what was appended
         since the agent's previous request, not its whole history.
         """
-        head = hashlib.sha256(request.agent.encode())
-        head.update(self._static.digest(request.settings))
-        for spec in request.tools:
-            head.update(self._static.digest(spec))
-        if request.output_schema is not None:
-            head.update(self._static.digest(request.output_schema))
+        head = self._head(request)
         if request.messages:
             # The system message is new each call; its text alone identifies it.
             head.update(hashlib.sha256(str(request.messages[0].content).encode()).digest())
@@ -77,6 +76,24 @@ class RequestDigester:
         else:
             head.update(self._extended(request.agent, history).digest())
         return head.hexdigest()
+
+    def _head(self, request: ModelRequest) -> _Hash:
+        """A hasher over the agent, settings, tools and output schema; an agent's requests
+        mostly share these very objects, so the last one's hasher is copied, not rebuilt."""
+        parts = (request.settings, request.tools, request.output_schema)
+        known = self._heads.get(request.agent)
+        if known is not None:
+            (settings, tools, schema), hasher = known
+            if settings is parts[0] and tools is parts[1] and schema is parts[2]:
+                return hasher.copy()
+        head = hashlib.sha256(request.agent.encode())
+        head.update(self._static.digest(request.settings))
+        for spec in request.tools:
+            head.update(self._static.digest(spec))
+        if request.output_schema is not None:
+            head.update(self._static.digest(request.output_schema))
+        self._heads[request.agent] = (parts, head.copy())
+        return head
 
     def _extended(self, agent: str, history: RequestHistory) -> Any:
         known = self._extensions.get(agent)

@@ -54,6 +54,8 @@ def test_a_request_digest_is_the_one_journals_were_recorded_with() -> None:
 
     assert RequestDigester().digest(_request((SYSTEM, *history))) == PINNED
     assert RequestDigester().digest(_request((SYSTEM,)), by_reference) == PINNED
+    # With a history, only the request's system message is read (a live request holds all).
+    assert RequestDigester().digest(_request((SYSTEM, *history)), by_reference) == PINNED
 
 
 def test_a_growing_history_digests_as_if_each_request_were_whole() -> None:

@@ -335,8 +335,9 @@ class Tape:
         expected = self._clean(_tool_key(agent, call))
         record = self._expect_kind("tool_call", expected)
         journaled = record.data
-        if any(journaled.get(key) != value for key, value in expected.items()):
-            self._diverge(record, "tool_call", expected)
+        for key, value in expected.items():
+            if journaled.get(key) != value:
+                self._diverge(record, "tool_call", expected)
         self._advance(self._cursor + 1)
         return None if self._execute_tools else outcome_of(record)
 

@@ -7,7 +7,12 @@ Postgres is a throwaway server started from the dev extra's binaries (fsync on),
 as it comes and once with ``synchronous_commit=off`` set in the DSN, a per-connection choice
 comparable to SQLite's ``synchronous=NORMAL`` (a crash of the machine may lose the latest
 commits, never corrupt the journal).
-Run: ``make bench`` or ``.venv/bin/python bench/journal.py``.
+
+Flat-cost rows (issue 14), SQLite only, also alone with ``--flat``: strict replay steps/s of
+sessions of 100, 1,000 and 10,000 steps with the per-step loop cost; the journal's cost per
+turn (scripted model, journal on minus off) at 10 to 5,000 turns; the two-call session's
+on/off ratio round by round. Repeats interleave the lengths; min/median/max are shown.
+Run: ``make bench`` or ``.venv/bin/python bench/journal.py [--flat]``.
 """
 
 from __future__ import annotations
@@ -18,19 +23,21 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
 import psycopg
 from openai import AsyncOpenAI
 
+import swarmkit
 from swarmkit import Agent, OpenAIModel, Swarm, tool
 from swarmkit.journal import Journal, JournalRecord, PostgresJournal, SQLiteJournal
+from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.testing import ScriptedModel, text, tool_call
 
 sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1]))
+sys.path.append(str(Path(__file__).parents[1]))  # after PYTHONPATH: a base checkout wins
 from session import PROMPT, _client
 
 from tests.journal.postgres_server import running_postgres
@@ -241,5 +248,188 @@ async def main() -> None:
     report(columns)
 
 
+# -- flat costs (issue 14): replay and per-turn journal cost, SQLite ----------------------
+
+REPLAY_LENGTHS = (100, 1_000, 10_000)
+REPLAY_REPEATS = 5
+TURN_COUNTS = (10, 100, 1_000, 5_000)
+TURN_REPEATS = 5
+TURNS_PER_SAMPLE = 2_000
+REPLAY_TARGET = 50_000
+FLATNESS_TARGET = 1.5
+TURN_COST_TARGET = 50e-6
+SESSION_RATIO_TARGET = 1.10
+
+
+def _spread(values: list[float], scale: float = 1.0, unit: str = "") -> str:
+    low, mid, high = min(values), statistics.median(values), max(values)
+    return f"{low * scale:,.1f} / {mid * scale:,.1f} / {high * scale:,.1f}{unit}"
+
+
+class _ForgetfulScript(ScriptedModel):
+    """A scripted model that keeps no requests: 5,000 kept requests would hold 25 million
+    references to messages, and the collector scanning them would be billed to the journal."""
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        response = await super().respond(request)
+        self.requests.clear()
+        return response
+
+
+def _tool_session(turns: int) -> Swarm:
+    """One agent that calls a tool ``turns - 1`` times, then answers: ``turns`` model calls."""
+    script = [tool_call("lookup", invoice_id=f"A-{i}") for i in range(turns - 1)]
+    agent = Agent(name="clerk", instructions="Check every invoice.", tools=[lookup])
+    model = _ForgetfulScript(*script, text("All paid."))
+    return Swarm([agent], "clerk", model=model, max_turns=turns + 1)
+
+
+async def replay_rows(root: Path) -> dict[int, list[float]]:
+    """Seconds per replayed step of strict replays from SQLite, by session length in steps."""
+    journals: dict[int, Journal] = {}
+    for steps in REPLAY_LENGTHS:
+        journal = SQLiteJournal(root / f"replay-{steps}.sqlite")
+        # A tool turn journals two steps (model call, tool call); four more frame the run.
+        await _tool_session(max(1, (steps - 3) // 2)).run(
+            "check all", session_id="long", journal=journal
+        )
+        journals[len(await journal.read("long"))] = journal
+    replayer = Swarm(
+        [Agent(name="clerk", instructions="Check every invoice.", tools=[lookup])],
+        "clerk",
+        model=ScriptedModel(),
+        max_turns=max(REPLAY_LENGTHS),
+    )
+    per_step: dict[int, list[float]] = {steps: [] for steps in journals}
+    for _ in range(REPLAY_REPEATS):
+        for steps, recorded in journals.items():
+            started = time.perf_counter()
+            await replayer.replay("long", recorded)
+            per_step[steps].append((time.perf_counter() - started) / steps)
+    return per_step
+
+
+async def turn_cost_rows(root: Path) -> dict[int, list[float]]:
+    """Journal cost per turn (seconds, on minus off), by session length in model calls."""
+    costs: dict[int, list[float]] = {turns: [] for turns in TURN_COUNTS}
+    journal = SQLiteJournal(root / "turns.sqlite")
+
+    async def per_turn(turns: int, on: bool) -> float:
+        sessions = max(1, TURNS_PER_SAMPLE // turns)
+        swarms = [_tool_session(turns) for _ in range(sessions)]
+        started = time.perf_counter()
+        for swarm in swarms:
+            await swarm.run("check all", journal=journal if on else None)
+        return (time.perf_counter() - started) / (sessions * turns)
+
+    await per_turn(10, True)  # warm-up: tables, caches
+    for _ in range(TURN_REPEATS):
+        for turns in TURN_COUNTS:
+            off = await per_turn(turns, False)
+            on = await per_turn(turns, True)
+            costs[turns].append(on - off)
+    return costs
+
+
+async def session_ratios(journal: Journal) -> list[float]:
+    """The two-call session (real client) with the journal on / off, one ratio per round."""
+    client = _client()
+    swarm_on, swarm_off = _chat_swarm(client, journal), _chat_swarm(client, None)
+
+    async def time_one(swarm: Swarm) -> float:
+        started = time.perf_counter()
+        for _ in range(SESSIONS_PER_ROUND):
+            await swarm.run(PROMPT)
+        return time.perf_counter() - started
+
+    await time_one(swarm_off)
+    await time_one(swarm_on)
+    ratios = []
+    for _ in range(ROUNDS):
+        off = await time_one(swarm_off)
+        ratios.append(await time_one(swarm_on) / off)
+    return ratios
+
+
+class _CountingJournal(SQLiteJournal):
+    """A SQLite journal that counts its write transactions (appends, lease takes, releases)."""
+
+    writes = 0
+
+    async def append(self, records: Sequence[JournalRecord]) -> None:
+        self.writes += 1
+        await super().append(records)
+
+    async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
+        self.writes += 1
+        await super().acquire_lease(session_id, owner=owner, ttl=ttl)
+
+    async def release_lease(self, session_id: str, *, owner: str) -> None:
+        self.writes += 1
+        await super().release_lease(session_id, owner=owner)
+
+
+async def writes_per_session(root: Path) -> tuple[int, int]:
+    """SQLite write transactions of one two-call session and of one 10-turn tool session."""
+    journal = _CountingJournal(root / "counted.sqlite")
+    await _chat_swarm(_client(), journal).run(PROMPT)
+    chat, journal.writes = journal.writes, 0
+    await _tool_session(10).run("check all", journal=journal)
+    return chat, journal.writes
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "NOT met"
+
+
+async def flat_main() -> None:
+    """Print the flat-cost rows and one summary line per target."""
+    with tempfile.TemporaryDirectory() as folder:
+        root = Path(folder)
+        replays = await replay_rows(root)
+        turns = await turn_cost_rows(root)
+        ratios = await session_ratios(SQLiteJournal(root / "two-call.sqlite"))
+        chat_writes, tool_writes = await writes_per_session(root)
+    print(f"swarmkit from {Path(swarmkit.__file__).parent}")
+    print("strict replay from SQLite (min / median / max over repeats)")
+    for steps, values in replays.items():
+        rates = [1 / v for v in values]
+        print(
+            f"  {steps:>6,} steps: {_spread(rates, 1e-3, 'k steps/s')}; per step "
+            f"{_spread(values, 1e6, ' µs')}"
+        )
+    print("journal cost per turn, on minus off (scripted model, min / median / max)")
+    for count, values in turns.items():
+        print(f"  {count:>6,} turns: {_spread(values, 1e6, ' µs')}")
+    print(f"two-call session, real client, journal on / off: {_spread(ratios, 1, 'x')}")
+    print(
+        f"SQLite write transactions: {chat_writes} per two-call session, "
+        f"{tool_writes} per 10-turn tool session (lease take and release included)"
+    )
+    medians = {steps: statistics.median(values) for steps, values in replays.items()}
+    slowest = max(medians.values())
+    flatness = medians[max(medians)] / medians[min(medians)]
+    print(
+        f"summary: replay >= {REPLAY_TARGET:,} steps/s at every length: "
+        f"slowest {1 / slowest:,.0f} steps/s, {_verdict(1 / slowest >= REPLAY_TARGET)}"
+    )
+    print(
+        f"summary: per-step replay cost flat (10,000 / 100 steps <= {FLATNESS_TARGET}x): "
+        f"{flatness:.2f}x, {_verdict(flatness <= FLATNESS_TARGET)}"
+    )
+    worst = max(statistics.median(values) for values in turns.values())
+    print(
+        f"summary: journal cost per turn <= {TURN_COST_TARGET * 1e6:.0f} µs: worst median "
+        f"{worst * 1e6:.0f} µs, {_verdict(worst <= TURN_COST_TARGET)}"
+    )
+    ratio = statistics.median(ratios)
+    print(
+        f"summary: two-call session journal on / off <= {SESSION_RATIO_TARGET}x: "
+        f"{ratio:.2f}x, {_verdict(ratio <= SESSION_RATIO_TARGET)}"
+    )
+
+
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(flat_main())
+    if "--flat" not in sys.argv:
+        asyncio.run(main())

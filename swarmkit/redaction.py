@@ -83,9 +83,16 @@ class Redactor:
     def value(self, value: Any, *, json_strings: bool = False) -> Any:
         """``value`` with every secret key's value replaced, at any depth; with
         ``json_strings``, also inside strings that hold JSON (tool arguments and results)."""
-        if isinstance(value, Mapping):
+        kind = type(value)
+        if kind in _SCALARS:
+            # The common leaves, by exact type: an ABC check per leaf is what made this slow.
+            return self.json_text(value) if json_strings and kind is str else value
+        if kind is dict or isinstance(value, Mapping):
+            patterns = self.patterns
             return {
-                k: REDACTED if self.is_secret(k) else self.value(v, json_strings=json_strings)
+                k: REDACTED
+                if isinstance(k, str) and _is_secret(patterns, k)
+                else self.value(v, json_strings=json_strings)
                 for k, v in value.items()
             }
         if isinstance(value, list | tuple):
@@ -97,7 +104,7 @@ class Redactor:
     def json_text(self, text: str) -> str:
         """JSON text with secret values hidden; text that is not a JSON object or array, or
         that holds no secret, comes back unchanged."""
-        if not text.lstrip().startswith(("{", "[")):
+        if not text.lstrip().startswith(("{", "[")) or not self._may_hold_secret(text):
             return text
         try:
             data = json.loads(text)
@@ -106,12 +113,30 @@ class Redactor:
         redacted = self.value(data, json_strings=True)
         return text if redacted == data else json.dumps(redacted, ensure_ascii=False)
 
+    def _may_hold_secret(self, text: str) -> bool:
+        """False only when no key in ``text`` can be secret: ASCII text, without an escape,
+        in which no word of any pattern appears. Tool arguments are mostly such text, and
+        skipping their parse keeps journaling and replaying a tool call cheap."""
+        if not text.isascii() or "\\" in text:
+            return True
+        return _any_word(self.patterns).search(text) is not None
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
 
 @functools.lru_cache(maxsize=4096)
 def _is_secret(patterns: tuple[tuple[str, ...], ...], key: str) -> bool:
     # Journals and pages ask about the same few keys over and over: split each once.
     words = key_words(key)
     return any(_contains(words, pattern) for pattern in patterns)
+
+
+@functools.lru_cache(maxsize=64)
+def _any_word(patterns: tuple[tuple[str, ...], ...]) -> re.Pattern[str]:
+    # Any word of any pattern, in any case: text without one holds no secret key.
+    words = sorted({word for pattern in patterns for word in pattern}, key=len, reverse=True)
+    return re.compile("|".join(re.escape(word) for word in words), re.IGNORECASE)
 
 
 def _contains(words: tuple[str, ...], pattern: tuple[str, ...]) -> bool:

@@ -98,3 +98,18 @@ async def test_a_journal_never_holds_secrets_of_context_or_tool_arguments() -> N
     assert "sk-9" not in json.dumps(dict(tool_record.data))
     assert "gold" in exported
     assert "prompt_tokens" in exported
+
+
+def test_json_text_finds_secret_keys_written_with_escapes_or_in_any_case() -> None:
+    """Tool arguments are scanned cheaply first; escaped, upper-case and nested keys still hide."""
+    rules = Redactor()
+
+    assert json.loads(rules.json_text('{"\\u0074oken": "t1", "q": 1}')) == {
+        "token": "[redacted]",
+        "q": 1,
+    }
+    assert json.loads(rules.json_text('{"API_KEY": "k1"}')) == {"API_KEY": "[redacted]"}
+    nested = json.loads(rules.json_text('{"call": "{\\"password\\": \\"p\\"}"}'))
+    assert json.loads(nested["call"]) == {"password": "[redacted]"}
+    plain = '{"invoice_id":  "A-1", "monkey": 2}'
+    assert rules.json_text(plain) is plain

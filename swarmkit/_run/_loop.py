@@ -47,7 +47,8 @@ from swarmkit.graph import Edge
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
 from swarmkit.journal._codec import json_safe
-from swarmkit.journal._tape import StepWriter
+from swarmkit.journal._digest import RequestHistory
+from swarmkit.journal._tape import StepWriter, with_history
 from swarmkit.limits import LimitBreach
 from swarmkit.messages import ToolCall, ToolMessage, UserMessage
 from swarmkit.models import AttemptDiscarded, ModelRequest, ModelResponse, StreamingModel, Usage
@@ -248,8 +249,11 @@ class RunLoop:
     async def _call_model(self, plan: AgentPlan) -> AsyncIterator[ev.Event | ModelResponse]:
         state = self._state
         await self._within_limits(budget.before_call(self._swarm, state))
-        request = await build_request(self._swarm, state, plan)
+        # The history goes to the tape by reference: a replayed step never copies it.
+        replaying = self._tape.replaying
+        request = await build_request(self._swarm, state, plan, head_only=replaying)
         request = budget.shaped(self._swarm, state, request)
+        history = RequestHistory(view=state.view, items=state.own_items, count=len(state.own_items))
         state.turns += 1
         turn = state.turns
         yield ev.ModelCallStarted(
@@ -258,8 +262,9 @@ class RunLoop:
             model=_text_attribute(plan.model, "name"),
             provider=_text_attribute(plan.model, "provider"),
         )
-        response = await self._tape.replayed_response(plan.name, turn, request)
+        response = await self._tape.replayed_response(plan.name, turn, request, history)
         if response is None:
+            request = with_history(request, history) if replaying else request
             try:
                 responding = self._respond(plan, request, turn)
                 async for item in budget.bounded(self._time_left(), responding, last=_is_answer):

@@ -72,8 +72,10 @@ def after_tool_calls(state: RunState, response: ModelResponse) -> None:
     if response.finish_reason != "length":
         return
     cut = {call.id for call in response.message.tool_calls}
+    # Only this turn's results, the last ones added: earlier messages were sent as they are.
     for messages in (state.transcript, state.own_items):
-        for index, message in enumerate(messages):
+        for index in range(max(0, len(messages) - len(response.message.tool_calls)), len(messages)):
+            message = messages[index]
             if (
                 isinstance(message, ToolMessage)
                 and message.is_error

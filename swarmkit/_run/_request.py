@@ -16,8 +16,11 @@ from swarmkit.messages import AssistantMessage, SystemMessage
 from swarmkit.models import ModelRequest, ModelSettings, ToolSpec
 
 
-async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> ModelRequest:
-    """The next model request of the active agent (after checking max_turns allows one)."""
+async def build_request(
+    swarm: SwarmSpec, state: RunState, plan: AgentPlan, *, head_only: bool = False
+) -> ModelRequest:
+    """The next model request of the active agent (after checking max_turns allows one);
+    ``head_only`` leaves out the history, for a caller that holds it by reference."""
     check_turn_budget(swarm, state)
     tools = offered_tools(swarm, state, plan)
     hidden = withheld(plan, state)
@@ -32,7 +35,7 @@ async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> M
     state.tool_choice = settings.tool_choice if tools else None
     system = SystemMessage(content=await instructions(state, plan))
     return ModelRequest(
-        messages=(system, *state.view, *state.own_items),
+        messages=(system,) if head_only else (system, *state.view, *state.own_items),
         tools=tools,
         settings=settings,
         agent=plan.name,

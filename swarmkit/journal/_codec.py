@@ -100,17 +100,22 @@ def _check_response(data: object) -> None:
         raise ValueError("content must be text or null")
     if not isinstance(data["tool_calls"], list):
         raise ValueError("tool_calls must be a list")
+    # Plain loops, not all() over generators: every replayed step checks one response.
     for call in data["tool_calls"]:
-        if not all(isinstance(call[key], str) for key in ("id", "name", "arguments")):
-            raise ValueError("a tool call's id, name and arguments must be text")
+        for key in ("id", "name", "arguments"):
+            if not isinstance(call[key], str):
+                raise ValueError("a tool call's id, name and arguments must be text")
     usage = data["usage"]
-    counts = _USAGE_COUNTS
-    if not isinstance(usage, Mapping) or not all(type(usage.get(k, 0)) is int for k in counts):
+    if not isinstance(usage, Mapping):
         raise ValueError("usage must map token counts to integers")
+    for key in _USAGE_COUNTS:
+        if type(usage.get(key, 0)) is not int:
+            raise ValueError("usage must map token counts to integers")
     if type(usage.get("reported", True)) is not bool:
         raise ValueError("usage.reported must be true or false")
-    if not all(isinstance(data[key], str | None) for key in ("finish_reason", "model")):
-        raise ValueError("finish_reason and model must be text or null")
+    for key in ("finish_reason", "model"):
+        if data[key] is not None and not isinstance(data[key], str):
+            raise ValueError("finish_reason and model must be text or null")
 
 
 def request_summary(request: ModelRequest) -> dict[str, Any]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
-from dataclasses import fields, is_dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, is_dataclass
+from typing import TYPE_CHECKING, Any
 
 from swarmkit.messages import (
     AssistantMessage,
@@ -16,6 +16,32 @@ from swarmkit.messages import (
     UserMessage,
 )
 from swarmkit.models import ModelRequest
+
+if TYPE_CHECKING:
+    from hashlib import _Hash
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RequestHistory:
+    """The messages a request sends after its system message, held by reference, not copied.
+
+    They are ``view`` followed by the first ``count`` of ``items``. The run only ever appends
+    to ``items`` (a new list replaces it when another agent starts), so a digester that saw an
+    earlier count of the same list need only hash what was appended since.
+    """
+
+    view: tuple[Message, ...]
+    """What the agent was given when it started."""
+    items: Sequence[Message]
+    """What it added since: the run's own list, appended to and never edited."""
+    count: int
+    """How many of ``items`` the request holds."""
+
+    def messages(self, head: tuple[Message, ...] = ()) -> tuple[Message, ...]:
+        """``head`` followed by these messages, copied out once (for a request that is sent
+        or shown, never for one replayed)."""
+        items = self.items if self.count == len(self.items) else self.items[: self.count]
+        return (*head, *self.view, *items)
 
 
 class RequestDigester:
@@ -31,20 +57,56 @@ class RequestDigester:
         self._static = static if static is not None else PartCache()
         self._parts = PartCache()
         self._histories: dict[str, tuple[tuple[Message, ...], Any]] = {}
+        self._extensions: dict[str, _Extension] = {}
+        self._heads: dict[str, tuple[tuple[object, ...], _Hash]] = {}
 
-    def digest(self, request: ModelRequest) -> str:
-        """The request's sha256 as hex."""
+    def digest(self, request: ModelRequest, history: RequestHistory | None = None) -> str:
+        """The request's sha256 as hex; with ``history``, of the request whose messages are
+        its first (the system message) followed by the history's (others are not read).
+
+        Both forms of one request have the same digest; the second costs what was appended
+        since the agent's previous request, not its whole history.
+        """
+        head = self._head(request)
+        if request.messages:
+            # The system message is new each call; its text alone identifies it.
+            head.update(hashlib.sha256(str(request.messages[0].content).encode()).digest())
+        if history is None:
+            head.update(self._history(request.agent, request.messages[1:]).digest())
+        else:
+            head.update(self._extended(request.agent, history).digest())
+        return head.hexdigest()
+
+    def _head(self, request: ModelRequest) -> _Hash:
+        """A hasher over the agent, settings, tools and output schema; an agent's requests
+        mostly share these very objects, so the last one's hasher is copied, not rebuilt."""
+        parts = (request.settings, request.tools, request.output_schema)
+        known = self._heads.get(request.agent)
+        if known is not None:
+            (settings, tools, schema), hasher = known
+            if settings is parts[0] and tools is parts[1] and schema is parts[2]:
+                return hasher.copy()
         head = hashlib.sha256(request.agent.encode())
         head.update(self._static.digest(request.settings))
         for spec in request.tools:
             head.update(self._static.digest(spec))
         if request.output_schema is not None:
             head.update(self._static.digest(request.output_schema))
-        if request.messages:
-            # The system message is new each call; its text alone identifies it.
-            head.update(hashlib.sha256(str(request.messages[0].content).encode()).digest())
-        head.update(self._history(request.agent, request.messages[1:]).digest())
-        return head.hexdigest()
+        self._heads[request.agent] = (parts, head.copy())
+        return head
+
+    def _extended(self, agent: str, history: RequestHistory) -> Any:
+        known = self._extensions.get(agent)
+        if known is None or not known.continues(history):
+            known = _Extension(view=history.view, items=history.items, hasher=hashlib.sha256())
+            for message in history.view:
+                known.hasher.update(self._parts.digest(message))
+            self._extensions[agent] = known
+        for message in history.items[known.count : history.count]:
+            known.hasher.update(self._parts.digest(message))
+        known.count = history.count
+        known.last = history.items[history.count - 1] if history.count else None
+        return known.hasher.copy()
 
     def _history(self, agent: str, messages: tuple[Message, ...]) -> Any:
         known, hasher = self._histories.get(agent, ((), None))
@@ -55,6 +117,30 @@ class RequestDigester:
             hasher.update(self._parts.digest(message))
         self._histories[agent] = (messages, hasher)
         return hasher
+
+
+@dataclass(kw_only=True, slots=True)
+class _Extension:
+    """How far one agent's history has been hashed: its view, its list, and the count."""
+
+    view: tuple[Message, ...]
+    """The view hashed first."""
+    items: Sequence[Message]
+    """The list whose first ``count`` items were hashed after it."""
+    hasher: Any
+    """The running sha256 over the parts so far."""
+    count: int = 0
+    """How many of ``items`` the hasher holds."""
+    last: Message | None = None
+    """The last of them, checked again so a list edited in place is not trusted."""
+
+    def continues(self, history: RequestHistory) -> bool:
+        """Whether ``history`` is this one with items appended (checked by identity)."""
+        if history.view is not self.view or history.items is not self.items:
+            return False
+        if history.count < self.count:
+            return False
+        return self.count == 0 or history.items[self.count - 1] is self.last
 
 
 class PartCache:
@@ -92,7 +178,11 @@ def _message_text(item: object) -> bytes | None:
         case _:
             return None
     # surrogatepass: a lone surrogate (text that is not valid Unicode) hashes as itself.
-    return json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return _MESSAGE_ENCODER.encode(parts).encode("utf-8", "surrogatepass")
+
+
+_MESSAGE_ENCODER = json.JSONEncoder(ensure_ascii=False)
+"""``json.dumps(parts, ensure_ascii=False)``, without building an encoder per call."""
 
 
 def _fields(item: object) -> dict[str, Any]:

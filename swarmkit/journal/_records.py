@@ -164,12 +164,23 @@ def not_json_safe(record: JournalRecord, exc: Exception) -> JournalError:
 def decode_data(text: str) -> dict[str, Any]:
     """Data as stored by ``encode_data``, back as a dict; ``ValueError`` if it is not one."""
     try:
-        data = _DECODER.decode(text)
-    except RecursionError:
-        raise ValueError("its JSON is nested too deeply to read") from None
+        # What our encoder wrote has no whitespace around it, so it is parsed directly.
+        data, end = _DECODER.raw_decode(text)
+    except (ValueError, RecursionError):
+        end = -1
+    if end != len(text):
+        # Whitespace around it, extra data or broken text: the full decoder's checks decide.
+        data = _decode_strictly(text)
     if not isinstance(data, dict):
         raise ValueError(f"its data is a JSON {type(data).__name__}, not an object")
     return data
+
+
+def _decode_strictly(text: str) -> Any:
+    try:
+        return _DECODER.decode(text)
+    except RecursionError:
+        raise ValueError("its JSON is nested too deeply to read") from None
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

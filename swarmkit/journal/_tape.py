@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol, cast
 
 from swarmkit.exceptions import JournalError, ModelError, ReplayDivergenceError
@@ -17,7 +17,7 @@ from swarmkit.journal._codec import (
     response_of,
     response_to_data,
 )
-from swarmkit.journal._digest import PartCache, RequestDigester
+from swarmkit.journal._digest import PartCache, RequestDigester, RequestHistory
 from swarmkit.journal._records import Journal, JournalRecord
 from swarmkit.messages import ToolCall
 from swarmkit.models import ModelRequest, ModelResponse
@@ -84,9 +84,14 @@ class StepWriter(Protocol):
         ...
 
     async def replayed_response(
-        self, agent: str, turn: int, request: ModelRequest
+        self, agent: str, turn: int, request: ModelRequest, history: RequestHistory | None = None
     ) -> ModelResponse | None:
-        """The journaled response to this request, or None when the model must be called."""
+        """The journaled response to this request, or None when the model must be called.
+
+        With ``history``, the request's messages are its first (the system message) followed
+        by the history's, held by reference (any others ``request`` holds are not read): a
+        replayed step then never copies the run's whole history.
+        """
         ...
 
     def record_response(
@@ -211,6 +216,7 @@ class Tape:
         self._redact = redact
         self._pending: list[JournalRecord] = []
         self._digester = RequestDigester(digests)
+        self._step_digest: str | None = None
         self._live_step = False
         self._lease = lease
         self._leased_at: float | None = None
@@ -270,21 +276,28 @@ class Tape:
             self._add(kind, clean)
 
     async def replayed_response(
-        self, agent: str, turn: int, request: ModelRequest
+        self, agent: str, turn: int, request: ModelRequest, history: RequestHistory | None = None
     ) -> ModelResponse | None:
         """The journaled response to this request, or None when the run is live."""
         self._live_step = not self.replaying
+        self._step_digest = None
         if self._live_step:
             self._check_may_go_live("model_call", {"agent": agent, "turn": turn})
             await self._flush_costly()
+            if self._journal is not None:
+                # Digested now, while the history is held by reference: the record of this
+                # call (written once it answers) reuses it.
+                self._step_digest = self._digester.digest(request, history)
             return None
-        digest = self._digester.digest(request)
-        record = self._expect_kind("model_call", {"agent": agent, "turn": turn, "digest": digest})
+        digest = self._digester.digest(request, history)
+        record = self._prefix[self._cursor]
+        if record.kind != "model_call":
+            self._diverge(record, "model_call", {"agent": agent, "turn": turn, "digest": digest})
         if record.data.get("digest") != digest:
             self._diverge(
                 record,
                 "model_call",
-                self._model_data(agent, turn, request, digest),
+                self._model_data(agent, turn, with_history(request, history), digest),
                 why=f"the request {agent!r} sends at turn {turn} differs from the journaled one",
             )
         self._advance(self._cursor + 1)
@@ -298,7 +311,7 @@ class Tape:
         """Journal a live model call (written before anything that can have a side effect)."""
         if not self._live_step or self._journal is None:
             return
-        data = self._model_data(agent, turn, request, self._digester.digest(request))
+        data = self._model_data(agent, turn, request, self._digest_of(request))
         data["response"] = response_to_data(response)
         self._add("model_call", self._clean(data))
 
@@ -308,7 +321,7 @@ class Tape:
         """Journal a model call that failed for good, so replay fails the same way."""
         if not self._live_step or self._journal is None:
             return
-        data = self._model_data(agent, turn, request, self._digester.digest(request))
+        data = self._model_data(agent, turn, request, self._digest_of(request))
         data["error"] = str(error)
         self._add("model_call", self._clean(data))
 
@@ -321,8 +334,10 @@ class Tape:
             return None
         expected = self._clean(_tool_key(agent, call))
         record = self._expect_kind("tool_call", expected)
-        if {k: record.data.get(k) for k in expected} != expected:
-            self._diverge(record, "tool_call", expected)
+        journaled = record.data
+        for key, value in expected.items():
+            if journaled.get(key) != value:
+                self._diverge(record, "tool_call", expected)
         self._advance(self._cursor + 1)
         return None if self._execute_tools else outcome_of(record)
 
@@ -439,6 +454,11 @@ class Tape:
             self._decision is not None and bool(self._prefix) and self._cursor == len(self._prefix)
         )
 
+    def _digest_of(self, request: ModelRequest) -> str:
+        """The live step's digest, taken when the step began; else computed from ``request``."""
+        digest, self._step_digest = self._step_digest, None
+        return digest if digest is not None else self._digester.digest(request)
+
     def _model_data(
         self, agent: str, turn: int, request: ModelRequest, digest: str
     ) -> dict[str, Any]:
@@ -527,6 +547,13 @@ class Tape:
 
 _COSTLY = frozenset({"model_call", "tool_call"})
 _SECRET_CARRIERS = frozenset({"context", "outcome", "payload", "pending"})
+
+
+def with_history(request: ModelRequest, history: RequestHistory | None) -> ModelRequest:
+    """The whole request: its system message followed by ``history`` (when given)."""
+    if history is None:
+        return request
+    return replace(request, messages=history.messages(request.messages[:1]))
 
 
 def _tool_key(agent: str, call: ToolCall) -> dict[str, Any]:

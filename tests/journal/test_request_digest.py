@@ -1,0 +1,96 @@
+"""Request digests are a stable function of the request, however the history is handed over."""
+
+from __future__ import annotations
+
+from swarmkit.journal._digest import RequestDigester, RequestHistory
+from swarmkit.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolCall,
+    ToolMessage,
+    UserMessage,
+)
+from swarmkit.models import ModelRequest, ModelSettings, ToolSpec
+
+SYSTEM = SystemMessage(content="You check invoices.")
+LOOKUP = ToolSpec(
+    name="lookup",
+    description="Look up an invoice.",
+    parameters={"type": "object", "properties": {"invoice_id": {"type": "string"}}},
+)
+# The digest of _request(_history()) as swarmkit 6a66d5e computed it: journals recorded
+# before the incremental digest must still replay, so this value may never change.
+PINNED = "5ef85c2618e10fca262bda60030d754d219202ce8fde904ee5c51cafd4880c72"
+
+
+def _history() -> list[Message]:
+    return [
+        UserMessage(content="check A-1 and B-2 ü"),
+        AssistantMessage(
+            content=None,
+            tool_calls=(ToolCall(id="c1", name="lookup", arguments='{"invoice_id": "A-1"}'),),
+        ),
+        ToolMessage(tool_call_id="c1", name="lookup", content="A-1: paid"),
+    ]
+
+
+def _request(messages: tuple[Message, ...]) -> ModelRequest:
+    return ModelRequest(messages=messages, tools=(LOOKUP,), settings=ModelSettings(), agent="clerk")
+
+
+def _turn(number: int) -> list[Message]:
+    call = ToolCall(id=f"c{number}", name="lookup", arguments=f'{{"invoice_id": "A-{number}"}}')
+    return [
+        AssistantMessage(content=None, tool_calls=(call,)),
+        ToolMessage(tool_call_id=call.id, name="lookup", content=f"A-{number}: paid"),
+    ]
+
+
+def test_a_request_digest_is_the_one_journals_were_recorded_with() -> None:
+    """The whole request and its history-by-reference form both give the pinned digest."""
+    history = _history()
+    by_reference = RequestHistory(view=(), items=history, count=len(history))
+
+    assert RequestDigester().digest(_request((SYSTEM, *history))) == PINNED
+    assert RequestDigester().digest(_request((SYSTEM,)), by_reference) == PINNED
+    # With a history, only the request's system message is read (a live request holds all).
+    assert RequestDigester().digest(_request((SYSTEM, *history)), by_reference) == PINNED
+
+
+def test_a_growing_history_digests_as_if_each_request_were_whole() -> None:
+    """Turn after turn (and after a new view), the incremental digest equals a fresh one."""
+    digester = RequestDigester()
+    view = tuple(_history())
+    items: list[Message] = []
+    for number in range(2, 40):
+        items.extend(_turn(number))
+        if number == 20:
+            view, items = (*view, *items), []  # another agent starts with what came before
+        history = RequestHistory(view=view, items=items, count=len(items))
+        whole = _request((SYSTEM, *view, *items))
+        assert digester.digest(_request((SYSTEM,)), history) == RequestDigester().digest(whole)
+
+
+def test_a_history_edited_in_place_is_digested_again() -> None:
+    """A list whose last hashed message was replaced is not trusted as a continuation."""
+    digester = RequestDigester()
+    items = _history()
+    digester.digest(_request((SYSTEM,)), RequestHistory(view=(), items=items, count=len(items)))
+    items[-1] = ToolMessage(tool_call_id="c1", name="lookup", content="A-1: refunded")
+    items.extend(_turn(2))
+    edited = RequestHistory(view=(), items=items, count=len(items))
+
+    assert digester.digest(_request((SYSTEM,)), edited) == RequestDigester().digest(
+        _request((SYSTEM, *items))
+    )
+
+
+def test_a_shorter_count_of_the_same_list_is_digested_afresh() -> None:
+    """Digesting fewer items than last time gives the digest of exactly those items."""
+    digester = RequestDigester()
+    items = [*_history(), *_turn(2)]
+    digester.digest(_request((SYSTEM,)), RequestHistory(view=(), items=items, count=len(items)))
+    shorter = RequestHistory(view=(), items=items, count=3)
+
+    assert digester.digest(_request((SYSTEM,)), shorter) == PINNED

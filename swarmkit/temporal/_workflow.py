@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Iterator, Mapping, Sequence
 from dataclasses import asdict, replace
 from datetime import timedelta
 from typing import Any
@@ -15,7 +15,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 from swarmkit._run._decisions import check_decision
 from swarmkit.context import RunContext, context_to_data
-from swarmkit.events import RunFinished, event_to_data
+from swarmkit.events import Event, EventObserver, RunFinished, RunStarted, event_to_data
 from swarmkit.exceptions import (
     ConfigurationChangedError,
     ConfigurationError,
@@ -33,11 +33,13 @@ from swarmkit.swarm import Swarm
 from swarmkit.temporal._activities import (
     FINGERPRINT_ACTIVITY,
     MIRROR_ACTIVITY,
+    MIRROR_READ_ACTIVITY,
     MODEL_ACTIVITY,
     TOOL_ACTIVITY,
 )
 from swarmkit.temporal._data import (
     MirrorInput,
+    MirrorReadInput,
     ModelCallInput,
     SessionInput,
     ToolCallInput,
@@ -72,6 +74,9 @@ class SwarmWorkflow:
         self._swarm: Swarm | None = None
         self._registry: Registry | None = None
         self._steps = 0
+        self._continued = False
+        # Each session's next seq the mirror holds: a mirror activity sends only what follows.
+        self._mirrored: dict[str, int] = {}
         # The run's journal lives in the workflow (its history makes it durable); the mirror
         # activity copies it to the worker's Journal at each pause, continue-as-new and end.
         self._journal = InMemoryJournal()
@@ -80,12 +85,13 @@ class SwarmWorkflow:
     async def run(self, session: SessionInput) -> dict[str, Any]:
         """Run the session to its end and return its RunResult as data."""
         registry = active(workflow.info().task_queue)
-        swarm = _fail_on_mistake(lambda: durable_swarm(registry, session.swarm))
+        swarm = _fail_on_mistake(lambda: durable_swarm(registry, session.swarm, self._observe))
         self._registry, self._swarm = registry, swarm
         fingerprint = await self._checked_fingerprint(session, swarm)
-        journal = self._journal
-        if session.records:
-            await _restore(journal, session.records)
+        self._continued = bool(session.records or session.mirrored)
+        self._mirrored = dict(session.mirrored)
+        carried = [record_from_data(data) for data in session.records]
+        await _restore(self._journal, carried or await self._read_mirror(session.mirrored))
         try:
             result = await self._drive(session, swarm)
         except _ContinueAsNew:
@@ -94,14 +100,9 @@ class SwarmWorkflow:
             # A limit under the "error" policy, or a broken tool: the session fails for good,
             # rather than failing the workflow task, which Temporal would retry forever.
             raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
-        records = await self._all_records()
-        await self._mirror(records)
+        await self._mirror()
         if result is None:
-            carried = [record_to_data(r) for r in records]
-            self._check_carry(carried)
-            workflow.continue_as_new(
-                replace(session, records=carried, fingerprint=fingerprint, runs=session.runs + 1)
-            )
+            workflow.continue_as_new(await self._next_input(session, fingerprint))
         return result.to_data()
 
     @workflow.update(name=DECIDE_UPDATE)
@@ -131,7 +132,12 @@ class SwarmWorkflow:
 
     @workflow.query(name=EVENTS_QUERY)
     def events(self, since: int = 0) -> list[dict[str, Any]]:
-        """The run's events from index ``since`` on, as data (follow a run by polling)."""
+        """The session's events from index ``since`` on, as data (follow a run by polling).
+
+        The indexes are the session's, across continue-as-new: a continued run replays the
+        steps before it, which regenerates their events at the same indexes, so a caller that
+        asks the workflow id (no run id) for ``since`` gets each event once, in order.
+        """
         return self._events[since:]
 
     # -- the run ---------------------------------------------------------------------------
@@ -143,7 +149,7 @@ class SwarmWorkflow:
             "tool_runner": ActivityToolRunner(self, session.swarm),
             "decisions": WorkflowDecisions(self),
         }
-        if session.records:
+        if self._continued:
             return await swarm.resume(session_id, self._journal, **seams)
         result: RunResult | None = None
         stream = swarm.stream(
@@ -154,7 +160,6 @@ class SwarmWorkflow:
             **seams,
         )
         async for event in stream:
-            self._events.append(event_to_data(event))
             if isinstance(event, RunFinished):
                 result = event.result
         assert result is not None
@@ -183,17 +188,44 @@ class SwarmWorkflow:
             )
         return current
 
-    def _check_carry(self, carried: list[dict[str, Any]]) -> None:
+    async def _observe(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+        """Keep the session's own events for the events query (a delegated sub-run's pass by)."""
+        own: bool | None = None
+        async for event in events:
+            if own is None:
+                own = isinstance(event, RunStarted) and (
+                    event.session_id == workflow.info().workflow_id
+                )
+            if own:
+                self._events.append(self._event_data(event))
+            yield event
+
+    def _event_data(self, event: Event) -> dict[str, Any]:
+        data = event_to_data(event)
+        if self._continued and isinstance(event, RunStarted):
+            # The session started once; a continued run's replay of it is no news to a caller.
+            data["replay"] = False
+        return data
+
+    async def _next_input(self, session: SessionInput, fingerprint: dict[str, Any]) -> SessionInput:
+        """The continued run's input: a cursor into the mirror, else the records by value."""
+        base = replace(session, fingerprint=fingerprint, runs=session.runs + 1)
+        if self.registry.journal is not None:
+            return replace(base, records=[], mirrored=dict(self._mirrored))
+        carried = [record_to_data(r) for r in await self._all_records()]
         size = len(json.dumps(carried))
         limit = self.registry.max_payload_bytes
         if size > limit:
             raise ApplicationError(
-                f"session {workflow.info().workflow_id!r} cannot continue as new: its journal "
-                f"so far is {size} bytes, over the {limit}-byte payload limit; shorten what "
-                "agents see (input filters), or raise the server's limit and max_payload_bytes",
+                f"session {workflow.info().workflow_id!r} cannot continue as new: with no "
+                f"journal mirror its records travel in the workflow input, and they are {size} "
+                f"bytes, over the {limit}-byte payload limit; configure a mirror "
+                "(SwarmPlugin(journal=...)) so a continued run reads them back by reference, "
+                "or lower steps_per_run and shorten what agents see (input filters)",
                 type="PayloadTooLarge",
                 non_retryable=True,
             )
+        return replace(base, records=carried)
 
     def count_step(self) -> None:
         """Count a model or tool step; at the run's share, continue as new before it starts."""
@@ -211,7 +243,7 @@ class SwarmWorkflow:
     async def wait_for_decision(self, pending: PendingDecision) -> Decision:
         """Mirror the journal so far, then pause in place until the decide update delivers."""
         self._pending, self._decision = pending, None
-        await self._mirror(await self._all_records())
+        await self._mirror()
         await workflow.wait_condition(lambda: self._decision is not None)
         decision = self._decision
         self._pending = self._decision = None
@@ -225,11 +257,47 @@ class SwarmWorkflow:
             records.extend(await self._journal.read(info.session_id))
         return records
 
-    async def _mirror(self, records: Sequence[JournalRecord]) -> None:
-        if self.registry.journal is None or not records:
+    async def _mirror(self) -> None:
+        """Write the records the mirror does not hold yet, in batches under the payload limit."""
+        if self.registry.journal is None:
             return
-        batch = MirrorInput(records=[record_to_data(r) for r in records])
-        await _execute(MIRROR_ACTIVITY, batch, self.registry.tool_options, result_type=None)
+        fresh = [
+            r for r in await self._all_records() if r.seq >= self._mirrored.get(r.session_id, 0)
+        ]
+        for batch in _batches(fresh, self.registry.max_payload_bytes // 2):
+            batch_input = MirrorInput(records=batch)
+            await _execute(
+                MIRROR_ACTIVITY, batch_input, self.registry.tool_options, result_type=None
+            )
+        for record in fresh:
+            self._mirrored[record.session_id] = record.seq + 1
+
+    async def _read_mirror(self, cursor: Mapping[str, int]) -> list[JournalRecord]:
+        """A continued run's records, read back from the mirror page by page."""
+        records: list[JournalRecord] = []
+        for session_id, stop in sorted(cursor.items()):
+            start = 0
+            while start < stop:
+                page = MirrorReadInput(
+                    session_id=session_id,
+                    start=start,
+                    stop=stop,
+                    max_bytes=self.registry.max_payload_bytes // 2,
+                )
+                found = await _execute(
+                    MIRROR_READ_ACTIVITY, page, self.registry.tool_options, result_type=list
+                )
+                if not found:
+                    raise ApplicationError(
+                        f"the journal mirror lacks records {start} to {stop - 1} of session "
+                        f"{session_id!r} that an earlier run of this session wrote to it; "
+                        "every worker must mirror to the same journal",
+                        type="JournalError",
+                        non_retryable=True,
+                    )
+                records.extend(record_from_data(data) for data in found)
+                start = records[-1].seq + 1
+        return records
 
 
 # -- the seams as the workflow fills them ----------------------------------------------------
@@ -318,8 +386,9 @@ class WorkflowDecisions:
         return await self._run.wait_for_decision(pending)
 
 
-def durable_swarm(registry: Registry, name: str) -> Swarm:
-    """The registered swarm with each agent's model replaced by an activity stand-in."""
+def durable_swarm(registry: Registry, name: str, observe: EventObserver | None = None) -> Swarm:
+    """The registered swarm with each agent's model replaced by an activity stand-in (and
+    ``observe`` after the swarm's own observers)."""
     swarm = registry.swarm(name)
     plans = {}
     for agent, plan in swarm.plans.items():
@@ -337,17 +406,33 @@ def durable_swarm(registry: Registry, name: str) -> Swarm:
     durable = copy.copy(swarm)
     durable.plans = plans
     durable.spec = replace(swarm.spec, plans=plans)
+    if observe is not None:
+        durable.observers = (*swarm.observers, observe)
     return durable
 
 
-async def _restore(journal: InMemoryJournal, carried: Sequence[Mapping[str, Any]]) -> None:
+async def _restore(journal: InMemoryJournal, carried: Sequence[JournalRecord]) -> None:
     """Put a continued session's records (its own and its sub-runs') back into the journal."""
     sessions: dict[str, list[JournalRecord]] = {}
-    for data in carried:
-        record = record_from_data(data)
+    for record in carried:
         sessions.setdefault(record.session_id, []).append(record)
     for records in sessions.values():
         await journal.append(records)
+
+
+def _batches(records: Sequence[JournalRecord], budget: int) -> Iterator[list[dict[str, Any]]]:
+    """The records as data, in batches of about ``budget`` JSON bytes (at least one each)."""
+    batch: list[dict[str, Any]] = []
+    size = 0
+    for record in records:
+        data = record_to_data(record)
+        if batch and size > budget:
+            yield batch
+            batch, size = [], 0
+        batch.append(data)
+        size += len(json.dumps(data))
+    if batch:
+        yield batch
 
 
 def _failed_tool(tool: FunctionTool, exc: ActivityError) -> ToolOutcome:

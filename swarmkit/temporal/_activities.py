@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -20,6 +19,7 @@ from swarmkit.temporal._data import (
     MirrorReadInput,
     ModelCallInput,
     ToolCallInput,
+    json_size,
     record_from_data,
     record_to_data,
     request_from_data,
@@ -65,7 +65,7 @@ class SwarmActivities:
         except SwarmkitError as exc:
             raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
         data = response_to_data(response)
-        size = len(json.dumps(data))
+        size = json_size(data)
         if size > self._registry.max_payload_bytes:
             raise ApplicationError(
                 f"the model's answer for {call.step} is {size} bytes, over the "
@@ -126,7 +126,7 @@ class SwarmActivities:
             if record.seq >= page.stop or (found and size > page.max_bytes):
                 break
             found.append(record_to_data(record))
-            size += len(json.dumps(found[-1]))
+            size += json_size(found[-1])
         return found
 
     @activity.defn(name=FINGERPRINT_ACTIVITY)

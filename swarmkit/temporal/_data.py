@@ -7,11 +7,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import TypeAdapter
+from pydantic_core import to_json
 
 from swarmkit.journal import JournalRecord
 from swarmkit.models import ModelRequest
 
 _REQUEST = TypeAdapter(ModelRequest)
+
+
+def json_size(data: Any) -> int:
+    """How many bytes ``data`` takes as JSON (pydantic-core's encoder: no Python-level walk)."""
+    return len(to_json(data))
 
 
 def request_to_data(request: ModelRequest) -> dict[str, Any]:

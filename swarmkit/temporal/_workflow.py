@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 from collections.abc import AsyncGenerator, Iterator, Mapping, Sequence
 from dataclasses import asdict, replace
 from datetime import timedelta
@@ -43,6 +42,7 @@ from swarmkit.temporal._data import (
     ModelCallInput,
     SessionInput,
     ToolCallInput,
+    json_size,
     record_from_data,
     record_to_data,
     request_to_data,
@@ -63,12 +63,16 @@ class _ContinueAsNew(BaseException):
     """Raised at a step boundary when the run has taken its share of steps."""
 
 
-@workflow.defn(name=WORKFLOW_NAME)
+# Not sandboxed: the sandbox would re-check every workflow task (about a millisecond of CPU per
+# step) yet guard nothing here. The loop is deterministic by construction (ids, clock, sleep and
+# randomness come from the workflow), and the swarms' own code is imported by the registry
+# outside any sandbox, so its globals are the real modules whatever the runner.
+@workflow.defn(name=WORKFLOW_NAME, sandboxed=False)
 class SwarmWorkflow:
     """A swarm session: the workflow id is the session id; model and tool calls are activities."""
 
     def __init__(self) -> None:
-        self._events: list[dict[str, Any]] = []
+        self._events: list[Event] = []  # converted to data only when a query asks
         self._pending: PendingDecision | None = None
         self._decision: Decision | None = None
         self._swarm: Swarm | None = None
@@ -138,7 +142,7 @@ class SwarmWorkflow:
         steps before it, which regenerates their events at the same indexes, so a caller that
         asks the workflow id (no run id) for ``since`` gets each event once, in order.
         """
-        return self._events[since:]
+        return [event_to_data(event) for event in self._events[since:]]
 
     # -- the run ---------------------------------------------------------------------------
 
@@ -197,15 +201,14 @@ class SwarmWorkflow:
                     event.session_id == workflow.info().workflow_id
                 )
             if own:
-                self._events.append(self._event_data(event))
+                self._events.append(self._as_news(event))
             yield event
 
-    def _event_data(self, event: Event) -> dict[str, Any]:
-        data = event_to_data(event)
+    def _as_news(self, event: Event) -> Event:
         if self._continued and isinstance(event, RunStarted):
             # The session started once; a continued run's replay of it is no news to a caller.
-            data["replay"] = False
-        return data
+            return replace(event, replay=False)
+        return event
 
     async def _next_input(self, session: SessionInput, fingerprint: dict[str, Any]) -> SessionInput:
         """The continued run's input: a cursor into the mirror, else the records by value."""
@@ -213,7 +216,7 @@ class SwarmWorkflow:
         if self.registry.journal is not None:
             return replace(base, records=[], mirrored=dict(self._mirrored))
         carried = [record_to_data(r) for r in await self._all_records()]
-        size = len(json.dumps(carried))
+        size = json_size(carried)
         limit = self.registry.max_payload_bytes
         if size > limit:
             raise ApplicationError(
@@ -330,7 +333,7 @@ class ActivityModel:
         run = _current()
         step = f"the model call of agent {request.agent!r}"
         data = request_to_data(request)
-        size = len(json.dumps(data))
+        size = json_size(data)
         limit = run.registry.max_payload_bytes
         if size > limit:
             raise ModelError(
@@ -430,7 +433,7 @@ def _batches(records: Sequence[JournalRecord], budget: int) -> Iterator[list[dic
             yield batch
             batch, size = [], 0
         batch.append(data)
-        size += len(json.dumps(data))
+        size += json_size(data)
     if batch:
         yield batch
 

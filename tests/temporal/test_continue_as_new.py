@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 from temporalio.client import WorkflowFailureError
+from temporalio.testing import ActivityEnvironment
 
 from swarmkit import Agent, Swarm, tool
 from swarmkit.events import Event, TextDelta, ToolCalled, event_to_data
 from swarmkit.journal import SQLiteJournal
-from swarmkit.temporal import follow, run_session, session_result, start_session
-from swarmkit.temporal._activities import MIRROR_ACTIVITY
+from swarmkit.temporal import SwarmPlugin, follow, run_session, session_result, start_session
+from swarmkit.temporal._activities import MIRROR_ACTIVITY, MIRROR_READ_ACTIVITY, SwarmActivities
+from swarmkit.temporal._data import MirrorInput, record_to_data
 from swarmkit.testing import NeverCalledModel, ScriptedModel, ScriptedTurn, text, tool_call
 from tests.temporal.harness import (
     activity_inputs,
@@ -150,3 +152,57 @@ async def test_records_too_large_to_carry_without_a_mirror_fail_naming_the_fix(
     message = str(failure.value.cause)
     assert "cannot continue as new" in message
     assert "SwarmPlugin(journal=...)" in message
+
+
+async def test_small_payload_limits_page_the_mirror_both_ways(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    """Under a small payload limit the mirror is written in several batches and read back in
+    several pages; the session still ends as in process, each record mirrored once."""
+    journal = SQLiteJournal(tmp_path / "mirror.db")
+    session_id = f"paged-{uuid.uuid4().hex[:8]}"
+    local = await _clerk(ScriptedModel(*_clerk_script(), name="scripted")).run(
+        "look up four orders", session_id=session_id
+    )
+    _GATES["hold"] = asyncio.Event()
+    _GATES["hold"].set()
+    async with running_worker(
+        temporal_address,
+        swarms={"clerk": _clerk()},
+        models={"scripted": ScriptedModel(*_clerk_script(), name="scripted")},
+        journal=journal,
+        steps_per_run=4,
+        max_payload_bytes=2_500,
+    ) as (client, queue):
+        handle = await start_session(
+            client, "clerk", "look up four orders", task_queue=queue, session_id=session_id
+        )
+        result = await session_result(handle)
+        runs = await run_histories(client, handle.id, handle.first_execution_run_id or "")
+
+    reads = [len(activity_inputs(history, MIRROR_READ_ACTIVITY)) for history in runs]
+    writes = sum(len(activity_inputs(history, MIRROR_ACTIVITY)) for history in runs)
+    records = await journal.read(handle.id)
+    assert result.to_data() == local.to_data()
+    assert reads[0] == 0 and reads[-1] > 1
+    assert writes > len(runs)
+    assert [r.seq for r in records] == list(range(len(records)))
+
+
+async def test_a_retried_mirror_activity_writes_each_record_once(tmp_path: Path) -> None:
+    """The mirror activity run twice on one batch (a retry) leaves each record in the journal
+    once; a later batch that overlaps the first adds only what is new."""
+    journal = SQLiteJournal(tmp_path / "mirror.db")
+    await _clerk(ScriptedModel(*_clerk_script(), name="scripted")).run(
+        "look up four orders", session_id="done", journal=journal
+    )
+    records = [record_to_data(r) for r in await journal.read("done")]
+    copy = SQLiteJournal(tmp_path / "copy.db")
+    activities = SwarmActivities(SwarmPlugin(journal=copy).registry)
+    environment = ActivityEnvironment()
+
+    await environment.run(activities.mirror, MirrorInput(records=records[:5]))
+    await environment.run(activities.mirror, MirrorInput(records=records[:5]))
+    await environment.run(activities.mirror, MirrorInput(records=records[3:]))
+
+    assert [record_to_data(r) for r in await copy.read("done")] == records

@@ -123,10 +123,12 @@ class SwarmActivities:
         found: list[dict[str, Any]] = []
         size = 0
         for record in records:
-            if record.seq >= page.stop or (found and size > page.max_bytes):
+            data = record_to_data(record)
+            weight = json_size(data)
+            if record.seq >= page.stop or (found and size + weight > page.max_bytes):
                 break
-            found.append(record_to_data(record))
-            size += json_size(found[-1])
+            found.append(data)
+            size += weight
         return found
 
     @activity.defn(name=FINGERPRINT_ACTIVITY)

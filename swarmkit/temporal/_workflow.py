@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import AsyncGenerator, Iterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import asdict, replace
 from datetime import timedelta
 from typing import Any
@@ -31,14 +31,10 @@ from swarmkit.runtime import Runtime
 from swarmkit.swarm import Swarm
 from swarmkit.temporal._activities import (
     FINGERPRINT_ACTIVITY,
-    MIRROR_ACTIVITY,
-    MIRROR_READ_ACTIVITY,
     MODEL_ACTIVITY,
     TOOL_ACTIVITY,
 )
 from swarmkit.temporal._data import (
-    MirrorInput,
-    MirrorReadInput,
     ModelCallInput,
     SessionInput,
     ToolCallInput,
@@ -47,7 +43,8 @@ from swarmkit.temporal._data import (
     record_to_data,
     request_to_data,
 )
-from swarmkit.temporal._options import ActivityOptions
+from swarmkit.temporal._mirror import WorkflowMirror
+from swarmkit.temporal._options import execute
 from swarmkit.temporal._registry import Registry, active, model_name
 from swarmkit.tools import FunctionTool, ToolOutcome, outcome_from_data
 
@@ -79,8 +76,7 @@ class SwarmWorkflow:
         self._registry: Registry | None = None
         self._steps = 0
         self._continued = False
-        # Each session's next seq the mirror holds: a mirror activity sends only what follows.
-        self._mirrored: dict[str, int] = {}
+        self._mirror: WorkflowMirror | None = None
         # The run's journal lives in the workflow (its history makes it durable); the mirror
         # activity copies it to the worker's Journal at each pause, continue-as-new and end.
         self._journal = InMemoryJournal()
@@ -93,9 +89,9 @@ class SwarmWorkflow:
         self._registry, self._swarm = registry, swarm
         fingerprint = await self._checked_fingerprint(session, swarm)
         self._continued = bool(session.records or session.mirrored)
-        self._mirrored = dict(session.mirrored)
+        self._mirror = WorkflowMirror(registry, session.mirrored)
         carried = [record_from_data(data) for data in session.records]
-        await _restore(self._journal, carried or await self._read_mirror(session.mirrored))
+        await _restore(self._journal, carried or await self._mirror.read())
         try:
             result = await self._drive(session, swarm)
         except _ContinueAsNew:
@@ -104,7 +100,7 @@ class SwarmWorkflow:
             # A limit under the "error" policy, or a broken tool: the session fails for good,
             # rather than failing the workflow task, which Temporal would retry forever.
             raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
-        await self._mirror()
+        await self._mirror_now()
         if result is None:
             workflow.continue_as_new(await self._next_input(session, fingerprint))
         return result.to_data()
@@ -214,7 +210,8 @@ class SwarmWorkflow:
         """The continued run's input: a cursor into the mirror, else the records by value."""
         base = replace(session, fingerprint=fingerprint, runs=session.runs + 1)
         if self.registry.journal is not None:
-            return replace(base, records=[], mirrored=dict(self._mirrored))
+            assert self._mirror is not None
+            return replace(base, records=[], mirrored=dict(self._mirror.cursor))
         carried = [record_to_data(r) for r in await self._all_records()]
         size = json_size(carried)
         limit = self.registry.max_payload_bytes
@@ -246,60 +243,24 @@ class SwarmWorkflow:
     async def wait_for_decision(self, pending: PendingDecision) -> Decision:
         """Mirror the journal so far, then pause in place until the decide update delivers."""
         self._pending, self._decision = pending, None
-        await self._mirror()
+        await self._mirror_now()
         await workflow.wait_condition(lambda: self._decision is not None)
         decision = self._decision
         self._pending = self._decision = None
         assert decision is not None
         return decision
 
+    async def _mirror_now(self) -> None:
+        """Copy the records the mirror does not hold yet (none without a mirror)."""
+        assert self._mirror is not None
+        if self.registry.journal is not None:
+            await self._mirror.write(await self._all_records())
+
     async def _all_records(self) -> list[JournalRecord]:
         """Every record so far: the session's and its delegated sub-runs', by session id."""
         records: list[JournalRecord] = []
         for info in sorted(await self._journal.sessions(), key=lambda i: i.session_id):
             records.extend(await self._journal.read(info.session_id))
-        return records
-
-    async def _mirror(self) -> None:
-        """Write the records the mirror does not hold yet, in batches under the payload limit."""
-        if self.registry.journal is None:
-            return
-        fresh = [
-            r for r in await self._all_records() if r.seq >= self._mirrored.get(r.session_id, 0)
-        ]
-        for batch in _batches(fresh, self.registry.max_payload_bytes // 2):
-            batch_input = MirrorInput(records=batch)
-            await _execute(
-                MIRROR_ACTIVITY, batch_input, self.registry.tool_options, result_type=None
-            )
-        for record in fresh:
-            self._mirrored[record.session_id] = record.seq + 1
-
-    async def _read_mirror(self, cursor: Mapping[str, int]) -> list[JournalRecord]:
-        """A continued run's records, read back from the mirror page by page."""
-        records: list[JournalRecord] = []
-        for session_id, stop in sorted(cursor.items()):
-            start = 0
-            while start < stop:
-                page = MirrorReadInput(
-                    session_id=session_id,
-                    start=start,
-                    stop=stop,
-                    max_bytes=self.registry.max_payload_bytes // 2,
-                )
-                found = await _execute(
-                    MIRROR_READ_ACTIVITY, page, self.registry.tool_options, result_type=list
-                )
-                if not found:
-                    raise ApplicationError(
-                        f"the journal mirror lacks records {start} to {stop - 1} of session "
-                        f"{session_id!r} that an earlier run of this session wrote to it; "
-                        "every worker must mirror to the same journal",
-                        type="JournalError",
-                        non_retryable=True,
-                    )
-                records.extend(record_from_data(data) for data in found)
-                start = records[-1].seq + 1
         return records
 
 
@@ -345,7 +306,7 @@ class ActivityModel:
         run.count_step()
         call = ModelCallInput(model=self.name, request=data, step=step)
         try:
-            answer = await _execute(MODEL_ACTIVITY, call, run.registry.model_options)
+            answer = await execute(MODEL_ACTIVITY, call, run.registry.model_options)
         except ActivityError as exc:
             cause = exc.cause or exc
             raise ModelError(f"{step} failed: {cause}", model=self.name, attempts=0) from exc
@@ -372,7 +333,7 @@ class ActivityToolRunner:
             context=context_to_data(context),
         )
         try:
-            data = await _execute(TOOL_ACTIVITY, call, self._run.registry.tool_options)
+            data = await execute(TOOL_ACTIVITY, call, self._run.registry.tool_options)
         except ActivityError as exc:
             return _failed_tool(tool, exc)
         return outcome_from_data(data)
@@ -423,21 +384,6 @@ async def _restore(journal: InMemoryJournal, carried: Sequence[JournalRecord]) -
         await journal.append(records)
 
 
-def _batches(records: Sequence[JournalRecord], budget: int) -> Iterator[list[dict[str, Any]]]:
-    """The records as data, in batches of about ``budget`` JSON bytes (at least one each)."""
-    batch: list[dict[str, Any]] = []
-    size = 0
-    for record in records:
-        data = record_to_data(record)
-        if batch and size > budget:
-            yield batch
-            batch, size = [], 0
-        batch.append(data)
-        size += json_size(data)
-    if batch:
-        yield batch
-
-
 def _failed_tool(tool: FunctionTool, exc: ActivityError) -> ToolOutcome:
     cause = exc.cause
     if isinstance(cause, ApplicationError) and cause.type == "ConfigurationError":
@@ -448,30 +394,6 @@ def _failed_tool(tool: FunctionTool, exc: ActivityError) -> ToolOutcome:
     if tool.raise_errors:
         raise error from exc
     return ToolOutcome(content=str(error), is_error=True, error=error)
-
-
-async def _execute(
-    name: str, argument: Any, options: ActivityOptions, *, result_type: type | None = dict
-) -> Any:
-    if options.local:
-        return await workflow.execute_local_activity(
-            name,
-            argument,
-            result_type=result_type,
-            start_to_close_timeout=options.start_to_close_timeout,
-            schedule_to_close_timeout=options.schedule_to_close_timeout,
-            retry_policy=options.retry_policy,
-        )
-    return await workflow.execute_activity(
-        name,
-        argument,
-        result_type=result_type,
-        start_to_close_timeout=options.start_to_close_timeout,
-        schedule_to_close_timeout=options.schedule_to_close_timeout,
-        heartbeat_timeout=options.heartbeat_timeout,
-        retry_policy=options.retry_policy,
-        task_queue=options.task_queue,
-    )
 
 
 def _current() -> SwarmWorkflow:

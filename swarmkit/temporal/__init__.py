@@ -18,6 +18,7 @@ from swarmkit.temporal._client import (
     pending_decision,
     run_session,
     session_events,
+    session_handle,
     session_result,
     start_session,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "pending_decision",
     "run_session",
     "session_events",
+    "session_handle",
     "session_result",
     "start_session",
 ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
@@ -17,9 +16,12 @@ from swarmkit.journal import JournalRecord
 from swarmkit.journal._codec import response_to_data
 from swarmkit.temporal._data import (
     MirrorInput,
+    MirrorReadInput,
     ModelCallInput,
     ToolCallInput,
+    json_size,
     record_from_data,
+    record_to_data,
     request_from_data,
 )
 from swarmkit.temporal._registry import Registry
@@ -28,6 +30,7 @@ from swarmkit.tools import FunctionTool, outcome_to_data
 MODEL_ACTIVITY = "swarmkit.model"
 TOOL_ACTIVITY = "swarmkit.tool"
 MIRROR_ACTIVITY = "swarmkit.mirror"
+MIRROR_READ_ACTIVITY = "swarmkit.mirror_read"
 FINGERPRINT_ACTIVITY = "swarmkit.fingerprint"
 
 MIRROR_LEASE_SECONDS = 60.0
@@ -46,7 +49,7 @@ class SwarmActivities:
 
     def all(self) -> list[Any]:
         """Every activity, for ``Worker(activities=...)``."""
-        return [self.call_model, self.call_tool, self.mirror, self.fingerprint]
+        return [self.call_model, self.call_tool, self.mirror, self.read_mirror, self.fingerprint]
 
     @activity.defn(name=MODEL_ACTIVITY)
     async def call_model(self, call: ModelCallInput) -> dict[str, Any]:
@@ -62,7 +65,7 @@ class SwarmActivities:
         except SwarmkitError as exc:
             raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
         data = response_to_data(response)
-        size = len(json.dumps(data))
+        size = json_size(data)
         if size > self._registry.max_payload_bytes:
             raise ApplicationError(
                 f"the model's answer for {call.step} is {size} bytes, over the "
@@ -104,6 +107,29 @@ class SwarmActivities:
                     await journal.append(fresh)
             finally:
                 await journal.release_lease(session_id, owner=owner)
+
+    @activity.defn(name=MIRROR_READ_ACTIVITY)
+    async def read_mirror(self, page: MirrorReadInput) -> list[dict[str, Any]]:
+        """A page of a session's mirrored records, from ``page.start`` on, before ``page.stop``."""
+        journal = self._registry.journal
+        if journal is None:
+            raise ApplicationError(
+                "a continued session's records are in a journal mirror, but this worker has "
+                "none; give every worker the same SwarmPlugin(journal=...)",
+                type="ConfigurationError",
+                non_retryable=True,
+            )
+        records = [r for r in await journal.read(page.session_id) if page.start <= r.seq]
+        found: list[dict[str, Any]] = []
+        size = 0
+        for record in records:
+            data = record_to_data(record)
+            weight = json_size(data)
+            if record.seq >= page.stop or (found and size + weight > page.max_bytes):
+                break
+            found.append(data)
+            size += weight
+        return found
 
     @activity.defn(name=FINGERPRINT_ACTIVITY)
     async def fingerprint(self, swarm: str) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from temporalio.client import Client, WorkflowHandle
+from temporalio.service import RPCError
 
 from swarmkit.events import Event, RunFinished, event_from_data
 from swarmkit.exceptions import ConfigurationError
@@ -39,15 +40,28 @@ async def start_session(
     """Start a session of the swarm registered as ``swarm``; the workflow id is the session id.
 
     ``start_options`` go to ``Client.start_workflow`` (timeouts, id reuse policy, memo ...).
+    The handle names no run: its queries and updates reach the session's latest run, after
+    any continue-as-new (``first_execution_run_id`` still names the first).
     """
     session = SessionInput(swarm=swarm, prompt=prompt, context=_json_context(context))
-    return await client.start_workflow(
+    started = await client.start_workflow(
         WORKFLOW_NAME,
         session,
         id=session_id or uuid.uuid4().hex,
         task_queue=task_queue,
         result_type=dict,
         **start_options,
+    )
+    return session_handle(client, started.id, first_execution_run_id=started.first_execution_run_id)
+
+
+def session_handle(
+    client: Client, session_id: str, *, first_execution_run_id: str | None = None
+) -> SessionHandle:
+    """The handle of a running or ended session, by its id: it follows the session's runs
+    across continue-as-new (a handle pinned to a run id would stay on that run)."""
+    return client.get_workflow_handle(
+        session_id, first_execution_run_id=first_execution_run_id, result_type=dict
     )
 
 
@@ -96,16 +110,34 @@ async def pending_decision(handle: SessionHandle) -> PendingDecision | None:
 
 
 async def session_events(handle: SessionHandle, since: int = 0) -> list[Event]:
-    """The session's events from index ``since`` on."""
+    """The session's events from index ``since`` on (the session's indexes, which carry on
+    across continue-as-new)."""
     data = await handle.query(EVENTS_QUERY, since, result_type=list)
     return [event_from_data(item) for item in data]
 
 
-async def follow(handle: SessionHandle, *, every: float = 0.2) -> AsyncIterator[Event]:
-    """Yield a session's events as they happen, polling the events query; ends at RunFinished."""
-    seen = 0
+async def follow(
+    handle: SessionHandle, *, since: int = 0, every: float = 0.2, patience: float = 30.0
+) -> AsyncIterator[Event]:
+    """Yield a session's events as they happen, each once and in order, until RunFinished.
+
+    It polls the events query every ``every`` seconds. Pass a handle without a run id (as
+    ``start_session`` and ``session_handle`` give) to follow the session across
+    continue-as-new. While a continued run has not taken its first step the server may refuse
+    a query; the follower asks again for up to ``patience`` seconds before it gives up.
+    """
+    seen = since
+    refused = 0.0
     while True:
-        fresh = await session_events(handle, seen)
+        try:
+            fresh = await session_events(handle, seen)
+        except RPCError:
+            refused += every
+            if refused > patience:
+                raise
+            await asyncio.sleep(every)
+            continue
+        refused = 0.0
         seen += len(fresh)
         for event in fresh:
             yield event

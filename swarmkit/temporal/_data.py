@@ -7,11 +7,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import TypeAdapter
+from pydantic_core import to_json
 
 from swarmkit.journal import JournalRecord
 from swarmkit.models import ModelRequest
 
 _REQUEST = TypeAdapter(ModelRequest)
+
+
+def json_size(data: Any) -> int:
+    """How many bytes ``data`` takes as JSON (pydantic-core's encoder: no Python-level walk)."""
+    return len(to_json(data))
 
 
 def request_to_data(request: ModelRequest) -> dict[str, Any]:
@@ -53,7 +59,10 @@ class SessionInput:
     context: dict[str, Any] = field(default_factory=dict)
     """The run's initial context (JSON data)."""
     records: list[dict[str, Any]] = field(default_factory=list)
-    """For a continued session: the journal records of the steps done before."""
+    """For a continued session without a mirror: the journal records of the steps done before."""
+    mirrored: dict[str, int] = field(default_factory=dict)
+    """For a continued session with a mirror: the cursor into it, each session's (and each
+    delegated sub-run's) id and the seq its records there end before; nothing by value."""
     fingerprint: dict[str, Any] | None = None
     """For a continued session: the configuration fingerprint the session started with."""
     runs: int = 0
@@ -93,4 +102,18 @@ class MirrorInput:
     """Journal records for the mirror activity to write."""
 
     records: list[dict[str, Any]]
-    """The session's records so far; the ones the journal already holds are skipped."""
+    """Records not mirrored yet, in seq order per session; ones the journal holds are skipped."""
+
+
+@dataclass(kw_only=True)
+class MirrorReadInput:
+    """A page of one session's records for a continued run to read back from the mirror."""
+
+    session_id: str
+    """The session (or delegated sub-run) to read."""
+    start: int
+    """The first seq to read."""
+    stop: int
+    """The seq to stop before: the cursor the previous run carried."""
+    max_bytes: int
+    """Stop a page once its records' JSON passes this many bytes (it holds at least one)."""

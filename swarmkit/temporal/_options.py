@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
+from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 DEFAULT_TIMEOUT = timedelta(seconds=60)
@@ -27,3 +29,28 @@ class ActivityOptions:
     """Run the calls on another task queue (e.g. workers with GPU or network access)."""
     local: bool = False
     """Run as a local activity in the workflow's worker: fewer round trips, same retries."""
+
+
+async def execute(
+    name: str, argument: Any, options: ActivityOptions, *, result_type: type | None = dict
+) -> Any:
+    """Run activity ``name`` from inside a workflow as ``options`` say (local or not)."""
+    if options.local:
+        return await workflow.execute_local_activity(
+            name,
+            argument,
+            result_type=result_type,
+            start_to_close_timeout=options.start_to_close_timeout,
+            schedule_to_close_timeout=options.schedule_to_close_timeout,
+            retry_policy=options.retry_policy,
+        )
+    return await workflow.execute_activity(
+        name,
+        argument,
+        result_type=result_type,
+        start_to_close_timeout=options.start_to_close_timeout,
+        schedule_to_close_timeout=options.schedule_to_close_timeout,
+        heartbeat_timeout=options.heartbeat_timeout,
+        retry_policy=options.retry_policy,
+        task_queue=options.task_queue,
+    )

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import asdict, replace
 from datetime import timedelta
 from typing import Any
@@ -15,7 +14,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 
 from swarmkit._run._decisions import check_decision
 from swarmkit.context import RunContext, context_to_data
-from swarmkit.events import RunFinished, event_to_data
+from swarmkit.events import Event, EventObserver, RunFinished, RunStarted, event_to_data
 from swarmkit.exceptions import (
     ConfigurationChangedError,
     ConfigurationError,
@@ -32,20 +31,20 @@ from swarmkit.runtime import Runtime
 from swarmkit.swarm import Swarm
 from swarmkit.temporal._activities import (
     FINGERPRINT_ACTIVITY,
-    MIRROR_ACTIVITY,
     MODEL_ACTIVITY,
     TOOL_ACTIVITY,
 )
 from swarmkit.temporal._data import (
-    MirrorInput,
     ModelCallInput,
     SessionInput,
     ToolCallInput,
+    json_size,
     record_from_data,
     record_to_data,
     request_to_data,
 )
-from swarmkit.temporal._options import ActivityOptions
+from swarmkit.temporal._mirror import WorkflowMirror
+from swarmkit.temporal._options import execute
 from swarmkit.temporal._registry import Registry, active, model_name
 from swarmkit.tools import FunctionTool, ToolOutcome, outcome_from_data
 
@@ -61,17 +60,23 @@ class _ContinueAsNew(BaseException):
     """Raised at a step boundary when the run has taken its share of steps."""
 
 
-@workflow.defn(name=WORKFLOW_NAME)
+# Not sandboxed: the sandbox would re-check every workflow task (about a millisecond of CPU per
+# step) yet guard nothing here. The loop is deterministic by construction (ids, clock, sleep and
+# randomness come from the workflow), and the swarms' own code is imported by the registry
+# outside any sandbox, so its globals are the real modules whatever the runner.
+@workflow.defn(name=WORKFLOW_NAME, sandboxed=False)
 class SwarmWorkflow:
     """A swarm session: the workflow id is the session id; model and tool calls are activities."""
 
     def __init__(self) -> None:
-        self._events: list[dict[str, Any]] = []
+        self._events: list[Event] = []  # converted to data only when a query asks
         self._pending: PendingDecision | None = None
         self._decision: Decision | None = None
         self._swarm: Swarm | None = None
         self._registry: Registry | None = None
         self._steps = 0
+        self._continued = False
+        self._mirror: WorkflowMirror | None = None
         # The run's journal lives in the workflow (its history makes it durable); the mirror
         # activity copies it to the worker's Journal at each pause, continue-as-new and end.
         self._journal = InMemoryJournal()
@@ -80,12 +85,13 @@ class SwarmWorkflow:
     async def run(self, session: SessionInput) -> dict[str, Any]:
         """Run the session to its end and return its RunResult as data."""
         registry = active(workflow.info().task_queue)
-        swarm = _fail_on_mistake(lambda: durable_swarm(registry, session.swarm))
+        swarm = _fail_on_mistake(lambda: durable_swarm(registry, session.swarm, self._observe))
         self._registry, self._swarm = registry, swarm
         fingerprint = await self._checked_fingerprint(session, swarm)
-        journal = self._journal
-        if session.records:
-            await _restore(journal, session.records)
+        self._continued = bool(session.records or session.mirrored)
+        self._mirror = WorkflowMirror(registry, session.mirrored)
+        carried = [record_from_data(data) for data in session.records]
+        await _restore(self._journal, carried or await self._mirror.read())
         try:
             result = await self._drive(session, swarm)
         except _ContinueAsNew:
@@ -94,14 +100,9 @@ class SwarmWorkflow:
             # A limit under the "error" policy, or a broken tool: the session fails for good,
             # rather than failing the workflow task, which Temporal would retry forever.
             raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
-        records = await self._all_records()
-        await self._mirror(records)
+        await self._mirror_now()
         if result is None:
-            carried = [record_to_data(r) for r in records]
-            self._check_carry(carried)
-            workflow.continue_as_new(
-                replace(session, records=carried, fingerprint=fingerprint, runs=session.runs + 1)
-            )
+            workflow.continue_as_new(await self._next_input(session, fingerprint))
         return result.to_data()
 
     @workflow.update(name=DECIDE_UPDATE)
@@ -131,8 +132,13 @@ class SwarmWorkflow:
 
     @workflow.query(name=EVENTS_QUERY)
     def events(self, since: int = 0) -> list[dict[str, Any]]:
-        """The run's events from index ``since`` on, as data (follow a run by polling)."""
-        return self._events[since:]
+        """The session's events from index ``since`` on, as data (follow a run by polling).
+
+        The indexes are the session's, across continue-as-new: a continued run replays the
+        steps before it, which regenerates their events at the same indexes, so a caller that
+        asks the workflow id (no run id) for ``since`` gets each event once, in order.
+        """
+        return [event_to_data(event) for event in self._events[since:]]
 
     # -- the run ---------------------------------------------------------------------------
 
@@ -143,7 +149,7 @@ class SwarmWorkflow:
             "tool_runner": ActivityToolRunner(self, session.swarm),
             "decisions": WorkflowDecisions(self),
         }
-        if session.records:
+        if self._continued:
             return await swarm.resume(session_id, self._journal, **seams)
         result: RunResult | None = None
         stream = swarm.stream(
@@ -154,7 +160,6 @@ class SwarmWorkflow:
             **seams,
         )
         async for event in stream:
-            self._events.append(event_to_data(event))
             if isinstance(event, RunFinished):
                 result = event.result
         assert result is not None
@@ -183,17 +188,44 @@ class SwarmWorkflow:
             )
         return current
 
-    def _check_carry(self, carried: list[dict[str, Any]]) -> None:
-        size = len(json.dumps(carried))
+    async def _observe(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+        """Keep the session's own events for the events query (a delegated sub-run's pass by)."""
+        own: bool | None = None
+        async for event in events:
+            if own is None:
+                own = isinstance(event, RunStarted) and (
+                    event.session_id == workflow.info().workflow_id
+                )
+            if own:
+                self._events.append(self._as_news(event))
+            yield event
+
+    def _as_news(self, event: Event) -> Event:
+        if self._continued and isinstance(event, RunStarted):
+            # The session started once; a continued run's replay of it is no news to a caller.
+            return replace(event, replay=False)
+        return event
+
+    async def _next_input(self, session: SessionInput, fingerprint: dict[str, Any]) -> SessionInput:
+        """The continued run's input: a cursor into the mirror, else the records by value."""
+        base = replace(session, fingerprint=fingerprint, runs=session.runs + 1)
+        if self.registry.journal is not None:
+            assert self._mirror is not None
+            return replace(base, records=[], mirrored=dict(self._mirror.cursor))
+        carried = [record_to_data(r) for r in await self._all_records()]
+        size = json_size(carried)
         limit = self.registry.max_payload_bytes
         if size > limit:
             raise ApplicationError(
-                f"session {workflow.info().workflow_id!r} cannot continue as new: its journal "
-                f"so far is {size} bytes, over the {limit}-byte payload limit; shorten what "
-                "agents see (input filters), or raise the server's limit and max_payload_bytes",
+                f"session {workflow.info().workflow_id!r} cannot continue as new: with no "
+                f"journal mirror its records travel in the workflow input, and they are {size} "
+                f"bytes, over the {limit}-byte payload limit; configure a mirror "
+                "(SwarmPlugin(journal=...)) so a continued run reads them back by reference, "
+                "or lower steps_per_run and shorten what agents see (input filters)",
                 type="PayloadTooLarge",
                 non_retryable=True,
             )
+        return replace(base, records=carried)
 
     def count_step(self) -> None:
         """Count a model or tool step; at the run's share, continue as new before it starts."""
@@ -211,12 +243,18 @@ class SwarmWorkflow:
     async def wait_for_decision(self, pending: PendingDecision) -> Decision:
         """Mirror the journal so far, then pause in place until the decide update delivers."""
         self._pending, self._decision = pending, None
-        await self._mirror(await self._all_records())
+        await self._mirror_now()
         await workflow.wait_condition(lambda: self._decision is not None)
         decision = self._decision
         self._pending = self._decision = None
         assert decision is not None
         return decision
+
+    async def _mirror_now(self) -> None:
+        """Copy the records the mirror does not hold yet (none without a mirror)."""
+        assert self._mirror is not None
+        if self.registry.journal is not None:
+            await self._mirror.write(await self._all_records())
 
     async def _all_records(self) -> list[JournalRecord]:
         """Every record so far: the session's and its delegated sub-runs', by session id."""
@@ -224,12 +262,6 @@ class SwarmWorkflow:
         for info in sorted(await self._journal.sessions(), key=lambda i: i.session_id):
             records.extend(await self._journal.read(info.session_id))
         return records
-
-    async def _mirror(self, records: Sequence[JournalRecord]) -> None:
-        if self.registry.journal is None or not records:
-            return
-        batch = MirrorInput(records=[record_to_data(r) for r in records])
-        await _execute(MIRROR_ACTIVITY, batch, self.registry.tool_options, result_type=None)
 
 
 # -- the seams as the workflow fills them ----------------------------------------------------
@@ -262,7 +294,7 @@ class ActivityModel:
         run = _current()
         step = f"the model call of agent {request.agent!r}"
         data = request_to_data(request)
-        size = len(json.dumps(data))
+        size = json_size(data)
         limit = run.registry.max_payload_bytes
         if size > limit:
             raise ModelError(
@@ -274,7 +306,7 @@ class ActivityModel:
         run.count_step()
         call = ModelCallInput(model=self.name, request=data, step=step)
         try:
-            answer = await _execute(MODEL_ACTIVITY, call, run.registry.model_options)
+            answer = await execute(MODEL_ACTIVITY, call, run.registry.model_options)
         except ActivityError as exc:
             cause = exc.cause or exc
             raise ModelError(f"{step} failed: {cause}", model=self.name, attempts=0) from exc
@@ -301,7 +333,7 @@ class ActivityToolRunner:
             context=context_to_data(context),
         )
         try:
-            data = await _execute(TOOL_ACTIVITY, call, self._run.registry.tool_options)
+            data = await execute(TOOL_ACTIVITY, call, self._run.registry.tool_options)
         except ActivityError as exc:
             return _failed_tool(tool, exc)
         return outcome_from_data(data)
@@ -318,8 +350,9 @@ class WorkflowDecisions:
         return await self._run.wait_for_decision(pending)
 
 
-def durable_swarm(registry: Registry, name: str) -> Swarm:
-    """The registered swarm with each agent's model replaced by an activity stand-in."""
+def durable_swarm(registry: Registry, name: str, observe: EventObserver | None = None) -> Swarm:
+    """The registered swarm with each agent's model replaced by an activity stand-in (and
+    ``observe`` after the swarm's own observers)."""
     swarm = registry.swarm(name)
     plans = {}
     for agent, plan in swarm.plans.items():
@@ -337,14 +370,15 @@ def durable_swarm(registry: Registry, name: str) -> Swarm:
     durable = copy.copy(swarm)
     durable.plans = plans
     durable.spec = replace(swarm.spec, plans=plans)
+    if observe is not None:
+        durable.observers = (*swarm.observers, observe)
     return durable
 
 
-async def _restore(journal: InMemoryJournal, carried: Sequence[Mapping[str, Any]]) -> None:
+async def _restore(journal: InMemoryJournal, carried: Sequence[JournalRecord]) -> None:
     """Put a continued session's records (its own and its sub-runs') back into the journal."""
     sessions: dict[str, list[JournalRecord]] = {}
-    for data in carried:
-        record = record_from_data(data)
+    for record in carried:
         sessions.setdefault(record.session_id, []).append(record)
     for records in sessions.values():
         await journal.append(records)
@@ -360,30 +394,6 @@ def _failed_tool(tool: FunctionTool, exc: ActivityError) -> ToolOutcome:
     if tool.raise_errors:
         raise error from exc
     return ToolOutcome(content=str(error), is_error=True, error=error)
-
-
-async def _execute(
-    name: str, argument: Any, options: ActivityOptions, *, result_type: type | None = dict
-) -> Any:
-    if options.local:
-        return await workflow.execute_local_activity(
-            name,
-            argument,
-            result_type=result_type,
-            start_to_close_timeout=options.start_to_close_timeout,
-            schedule_to_close_timeout=options.schedule_to_close_timeout,
-            retry_policy=options.retry_policy,
-        )
-    return await workflow.execute_activity(
-        name,
-        argument,
-        result_type=result_type,
-        start_to_close_timeout=options.start_to_close_timeout,
-        schedule_to_close_timeout=options.schedule_to_close_timeout,
-        heartbeat_timeout=options.heartbeat_timeout,
-        retry_policy=options.retry_policy,
-        task_queue=options.task_queue,
-    )
 
 
 def _current() -> SwarmWorkflow:

@@ -1,24 +1,16 @@
-"""Fixtures of the journal tests: one throwaway PostgreSQL server for the whole run."""
+"""Fixtures of the journal tests: an empty schema of the shared PostgreSQL server per test."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from urllib.parse import quote
 
 import psycopg
 import pytest
 
-from tests.journal.postgres_server import PostgresServer, running_postgres
+from tests.journal.postgres_server import PostgresServer
 
 _SCHEMAS = itertools.count()
-
-
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[PostgresServer]:
-    """A PostgreSQL server started from the dev extra's binaries, stopped by pid at the end."""
-    with running_postgres() as server:
-        yield server
 
 
 def fresh_schema(server: PostgresServer) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -89,3 +90,39 @@ def activity_counts(history: WorkflowHistory) -> dict[str, dict[str, int]]:
             scheduled = event.activity_task_completed_event_attributes.scheduled_event_id
             counts[types[scheduled]]["completed"] += 1
     return counts
+
+
+def started_input(history: WorkflowHistory) -> dict[str, Any]:
+    """The input a workflow run started with (its SessionInput as JSON data)."""
+    event = history.events[0]
+    payload = event.workflow_execution_started_event_attributes.input.payloads[0]
+    data: dict[str, Any] = json.loads(payload.data)
+    return data
+
+
+def activity_inputs(history: WorkflowHistory, name: str) -> list[Any]:
+    """The (first) argument of each scheduled activity of type ``name``, as JSON data."""
+    inputs = []
+    for event in history.events:
+        if event.HasField("activity_task_scheduled_event_attributes"):
+            attributes = event.activity_task_scheduled_event_attributes
+            if attributes.activity_type.name == name:
+                inputs.append(json.loads(attributes.input.payloads[0].data))
+    return inputs
+
+
+async def run_histories(client: Client, session_id: str, first_run_id: str) -> list[Any]:
+    """The histories of a session's workflow runs, first to last (following continue-as-new)."""
+    histories = []
+    run_id: str | None = first_run_id
+    while run_id:
+        history = await client.get_workflow_handle(session_id, run_id=run_id).fetch_history()
+        histories.append(history)
+        last = history.events[-1]
+        attributes = last.workflow_execution_continued_as_new_event_attributes
+        run_id = (
+            attributes.new_execution_run_id
+            if last.HasField("workflow_execution_continued_as_new_event_attributes")
+            else None
+        )
+    return histories

@@ -97,8 +97,9 @@ async def replay_speed(journal: Journal) -> float:
     return steps / statistics.median(timings)
 
 
-async def session_on_off(journal: Journal) -> tuple[float, float]:
-    """Median seconds of a two-call session with the journal off and on, interleaved."""
+async def session_rounds(journal: Journal) -> list[tuple[float, float]]:
+    """Seconds per two-call session (real client) with the journal off and on, per round,
+    interleaved after one warm-up round of each."""
     client = _client()
     swarm_on, swarm_off = _chat_swarm(client, journal), _chat_swarm(client, None)
 
@@ -110,11 +111,13 @@ async def session_on_off(journal: Journal) -> tuple[float, float]:
 
     await time_one(swarm_off)
     await time_one(swarm_on)
-    off, on = [], []
-    for _ in range(ROUNDS):
-        off.append(await time_one(swarm_off))
-        on.append(await time_one(swarm_on))
-    return statistics.median(off), statistics.median(on)
+    return [(await time_one(swarm_off), await time_one(swarm_on)) for _ in range(ROUNDS)]
+
+
+async def session_on_off(journal: Journal) -> tuple[float, float]:
+    """Median seconds of a two-call session with the journal off and on, interleaved."""
+    rounds = await session_rounds(journal)
+    return statistics.median(off for off, _ in rounds), statistics.median(on for _, on in rounds)
 
 
 def _chat_swarm(client: AsyncOpenAI, journal: Journal | None) -> Swarm:
@@ -333,22 +336,7 @@ async def turn_cost_rows(root: Path) -> dict[int, list[float]]:
 
 async def session_ratios(journal: Journal) -> list[float]:
     """The two-call session (real client) with the journal on / off, one ratio per round."""
-    client = _client()
-    swarm_on, swarm_off = _chat_swarm(client, journal), _chat_swarm(client, None)
-
-    async def time_one(swarm: Swarm) -> float:
-        started = time.perf_counter()
-        for _ in range(SESSIONS_PER_ROUND):
-            await swarm.run(PROMPT)
-        return time.perf_counter() - started
-
-    await time_one(swarm_off)
-    await time_one(swarm_on)
-    ratios = []
-    for _ in range(ROUNDS):
-        off = await time_one(swarm_off)
-        ratios.append(await time_one(swarm_on) / off)
-    return ratios
+    return [on / off for off, on in await session_rounds(journal)]
 
 
 class _CountingJournal(SQLiteJournal):

@@ -72,12 +72,9 @@ class GroupCommit:
         timeout: float,
         failure: Failure,
         closed: Callable[[str], JournalError],
-        committed: Callable[[], None] = lambda: None,
     ) -> None:
-        """``connection`` gives the open connection (None once closed); ``lock`` guards it;
-        ``committed`` is told of each commit."""
+        """``connection`` gives the open connection (None once closed); ``lock`` guards it."""
         self._connection = connection
-        self._committed = committed
         self._lock = lock
         self._timeout = timeout
         self._failure = failure
@@ -136,8 +133,7 @@ class GroupCommit:
             except BaseException:
                 _rollback(conn)
                 raise
-        self._committed()
-        return True, result
+            return True, result
 
     def flush(self) -> None:
         """Commit every queued write now, on this thread (``close()`` with writes pending)."""
@@ -187,8 +183,6 @@ class GroupCommit:
                 _settle_all(loop, batch, lambda write: self._failure(write.action, failed))
                 return True
             outcomes = _run_batch(conn, batch, self._failure)
-        if any(ok for ok, _ in outcomes):
-            self._committed()
         for write, (ok, value) in zip(batch, outcomes, strict=True):
             _settle(loop, write.future, ok, value)
         return True

@@ -17,7 +17,6 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from swarmkit.exceptions import JournalError, SessionNotFoundError
-from swarmkit.journal._checkpoint import Checkpointer
 from swarmkit.journal._group_commit import GroupCommit
 from swarmkit.journal._records import (
     AGENT_STARTED,
@@ -140,14 +139,12 @@ class SQLiteJournal:
         self._conn: sqlite3.Connection | None = (
             _connect_read_only(self._path, timeout) if read_only else _connect(self._path, timeout)
         )
-        self._checkpoints = Checkpointer(self._path)
         self._commits = GroupCommit(
             connection=lambda: self._conn,
             lock=self._lock,
             timeout=timeout,
             failure=self._failure,
             closed=self._closed_error,
-            committed=self._checkpoints.committed,
         )
         # Leases this object holds, by session: (owner, ttl). A run's finishing step gives its
         # lease up in the same transaction ("folded"), so the release that follows is free.
@@ -239,7 +236,6 @@ class SQLiteJournal:
         """Commit the writes still queued, then close the connection; later calls raise
         ``JournalError``. Closing twice is fine."""
         self._commits.flush()
-        self._checkpoints.close()
         with self._lock:
             if self._conn is not None:
                 self._conn.close()
@@ -566,9 +562,8 @@ def _connect(path: Path, timeout: float) -> sqlite3.Connection:
         _configure(conn, timeout)
         _in_transaction(conn, lambda conn: _create_or_check_schema(conn, path))
         # From now on a busy file never blocks the thread: writes wait on the event loop's
-        # timer (GroupCommit), reads retry briefly. Checkpoints run on a thread (Checkpointer).
+        # timer (GroupCommit), reads retry briefly.
         conn.execute("PRAGMA busy_timeout=0")
-        conn.execute("PRAGMA wal_autocheckpoint=0")
     except sqlite3.Error as exc:
         conn.close()
         raise _open_error(path, exc, timeout) from exc

@@ -274,17 +274,3 @@ async def test_listing_builds_the_same_session_info_as_its_constructor(tmp_path:
         ("t", "open"),
         ("s", "finished"),
     ]
-
-
-async def test_checkpoints_run_on_a_thread_that_close_stops(tmp_path: Path) -> None:
-    """Many commits start the checkpoint thread; close() leaves no thread running."""
-    path = tmp_path / "j.sqlite3"
-    journal = SQLiteJournal(path)
-    for seq in range(200):
-        await journal.append([record("s", seq)])
-    name = f"swarmkit-checkpoint {path}"
-    assert name in {thread.name for thread in threading.enumerate()}
-    journal.close()
-    assert name not in {thread.name for thread in threading.enumerate()}
-    with SQLiteJournal(path, read_only=True) as reopened:
-        assert len(await reopened.read("s")) == 200

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -370,3 +372,22 @@ def test_json_context_reaches_the_journal(capsys: Capture) -> None:
     capsys.readouterr()
     assert main(["export", "ctx-1"]) == 0
     assert import_jsonl(capsys.readouterr().out)[0].data["context"] == context
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Paris", "Asia/Kolkata", "America/St_Johns"])
+def test_sessions_shows_start_times_as_datetime_would(
+    zone: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The listing's per-minute time cache prints what datetime prints, across DST changes."""
+    monkeypatch.setenv("TZ", zone)
+    time.tzset()
+    try:
+        local_time = cli._local_times()
+        moments = [1_711_846_000 + step * 37.25 for step in range(400)]  # over Paris' DST
+        moments += [1_700_000_059.9999996, 0.5, 1_700_000_000.0]
+        for moment in moments:
+            expected = datetime.fromtimestamp(moment).strftime("%Y-%m-%d %H:%M:%S")
+            assert local_time(moment) == expected, moment
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()

@@ -12,11 +12,12 @@ import asyncio
 import importlib.metadata
 import json
 import logging
+import math
 import os
 import shutil
 import sys
+import time
 from collections.abc import Callable, Coroutine, Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -465,7 +466,8 @@ async def _sessions(args: argparse.Namespace) -> int:
         print(f"no sessions in {path}")
         return EXIT_OK
     header = ("SESSION", "STATUS", "STOP", "RECORDS", "STARTED", "PROMPT")
-    print(_table([header, *(_session_row(info) for info in infos)]))
+    started = _local_times()
+    print(_table([header, *(_session_row(info, started) for info in infos)]))
     return EXIT_OK
 
 
@@ -666,16 +668,33 @@ async def _read_session(option: str | None, session_id: str) -> tuple[JournalRec
             raise UsageError(f"{exc} (swarmkit sessions --journal {path})") from exc
 
 
-def _session_row(info: SessionInfo) -> tuple[str, ...]:
-    started = datetime.fromtimestamp(info.started_at).strftime("%Y-%m-%d %H:%M:%S")
+def _session_row(info: SessionInfo, started: Callable[[float], str]) -> tuple[str, ...]:
     return (
         info.session_id,
         info.status,
         info.stop_reason or "-",
         str(info.records),
-        started,
+        started(info.started_at),
         one_line(info.prompt or "", limit=48),
     )
+
+
+def _local_times() -> Callable[[float], str]:
+    """Unix seconds as local ``YYYY-MM-DD HH:MM:SS``, each minute's part formatted once:
+    a listing's start times crowd into few minutes, and formatting was a third of it."""
+    minutes: dict[int, str] = {}
+
+    def local_time(seconds: float) -> str:
+        minute, second = divmod(math.floor(round(seconds, 6)), 60)
+        prefix = minutes.get(minute)
+        if prefix is None:
+            at = time.localtime(minute * 60)
+            if at.tm_sec:  # a zone offset of odd seconds (old local mean times): no sharing
+                return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+            prefix = minutes[minute] = time.strftime("%Y-%m-%d %H:%M", at)
+        return f"{prefix}:{second:02d}"
+
+    return local_time
 
 
 def _table(rows: Sequence[Sequence[str]]) -> str:

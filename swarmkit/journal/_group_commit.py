@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar, cast
 
 from swarmkit.exceptions import JournalError
+from swarmkit.journal._sqlite_file import is_busy, rollback
 
 _T = TypeVar("_T")
 
@@ -121,17 +122,17 @@ class GroupCommit:
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
-                if _busy(exc):
+                if is_busy(exc):
                     return False, None
                 raise self._failure(action, exc) from exc
             try:
                 result = work(conn)
                 conn.execute("COMMIT")
             except sqlite3.Error as exc:
-                _rollback(conn)
+                rollback(conn)
                 raise self._failure(action, exc) from exc
             except BaseException:
-                _rollback(conn)
+                rollback(conn)
                 raise
             return True, result
 
@@ -177,7 +178,7 @@ class GroupCommit:
             try:
                 conn.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as exc:
-                if _busy(exc) and not give_up:
+                if is_busy(exc) and not give_up:
                     return False
                 failed = exc
                 _settle_all(loop, batch, lambda write: self._failure(write.action, failed))
@@ -203,10 +204,10 @@ def _run_batch(
         else:
             conn.execute("ROLLBACK")
     except sqlite3.Error as exc:
-        _rollback(conn)
+        rollback(conn)
         return [(False, failure(write.action, exc)) for write in batch]
     except BaseException:
-        _rollback(conn)
+        rollback(conn)
         raise
     return outcomes
 
@@ -239,16 +240,6 @@ def _take(queue: _Queue, *, keep: bool = False) -> list[_Write[Any]]:
     if not keep:
         del queue.writes[: len(batch)]
     return batch
-
-
-def _busy(exc: sqlite3.Error) -> bool:
-    return (exc.sqlite_errorname or "").startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
-
-
-def _rollback(conn: sqlite3.Connection) -> None:
-    # SQLite may already have rolled back on its own (e.g. disk full).
-    if conn.in_transaction:
-        conn.execute("ROLLBACK")
 
 
 def _settle_all(

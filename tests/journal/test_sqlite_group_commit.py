@@ -11,10 +11,10 @@ import pytest
 
 from swarmkit import Agent, Swarm
 from swarmkit.exceptions import JournalError, SessionBusyError
-from swarmkit.journal import SessionInfo, SQLiteJournal
+from swarmkit.journal import SQLiteJournal
 from swarmkit.messages import AssistantMessage, ToolCall
 from swarmkit.models import ModelRequest, ModelResponse, Usage
-from tests.journal.test_journal_contract import record, step
+from tests.journal.test_journal_contract import step
 
 USAGE = Usage(prompt_tokens=5, completion_tokens=5, total_tokens=10)
 
@@ -246,31 +246,3 @@ async def test_a_lock_held_past_the_timeout_fails_the_write_with_what_to_do(
             other.execute("ROLLBACK")
             other.close()
         assert await journal.next_seq("s") == 0
-
-
-async def test_listing_builds_the_same_session_info_as_its_constructor(tmp_path: Path) -> None:
-    """The fast path that fills SessionInfo's slots gives objects equal to constructed ones."""
-    with SQLiteJournal(tmp_path / "j.sqlite3") as journal:
-        await journal.append([*step("s", 0, "run_started"), record("s", 1, "run_finished")])
-        await journal.append(step("t", 0, "run_started"))
-        listed = await journal.sessions()
-    expected = [
-        SessionInfo(
-            session_id=info.session_id,
-            records=info.records,
-            started_at=info.started_at,
-            updated_at=info.updated_at,
-            status=info.status,
-            stop_reason=info.stop_reason,
-            prompt=info.prompt,
-            agents=info.agents,
-        )
-        for info in listed
-    ]
-    assert list(listed) == expected
-    assert [hash(info) for info in listed] == [hash(info) for info in expected]
-    assert [repr(info) for info in listed] == [repr(info) for info in expected]
-    assert [(info.session_id, info.status) for info in listed] == [
-        ("t", "open"),
-        ("s", "finished"),
-    ]

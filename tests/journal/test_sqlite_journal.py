@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from swarmkit.exceptions import JournalError
-from swarmkit.journal import JOURNAL_SCHEMA_VERSION, JournalRecord, SQLiteJournal, _sqlite
+from swarmkit.journal import JOURNAL_SCHEMA_VERSION, JournalRecord, SQLiteJournal, _sqlite_file
 from tests.journal.test_journal_contract import record, step
 
 # Each writer imports, says "ready", and waits for "go", so all of them create the file and
@@ -56,7 +56,7 @@ async def test_the_file_is_in_wal_mode_with_its_schema_version(tmp_path: Path) -
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         assert meta == {
             "schema_version": str(JOURNAL_SCHEMA_VERSION),
-            "storage_layout": str(_sqlite.STORAGE_LAYOUT),
+            "storage_layout": str(_sqlite_file.STORAGE_LAYOUT),
         }
     finally:
         conn.close()
@@ -264,7 +264,7 @@ async def test_a_layout_2_journal_gains_its_sessions_table_on_open(tmp_path: Pat
     )
     assert (b.session_id, b.records, b.status, b.prompt) == ("b", 1, "open", "yo")
     layout = _query(path, "SELECT value FROM meta WHERE key = 'storage_layout'")
-    assert layout == [(str(_sqlite.STORAGE_LAYOUT),)]
+    assert layout == [(str(_sqlite_file.STORAGE_LAYOUT),)]
 
 
 def test_threads_sharing_one_journal_write_their_sessions_completely(tmp_path: Path) -> None:

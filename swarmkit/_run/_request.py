@@ -79,7 +79,10 @@ def offered_tools(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> tuple[T
 
 async def instructions(state: RunState, plan: AgentPlan) -> str:
     """The agent's instructions, with a note of the handoff that brought it in."""
-    text = await plan.agent.render_instructions(run_context(state))
+    agent = plan.agent
+    # Fixed text needs no run context: building one per call is a replayed step's cost.
+    fixed = agent.instructions if isinstance(agent.instructions, str) else None
+    text = fixed if fixed is not None else await agent.render_instructions(run_context(state))
     if state.previous_agent is None:
         return text
     note = [f"You were handed this conversation by agent {state.previous_agent!r}."]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from swarmkit import Agent, HandoffGraph, Swarm, tool
+from swarmkit import Agent, HandoffGraph, Swarm, ToolResult, tool
 from swarmkit.events import Event, RunFinished
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 
@@ -88,3 +88,34 @@ async def test_refused_handoff_is_an_event_with_its_reason() -> None:
     refused = [e for e in events if e.kind == "handoff_refused"]
     assert len(refused) == 1
     assert refused[0].reason == "cycle" and refused[0].target == "a"
+
+
+async def test_tool_that_hands_off_streams_its_result_before_the_handoff() -> None:
+    """A tool's goto: its call and result stream first, then the handoff, then the new agent."""
+
+    @tool
+    def escalate() -> ToolResult:
+        """Escalate."""
+        return ToolResult(output="escalating", goto="b")
+
+    model = ScriptedModel(tool_call("escalate"), text("done"))
+    swarm = Swarm([Agent(name="a", tools=[escalate]), Agent(name="b")], "a", model=model)
+
+    events = await _kinds(swarm, "x")
+
+    assert [e.kind for e in events] == [
+        "run_started",
+        "agent_started",
+        "model_call_started",
+        "model_call_finished",
+        "tool_called",
+        "tool_resulted",
+        "handoff",
+        "agent_started",
+        "model_call_started",
+        "text_delta",
+        "model_call_finished",
+        "run_finished",
+    ]
+    final = events[-1]
+    assert isinstance(final, RunFinished) and final.result.trail == ("a", "b")

@@ -151,18 +151,23 @@ class PartCache:
     """
 
     def __init__(self, limit: int = 4096) -> None:
-        self._entries: dict[int, tuple[object, bytes]] = {}
+        # Two dicts, not one of (object, digest) pairs: a pair per message would be one more
+        # object for the garbage collector to scan at every collection for the run's length.
+        self._objects: dict[int, object] = {}
+        self._digests: dict[int, bytes] = {}
         self._limit = limit
 
     def digest(self, item: object) -> bytes:
         """The sha256 of ``item``'s canonical form."""
-        cached = self._entries.get(id(item))
-        if cached is not None and cached[0] is item:
-            return cached[1]
+        key = id(item)
+        if self._objects.get(key) is item:
+            return self._digests[key]
         digest = hashlib.sha256(_message_text(item) or _canonical(_fields(item))).digest()
-        if len(self._entries) >= self._limit:
-            self._entries.clear()
-        self._entries[id(item)] = (item, digest)
+        if len(self._objects) >= self._limit:
+            self._objects.clear()
+            self._digests.clear()
+        self._objects[key] = item
+        self._digests[key] = digest
         return digest
 
 

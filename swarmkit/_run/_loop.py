@@ -60,6 +60,10 @@ from swarmkit.tools import ToolOutcome
 class RunLoop:
     """Drives one run of a swarm and yields its events; ``events()`` ends with RunFinished.
 
+    A ``quiet`` loop is read by nobody but for its result (a run or replay with no observer):
+    it builds no per-step events (model call started and finished, tool called and
+    resulted); every other event, and everything the run journals, is the same.
+
     Each step of the active agent: consult the HandoffGraph (a match hands off with no model
     call); otherwise call the model; run the tool calls it made, then take at most one of the
     handoffs it asked for; an answer in plain text ends the run. Every step goes through the
@@ -75,12 +79,14 @@ class RunLoop:
         seams: RunSeams,
         *,
         streaming: bool,
+        quiet: bool = False,
     ) -> None:
         self._swarm = swarm
         self._state = state
         self._tape = tape
         self._seams = seams
         self._streaming = streaming
+        self._quiet = quiet
 
     async def events(self) -> AsyncGenerator[ev.Event, None]:
         """Run to the end, yielding every event exactly once."""
@@ -175,7 +181,8 @@ class RunLoop:
                 if handed_off:
                     continue
             call = await self._start_call(plan)
-            yield call.started
+            if call.started is not None:
+                yield call.started
             response = await self._tape.replayed_response(
                 plan.name, call.turn, call.request, call.history
             )
@@ -187,7 +194,8 @@ class RunLoop:
                         yield item
                 assert response is not None
             response = await self._take_response(plan, response)
-            yield _call_finished(plan, call.turn, response)
+            if not self._quiet:
+                yield _call_finished(plan, call.turn, response)
             if not response.message.tool_calls:
                 accepted = await accept_answer(self._tape, self._state, plan, response)
                 if accepted and await self._answer_stands(plan):
@@ -271,12 +279,7 @@ class RunLoop:
         request = budget.shaped(self._swarm, state, request)
         history = RequestHistory(view=state.view, items=state.own_items, count=len(state.own_items))
         state.turns += 1
-        started = ev.ModelCallStarted(
-            agent=plan.name,
-            turn=state.turns,
-            model=_text_attribute(plan.model, "name"),
-            provider=_text_attribute(plan.model, "provider"),
-        )
+        started = None if self._quiet else _call_started(plan, state.turns)
         return _Call(request=request, history=history, turn=state.turns, started=started)
 
     async def _live_call(
@@ -385,10 +388,16 @@ class RunLoop:
                 results[call.id] = replies.not_offered(call)
                 yield replies.tool_resulted(plan.name, results[call.id])
             elif call.name in plan.tools:
-                yield ev.ToolCalled(
-                    agent=plan.name, tool_call_id=call.id, name=call.name, arguments=call.arguments
-                )
-                yield await self._run_function_tool(plan, call, results, candidates)
+                if not self._quiet:
+                    yield ev.ToolCalled(
+                        agent=plan.name,
+                        tool_call_id=call.id,
+                        name=call.name,
+                        arguments=call.arguments,
+                    )
+                resulted = await self._run_function_tool(plan, call, results, candidates)
+                if resulted is not None:
+                    yield resulted
             elif call.name in plan.delegates:
                 delegations.append(call)
             elif _is_handoff_call(plan, call):
@@ -414,7 +423,7 @@ class RunLoop:
         call: ToolCall,
         results: dict[str, ToolMessage],
         candidates: list[Candidate],
-    ) -> ev.ToolResulted:
+    ) -> ev.ToolResulted | None:
         """Run one function tool (its ToolCalled already yielded); the result's event."""
         outcome = await self._invoke(plan, call)
         state = self._state
@@ -431,7 +440,7 @@ class RunLoop:
         )
         if outcome.is_error:
             self._log("tool_failed", tool=call.name)
-        resulted = replies.tool_resulted(plan.name, results[call.id])
+        resulted = None if self._quiet else replies.tool_resulted(plan.name, results[call.id])
         if result is None or result.goto is None:
             return resulted
         request = replies.goto_request(plan, call.id, result.goto, result.payload)
@@ -711,8 +720,17 @@ class _Call:
     """The history the request carries, held by reference."""
     turn: int
     """The run's turn this call is."""
-    started: ev.ModelCallStarted
-    """Its start, as streamed."""
+    started: ev.ModelCallStarted | None
+    """Its start, as streamed (None in a quiet loop)."""
+
+
+def _call_started(plan: AgentPlan, turn: int) -> ev.ModelCallStarted:
+    return ev.ModelCallStarted(
+        agent=plan.name,
+        turn=turn,
+        model=_text_attribute(plan.model, "name"),
+        provider=_text_attribute(plan.model, "provider"),
+    )
 
 
 def _call_finished(plan: AgentPlan, turn: int, response: ModelResponse) -> ev.ModelCallFinished:

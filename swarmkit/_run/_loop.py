@@ -316,6 +316,8 @@ class RunLoop:
         state.append(message)
         if message.content:
             state.last_text = message.content
+        if message is response.message:
+            return response
         return ModelResponse(
             message=message,
             usage=response.usage,

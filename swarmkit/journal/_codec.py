@@ -51,13 +51,13 @@ def _usage_data(usage: Usage) -> dict[str, Any]:
     return data
 
 
-def response_from_data(data: Mapping[str, Any]) -> ModelResponse:
-    """A model response read back from journal data."""
+def response_from_data(data: Mapping[str, Any], agent: str | None = None) -> ModelResponse:
+    """A model response read back from journal data (its message said by ``agent``)."""
     calls = tuple(
         ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"]) for c in data["tool_calls"]
     )
     return ModelResponse(
-        message=AssistantMessage(content=data["content"], tool_calls=calls),
+        message=AssistantMessage(content=data["content"], tool_calls=calls, agent=agent),
         usage=Usage(**data["usage"]),
         finish_reason=data["finish_reason"],
         model=data["model"],
@@ -65,11 +65,13 @@ def response_from_data(data: Mapping[str, Any]) -> ModelResponse:
 
 
 def response_of(record: JournalRecord) -> ModelResponse:
-    """The response a ``model_call`` record holds; ``JournalError`` naming it if malformed."""
+    """The response a ``model_call`` record holds, its message said by the record's agent;
+    ``JournalError`` naming the record if malformed."""
     data = record.data.get("response")
     try:
         _check_response(data)
-        return response_from_data(data)  # type: ignore[arg-type]
+        agent = record.data.get("agent")
+        return response_from_data(data, agent if isinstance(agent, str) else None)  # type: ignore[arg-type]
     except (KeyError, TypeError, ValueError) as exc:
         detail = f"its response is malformed ({type(exc).__name__}: {exc})"
         raise corrupt_record(record.session_id, record.seq, record.kind, detail) from exc

@@ -576,7 +576,9 @@ class Swarm:
         seams = replace(seams, delegate=self._delegator(store, seams, limits))
         tape.bind_state(state.context.update)
         await tape.open()
-        loop = RunLoop(self._spec_for(limits), state, tape, seams, streaming=False)
+        # Without observers only the result is read: the loop need not build per-step events.
+        quiet = not self.observers
+        loop = RunLoop(self._spec_for(limits), state, tape, seams, streaming=False, quiet=quiet)
         return await _last_result(self._observed(loop.events()))
 
     def _observed(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from swarmkit import events as ev
@@ -60,6 +60,10 @@ from swarmkit.tools import ToolOutcome
 class RunLoop:
     """Drives one run of a swarm and yields its events; ``events()`` ends with RunFinished.
 
+    A ``quiet`` loop is read by nobody but for its result (a run or replay with no observer):
+    it builds no per-step events (model call started and finished, tool called and
+    resulted); every other event, and everything the run journals, is the same.
+
     Each step of the active agent: consult the HandoffGraph (a match hands off with no model
     call); otherwise call the model; run the tool calls it made, then take at most one of the
     handoffs it asked for; an answer in plain text ends the run. Every step goes through the
@@ -75,12 +79,14 @@ class RunLoop:
         seams: RunSeams,
         *,
         streaming: bool,
+        quiet: bool = False,
     ) -> None:
         self._swarm = swarm
         self._state = state
         self._tape = tape
         self._seams = seams
         self._streaming = streaming
+        self._quiet = quiet
 
     async def events(self) -> AsyncGenerator[ev.Event, None]:
         """Run to the end, yielding every event exactly once."""
@@ -157,26 +163,39 @@ class RunLoop:
         }
 
     async def _drive(self) -> AsyncIterator[ev.Event]:
+        # The common step (no spent budget, no rules, no streaming) passes through no nested
+        # generator: each layer would cost every event of every step one more resumption.
         while True:
             plan = self._swarm.plans[self._state.agent]
             handed_off = False
-            async for event in self._continue_when_spent(plan):
-                handed_off = handed_off or isinstance(event, ev.HandoffPerformed)
-                yield event
-            if handed_off:
-                continue
-            async for event in self._consult_rules(plan):
-                handed_off = handed_off or isinstance(event, ev.HandoffPerformed)
-                yield event
-            if handed_off:
-                continue
-            response: ModelResponse | None = None
-            async for item in self._call_model(plan):
-                if isinstance(item, ModelResponse):
-                    response = item
-                else:
-                    yield item
-            assert response is not None
+            if continuation(self._state, plan) is not None:
+                async for event in self._continue_when_spent(plan):
+                    handed_off = handed_off or isinstance(event, ev.HandoffPerformed)
+                    yield event
+                if handed_off:
+                    continue
+            if self._has_rules(plan):
+                async for event in self._consult_rules(plan):
+                    handed_off = handed_off or isinstance(event, ev.HandoffPerformed)
+                    yield event
+                if handed_off:
+                    continue
+            call = await self._start_call(plan)
+            if call.started is not None:
+                yield call.started
+            response = await self._tape.replayed_response(
+                plan.name, call.turn, call.request, call.history
+            )
+            if response is None:
+                async for item in self._live_call(plan, call):
+                    if isinstance(item, ModelResponse):
+                        response = item
+                    else:
+                        yield item
+                assert response is not None
+            response = await self._take_response(plan, response)
+            if not self._quiet:
+                yield _call_finished(plan, call.turn, response)
             if not response.message.tool_calls:
                 accepted = await accept_answer(self._tape, self._state, plan, response)
                 if accepted and await self._answer_stands(plan):
@@ -197,9 +216,13 @@ class RunLoop:
         for event in await self._try_handoff(plan, request, "budget"):
             yield event
 
+    def _has_rules(self, plan: AgentPlan) -> bool:
+        graph = self._swarm.graph
+        return graph is not None and plan.name in graph and bool(graph.edges(plan.name))
+
     async def _consult_rules(self, plan: AgentPlan) -> AsyncIterator[ev.Event]:
         graph = self._swarm.graph
-        if graph is None or plan.name not in graph or not graph.edges(plan.name):
+        if graph is None or not self._has_rules(plan):
             return
         if not may_hand_off(
             self._swarm,
@@ -246,7 +269,8 @@ class RunLoop:
 
     # -- model ---------------------------------------------------------------------------
 
-    async def _call_model(self, plan: AgentPlan) -> AsyncIterator[ev.Event | ModelResponse]:
+    async def _start_call(self, plan: AgentPlan) -> _Call:
+        """Check the limits, build the request and count the turn, before the model is asked."""
         state = self._state
         await self._within_limits(budget.before_call(self._swarm, state))
         # The history goes to the tape by reference: a replayed step never copies it.
@@ -255,30 +279,34 @@ class RunLoop:
         request = budget.shaped(self._swarm, state, request)
         history = RequestHistory(view=state.view, items=state.own_items, count=len(state.own_items))
         state.turns += 1
-        turn = state.turns
-        yield ev.ModelCallStarted(
-            agent=plan.name,
-            turn=turn,
-            model=_text_attribute(plan.model, "name"),
-            provider=_text_attribute(plan.model, "provider"),
-        )
-        response = await self._tape.replayed_response(plan.name, turn, request, history)
-        if response is None:
-            request = with_history(request, history) if replaying else request
-            try:
-                responding = self._respond(plan, request, turn)
-                async for item in budget.bounded(self._time_left(), responding, last=_is_answer):
-                    if isinstance(item, ModelResponse):
-                        response = item
-                    else:
-                        yield item
-            except ModelError as exc:
-                self._tape.record_model_error(plan.name, turn, request, exc)
-                raise
-            except budget.Expired:
-                await self._within_limits(self._expired())
-            assert response is not None
-            self._tape.record_response(plan.name, turn, request, response)
+        started = None if self._quiet else _call_started(plan, state.turns)
+        return _Call(request=request, history=history, turn=state.turns, started=started)
+
+    async def _live_call(
+        self, plan: AgentPlan, call: _Call
+    ) -> AsyncIterator[ev.Event | ModelResponse]:
+        """Ask the model (the journal had no answer), within the time left; journal the answer."""
+        request = with_history(call.request, call.history) if self._tape.replaying else call.request
+        response: ModelResponse | None = None
+        try:
+            responding = self._respond(plan, request, call.turn)
+            async for item in budget.bounded(self._time_left(), responding, last=_is_answer):
+                if isinstance(item, ModelResponse):
+                    response = item
+                else:
+                    yield item
+        except ModelError as exc:
+            self._tape.record_model_error(plan.name, call.turn, request, exc)
+            raise
+        except budget.Expired:
+            await self._within_limits(self._expired())
+        assert response is not None
+        self._tape.record_response(plan.name, call.turn, request, response)
+        yield response
+
+    async def _take_response(self, plan: AgentPlan, response: ModelResponse) -> ModelResponse:
+        """Count the answer's usage against the limits and add it, attributed, to the history."""
+        state = self._state
         state.usage[plan.name] = state.usage.get(plan.name, Usage()) + response.usage
         model_name = response.model or getattr(plan.model, "name", plan.name)
         await self._within_limits(
@@ -288,15 +316,9 @@ class RunLoop:
         state.append(message)
         if message.content:
             state.last_text = message.content
-        yield ev.ModelCallFinished(
-            agent=plan.name,
-            turn=turn,
-            usage=response.usage,
-            finish_reason=response.finish_reason,
-            response_model=response.model,
-            content=message.content,
-        )
-        yield ModelResponse(
+        if message is response.message:
+            return response
+        return ModelResponse(
             message=message,
             usage=response.usage,
             finish_reason=response.finish_reason,
@@ -368,8 +390,16 @@ class RunLoop:
                 results[call.id] = replies.not_offered(call)
                 yield replies.tool_resulted(plan.name, results[call.id])
             elif call.name in plan.tools:
-                async for event in self._run_function_tool(plan, call, results, candidates):
-                    yield event
+                if not self._quiet:
+                    yield ev.ToolCalled(
+                        agent=plan.name,
+                        tool_call_id=call.id,
+                        name=call.name,
+                        arguments=call.arguments,
+                    )
+                resulted = await self._run_function_tool(plan, call, results, candidates)
+                if resulted is not None:
+                    yield resulted
             elif call.name in plan.delegates:
                 delegations.append(call)
             elif _is_handoff_call(plan, call):
@@ -381,8 +411,9 @@ class RunLoop:
         if delegations:
             async for event in self._run_delegations(plan, delegations, results):
                 yield event
-        async for event in self._take_one_handoff(plan, candidates, results):
-            yield event
+        if candidates:
+            async for event in self._take_one_handoff(plan, candidates, results):
+                yield event
         for call in calls:
             self._state.append(results[call.id])
         if self._state.agent != plan.name:
@@ -394,10 +425,8 @@ class RunLoop:
         call: ToolCall,
         results: dict[str, ToolMessage],
         candidates: list[Candidate],
-    ) -> AsyncIterator[ev.Event]:
-        yield ev.ToolCalled(
-            agent=plan.name, tool_call_id=call.id, name=call.name, arguments=call.arguments
-        )
+    ) -> ev.ToolResulted | None:
+        """Run one function tool (its ToolCalled already yielded); the result's event."""
         outcome = await self._invoke(plan, call)
         state = self._state
         state.last_tool, state.last_tool_ok = call.name, not outcome.is_error
@@ -413,16 +442,17 @@ class RunLoop:
         )
         if outcome.is_error:
             self._log("tool_failed", tool=call.name)
-        yield replies.tool_resulted(plan.name, results[call.id])
+        resulted = None if self._quiet else replies.tool_resulted(plan.name, results[call.id])
         if result is None or result.goto is None:
-            return
+            return resulted
         request = replies.goto_request(plan, call.id, result.goto, result.payload)
         if isinstance(request, HandoffPayloadError):
             results[call.id] = replies.with_note(results[call.id], str(request))
-            return
+            return resulted
         candidates.append(
             Candidate(call=call, decided_by="tool", request=request, tool_content=outcome.content)
         )
+        return resulted
 
     async def _run_delegations(
         self, plan: AgentPlan, calls: list[ToolCall], results: dict[str, ToolMessage]
@@ -680,6 +710,40 @@ class RunLoop:
         else:
             state.view = (replies.latest_user_message(history, state.prompt),)
         state.own_items = []
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Call:
+    """One model call while it is under way."""
+
+    request: ModelRequest
+    """The request (only its system message when replaying: the history is ``history``)."""
+    history: RequestHistory
+    """The history the request carries, held by reference."""
+    turn: int
+    """The run's turn this call is."""
+    started: ev.ModelCallStarted | None
+    """Its start, as streamed (None in a quiet loop)."""
+
+
+def _call_started(plan: AgentPlan, turn: int) -> ev.ModelCallStarted:
+    return ev.ModelCallStarted(
+        agent=plan.name,
+        turn=turn,
+        model=_text_attribute(plan.model, "name"),
+        provider=_text_attribute(plan.model, "provider"),
+    )
+
+
+def _call_finished(plan: AgentPlan, turn: int, response: ModelResponse) -> ev.ModelCallFinished:
+    return ev.ModelCallFinished(
+        agent=plan.name,
+        turn=turn,
+        usage=response.usage,
+        finish_reason=response.finish_reason,
+        response_model=response.model,
+        content=response.message.content,
+    )
 
 
 def _is_answer(item: ev.Event | ModelResponse) -> bool:

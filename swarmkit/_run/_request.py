@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from swarmkit._plan import AgentPlan
 from swarmkit._run._limits import allowed_targets, check_turn_budget, last_call
-from swarmkit._run._offers import withheld
+from swarmkit._run._offers import Withheld, withheld
 from swarmkit._run._output import request_schema
 from swarmkit._run._spec import SwarmSpec
 from swarmkit._run._state import RunState, run_context
@@ -22,8 +22,8 @@ async def build_request(
     """The next model request of the active agent (after checking max_turns allows one);
     ``head_only`` leaves out the history, for a caller that holds it by reference."""
     check_turn_budget(swarm, state)
-    tools = offered_tools(swarm, state, plan)
     hidden = withheld(plan, state)
+    tools = offered_tools(swarm, state, plan, hidden)
     state.withheld, state.withheld_targets = hidden.tools, hidden.targets
     settings = plan.agent.model_settings
     if last_call(swarm, state) and tools and swarm.on_max_turns == "finish":
@@ -66,9 +66,12 @@ def offered_choice(
     return replace(settings, tool_choice="required")
 
 
-def offered_tools(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> tuple[ToolSpec, ...]:
-    """The agent's function tools, then the transfer tools its limits still allow."""
-    hidden = withheld(plan, state)
+def offered_tools(
+    swarm: SwarmSpec, state: RunState, plan: AgentPlan, hidden: Withheld | None = None
+) -> tuple[ToolSpec, ...]:
+    """The agent's function tools, then the transfer tools its limits still allow (``hidden``:
+    what the agent's rules withhold this turn, when the caller has it already)."""
+    hidden = hidden if hidden is not None else withheld(plan, state)
     allowed = allowed_targets(swarm, state, plan) - hidden.targets
     transfers = tuple(spec for target, spec in plan.transfer_specs if target in allowed)
     tools = plan.tool_specs
@@ -79,7 +82,10 @@ def offered_tools(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> tuple[T
 
 async def instructions(state: RunState, plan: AgentPlan) -> str:
     """The agent's instructions, with a note of the handoff that brought it in."""
-    text = await plan.agent.render_instructions(run_context(state))
+    agent = plan.agent
+    # Fixed text needs no run context: building one per call is a replayed step's cost.
+    fixed = agent.instructions if isinstance(agent.instructions, str) else None
+    text = fixed if fixed is not None else await agent.render_instructions(run_context(state))
     if state.previous_agent is None:
         return text
     note = [f"You were handed this conversation by agent {state.previous_agent!r}."]

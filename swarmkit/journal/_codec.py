@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic_core import to_jsonable_python
 
@@ -51,13 +51,13 @@ def _usage_data(usage: Usage) -> dict[str, Any]:
     return data
 
 
-def response_from_data(data: Mapping[str, Any]) -> ModelResponse:
-    """A model response read back from journal data."""
+def response_from_data(data: Mapping[str, Any], agent: str | None = None) -> ModelResponse:
+    """A model response read back from journal data (its message said by ``agent``)."""
     calls = tuple(
         ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"]) for c in data["tool_calls"]
     )
     return ModelResponse(
-        message=AssistantMessage(content=data["content"], tool_calls=calls),
+        message=AssistantMessage(content=data["content"], tool_calls=calls, agent=agent),
         usage=Usage(**data["usage"]),
         finish_reason=data["finish_reason"],
         model=data["model"],
@@ -65,11 +65,13 @@ def response_from_data(data: Mapping[str, Any]) -> ModelResponse:
 
 
 def response_of(record: JournalRecord) -> ModelResponse:
-    """The response a ``model_call`` record holds; ``JournalError`` naming it if malformed."""
+    """The response a ``model_call`` record holds, its message said by the record's agent;
+    ``JournalError`` naming the record if malformed."""
     data = record.data.get("response")
     try:
         _check_response(data)
-        return response_from_data(data)  # type: ignore[arg-type]
+        agent = record.data.get("agent")
+        return response_from_data(data, agent if isinstance(agent, str) else None)  # type: ignore[arg-type]
     except (KeyError, TypeError, ValueError) as exc:
         detail = f"its response is malformed ({type(exc).__name__}: {exc})"
         raise corrupt_record(record.session_id, record.seq, record.kind, detail) from exc
@@ -79,7 +81,7 @@ def outcome_of(record: JournalRecord) -> ToolOutcome:
     """The outcome a ``tool_call`` record holds; ``JournalError`` naming it if malformed."""
     data = record.data.get("outcome")
     try:
-        if not isinstance(data, Mapping) or not isinstance(data.get("content"), str):
+        if not _is_mapping(data) or not isinstance(data.get("content"), str):
             raise ValueError("an outcome is an object with text content")
         if type(data.get("is_error")) is not bool:
             raise ValueError("is_error must be true or false")
@@ -94,28 +96,36 @@ _USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 def _check_response(data: object) -> None:
     """Raise ValueError unless ``data`` has the shape ``response_to_data`` writes."""
-    if not isinstance(data, Mapping):
+    # Exact-type tests first (what JSON decodes to), the general ones only for anything else:
+    # every replayed step checks one response.
+    if not _is_mapping(data):
         raise ValueError("a response is an object")
-    if not isinstance(data["content"], str | None):
+    if not _is_text_or_none(data["content"]):
         raise ValueError("content must be text or null")
-    if not isinstance(data["tool_calls"], list):
+    if type(data["tool_calls"]) is not list and not isinstance(data["tool_calls"], list):
         raise ValueError("tool_calls must be a list")
-    # Plain loops, not all() over generators: every replayed step checks one response.
     for call in data["tool_calls"]:
         for key in ("id", "name", "arguments"):
-            if not isinstance(call[key], str):
+            if type(call[key]) is not str and not isinstance(call[key], str):
                 raise ValueError("a tool call's id, name and arguments must be text")
     usage = data["usage"]
-    if not isinstance(usage, Mapping):
+    if not _is_mapping(usage):
         raise ValueError("usage must map token counts to integers")
     for key in _USAGE_COUNTS:
         if type(usage.get(key, 0)) is not int:
             raise ValueError("usage must map token counts to integers")
     if type(usage.get("reported", True)) is not bool:
         raise ValueError("usage.reported must be true or false")
-    for key in ("finish_reason", "model"):
-        if data[key] is not None and not isinstance(data[key], str):
-            raise ValueError("finish_reason and model must be text or null")
+    if not (_is_text_or_none(data["finish_reason"]) and _is_text_or_none(data["model"])):
+        raise ValueError("finish_reason and model must be text or null")
+
+
+def _is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
+    return type(value) is dict or isinstance(value, Mapping)
+
+
+def _is_text_or_none(value: object) -> bool:
+    return value is None or type(value) is str or isinstance(value, str)
 
 
 def request_summary(request: ModelRequest) -> dict[str, Any]:

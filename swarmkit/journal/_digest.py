@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -151,18 +151,23 @@ class PartCache:
     """
 
     def __init__(self, limit: int = 4096) -> None:
-        self._entries: dict[int, tuple[object, bytes]] = {}
+        # Two dicts, not one of (object, digest) pairs: a pair per message would be one more
+        # object for the garbage collector to scan at every collection for the run's length.
+        self._objects: dict[int, object] = {}
+        self._digests: dict[int, bytes] = {}
         self._limit = limit
 
     def digest(self, item: object) -> bytes:
         """The sha256 of ``item``'s canonical form."""
-        cached = self._entries.get(id(item))
-        if cached is not None and cached[0] is item:
-            return cached[1]
+        key = id(item)
+        if self._objects.get(key) is item:
+            return self._digests[key]
         digest = hashlib.sha256(_message_text(item) or _canonical(_fields(item))).digest()
-        if len(self._entries) >= self._limit:
-            self._entries.clear()
-        self._entries[id(item)] = (item, digest)
+        if len(self._objects) >= self._limit:
+            self._objects.clear()
+            self._digests.clear()
+        self._objects[key] = item
+        self._digests[key] = digest
         return digest
 
 
@@ -178,11 +183,30 @@ def _message_text(item: object) -> bytes | None:
         case _:
             return None
     # surrogatepass: a lone surrogate (text that is not valid Unicode) hashes as itself.
-    return _MESSAGE_ENCODER.encode(parts).encode("utf-8", "surrogatepass")
+    return _json_list(parts).encode("utf-8", "surrogatepass")
+
+
+def _json_list(parts: list[object]) -> str:
+    """``json.dumps(parts, ensure_ascii=False)`` for lists of text, None and such lists,
+    written directly (the encoder's set-up costs more than these few items); other values
+    go through the encoder, so the bytes are the same either way."""
+    pieces = []
+    for part in parts:
+        if type(part) is str:
+            pieces.append(_quoted(part))
+        elif part is None:
+            pieces.append("null")
+        elif type(part) is list:
+            pieces.append(_json_list(part))
+        else:
+            return _MESSAGE_ENCODER.encode(parts)
+    return "[" + ", ".join(pieces) + "]"
 
 
 _MESSAGE_ENCODER = json.JSONEncoder(ensure_ascii=False)
 """``json.dumps(parts, ensure_ascii=False)``, without building an encoder per call."""
+_quoted: Callable[[str], str] = json.encoder.encode_basestring
+"""A str as a JSON string, non-ASCII kept: what the encoder writes for one (C when built)."""
 
 
 def _fields(item: object) -> dict[str, Any]:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from swarmkit.journal._digest import RequestDigester, RequestHistory
+import json
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from swarmkit.journal._digest import RequestDigester, RequestHistory, _message_text
 from swarmkit.messages import (
     AssistantMessage,
     Message,
@@ -94,3 +99,34 @@ def test_a_shorter_count_of_the_same_list_is_digested_afresh() -> None:
     shorter = RequestHistory(view=(), items=items, count=3)
 
     assert digester.digest(_request((SYSTEM,)), shorter) == PINNED
+
+
+ANY_TEXT = st.text(st.characters(exclude_categories=()))  # lone surrogates included
+
+
+@given(
+    content=st.one_of(st.none(), ANY_TEXT),
+    calls=st.lists(st.tuples(ANY_TEXT, ANY_TEXT, ANY_TEXT), max_size=3),
+    other=ANY_TEXT,
+)
+def test_a_message_digests_its_text_exactly_as_the_json_encoder_writes_it(
+    content: str | None, calls: list[tuple[str, str, str]], other: str
+) -> None:
+    """The directly written canonical text of every message kind (odd unicode, lone surrogates,
+    quotes, control characters) is byte for byte what ``json.dumps`` writes, so digests hold."""
+    tool_calls = tuple(ToolCall(id=i, name=n, arguments=a) for i, n, a in calls)
+    cases: list[tuple[Message, list[object]]] = [
+        (SystemMessage(content=other), ["system", other]),
+        (UserMessage(content=other), ["user", other]),
+        (
+            AssistantMessage(content=content, tool_calls=tool_calls),
+            ["assistant", content, [list(call) for call in calls]],
+        ),
+        (
+            ToolMessage(tool_call_id=other, name="lookup", content=other),
+            ["tool", other, "lookup", other],
+        ),
+    ]
+    for message, parts in cases:
+        expected = json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        assert _message_text(message) == expected

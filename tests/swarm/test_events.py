@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from swarmkit import Agent, HandoffGraph, Swarm, tool
+from collections.abc import AsyncIterator
+from typing import Any
+
+from swarmkit import Agent, HandoffGraph, Swarm, ToolResult, tool
 from swarmkit.events import Event, RunFinished
+from swarmkit.journal import InMemoryJournal
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 
 
@@ -88,3 +92,75 @@ async def test_refused_handoff_is_an_event_with_its_reason() -> None:
     refused = [e for e in events if e.kind == "handoff_refused"]
     assert len(refused) == 1
     assert refused[0].reason == "cycle" and refused[0].target == "a"
+
+
+async def test_tool_that_hands_off_streams_its_result_before_the_handoff() -> None:
+    """A tool's goto: its call and result stream first, then the handoff, then the new agent."""
+
+    @tool
+    def escalate() -> ToolResult:
+        """Escalate."""
+        return ToolResult(output="escalating", goto="b")
+
+    model = ScriptedModel(tool_call("escalate"), text("done"))
+    swarm = Swarm([Agent(name="a", tools=[escalate]), Agent(name="b")], "a", model=model)
+
+    events = await _kinds(swarm, "x")
+
+    assert [e.kind for e in events] == [
+        "run_started",
+        "agent_started",
+        "model_call_started",
+        "model_call_finished",
+        "tool_called",
+        "tool_resulted",
+        "handoff",
+        "agent_started",
+        "model_call_started",
+        "text_delta",
+        "model_call_finished",
+        "run_finished",
+    ]
+    final = events[-1]
+    assert isinstance(final, RunFinished) and final.result.trail == ("a", "b")
+
+
+async def test_an_observer_of_run_sees_every_event_and_the_journal_is_the_same_without() -> None:
+    """run() with an observer hands it the per-step events too; a run nobody observes skips
+    building them, and journals and returns exactly what the observed run does."""
+
+    @tool
+    def lookup() -> str:
+        """Look up."""
+        return "found"
+
+    def swarm(observers: list[Any]) -> Swarm:
+        model = ScriptedModel(tool_call("lookup"), text("done"))
+        return Swarm([Agent(name="a", tools=[lookup])], "a", model=model, observers=observers)
+
+    seen: list[str] = []
+
+    async def watch(events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+        async for event in events:
+            seen.append(event.kind)
+            yield event
+
+    watched, quiet = InMemoryJournal(), InMemoryJournal()
+    observed = await swarm([watch]).run("x", session_id="s", journal=watched)
+    unobserved = await swarm([]).run("x", session_id="s", journal=quiet)
+
+    assert seen == [
+        "run_started",
+        "agent_started",
+        "model_call_started",
+        "model_call_finished",
+        "tool_called",
+        "tool_resulted",
+        "model_call_started",
+        "model_call_finished",
+        "run_finished",
+    ]
+    assert unobserved.final_output == observed.final_output == "done"
+    assert [(r.kind, r.data) for r in await quiet.read("s")] == [
+        (r.kind, r.data) for r in await watched.read("s")
+    ]

@@ -15,6 +15,7 @@ from swarmkit.journal import SQLiteJournal
 from swarmkit.messages import AssistantMessage, ToolCall
 from swarmkit.models import ModelRequest, ModelResponse, Usage
 from tests.journal.test_journal_contract import step
+from tests.journal.test_sqlite_journal import execute_elsewhere
 
 USAGE = Usage(prompt_tokens=5, completion_tokens=5, total_tokens=10)
 
@@ -38,16 +39,6 @@ def _swarm() -> Swarm:
     billing = Agent(name="billing", instructions="You handle billing.")
     triage = Agent(name="triage", instructions="You route tickets.", handoffs=[billing])
     return Swarm([triage, billing], "triage", model=HandoffModel())
-
-
-def _execute(path: Path, statement: str) -> None:
-    """Run one statement on the file through a connection of its own, as another program would."""
-    conn = sqlite3.connect(path)
-    try:
-        with conn:
-            conn.execute(statement)
-    finally:
-        conn.close()
 
 
 async def test_many_concurrent_sessions_lose_and_repeat_no_record_and_all_replay(
@@ -77,7 +68,7 @@ async def test_a_failed_commit_fails_every_writer_of_its_group_and_writes_none_o
     one transaction, so an SQLite failure in one of them leaves none of them behind."""
     path = tmp_path / "j.sqlite3"
     with SQLiteJournal(path) as journal:
-        _execute(
+        execute_elsewhere(
             path,
             "CREATE TRIGGER fail BEFORE INSERT ON records WHEN NEW.session_id = 'poison'"
             " BEGIN SELECT RAISE(ABORT, 'disk on fire'); END",

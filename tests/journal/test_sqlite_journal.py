@@ -117,7 +117,7 @@ def test_a_journal_of_a_newer_storage_layout_is_refused_with_what_to_do(tmp_path
     """A file whose tables a newer swarmkit laid out asks for an upgrade."""
     path = tmp_path / "j.sqlite3"
     SQLiteJournal(path).close()
-    _execute(path, "UPDATE meta SET value = '99' WHERE key = 'storage_layout'")
+    execute_elsewhere(path, "UPDATE meta SET value = '99' WHERE key = 'storage_layout'")
     with pytest.raises(JournalError, match=r"storage layout 99.*upgrade swarmkit"):
         SQLiteJournal(path)
 
@@ -164,14 +164,14 @@ async def test_a_step_that_fails_inside_its_transaction_is_rolled_back(tmp_path:
     """An SQLite failure after the step's first record was inserted leaves none of it behind."""
     path = tmp_path / "j.sqlite3"
     with SQLiteJournal(path) as journal:
-        _execute(
+        execute_elsewhere(
             path,
             "CREATE TRIGGER fail BEFORE INSERT ON records WHEN NEW.seq = 1"
             " BEGIN SELECT RAISE(ABORT, 'disk on fire'); END",
         )
         with pytest.raises(JournalError, match=r"cannot append to the journal.*disk on fire"):
             await journal.append(step("s", 0, "run_started", "model_call"))
-        _execute(path, "DROP TRIGGER fail")
+        execute_elsewhere(path, "DROP TRIGGER fail")
         assert await journal.next_seq("s") == 0
         await journal.append(step("s", 0, "run_started"))
         assert len(await journal.read("s")) == 1
@@ -221,7 +221,7 @@ async def test_listing_reads_the_sessions_table_kept_by_each_step(tmp_path: Path
     with SQLiteJournal(path, clock=lambda: 5.0) as journal:
         await journal.append([record("s", 0, "run_started", prompt=7)])
         await journal.append([record("s", 1, "run_started", prompt="p"), record("s", 2)])
-        _execute(path, "DELETE FROM records")
+        execute_elsewhere(path, "DELETE FROM records")
         (info,) = await journal.sessions()
     assert (info.records, info.started_at, info.status, info.prompt) == (3, 5.0, "open", "p")
 
@@ -326,7 +326,7 @@ def test_every_read_record_is_a_journal_record(tmp_path: Path) -> None:
         assert all(isinstance(r, JournalRecord) for r in asyncio.run(journal.read("s")))
 
 
-def _execute(path: Path, statement: str) -> None:
+def execute_elsewhere(path: Path, statement: str) -> None:
     """Run one statement on the file through a connection of its own, as another program would."""
     conn = sqlite3.connect(path)
     try:

@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
@@ -19,7 +18,8 @@ from typing import Any
 from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Worker
 
-from swarmkit.temporal import SwarmPlugin
+from swarmkit.temporal import SessionHandle, SwarmPlugin
+from tests.temporal.swarms import GATE_PORT
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,13 +42,72 @@ def new_queue() -> str:
     return f"swarms-{uuid.uuid4().hex[:8]}"
 
 
-async def wait_for(check: Callable[[], Awaitable[bool]], what: str, limit: float = 30.0) -> None:
-    """Poll ``check`` until it holds (a worker in another process gives no other signal)."""
-    deadline = time.monotonic() + limit
-    while not await check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        await asyncio.sleep(0.05)
+async def wait_for(
+    handle: SessionHandle, check: Callable[[], Awaitable[bool]], what: str, limit: float = 30.0
+) -> None:
+    """Wait until ``check`` holds, checking again at each new event of the session's workflow
+    history (the server long-polls it), so nothing sleeps; give up after ``limit`` seconds."""
+
+    async def watch() -> None:
+        if await check():
+            return
+        async for _ in handle.fetch_history_events(wait_new_event=True):
+            if await check():
+                return
+        if not await check():
+            raise AssertionError(f"the session ended before {what}")
+
+    try:
+        await asyncio.wait_for(watch(), limit)
+    except TimeoutError:
+        raise AssertionError(f"gave up waiting for {what}") from None
+
+
+class Gates:
+    """Gates that a tool or model in a worker process waits at (``tests.temporal.swarms``):
+    it connects to this loopback server and sends the gate's name; the test awaits its
+    arrival and opens it, and the server answers every waiter of that gate, now or later."""
+
+    def __init__(self) -> None:
+        self._arrived: dict[str, asyncio.Event] = {}
+        self._opened: dict[str, asyncio.Event] = {}
+
+    async def arrival(self, name: str, limit: float = 30.0) -> None:
+        """Wait until something reaches gate ``name``."""
+        try:
+            await asyncio.wait_for(_event(self._arrived, name).wait(), limit)
+        except TimeoutError:
+            raise AssertionError(f"nothing reached the {name} gate") from None
+
+    def open(self, name: str) -> None:
+        """Let every waiter at gate ``name`` through, and any that comes later."""
+        _event(self._opened, name).set()
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """One waiter: note its arrival, answer once its gate is open."""
+        name = (await reader.readline()).decode().strip()
+        _event(self._arrived, name).set()
+        await _event(self._opened, name).wait()
+        try:
+            writer.write(b"open\n")
+            await writer.drain()
+            writer.close()
+        except ConnectionError:
+            pass  # its worker was killed while it waited
+
+
+def _event(events: dict[str, asyncio.Event], name: str) -> asyncio.Event:
+    return events.setdefault(name, asyncio.Event())
+
+
+@asynccontextmanager
+async def gate_server() -> AsyncIterator[tuple[Gates, dict[str, str]]]:
+    """Gates on a free loopback port, and the environment a worker process needs to reach them."""
+    gates = Gates()
+    server = await asyncio.start_server(gates.serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        yield gates, {GATE_PORT: str(port)}
 
 
 @contextmanager

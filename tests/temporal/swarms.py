@@ -15,6 +15,8 @@ from swarmkit.models import ModelRequest, ModelResponse, Usage
 from swarmkit.testing import ScriptedModel, ScriptedTurn, text, tool_call, transfer
 
 STATE_DIR = "SWARMKIT_TEST_STATE"
+GATE_PORT = "SWARMKIT_TEST_GATE_PORT"
+"""The loopback port of the test's gates (``tests.temporal.harness.gate_server``)."""
 """The environment variable naming the folder the kill tests' tools and model write to."""
 
 
@@ -92,13 +94,14 @@ def _state() -> Path:
 
 
 async def _gate(name: str) -> None:
-    """Mark ``name`` as started, then wait until the test opens its gate."""
+    """Wait at gate ``name`` until the test opens it (``tests.temporal.harness.Gates``)."""
     import asyncio  # noqa: PLC0415
 
-    state = _state()
-    (state / f"{name}.started").touch()
-    while not (state / f"{name}.open").exists():
-        await asyncio.sleep(0.05)
+    reader, writer = await asyncio.open_connection("127.0.0.1", int(os.environ[GATE_PORT]))
+    writer.write(f"{name}\n".encode())
+    await writer.drain()
+    await reader.readline()
+    writer.close()
 
 
 @tool

@@ -22,7 +22,6 @@ from tests.temporal.harness import (
     run_histories,
     running_worker,
     started_input,
-    wait_for,
 )
 from tests.temporal.swarms import lookup_order, support_script, support_swarm
 
@@ -52,9 +51,11 @@ def _clerk_script() -> list[ScriptedTurn]:
     ]
 
 
-async def _collect(events: list[Event], source: object) -> None:
+async def _collect(events: list[Event], source: object, held: asyncio.Event) -> None:
     async for event in source:  # type: ignore[attr-defined]
         events.append(event)
+        if isinstance(event, ToolCalled) and event.name == "hold":
+            held.set()
 
 
 async def test_a_follower_sees_every_event_once_across_continue_as_new(
@@ -83,8 +84,9 @@ async def test_a_follower_sees_every_event_once_across_continue_as_new(
         handle = await start_session(
             client, "clerk", "look up four orders", task_queue=queue, session_id=session_id
         )
-        reading = asyncio.create_task(_collect(followed, follow(handle, every=0.02)))
-        await wait_for(lambda: _holding(followed), "the follower to see the held tool")
+        held = asyncio.Event()
+        reading = asyncio.create_task(_collect(followed, follow(handle, every=0.02), held))
+        await asyncio.wait_for(held.wait(), 30)  # the follower saw the held tool
         seen_mid_session = len(followed)
         _GATES["hold"].set()
         await reading
@@ -94,10 +96,6 @@ async def test_a_follower_sees_every_event_once_across_continue_as_new(
     assert len(runs) == 5
     assert 0 < seen_mid_session < len(followed)
     assert [event_to_data(e) for e in followed] == local
-
-
-async def _holding(events: list[Event]) -> bool:
-    return any(isinstance(e, ToolCalled) and e.name == "hold" for e in events)
 
 
 async def test_a_continued_run_reads_its_records_from_the_mirror(

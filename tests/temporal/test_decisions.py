@@ -29,7 +29,7 @@ async def test_a_paused_session_continues_after_an_approving_update(
         temporal_address, swarms={"support": swarm}, models={"scripted": model}, journal=journal
     ) as (client, queue):
         handle = await start_session(client, "support", "refund A-1", task_queue=queue)
-        await wait_for(lambda: _paused(handle), "the pause")
+        await wait_for(handle, lambda: _paused(handle), "the pause")
         pending = await pending_decision(handle)
         mirrored_at_pause = len(await journal.read(handle.id))
         with pytest.raises(WorkflowUpdateFailedError) as refused:
@@ -57,7 +57,7 @@ async def test_an_edit_changes_the_handoff_payload(temporal_address: str) -> Non
         temporal_address, swarms={"support": swarm}, models={"scripted": model}
     ) as (client, queue):
         handle = await start_session(client, "support", "refund A-1", task_queue=queue)
-        await wait_for(lambda: _paused(handle), "the pause")
+        await wait_for(handle, lambda: _paused(handle), "the pause")
         await decide(handle, edit(payload={"order_id": "A-1", "amount": 10.0}))
         result = await session_result(handle)
 

@@ -8,16 +8,9 @@ import pytest
 from temporalio.client import Client
 
 from swarmkit.temporal import SwarmPlugin, session_result, start_session
-from tests.temporal.harness import activity_counts, kill, new_queue, wait_for, worker_process
+from tests.temporal.harness import activity_counts, gate_server, kill, new_queue, worker_process
 
 pytestmark = pytest.mark.kill
-
-
-def _started(path: Path) -> object:
-    async def check() -> bool:
-        return path.exists()
-
-    return check
 
 
 async def test_a_kill_during_a_tool_call_reruns_only_that_call(
@@ -26,14 +19,15 @@ async def test_a_kill_during_a_tool_call_reruns_only_that_call(
     """The tool in flight runs once more, with the same idempotency key; the model call does not."""
     queue = new_queue()
     client = await Client.connect(temporal_address, plugins=[SwarmPlugin()])
-    with worker_process(temporal_address, queue, tmp_path, {}) as pid:
-        handle = await start_session(client, "clerk", "where is A-1?", task_queue=queue)
-        await wait_for(_started(tmp_path / "tool.started"), "the tool call")  # type: ignore[arg-type]
-        kill(pid)
-    (tmp_path / "tool.open").touch()
-    with worker_process(temporal_address, queue, tmp_path, {}):
-        result = await session_result(handle)
-        counts = activity_counts(await handle.fetch_history())
+    async with gate_server() as (gates, env):
+        with worker_process(temporal_address, queue, tmp_path, env) as pid:
+            handle = await start_session(client, "clerk", "where is A-1?", task_queue=queue)
+            await gates.arrival("tool")
+            kill(pid)
+        gates.open("tool")
+        with worker_process(temporal_address, queue, tmp_path, env):
+            result = await session_result(handle)
+            counts = activity_counts(await handle.fetch_history())
 
     assert result.final_output == "A-1 was delivered."
     keys = (tmp_path / "keys.txt").read_text().split()
@@ -48,17 +42,18 @@ async def test_a_kill_during_a_model_call_reruns_only_that_call(
 ) -> None:
     """The model call in flight runs once more; the finished tool and first call do not."""
     queue = new_queue()
-    (tmp_path / "tool.open").touch()
-    gate = {"SWARMKIT_GATE_MODEL": "1"}
     client = await Client.connect(temporal_address, plugins=[SwarmPlugin()])
-    with worker_process(temporal_address, queue, tmp_path, gate) as pid:
-        handle = await start_session(client, "clerk", "where is A-1?", task_queue=queue)
-        await wait_for(_started(tmp_path / "model.started"), "the model call")  # type: ignore[arg-type]
-        kill(pid)
-    (tmp_path / "model.open").touch()
-    with worker_process(temporal_address, queue, tmp_path, gate):
-        result = await session_result(handle)
-        counts = activity_counts(await handle.fetch_history())
+    async with gate_server() as (gates, gate_env):
+        gates.open("tool")
+        env = {**gate_env, "SWARMKIT_GATE_MODEL": "1"}
+        with worker_process(temporal_address, queue, tmp_path, env) as pid:
+            handle = await start_session(client, "clerk", "where is A-1?", task_queue=queue)
+            await gates.arrival("model")
+            kill(pid)
+        gates.open("model")
+        with worker_process(temporal_address, queue, tmp_path, env):
+            result = await session_result(handle)
+            counts = activity_counts(await handle.fetch_history())
 
     assert result.final_output == "A-1 was delivered."
     assert (tmp_path / "calls.txt").read_text().split() == ["0", "1", "1"]

@@ -64,7 +64,7 @@ async def test_records_mirrored_at_a_pause_are_in_postgres_before_the_decision(
         ) as (client, queue),
     ):
         handle = await start_session(client, "support", "refund A-1", task_queue=queue)
-        await wait_for(lambda: _mirrored_pause(reader, handle.id), "the mirrored pause")
+        await wait_for(handle, lambda: _mirrored_pause(reader, handle.id), "the mirrored pause")
         at_pause = await reader.read(handle.id)
         waiting = await pending_decision(handle)
         await decide(handle, approve())

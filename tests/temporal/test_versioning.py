@@ -22,7 +22,7 @@ async def test_a_changed_swarm_refuses_an_old_session(temporal_address: str) -> 
         temporal_address, queue=queue, swarms={"support": before}, models={"scripted": model}
     ) as (client, _):
         handle = await start_session(client, "support", "refund A-1", task_queue=queue)
-        await wait_for(lambda: _is_paused(handle), "the pause")
+        await wait_for(handle, lambda: _is_paused(handle), "the pause")
     async with running_worker(
         temporal_address, queue=queue, swarms={"support": after}, models={"scripted": model}
     ) as (client, _):

@@ -11,12 +11,14 @@ from openai import AsyncOpenAI, AsyncStream
 from swarmkit._log import log
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._chat_completions import IncompleteResponseError
+from swarmkit.models._deadline import AttemptDeadline
 from swarmkit.models._openai import OpenAIModel
 from swarmkit.models._responses_wire import (
     ResponseStreamAssembler,
     parse_response,
     request_json,
 )
+from swarmkit.models._retry import decoding_answers
 
 _RESPONSES = "/responses"
 
@@ -42,8 +44,12 @@ class OpenAIResponsesModel(OpenAIModel):
 
         async def attempt_once(attempt: int) -> ModelResponse:
             # The low-level post sends the body as it is (JSON bytes joined from each message's
-            # JSON, made once), as OpenAIModel does.
-            data = await client.post(_RESPONSES, content=body, cast_to=object)
+            # JSON, made once), within the attempt's deadlines, as OpenAIModel does.
+            deadline = AttemptDeadline(self.timeouts)
+            with decoding_answers():
+                data = await deadline.within(
+                    "first_byte", client.post(_RESPONSES, content=body, cast_to=object)
+                )
             response = parse_response(_as_object(data))
             self._log_finished(response, attempt=attempt, started=started, stream=False)
             return response
@@ -71,11 +77,18 @@ class OpenAIResponsesModel(OpenAIModel):
     ) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
         """One streamed request: deltas as events arrive, then the assembled response."""
         assembler = ResponseStreamAssembler()
-        events = await client.post(
+        deadline = AttemptDeadline(self.timeouts)
+        create = client.post(
             _RESPONSES, content=body, cast_to=object, stream=True, stream_cls=AsyncStream[object]
         )
+        events = await deadline.within("first_byte", create)
         async with events:
-            async for event in events:
+            arriving = aiter(events)
+            while True:
+                with decoding_answers():
+                    event = await deadline.within("stream_gap", anext(arriving, None))
+                if event is None:
+                    break
                 for delta in assembler.add(_as_object(event)):
                     yield delta
         response = assembler.response()

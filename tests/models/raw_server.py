@@ -139,15 +139,19 @@ class RawServer:
         return len(self.bodies)
 
     def model(
-        self, *, timeouts: Timeouts | None = None, retry: RetryPolicy = ONE_TRY
+        self,
+        *,
+        timeouts: Timeouts | None = None,
+        retry: RetryPolicy = ONE_TRY,
+        api: type[OpenAIModel] = OpenAIModel,
     ) -> OpenAIModel:
-        """An OpenAIModel talking to this server."""
+        """An OpenAIModel (or ``api``, e.g. OpenAIResponsesModel) talking to this server."""
 
         async def no_wait(seconds: float) -> None:
             return None
 
         client = AsyncOpenAI(api_key="sk-raw", base_url=f"http://127.0.0.1:{self.port}/v1")
-        return OpenAIModel("gpt-raw", client=client, timeouts=timeouts, retry=retry, sleep=no_wait)
+        return api("gpt-raw", client=client, timeouts=timeouts, retry=retry, sleep=no_wait)
 
 
 async def _until_stopped(work: Awaitable[None], stopping: asyncio.Event) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from swarmkit import Agent, Swarm, tool
+from swarmkit import Agent, OpenAIModel, OpenAIResponsesModel, Swarm, tool
 from swarmkit.console import LiveView
 from swarmkit.events import ModelAttemptDiscarded, TextDelta
 from swarmkit.exceptions import ModelError
@@ -296,13 +296,20 @@ STALLS = [
 ]
 
 
+@pytest.mark.parametrize("api", [OpenAIModel, OpenAIResponsesModel])
 @pytest.mark.parametrize(("reply", "stream", "timeouts", "reason", "detail"), STALLS)
 async def test_a_stalled_server_fails_each_attempt_at_its_deadline(
-    reply: Reply, stream: bool, timeouts: Timeouts, reason: str, detail: str
+    reply: Reply,
+    stream: bool,
+    timeouts: Timeouts,
+    reason: str,
+    detail: str,
+    api: type[OpenAIModel],
 ) -> None:
-    """A server that never answers, trickles, or sends only keep-alives is retried, then fails."""
+    """A server that never answers, trickles, or sends only keep-alives is retried, then fails,
+    through either OpenAI API."""
     async with raw_server(reply) as server:
-        model = server.model(timeouts=timeouts, retry=TWO_TRIES)
+        model = server.model(timeouts=timeouts, retry=TWO_TRIES, api=api)
         with pytest.raises(ModelError) as caught:
             if stream:
                 async for _ in model.stream(ASK):

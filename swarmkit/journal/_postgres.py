@@ -31,6 +31,7 @@ from swarmkit.journal._records import (
     check_step,
     decode_data,
     encode_data,
+    session_info,
     step_facts,
 )
 
@@ -181,7 +182,7 @@ class PostgresJournal:
             return agent_lists[text]
 
         rows = await self._use("list sessions of", select)
-        return tuple(_session_info(row, agents(row[7])) for row in rows)
+        return tuple(session_info(row, agents(row[7])) for row in rows)
 
     async def next_seq(self, session_id: str) -> int:
         """The seq the session's next record must have; 0 for a new session."""
@@ -425,20 +426,6 @@ async def _close_with_loop(
                 await conn.close()
         with contextlib.suppress(Exception, asyncio.CancelledError):
             await pool.close(timeout=0.1)
-
-
-def _session_info(row: tuple[Any, ...], agents: tuple[str, ...]) -> SessionInfo:
-    session_id, records, started_at, updated_at, finished, stop_reason, prompt, _ = row
-    return SessionInfo(
-        session_id=session_id,
-        records=records,
-        started_at=started_at,
-        updated_at=updated_at,
-        status="finished" if finished else "open",
-        stop_reason=stop_reason,
-        prompt=prompt,
-        agents=agents,
-    )
 
 
 def _describe(dsn: str) -> str:

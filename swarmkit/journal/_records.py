@@ -257,6 +257,22 @@ def check_continues(session_id: str, expected: int, got: int) -> None:
         )
 
 
+def session_info(row: Sequence[Any], agents: tuple[str, ...]) -> SessionInfo:
+    """A SessionInfo from a store's sessions row: (session_id, records, started_at,
+    updated_at, finished, stop_reason, prompt, agents as stored), with ``agents`` decoded."""
+    session_id, records, started_at, updated_at, finished, stop_reason, prompt, _ = row
+    return SessionInfo(
+        session_id=session_id,
+        records=records,
+        started_at=started_at,
+        updated_at=updated_at,
+        status="finished" if finished else "open",
+        stop_reason=stop_reason,
+        prompt=prompt,
+        agents=agents,
+    )
+
+
 def step_facts(records: Sequence[JournalRecord]) -> StepFacts:
     """What a step tells about its session: the prompt, whether it finished, and why."""
     prompt: str | None = None

@@ -27,6 +27,7 @@ from swarmkit.journal._records import (
     decode_record,
     encode_data,
     merge_agents,
+    session_info,
     step_facts,
     take_lease,
 )
@@ -342,24 +343,11 @@ def _list_sessions(conn: sqlite3.Connection) -> tuple[SessionInfo, ...]:
     agent_lists: dict[str, tuple[str, ...]] = {}
     infos: list[SessionInfo] = []
     with _collector_paused():
-        for session_id, records, started, updated, finished, reason, prompt, agents in conn.execute(
-            _SELECT_SESSIONS
-        ):
-            names = agent_lists.get(agents)
+        for row in conn.execute(_SELECT_SESSIONS):
+            names = agent_lists.get(row[7])
             if names is None:
-                names = agent_lists[agents] = tuple(json.loads(agents))
-            infos.append(
-                SessionInfo(
-                    session_id=session_id,
-                    records=records,
-                    started_at=started,
-                    updated_at=updated,
-                    status="finished" if finished else "open",
-                    stop_reason=reason,
-                    prompt=prompt,
-                    agents=names,
-                )
-            )
+                names = agent_lists[row[7]] = tuple(json.loads(row[7]))
+            infos.append(session_info(row, names))
     return tuple(infos)
 
 

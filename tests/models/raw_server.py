@@ -16,8 +16,6 @@ from swarmkit.models import OpenAIModel, RetryPolicy, Timeouts
 Reply = Callable[[asyncio.StreamWriter], Awaitable[None]]
 """Writes one HTTP response (or fails to) on the connection."""
 
-TICK = 0.005
-"""The server's pace when it trickles: far below every deadline a test sets."""
 
 ONE_TRY = RetryPolicy(max_attempts=1)
 TWO_TRIES = RetryPolicy(max_attempts=2, initial_backoff=0.0, jitter=0.0)
@@ -71,23 +69,25 @@ async def silent(writer: asyncio.StreamWriter) -> None:
 
 
 async def trickle(writer: asyncio.StreamWriter) -> None:
-    """Send the headers of a big JSON answer, then its body one byte per tick, for ever."""
-    head = {"Content-Type": "application/json", "Content-Length": "1000000"}
+    """Send the headers of a huge JSON answer, then its body one byte per pass of the event
+    loop, for ever: data keeps coming, the whole answer never does (no wall-clock pacing)."""
+    head = {"Content-Type": "application/json", "Content-Length": "1000000000000"}
     writer.write(_head(200, head))
     while True:
         writer.write(b" ")
         await writer.drain()
-        await asyncio.sleep(TICK)
+        await asyncio.sleep(0)  # let the client read: a loop pass, not a wall-clock wait
 
 
 async def keep_alive_only(writer: asyncio.StreamWriter) -> None:
-    """Start a stream with one text event, then send only keep-alive comments, for ever."""
+    """Start a stream with one text event, then send only keep-alive comments, one per pass
+    of the event loop, for ever."""
     writer.write(_head(200, {"Content-Type": "text/event-stream"}))
     writer.write(f"data: {json.dumps(text_chunk('Hel'))}\n\n".encode())
     while True:
         writer.write(b": keep-alive\n\n")
         await writer.drain()
-        await asyncio.sleep(TICK)
+        await asyncio.sleep(0)  # let the client read: a loop pass, not a wall-clock wait
 
 
 def text_chunk(text: str | None = None, *, finish: str | None = None) -> dict[str, Any]:

@@ -24,7 +24,6 @@ from urllib.parse import urlsplit
 
 import structlog
 
-from swarmkit._run._conversation import turn_sessions
 from swarmkit.cli._journal_file import (
     DEFAULT_JOURNAL,
     journal_path,
@@ -43,8 +42,16 @@ from swarmkit.exceptions import (
     SwarmkitError,
 )
 from swarmkit.interrupts import Decision, approve, edit, reject
-from swarmkit.journal import JournalRecord, SessionInfo, SQLiteJournal, export_jsonl, import_jsonl
-from swarmkit.journal._open import journal_label
+from swarmkit.journal import (
+    JournalRecord,
+    SessionInfo,
+    SQLiteJournal,
+    export_jsonl,
+    import_jsonl,
+    journal_label,
+    session_status,
+    turn_sessions,
+)
 from swarmkit.models import Model, OpenAIModel
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
@@ -376,7 +383,7 @@ def _add_ui(commands: Any) -> None:
 
 
 async def _check(args: argparse.Namespace) -> int:
-    from swarmkit.check._report import has_errors, render_json, render_text  # noqa: PLC0415
+    from swarmkit.check import has_errors, render_json, render_text  # noqa: PLC0415
 
     findings = load_swarm(args.target).check()
     sys.stdout.write(render_json(findings) if args.json else render_text(findings))
@@ -385,7 +392,7 @@ async def _check(args: argparse.Namespace) -> int:
 
 def _warn_findings(swarm: Swarm) -> None:
     """``swarmkit run`` shows the check's findings on stderr and runs anyway."""
-    from swarmkit.check._report import render_text  # noqa: PLC0415
+    from swarmkit.check import render_text  # noqa: PLC0415
 
     findings = swarm.check()
     if findings:
@@ -588,13 +595,7 @@ def _decision(args: argparse.Namespace) -> Decision | None:
 def _check_decision(
     records: Sequence[JournalRecord], decision: Decision | None, session_id: str
 ) -> None:
-    last = records[-1]
-    finished = last.kind == "run_finished"
-    waiting = (
-        finished
-        and last.data.get("stop_reason") == "interrupted"
-        and not last.data.get("cancelled")
-    )
+    waiting = session_status(records) == "waiting"
     if waiting and decision is None:
         raise UsageError(
             f"session {session_id!r} is waiting for a human decision: "

@@ -118,7 +118,7 @@ async def evaluate(
     async def one(task: Task, number: int) -> TrialResult:
         nonlocal done
         async with gate:
-            stored = await _live_trial(settings, _swarm_for(swarm, task, number), task, number)
+            stored = await _live_trial(settings, swarm, task, number)
             await manifest.add(TRIAL_FINISHED, stored.to_data())
             result = await _graded(settings, stored, expected[task.id])
         done += 1
@@ -232,7 +232,9 @@ def _swarm_for(source: SwarmSource, task: Task, number: int) -> Swarm:
     return source if isinstance(source, Swarm) else source(task, number)
 
 
-async def _live_trial(settings: _Settings, swarm: Swarm, task: Task, number: int) -> StoredTrial:
+async def _live_trial(
+    settings: _Settings, source: SwarmSource, task: Task, number: int
+) -> StoredTrial:
     database = task.initial_database(settings.tasks.domain)
     base = trial_session_id(settings.run_id, task.id, number)
     stored = StoredTrial(run_id=settings.run_id, task_id=task.id, number=number, sessions=())
@@ -242,6 +244,7 @@ async def _live_trial(settings: _Settings, swarm: Swarm, task: Task, number: int
     users: list[str] = []
     previous: Any = None
     try:
+        swarm = _swarm_for(source, task, number)
         for turn in range(1, settings.max_turns + 1):
             said = UserTurn(
                 task=task,

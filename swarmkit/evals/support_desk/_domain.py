@@ -11,6 +11,7 @@ from swarmkit.agent import Agent
 from swarmkit.context import RunContext
 from swarmkit.evals._loading import load_tasks
 from swarmkit.evals._tasks import Domain, TaskSet
+from swarmkit.factory import swarm_factory
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
 from swarmkit.journal import Journal
@@ -144,6 +145,12 @@ def build_swarm(model: Model | str | None = None, *, journal: Journal | None = N
         journal=journal,
         max_handoffs=3,
     )
+
+
+@swarm_factory
+def offline_swarm() -> Swarm:
+    """The desk on DeskModel, for `swarmkit eval ... --swarm swarmkit.evals.support_desk:offline_swarm`."""
+    return build_swarm()
 
 
 def tasks() -> TaskSet:

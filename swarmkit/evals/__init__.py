@@ -45,7 +45,7 @@ from swarmkit.evals._tasks import (
     TaskSet,
 )
 from swarmkit.evals._trial import RouteFacts, StoredTrial, Trial, database_hash
-from swarmkit.evals._users import ModelUser, ScriptedUser, User, UserTurn
+from swarmkit.evals._users import ModelUser, ScriptedUser, User, UserTurn, next_scripted
 
 __all__ = [
     "Action",
@@ -84,6 +84,7 @@ __all__ = [
     "evaluate",
     "grader",
     "load_tasks",
+    "next_scripted",
     "pass_hat_k",
     "regrade",
     "replay",

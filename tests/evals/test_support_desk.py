@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from swarmkit import InMemoryJournal, RecordingModel
-from swarmkit.evals import Reply, TaskSet, eval_runs, evaluate, regrade, replay, grader
+from swarmkit.evals import Reply, TaskSet, eval_runs, evaluate, grader, regrade, replay
 from swarmkit.evals.support_desk import DeskModel, build_swarm, tasks
 
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from swarmkit import InMemoryJournal, RecordingModel
-from swarmkit.evals import ModelUser, Reply, TaskSet, evaluate, replay
-from swarmkit.evals._users import next_scripted
+from swarmkit.evals import ModelUser, Reply, TaskSet, evaluate, next_scripted, replay
 from swarmkit.evals.support_desk import DeskModel, build_swarm, tasks
 from swarmkit.testing import ScriptedModel, text
 

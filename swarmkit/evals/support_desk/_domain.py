@@ -149,7 +149,7 @@ def build_swarm(model: Model | str | None = None, *, journal: Journal | None = N
 
 @swarm_factory
 def offline_swarm() -> Swarm:
-    """The desk on DeskModel, for `swarmkit eval ... --swarm swarmkit.evals.support_desk:offline_swarm`."""
+    """The desk on DeskModel, for the command: ``swarmkit eval TASKS --swarm`` naming it."""
     return build_swarm()
 
 

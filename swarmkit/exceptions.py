@@ -6,7 +6,8 @@
     ├── ConfigurationError (also ValueError)       a mistake in how something was built
     │   ├── ConditionSyntaxError                   a `when` condition that does not parse
     │   ├── GraphCycleError                        an edge that would close a cycle
-    │   └── ConfigurationChangedError              a durable session met changed swarm code
+    │   ├── ConfigurationChangedError              a durable session met changed swarm code
+    │   └── TaskFileError                          an evaluation task file that does not load
     ├── ToolError                                  a tool could not be called or failed
     │   ├── ToolArgumentsError                     the model's arguments did not validate
     │   ├── ToolExecutionError                     the tool itself raised
@@ -77,6 +78,18 @@ class ConfigurationChangedError(ConfigurationError):
         self.session_id = session_id
         self.changed = tuple(changed)
         super().__init__(message)
+
+
+class TaskFileError(ConfigurationError):
+    """An evaluation task (``swarmkit.evals``) is malformed; ``source``, ``task`` and ``field``
+    say where (the file, the task's id or position, the field's dotted path)."""
+
+    def __init__(self, message: str, *, source: str, task: str | None, field: str | None) -> None:
+        self.source = source
+        self.task = task
+        self.field = field
+        where = source + (f", task {task}" if task else "") + (f", field {field}" if field else "")
+        super().__init__(f"{where}: {message}")
 
 
 class ToolError(SwarmkitError):

@@ -34,6 +34,7 @@ from swarmkit.cli._target import TARGET_HELP, UsageError, load_swarm
 from swarmkit.console import LiveView, one_line, plural, result_lines, timeline
 from swarmkit.demo import run_demo
 from swarmkit.drawing import FORMATS, draw_session, draw_swarm
+from swarmkit.evals.command import add_eval_command
 from swarmkit.exceptions import (
     ConfigurationError,
     JournalError,
@@ -183,6 +184,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_draw(commands)
     _add_check(commands)
     _add_ui(commands)
+    add_eval_command(commands)
     return parser
 
 

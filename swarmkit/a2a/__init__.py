@@ -1,0 +1,21 @@
+"""swarmkit[a2a]: a swarm served as an A2A agent, and remote A2A agents as peers of a swarm.
+
+Only this package imports ``a2a`` (the a2a-sdk); ``import swarmkit`` never loads it.
+"""
+
+from __future__ import annotations
+
+from swarmkit.a2a._card import agent_card
+from swarmkit.a2a._executor import DecisionFormatError, SwarmExecutor, decision_of
+from swarmkit.a2a._guard import TokenGuard
+from swarmkit.a2a._server import A2AServer, a2a_app
+
+__all__ = [
+    "A2AServer",
+    "DecisionFormatError",
+    "SwarmExecutor",
+    "TokenGuard",
+    "a2a_app",
+    "agent_card",
+    "decision_of",
+]

@@ -6,6 +6,7 @@ import asyncio
 import secrets
 import socket
 from types import TracebackType
+
 import uvicorn
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
@@ -15,7 +16,13 @@ from starlette.applications import Starlette
 
 from swarmkit.a2a._card import agent_card
 from swarmkit.a2a._executor import SwarmExecutor
-from swarmkit.a2a._guard import DEFAULT_MAX_REQUEST_BYTES, ASGIApp, TokenGuard, check_host
+from swarmkit.a2a._guard import (
+    DEFAULT_MAX_REQUEST_BYTES,
+    ASGIApp,
+    TokenGuard,
+    check_host,
+    check_token,
+)
 from swarmkit.journal import Journal
 from swarmkit.swarm import Swarm
 
@@ -63,7 +70,7 @@ class A2AServer:
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     ) -> None:
         self.host = check_host(host, allow_remote=allow_remote)
-        self.token = token or secrets.token_urlsafe(24)
+        self.token = check_token(token or secrets.token_urlsafe(24))
         """The bearer token every request must carry."""
         self._socket = socket.create_server((self.host, port))
         self.port: int = self._socket.getsockname()[1]

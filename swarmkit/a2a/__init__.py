@@ -7,14 +7,12 @@ from __future__ import annotations
 
 from swarmkit.a2a._card import agent_card
 from swarmkit.a2a._executor import DecisionFormatError, SwarmExecutor, decision_of
-from swarmkit.a2a._guard import TokenGuard
 from swarmkit.a2a._server import A2AServer, a2a_app
 
 __all__ = [
     "A2AServer",
     "DecisionFormatError",
     "SwarmExecutor",
-    "TokenGuard",
     "a2a_app",
     "agent_card",
     "decision_of",

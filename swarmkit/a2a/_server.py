@@ -2,28 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
-import secrets
-import socket
-from types import TracebackType
-
-import uvicorn
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore
-from a2a.types.a2a_pb2 import AgentCard
 from starlette.applications import Starlette
 
 from swarmkit.a2a._card import agent_card
 from swarmkit.a2a._executor import SwarmExecutor
-from swarmkit.a2a._guard import (
-    DEFAULT_MAX_REQUEST_BYTES,
-    ASGIApp,
-    TokenGuard,
-    check_host,
-    check_token,
-)
 from swarmkit.journal import Journal
+from swarmkit.serving import DEFAULT_MAX_REQUEST_BYTES, ASGIApp, AsgiServer
 from swarmkit.swarm import Swarm
 
 
@@ -32,29 +19,28 @@ def a2a_app(
     journal: Journal,
     *,
     url: str,
-    token: str | None,
     name: str | None = None,
-    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    bearer: bool = True,
 ) -> tuple[ASGIApp, DefaultRequestHandler]:
-    """The ASGI app that serves ``swarm`` at ``url`` (card and JSON-RPC), behind the token
-    guard; and its request handler, whose ``aclose()`` ends the tasks still running."""
-    card: AgentCard = agent_card(swarm, url=url, name=name, bearer=token is not None)
+    """The ASGI app that serves ``swarm`` at ``url``: its card and JSON-RPC (no token check:
+    put it behind ``swarmkit.serving.TokenGuard``); and its request handler, whose
+    ``aclose()`` ends the tasks still running."""
+    card = agent_card(swarm, url=url, name=name, bearer=bearer)
     handler = DefaultRequestHandler(
         agent_executor=SwarmExecutor(swarm, journal),
         task_store=InMemoryTaskStore(),
         agent_card=card,
     )
     routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")]
-    app = TokenGuard(Starlette(routes=routes), token=token, max_request_bytes=max_request_bytes)
-    return app, handler
+    return Starlette(routes=routes), handler
 
 
-class A2AServer:
+class A2AServer(AsgiServer):
     """Serves a swarm over A2A on ``host:port`` (127.0.0.1 and a free port by default).
 
     Every request needs ``Authorization: Bearer <token>``: pass ``token=`` or read the random
     one made here from ``.token``. A host that is not loopback needs ``allow_remote=True``.
-    Use as ``async with A2AServer(...) as server:``, or ``serve()`` until cancelled.
+    Use as ``async with A2AServer(...) as server:`` (the agent is at ``server.url``).
     """
 
     def __init__(
@@ -69,52 +55,27 @@ class A2AServer:
         name: str | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     ) -> None:
-        self.host = check_host(host, allow_remote=allow_remote)
-        self.token = check_token(token or secrets.token_urlsafe(24))
-        """The bearer token every request must carry."""
-        self._socket = socket.create_server((self.host, port))
-        self.port: int = self._socket.getsockname()[1]
-        app, self._handler = a2a_app(
-            swarm,
-            journal,
-            url=self.url,
-            token=self.token,
-            name=name,
+        handlers: list[DefaultRequestHandler] = []
+
+        def build(url: str) -> ASGIApp:
+            app, handler = a2a_app(swarm, journal, url=url, name=name)
+            handlers.append(handler)
+            return app
+
+        super().__init__(
+            build,
+            host=host,
+            port=port,
+            token=token,
+            allow_remote=allow_remote,
             max_request_bytes=max_request_bytes,
         )
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
-        self._server = uvicorn.Server(config)
-        self._serving: asyncio.Task[None] | None = None
-
-    @property
-    def url(self) -> str:
-        """Where the agent answers (its card is at ``/.well-known/agent-card.json``)."""
-        return f"http://{self.host}:{self.port}/"
+        self._handler = handlers[0]
 
     async def serve(self) -> None:
-        """Serve until cancelled or ``close()``."""
+        """Serve until cancelled or ``close()``; then end the tasks still running (their
+        journals keep what they did)."""
         try:
-            await self._server.serve(sockets=[self._socket])
+            await super().serve()
         finally:
             await self._handler.aclose()
-
-    async def close(self) -> None:
-        """Stop serving and end the tasks still running (their journals keep what they did)."""
-        self._server.should_exit = True
-        if self._serving is not None:
-            await self._serving
-            self._serving = None
-        self._socket.close()
-
-    async def __aenter__(self) -> A2AServer:
-        # The socket already listens: a client may connect before uvicorn accepts.
-        self._serving = asyncio.create_task(self.serve())
-        return self
-
-    async def __aexit__(
-        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        await self.close()
-
-    def __repr__(self) -> str:
-        return f"A2AServer(url={self.url!r})"  # never the token

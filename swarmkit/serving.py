@@ -1,15 +1,20 @@
-"""An ASGI guard in front of a served swarm: a bearer token on every request, bounded bodies.
+"""Serving a swarm over HTTP: a loopback ASGI server, and a guard that checks a bearer token
+on every request and bounds request bodies (used by ``swarmkit.a2a`` and ``swarmkit.agui``).
 
 The token is compared in constant time and never written anywhere: refusals say what is
-missing, not what was sent.
+missing, not what was sent. Only ``AsgiServer`` needs an extra (uvicorn), loaded when built.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import ipaddress
 import json
+import secrets
+import socket
 from collections.abc import Awaitable, Callable, MutableMapping
+from types import TracebackType
 from typing import Any
 
 from swarmkit.exceptions import ConfigurationError
@@ -122,3 +127,65 @@ async def _refuse(send: Send, status: int, message: str) -> None:
         headers.append((b"www-authenticate", b"Bearer"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+class AsgiServer:
+    """Serves an ASGI app on ``host:port`` (127.0.0.1 and a free port by default) with uvicorn,
+    behind a TokenGuard: ``async with AsgiServer(build) as server`` serves until the block ends.
+
+    ``build(url)`` makes the app once the port is known (an A2A card names its URL).
+    ``token=None`` makes a random one (read it from ``.token``); a host that is not loopback
+    needs ``allow_remote=True``.
+    """
+
+    def __init__(
+        self,
+        build: Callable[[str], ASGIApp],
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        token: str | None = None,
+        allow_remote: bool = False,
+        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    ) -> None:
+        import uvicorn  # noqa: PLC0415 - only a server needs it
+
+        self.host = check_host(host, allow_remote=allow_remote)
+        self.token = check_token(token or secrets.token_urlsafe(24))
+        """The bearer token every request must carry."""
+        self._socket = socket.create_server((self.host, port))
+        self.port: int = self._socket.getsockname()[1]
+        app = TokenGuard(build(self.url), token=self.token, max_request_bytes=max_request_bytes)
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+        self._server = uvicorn.Server(config)
+        self._serving: asyncio.Task[None] | None = None
+
+    @property
+    def url(self) -> str:
+        """The server's base URL (``http://host:port/``)."""
+        return f"http://{self.host}:{self.port}/"
+
+    async def serve(self) -> None:
+        """Serve until cancelled or ``close()``."""
+        await self._server.serve(sockets=[self._socket])
+
+    async def close(self) -> None:
+        """Stop serving."""
+        self._server.should_exit = True
+        if self._serving is not None:
+            await self._serving
+            self._serving = None
+        self._socket.close()
+
+    async def __aenter__(self) -> AsgiServer:
+        # The socket already listens: a client may connect before uvicorn accepts.
+        self._serving = asyncio.create_task(self.serve())
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(url={self.url!r})"  # never the token

@@ -31,6 +31,7 @@ from swarmkit.cli._journal_file import (
     open_for_reading,
     open_for_writing,
 )
+from swarmkit.cli._serve import add_serve
 from swarmkit.cli._target import TARGET_HELP, UsageError, load_swarm
 from swarmkit.console import LiveView, one_line, plural, result_lines, timeline
 from swarmkit.demo import run_demo
@@ -176,6 +177,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_draw(commands)
     _add_check(commands)
     _add_ui(commands)
+    add_serve(commands, _command, _journal_option)
     return parser
 
 

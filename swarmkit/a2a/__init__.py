@@ -6,13 +6,12 @@ Only this package imports ``a2a`` (the a2a-sdk); ``import swarmkit`` never loads
 from __future__ import annotations
 
 from swarmkit.a2a._card import agent_card
-from swarmkit.a2a._executor import DecisionFormatError, SwarmExecutor, decision_of
+from swarmkit.a2a._executor import SwarmExecutor, decision_of
 from swarmkit.a2a._remote import RemoteA2AModel, remote_agent
 from swarmkit.a2a._server import A2AServer, a2a_app
 
 __all__ = [
     "A2AServer",
-    "DecisionFormatError",
     "RemoteA2AModel",
     "SwarmExecutor",
     "a2a_app",

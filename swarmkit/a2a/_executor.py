@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from swarmkit.events import AgentStarted, Event, HandoffPerformed, RunFinished, RunStarted
-from swarmkit.exceptions import ConfigurationError, SwarmkitError
+from swarmkit.exceptions import ConfigurationError, InteropRequestError, SwarmkitError
 from swarmkit.interrupts import Decision, approve, edit, reject
 from swarmkit.journal import Journal
 from swarmkit.result import RunResult
@@ -31,10 +31,6 @@ SESSION_PREFIX = "a2a-"
 
 MAX_CONTEXT_ID = 128
 """The longest A2A context id taken as a conversation name."""
-
-
-class DecisionFormatError(SwarmkitError, ValueError):
-    """A message meant to decide a paused task says no decision swarmkit can take."""
 
 
 class SwarmExecutor(AgentExecutor):
@@ -177,7 +173,7 @@ def _submitted(task_id: str, context_id: str, message: Message | None) -> Task:
 
 def _conversation(context_id: str) -> str:
     if not context_id or len(context_id) > MAX_CONTEXT_ID or not context_id.isprintable():
-        raise DecisionFormatError(
+        raise InteropRequestError(
             f"the context id must be 1 to {MAX_CONTEXT_ID} printable characters"
         )
     return SESSION_PREFIX + context_id
@@ -204,7 +200,7 @@ def decision_of(message: Message | None) -> Decision:
     if words.lower().startswith("reject"):
         reason = words[len("reject") :].lstrip(" :").strip()
         return reject(reason) if reason else reject()
-    raise DecisionFormatError(
+    raise InteropRequestError(
         'the task waits for a decision: send a data part {"decision": "approve"}, '
         '{"decision": "reject", "reason": "..."} or {"decision": "edit", "payload": {...}}, '
         "or the text approve / reject: <reason>"
@@ -221,6 +217,6 @@ def _decision_from_data(data: Mapping[str, Any]) -> Decision:
     if kind == "edit":
         payload = data.get("payload")
         if not isinstance(payload, dict):
-            raise DecisionFormatError('an edit decision needs "payload": a JSON object')
+            raise InteropRequestError('an edit decision needs "payload": a JSON object')
         return edit(payload=payload)
-    raise DecisionFormatError(f"decision must be approve, reject or edit, got {kind!r}")
+    raise InteropRequestError(f"decision must be approve, reject or edit, got {kind!r}")

@@ -13,7 +13,7 @@ from swarmkit.agui._convert import (
     AgUiTranslator,
     ag_ui_events,
 )
-from swarmkit.agui._endpoint import AgUiServer, RunInputError, agui_app
+from swarmkit.agui._endpoint import AgUiServer, agui_app
 
 __all__ = [
     "ATTEMPT_DISCARDED",
@@ -22,7 +22,6 @@ __all__ = [
     "HANDOFF_REFUSED",
     "AgUiServer",
     "AgUiTranslator",
-    "RunInputError",
     "ag_ui_events",
     "agui_app",
 ]

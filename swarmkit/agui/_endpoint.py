@@ -21,7 +21,7 @@ from starlette.routing import Route
 
 from swarmkit.agui._convert import ag_ui_events
 from swarmkit.events import Event, ModelCallFinished, RunFinished, RunStarted
-from swarmkit.exceptions import SwarmkitError
+from swarmkit.exceptions import InteropRequestError, SwarmkitError
 from swarmkit.interrupts import Decision, approve, edit, reject
 from swarmkit.journal import Journal
 from swarmkit.models import Usage
@@ -34,10 +34,6 @@ SESSION_PREFIX = "agui-"
 
 MAX_THREAD_ID = 128
 """The longest AG-UI thread id taken as a conversation name."""
-
-
-class RunInputError(SwarmkitError, ValueError):
-    """A POSTed run input cannot start or resume a run; the message says what to fix."""
 
 
 def agui_app(swarm: Swarm, journal: Journal) -> Starlette:
@@ -103,7 +99,7 @@ def _swarm_events(swarm: Swarm, journal: Journal, run_input: RunAgentInput) -> A
     if run_input.resume:
         entry = _one_entry(run_input.resume)
         if not entry.interrupt_id.startswith(conversation):
-            raise RunInputError(
+            raise InteropRequestError(
                 f"interrupt {entry.interrupt_id!r} is not a run of thread {run_input.thread_id!r}"
             )
         return _resumed(swarm, journal, entry.interrupt_id, _decision(entry))
@@ -143,12 +139,12 @@ def _prompt(run_input: RunAgentInput) -> str:
                 return content
             texts = [getattr(part, "text", None) for part in content]
             return "\n".join(t for t in texts if isinstance(t, str))
-    raise RunInputError("the run input has no user message to answer")
+    raise InteropRequestError("the run input has no user message to answer")
 
 
 def _one_entry(entries: list[ResumeEntry]) -> ResumeEntry:
     if len(entries) != 1:
-        raise RunInputError("a run resumes one interrupt at a time: send one resume entry")
+        raise InteropRequestError("a run resumes one interrupt at a time: send one resume entry")
     return entries[0]
 
 
@@ -164,7 +160,7 @@ def _decision(entry: ResumeEntry) -> Decision:
         return reject(reason) if reason else reject()
     if kind == "edit" and isinstance(payload.get("payload"), Mapping):
         return edit(payload=payload["payload"])
-    raise RunInputError(
+    raise InteropRequestError(
         'a resume payload must be {"decision": "approve"}, {"decision": "reject", "reason": ...} '
         'or {"decision": "edit", "payload": {...}}'
     )
@@ -172,7 +168,9 @@ def _decision(entry: ResumeEntry) -> Decision:
 
 def _conversation(thread_id: str) -> str:
     if not thread_id or len(thread_id) > MAX_THREAD_ID or not thread_id.isprintable():
-        raise RunInputError(f"the thread id must be 1 to {MAX_THREAD_ID} printable characters")
+        raise InteropRequestError(
+            f"the thread id must be 1 to {MAX_THREAD_ID} printable characters"
+        )
     return SESSION_PREFIX + thread_id
 
 

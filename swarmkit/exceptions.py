@@ -25,7 +25,9 @@
     │   ├── SessionNotFoundError
     │   ├── SessionBusyError                       another writer holds the session's lease
     │   └── ReplayDivergenceError                  replay asked what the journal does not hold
-    └── ViewerError                                the session viewer could not start
+    ├── ViewerError                                the session viewer could not start
+    └── InteropRequestError (also ValueError)      an A2A message or AG-UI run input that
+                                                   cannot be acted on (e.g. no decision)
 
 ``swarmkit.testing.ScriptExhaustedError`` (also an ``AssertionError``) joins the tree for
 scripted models that are asked more than their script holds.
@@ -213,3 +215,9 @@ class ReplayDivergenceError(JournalError):
 
 class ViewerError(SwarmkitError):
     """The local session viewer (``swarmkit ui``) could not start, e.g. its port is taken."""
+
+
+class InteropRequestError(SwarmkitError, ValueError):
+    """A request from another system (an A2A message, an AG-UI run input) cannot be acted on:
+    a paused task's reply that decides nothing, a context or thread id that is too long, a run
+    input without a user message. The message says what to send instead."""

@@ -30,6 +30,7 @@ from swarmkit.cli._journal_file import (
     open_for_reading,
     open_for_writing,
 )
+from swarmkit.cli._serve import add_serve
 from swarmkit.cli._target import TARGET_HELP, UsageError, load_swarm
 from swarmkit.console import LiveView, one_line, plural, result_lines, timeline
 from swarmkit.demo import run_demo
@@ -185,6 +186,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_check(commands)
     _add_ui(commands)
     add_eval_command(commands)
+    add_serve(commands, _command, _journal_option)
     return parser
 
 

@@ -245,6 +245,7 @@ async def _live_trial(
     previous: Any = None
     try:
         swarm = _swarm_for(source, task, number)
+        approving = swarm.with_seams(decisions=_Approver(answer=task.approvals))
         for turn in range(1, settings.max_turns + 1):
             said = UserTurn(
                 task=task,
@@ -262,7 +263,7 @@ async def _live_trial(
             session = base if turn == 1 else f"{base}__turn_{turn}"
             sessions.append(session)
             user_said.append(message)
-            previous = await swarm.run(
+            previous = await approving.run(
                 message,
                 context=task.context,
                 deps=database,
@@ -270,7 +271,6 @@ async def _live_trial(
                 journal=settings.journal,
                 history=previous,
                 limits=settings.limits,
-                decisions=_Approver(answer=task.approvals),
             )
             agent_said.append(_answer_text(previous))
             if previous.stop_reason != "final_output":
@@ -300,6 +300,7 @@ async def _replayed(
     agent_said: list[str] = []
     user_said: list[str] = []
     records = 0
+    approving = swarm.with_seams(decisions=_Approver(answer=task.approvals))
     try:
         for i, session in enumerate(trial.sessions):
             said = _turn(
@@ -316,13 +317,8 @@ async def _replayed(
                     f"the user now ends the dialogue before turn {i + 1}, which the journal holds"
                 )
             user_said.append(message)
-            result = await swarm.replay(
-                session,
-                settings.journal,
-                tools="execute",
-                deps=database,
-                prompt=message,
-                decisions=_Approver(answer=task.approvals),
+            result = await approving.replay(
+                session, settings.journal, tools="execute", deps=database, prompt=message
             )
             records += await settings.journal.next_seq(session)
             agent_said.append(_answer_text(result))

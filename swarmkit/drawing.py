@@ -1,7 +1,7 @@
 """Drawings for people: the handoffs a swarm allows, and the path one journaled run took.
 
 Both come as Mermaid (``flowchart LR``), Graphviz DOT text, or plain text for a terminal
-(``ascii``, seed 003's ``draw_ascii``). Rule edges (HandoffGraph conditions, decided without a
+(``ascii``, as state-graph runtimes' ``draw_ascii``). Rule edges (HandoffGraph conditions, decided without a
 model call) are dashed (``==>`` in text); handoffs the LLM decides are solid (``-->``).
 """
 

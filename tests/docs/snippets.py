@@ -3,8 +3,8 @@
 A block is a fence opened by a line that is exactly three backticks and ``python``. Blocks of
 one page run in order in one namespace (a later block may use what an earlier one defined),
 on one event loop, so a block may ``await`` at top level. A block that needs a live API key
-is marked by the line ``<!-- live: needs OPENAI_API_KEY -->`` just before its fence; it is
-counted, never run.
+or a server the page cannot start in a moment is marked by a line ``<!-- not run: REASON -->``
+just before its fence; it is counted, never run.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-LIVE_MARKER = "<!-- live: needs OPENAI_API_KEY -->"
+NOT_RUN_MARKER = "<!-- not run: "
 _FENCE = re.compile(r"^```python\n(.*?)^```$", re.DOTALL | re.MULTILINE)
 
 
@@ -33,7 +33,7 @@ class Snippet:
     code: str
     """The block's text."""
     live: bool
-    """Marked as needing a live API key: counted, not run."""
+    """Marked as needing a live key or a server: counted, not run."""
 
 
 def pages() -> list[Path]:
@@ -52,7 +52,7 @@ def snippets(page: Path) -> list[Snippet]:
                 page=page.relative_to(ROOT),
                 line=text.count("\n", 0, match.start()) + 1,
                 code=match.group(1),
-                live=before.strip() == LIVE_MARKER,
+                live=before.strip().startswith(NOT_RUN_MARKER),
             )
         )
     return found

@@ -109,7 +109,7 @@ def error_tree() -> str:
 
 def condition_language() -> str:
     """The language as ``swarmkit.conditions``' docstring defines it."""
-    import swarmkit.conditions as conditions  # noqa: PLC0415
+    from swarmkit import conditions  # noqa: PLC0415
 
     doc = (conditions.__doc__ or "").split("\n\n", 2)[2]
     return re.sub(r"``(.+?)``", r"`\1`", doc).replace("*undefined*", "_undefined_")

@@ -79,7 +79,7 @@ def _run(snippet: Snippet, namespace: dict[str, Any], loop: asyncio.AbstractEven
     where = f"{snippet.page}:{snippet.line}"
     code = compile(snippet.code, where, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     try:
-        outcome = eval(code, namespace)  # noqa: S307 - our own documentation's code
+        outcome = eval(code, namespace)
         if asyncio.iscoroutine(outcome):
             loop.run_until_complete(outcome)
     except Exception as exc:

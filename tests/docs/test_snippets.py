@@ -11,8 +11,8 @@ from tests.docs.snippets import ROOT, pages, run_page, snippets
 LIVE_BLOCKS = 6
 """Blocks marked ``<!-- not run: ... -->``: the Postgres and Temporal guide (4: they need
 those servers), the MCP guide (1: a server and a live model) and openai-agents' run on the
-migration page (1: a live key; its agents and handoff are built and checked). Raise it only for a block
-that truly cannot run offline in a moment."""
+migration page (1: a live key; its agents and handoff are built and checked). Raise it only
+for a block that truly cannot run offline in a moment."""
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda page: str(page.relative_to(ROOT)))

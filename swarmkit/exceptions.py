@@ -6,7 +6,8 @@
     ├── ConfigurationError (also ValueError)       a mistake in how something was built
     │   ├── ConditionSyntaxError                   a `when` condition that does not parse
     │   ├── GraphCycleError                        an edge that would close a cycle
-    │   └── ConfigurationChangedError              a durable session met changed swarm code
+    │   ├── ConfigurationChangedError              a durable session met changed swarm code
+    │   └── RuleLearningError                      a journal or rules file rules cannot come from
     ├── ToolError                                  a tool could not be called or failed
     │   ├── ToolArgumentsError                     the model's arguments did not validate
     │   ├── ToolExecutionError                     the tool itself raised
@@ -200,3 +201,9 @@ class ReplayDivergenceError(JournalError):
 
 class ViewerError(SwarmkitError):
     """The local session viewer (``swarmkit ui``) could not start, e.g. its port is taken."""
+
+
+class RuleLearningError(ConfigurationError):
+    """A journal or a rules file cannot give what ``swarmkit.rules`` was asked: no decisions to
+    learn from, too few for the support asked, a rules file that does not parse or names agents
+    the swarm lacks. The message says which, and what to change."""

@@ -176,6 +176,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_draw(commands)
     _add_check(commands)
     _add_ui(commands)
+    _add_rules(commands)
     return parser
 
 
@@ -206,6 +207,13 @@ def _swarm_target(command: argparse.ArgumentParser, *, flag: bool, help_: str) -
     command.add_argument(
         *names, metavar="module:attribute", help=f"{help_}: {TARGET_HELP}", **extra
     )
+
+
+def _add_rules(commands: Any) -> None:
+    from swarmkit.rules._command import add_rules_command  # noqa: PLC0415 - its own package
+
+    add_rules_command(commands, f"an SQLite file or a postgresql:// URL (default: "
+                      f"$SWARMKIT_JOURNAL, else {DEFAULT_JOURNAL})")
 
 
 def _add_demo(commands: Any) -> None:

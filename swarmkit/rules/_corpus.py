@@ -9,7 +9,8 @@ where the loop consulted the rules: before each model call, and where a rule fir
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+import gc
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -36,8 +37,37 @@ class Point:
     """Total tokens the model call used; 0 for a rule point."""
     call: bool
     """True before a model call; False where a journaled rule fired."""
-    state: Mapping[str, Any]
-    """What conditions saw: the context as journaled, plus the loop's facts under ``swarm``."""
+    context: Mapping[str, Any]
+    """The run's context as journaled (secrets redacted), at that moment."""
+    facts: Mapping[str, Any]
+    """The loop's own facts conditions read under ``swarm`` (agent, turn, ...)."""
+
+    @property
+    def state(self) -> Mapping[str, Any]:
+        """What conditions saw: the context, and the loop's facts under ``swarm``."""
+        return RuleState(self.context, self.facts)
+
+
+class RuleState(Mapping[str, Any]):
+    """The context with the loop's facts under ``swarm``, without copying the context."""
+
+    __slots__ = ("_context", "_facts")
+
+    def __init__(self, context: Mapping[str, Any], facts: Mapping[str, Any]) -> None:
+        self._context = context
+        self._facts = facts
+
+    def __getitem__(self, key: str) -> Any:
+        if key == RESERVED_KEY:
+            return self._facts
+        return self._context[key]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from (key for key in self._context if key != RESERVED_KEY)
+        yield RESERVED_KEY
+
+    def __len__(self) -> int:
+        return len(self._context) + (RESERVED_KEY not in self._context)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -95,11 +125,19 @@ async def read_visits(journal: Journal, where: CorpusFilter | None = None) -> li
         key=lambda info: info.session_id,
     )
     visits: list[Visit] = []
-    for info in infos:
-        records = await journal.read(info.session_id)
-        if where.tag is not None and not _tagged(records, where.tag):
-            continue
-        visits.extend(session_visits(records, started_at=info.started_at))
+    # Reading builds millions of small objects that live on: the cyclic collector would walk
+    # them again and again (reading gets quadratic), and they hold no cycles to collect.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for info in infos:
+            records = await journal.read(info.session_id)
+            if where.tag is not None and not _tagged(records, where.tag):
+                continue
+            visits.extend(session_visits(records, started_at=info.started_at))
+    finally:
+        if collecting:
+            gc.enable()
     return visits
 
 
@@ -132,7 +170,7 @@ class _Reader:
         self._records = records
         self._started_at = started_at
         self._session_id = records[0].session_id if records else ""
-        self._context: dict[str, Any] = {}
+        self._context: Mapping[str, Any] = {}
         self._facts: dict[str, Any] = _fresh_facts()
         self._agent: str | None = None
         self._points: list[Point] = []
@@ -160,7 +198,7 @@ class _Reader:
         elif kind == "tool_call":
             self._tool_call(data)
         elif kind == "state_edited":
-            self._update(record, data.get("context_update"))
+            self._update(data.get("context_update"))
         elif kind == "rule":
             self._points.append(self._point(record, int(data.get("turn") or 0), 0, call=False))
         elif kind == "handoff":
@@ -179,7 +217,8 @@ class _Reader:
                 f"that is a JSON {type(context).__name__}, not an object; the journal was not "
                 "written by a swarm run: leave this session out (--prefix) or delete it"
             )
-        self._context = dict(context)
+        # Never changed in place (updates copy it), so every point may share it.
+        self._context = context
         self._facts = _fresh_facts()
 
     def _model_call(self, record: JournalRecord) -> None:
@@ -198,13 +237,11 @@ class _Reader:
             return
         self._facts["last_tool"] = data.get("name")
         self._facts["last_tool_ok"] = not outcome.get("is_error")
-        update = outcome.get("update")
-        if isinstance(update, Mapping):
-            self._context.update(update)
+        self._update(outcome.get("update"))
 
-    def _update(self, record: JournalRecord, update: object) -> None:
-        if isinstance(update, Mapping):
-            self._context.update(update)
+    def _update(self, update: object) -> None:
+        if isinstance(update, Mapping) and update:
+            self._context = {**self._context, **update}
 
     def _handoff(self, data: Mapping[str, Any]) -> None:
         decided_by = data.get("decided_by")
@@ -249,8 +286,9 @@ class _Reader:
     ) -> Point:
         facts = dict(self._facts)
         facts["turn"] = turn if facts_turn is None else facts_turn
-        state = {**self._context, RESERVED_KEY: facts}
-        return Point(seq=record.seq, turn=turn, tokens=tokens, call=call, state=state)
+        return Point(
+            seq=record.seq, turn=turn, tokens=tokens, call=call, context=self._context, facts=facts
+        )
 
 
 def _fresh_facts() -> dict[str, Any]:

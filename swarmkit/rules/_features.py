@@ -44,120 +44,151 @@ class Test:
     """Bit ``i`` set when the atom holds on row ``i``."""
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class Columns:
-    """The context paths of a set of rows, and what was left out and why."""
+class _Column:
+    """The rows of one path, bucketed by value as they are read."""
 
-    values: Mapping[str, list[Any]]
-    """Path -> the value at that path per row (``None`` when missing)."""
+    __slots__ = ("elements", "flags", "numbers", "texts")
+
+    def __init__(self) -> None:
+        self.texts: dict[str, list[int]] = {}
+        self.flags: dict[bool, list[int]] = {}
+        self.numbers: list[tuple[float, int]] = []
+        self.elements: dict[str, list[int]] = {}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Candidates:
+    """Every candidate atom of a set of rows, and the paths left out and why."""
+
+    tests: list[Test]
+    """The atoms, in a fixed order (path, then kind, then value)."""
     left_out: Mapping[str, str]
     """Path -> why it is never used in a condition (redacted, secret key, not a name)."""
 
 
-def columns(
-    states: Sequence[Mapping[str, Any]], *, is_secret: Callable[[str], bool], skip: str
-) -> Columns:
-    """The leaf paths of every state (``skip`` is the loop's reserved key), one column each."""
-    values: dict[str, list[Any]] = {}
-    left_out: dict[str, str] = {}
-    count = len(states)
-    for row, state in enumerate(states):
-        for path, value in _leaves(state, "", 0, skip, is_secret, left_out):
-            column = values.get(path)
+def candidates(
+    contexts: Sequence[Mapping[str, Any]], *, is_secret: Callable[[str], bool], skip: str
+) -> Candidates:
+    """The candidate atoms on the leaf paths of every context (``skip`` is never a path)."""
+    reader = _Reader(is_secret, skip)
+    for row, context in enumerate(contexts):
+        reader.read(context, "", 0, row)
+    count = len(contexts)
+    tests: list[Test] = []
+    for path in sorted(reader.columns):
+        if path not in reader.left_out:
+            tests.extend(_column_tests(path, reader.columns[path], count))
+    return Candidates(tests=tests, left_out=dict(sorted(reader.left_out.items())))
+
+
+class _Reader:
+    """Walks contexts once, putting each leaf's row in its path's bucket."""
+
+    def __init__(self, is_secret: Callable[[str], bool], skip: str) -> None:
+        self.columns: dict[str, _Column] = {}
+        self.left_out: dict[str, str] = {}
+        self._verdicts: dict[str, dict[str, str | None]] = {}
+        self._is_secret = is_secret
+        self._skip = skip
+
+    def read(self, context: Mapping[str, Any], prefix: str, depth: int, row: int) -> None:
+        verdicts = self._verdicts.get(prefix)
+        if verdicts is None:
+            verdicts = self._verdicts[prefix] = {}
+        columns = self.columns
+        for key, value in context.items():
+            why = verdicts.get(key, False)
+            if why is False:
+                why = verdicts[key] = _key_problem(key, prefix, self._skip, self._is_secret)
+            if why is not None:
+                if why:
+                    self.left_out.setdefault(prefix + str(key), str(why))
+                continue
+            path = prefix + key
+            column = columns.get(path)
             if column is None:
-                column = values[path] = [None] * count
-            column[row] = value
-    for path in list(values):
-        if path in left_out:
-            del values[path]
-    return Columns(values=values, left_out=left_out)
+                column = columns[path] = _Column()
+            kind = value.__class__
+            if kind is str:
+                if value == REDACTED:
+                    self.left_out.setdefault(path, "its value is redacted in the journal")
+                    continue
+                rows = column.texts.get(value)
+                if rows is None:
+                    column.texts[value] = [row]
+                else:
+                    rows.append(row)
+            elif kind is int or kind is float:
+                column.numbers.append((value, row))
+            elif kind is bool:
+                column.flags.setdefault(value, []).append(row)
+            elif kind is list:
+                for element in _elements(value):
+                    column.elements.setdefault(element, []).append(row)
+            elif isinstance(value, Mapping) and depth + 1 < MAX_DEPTH:
+                self.read(value, path + ".", depth + 1, row)
 
 
-def _leaves(
-    state: Mapping[str, Any],
-    prefix: str,
-    depth: int,
-    skip: str,
-    is_secret: Callable[[str], bool],
-    left_out: dict[str, str],
-) -> list[tuple[str, Any]]:
-    found: list[tuple[str, Any]] = []
-    for key, value in state.items():
-        if not prefix and key == skip:
-            continue
-        path = f"{prefix}{key}"
-        if not isinstance(key, str) or not _NAME.match(key) or key in _LANGUAGE_WORDS:
-            left_out.setdefault(path, "its key is not a plain name a condition can spell")
-            continue
-        if is_secret(key):
-            left_out.setdefault(path, "its key is secret (redacted in the journal)")
-            continue
-        if value == REDACTED:
-            left_out.setdefault(path, "its value is redacted in the journal")
-            continue
-        if isinstance(value, Mapping):
-            if depth + 1 < MAX_DEPTH:
-                found.extend(_leaves(value, path + ".", depth + 1, skip, is_secret, left_out))
-            continue
-        found.append((path, value))
-    return found
+def _key_problem(
+    key: object, prefix: str, skip: str, is_secret: Callable[[str], bool]
+) -> str | None:
+    """Why a key is never used ("" to skip it silently), or None when it may be."""
+    if not prefix and key == skip:
+        return ""
+    if not isinstance(key, str) or not _NAME.match(key) or key in _LANGUAGE_WORDS:
+        return "its key is not a plain name a condition can spell"
+    if is_secret(key):
+        return "its key is secret (redacted in the journal)"
+    return None
 
 
-def tests_of(cols: Columns, count: int) -> list[Test]:
-    """Every candidate atom of every column, in a fixed order (path, then kind, then value)."""
+def _column_tests(path: str, column: _Column, count: int) -> list[Test]:
+    by_value = {literal(value): rows for value, rows in column.texts.items()}
+    by_value.update((literal(flag), rows) for flag, rows in column.flags.items())
+    value_bits = {text: bitset(rows) for text, rows in by_value.items()}
+    present = 0
+    for bits in value_bits.values():
+        present |= bits
+    numeric = bitset([row for _, row in column.numbers])
+    present |= numeric
+    element_bits = {element: bitset(rows) for element, rows in column.elements.items()}
+    for bits in element_bits.values():
+        present |= bits
     tests: list[Test] = []
-    for path in sorted(cols.values):
-        tests.extend(_column_tests(path, cols.values[path], count))
-    return tests
-
-
-def _column_tests(path: str, column: list[Any], count: int) -> list[Test]:
-    by_value: dict[str, list[int]] = {}
-    numbers: list[tuple[float, int]] = []
-    elements: dict[str, list[int]] = {}
-    nulls: list[int] = []
-    for row, value in enumerate(column):
-        if value is None:
-            nulls.append(row)
-        elif isinstance(value, bool) or isinstance(value, str):
-            by_value.setdefault(literal(value), []).append(row)
-        elif isinstance(value, int | float):
-            numbers.append((float(value), row))
-        elif isinstance(value, list):
-            for element in _elements(value):
-                elements.setdefault(element, []).append(row)
-    tests: list[Test] = []
-    if 0 < len(nulls) < count:
-        null_bits = bitset(nulls)
+    everything = (1 << count) - 1
+    # Rows holding a nested object or a list with no usable element count as present.
+    if 0 < present.bit_count() < count:
+        null_bits = everything & ~present
         tests.append(Test(text=f"{path} == null", path=path, bits=null_bits))
-        tests.append(Test(text=f"{path} != null", path=path, bits=((1 << count) - 1) & ~null_bits))
-    if len(by_value) <= MAX_CATEGORIES:
-        for text in sorted(by_value):
-            tests.append(Test(text=f"{path} == {text}", path=path, bits=bitset(by_value[text])))
-    tests.extend(_numeric_tests(path, numbers))
-    ranked = sorted(elements, key=lambda e: (-len(elements[e]), e))[:MAX_ELEMENTS]
+        tests.append(Test(text=f"{path} != null", path=path, bits=present))
+    if len(value_bits) <= MAX_CATEGORIES:
+        for text in sorted(value_bits):
+            tests.append(Test(text=f"{path} == {text}", path=path, bits=value_bits[text]))
+    tests.extend(_numeric_tests(path, column.numbers, numeric))
+    ranked = sorted(element_bits, key=lambda e: (-element_bits[e].bit_count(), e))[:MAX_ELEMENTS]
     for element in sorted(ranked):
-        tests.append(Test(text=f"{element} in {path}", path=path, bits=bitset(elements[element])))
+        tests.append(Test(text=f"{element} in {path}", path=path, bits=element_bits[element]))
     return tests
 
 
-def _numeric_tests(path: str, numbers: list[tuple[float, int]]) -> list[Test]:
+def _numeric_tests(path: str, numbers: list[tuple[float, int]], total: int) -> list[Test]:
     if not numbers:
         return []
     numbers.sort()
-    distinct = sorted({number for number, _ in numbers})
-    if len(distinct) < 2:
+    first = numbers[0][0]
+    if numbers[-1][0] == first:
         return []
-    cuts = _cuts(distinct, [number for number, _ in numbers])
+    ordered = [number for number, _ in numbers]
+    cuts = _cuts(sorted(set(ordered)), ordered)
     tests: list[Test] = []
     at = 0
-    below: list[int] = []
-    total = bitset(row for _, row in numbers)
+    below_bits = 0
     for cut in cuts:
+        bucket: list[int] = []
         while at < len(numbers) and numbers[at][0] < cut:
-            below.append(numbers[at][1])
+            bucket.append(numbers[at][1])
             at += 1
-        below_bits = bitset(below)
+        below_bits |= bitset(bucket)
         shown = _number(cut)
         tests.append(Test(text=f"{path} >= {shown}", path=path, bits=total & ~below_bits))
         tests.append(Test(text=f"{path} < {shown}", path=path, bits=below_bits))
@@ -175,13 +206,16 @@ def _cuts(distinct: list[float], ordered: list[float]) -> list[float]:
 
 def bitset(rows: Any) -> int:
     """The bitset with the given row indices set."""
-    indices = list(rows)
+    indices = rows if isinstance(rows, list) else list(rows)
     if not indices:
         return 0
     buffer = bytearray(max(indices) // 8 + 1)
     for row in indices:
-        buffer[row >> 3] |= 1 << (row & 7)
+        buffer[row >> 3] |= _BITS[row & 7]
     return int.from_bytes(buffer, "little")
+
+
+_BITS = tuple(1 << bit for bit in range(8))
 
 
 def literal(value: Any) -> str:

@@ -20,7 +20,7 @@ from swarmkit.rules._corpus import (
     model_decided,
     read_visits,
 )
-from swarmkit.rules._features import Test, bitset, columns, literal, tests_of
+from swarmkit.rules._features import Test, bitset, candidates, literal
 from swarmkit.rules._judge import Verdict, judge, with_rules
 from swarmkit.rules._learn import Learned, learn
 
@@ -289,9 +289,9 @@ def _learn_source(
     min_support: int,
     is_secret: Callable[[str], bool],
 ) -> tuple[list[Learned], tuple[Test, ...], dict[str, str]]:
-    states = [visit.points[-1].state for visit in rows]
-    cols = columns(states, is_secret=is_secret, skip=RESERVED_KEY)
-    tests = tests_of(cols, len(rows))
+    states = [visit.points[-1].context for visit in rows]
+    found = candidates(states, is_secret=is_secret, skip=RESERVED_KEY)
+    tests = found.tests
     labels: dict[str | None, list[int]] = {}
     train_rows: list[int] = []
     for index, visit in enumerate(rows):
@@ -304,7 +304,7 @@ def _learn_source(
     learning = learn(
         tests, label_bits, bitset(train_rows), min_precision=min_precision, min_support=min_support
     )
-    return list(learning.rules), learning.atoms, dict(cols.left_out)
+    return list(learning.rules), learning.atoms, dict(found.left_out)
 
 
 def _priorities(source: str, graph: HandoffGraph | None, count: int) -> list[int]:
@@ -481,7 +481,7 @@ def _inconsistencies(
     groups: dict[str, Counter[str]] = {}
     sessions: dict[str, dict[str, list[str]]] = {}
     for index, visit in enumerate(rows):
-        parts = [_equality(visit.points[-1].state, path) for path in equal_paths]
+        parts = [_equality(visit.points[-1].context, path) for path in equal_paths]
         for text, mask in masks:
             holds = mask[index >> 3] >> (index & 7) & 1
             parts.append(text if holds else f"not ({text})")

@@ -105,3 +105,7 @@ async def copy(source: Journal, target: Journal) -> None:
     """Every session of ``source`` appended to ``target``, one step per session."""
     for info in await source.sessions():
         await target.append(await source.read(info.session_id))
+
+
+support = swarm()
+"""The swarm as the command loads it (``tests.rules.corpus:support``)."""

@@ -85,7 +85,9 @@ def _session(index: int, rnd: random.Random) -> list[JournalRecord]:
 
 
 def _turn(agent: str, turn: int, target: str, count: int) -> list[tuple[str, dict[str, Any]]]:
-    tools = [f"transfer_to_{name}" for name in ("billing", "sales", "tech", "legal") if name != agent]
+    tools = [
+        f"transfer_to_{name}" for name in ("billing", "sales", "tech", "legal") if name != agent
+    ]
     call = {"id": f"call_{turn}", "name": f"transfer_to_{target}", "arguments": "{}"}
     return [
         ("agent_started", {"agent": agent, "handoff_count": count}),
@@ -105,8 +107,16 @@ def _turn(agent: str, turn: int, target: str, count: int) -> list[tuple[str, dic
         ),
         (
             "handoff",
-            {"source": agent, "target": target, "decided_by": "llm", "turn": turn,
-             "number": count + 1, "payload": None, "message": None, "condition": None},
+            {
+                "source": agent,
+                "target": target,
+                "decided_by": "llm",
+                "turn": turn,
+                "number": count + 1,
+                "payload": None,
+                "message": None,
+                "condition": None,
+            },
         ),
     ]
 
@@ -153,11 +163,13 @@ async def main(count: int) -> None:
         f"{suggest_s / read_s:.1f}x that"
     )
     print(
-        f"suggest: {suggest_s:.2f} s ({suggest_s / SUGGEST_TARGET_S:.2f} of the {SUGGEST_TARGET_S:.0f} s"
-        f" target), {len(report.suggestions)} rules, {len(report.inconsistencies)} inconsistencies"
+        f"suggest: {suggest_s:.2f} s ({suggest_s / SUGGEST_TARGET_S:.2f} of the "
+        f"{SUGGEST_TARGET_S:.0f} s target), {len(report.suggestions)} rules, "
+        f"{len(report.inconsistencies)} inconsistencies"
     )
     for suggestion in report.suggestions:
-        print(f"  {suggestion.line}  # precision {suggestion.precision:.3f}, support {suggestion.support}")
+        figures = f"precision {suggestion.precision:.3f}, support {suggestion.support}"
+        print(f"  {suggestion.line}  # {figures}")
 
     small = await _build(min(WHATIF_SESSIONS, count))
     rules = HandoffGraph.from_dict(report.to_dict())

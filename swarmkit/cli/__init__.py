@@ -212,8 +212,11 @@ def _swarm_target(command: argparse.ArgumentParser, *, flag: bool, help_: str) -
 def _add_rules(commands: Any) -> None:
     from swarmkit.rules._command import add_rules_command  # noqa: PLC0415 - its own package
 
-    add_rules_command(commands, f"an SQLite file or a postgresql:// URL (default: "
-                      f"$SWARMKIT_JOURNAL, else {DEFAULT_JOURNAL})")
+    add_rules_command(
+        commands,
+        f"an SQLite file or a postgresql:// URL (default: "
+        f"$SWARMKIT_JOURNAL, else {DEFAULT_JOURNAL})",
+    )
 
 
 def _add_demo(commands: Any) -> None:

@@ -18,7 +18,7 @@ from swarmkit.cli._journal_file import (  # TODO(seam): a public way to open the
 )
 from swarmkit.console import plural
 from swarmkit.rules._corpus import CorpusFilter
-from swarmkit.rules._suggest import SuggestReport, Suggestion, suggest_rules
+from swarmkit.rules._suggest import Suggestion, SuggestReport, suggest_rules
 from swarmkit.rules._whatif import UNKNOWN_AFTER, WhatIfReport, load_rules, report_data, whatif
 
 _Handler = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
@@ -39,11 +39,17 @@ def add_rules_command(commands: Any, journal_help: str) -> None:
     )
     suggest.add_argument("--agent", metavar="NAME", help="learn rules from this agent only")
     suggest.add_argument(
-        "--min-precision", type=float, default=0.98, metavar="P",
+        "--min-precision",
+        type=float,
+        default=0.98,
+        metavar="P",
         help="held-out precision a rule needs (default 0.98)",
     )
     suggest.add_argument(
-        "--min-support", type=int, default=20, metavar="N",
+        "--min-support",
+        type=int,
+        default=20,
+        metavar="N",
         help="held-out decisions a rule must take (default 20)",
     )
     suggest.add_argument(
@@ -71,7 +77,9 @@ def _action(
         "--swarm", required=True, metavar="module:attribute", help="the swarm whose journal it is"
     )
     command.add_argument("--journal", metavar="PATH_OR_URL", help=journal_help)
-    command.add_argument("--since", metavar="TIME", help="sessions started at or after (ISO or Unix)")
+    command.add_argument(
+        "--since", metavar="TIME", help="sessions started at or after (ISO or Unix)"
+    )
     command.add_argument("--until", metavar="TIME", help="sessions started before (ISO or Unix)")
     command.add_argument("--prefix", metavar="TEXT", help="sessions whose id starts with TEXT")
     command.add_argument(
@@ -250,8 +258,13 @@ def _suggest_data(report: SuggestReport) -> dict[str, Any]:
             for i in report.inconsistencies
         ],
         "below_threshold": [
-            {"source": b.source, "target": b.target, "when": b.when,
-             "precision": b.precision, "support": b.support}
+            {
+                "source": b.source,
+                "target": b.target,
+                "when": b.when,
+                "precision": b.precision,
+                "support": b.support,
+            }
             for b in report.below_threshold
         ],
         "left_out": dict(report.left_out),

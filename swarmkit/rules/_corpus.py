@@ -8,8 +8,8 @@ where the loop consulted the rules: before each model call, and where a rule fir
 
 from __future__ import annotations
 
-import hashlib
 import gc
+import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -319,6 +319,8 @@ def model_decided(visits: Sequence[Visit]) -> list[Visit]:
         if visit.points
         and (
             visit.outcome == "llm"
-            or (visit.outcome == "answer" and bool(tools_of.get(visit.agent, set()) & visit.offered))
+            or (
+                visit.outcome == "answer" and bool(tools_of.get(visit.agent, set()) & visit.offered)
+            )
         )
     ]

@@ -66,12 +66,20 @@ def learn(
     remaining = train
     rules: list[Learned] = []
     tried: dict[str, Test] = {}
-    targets = sorted((t for t in labels if t is not None), key=lambda t: (-labels[t].bit_count(), t))
+    targets = sorted(
+        (t for t in labels if t is not None), key=lambda t: (-labels[t].bit_count(), t)
+    )
     while len(rules) < MAX_RULES:
         best: tuple[int, str, Learned] | None = None
         for target in targets:
-            grown = _grow(tests, labels[target], remaining, min_support=min_support,
-                          min_precision=min_precision, target=target)
+            grown = _grow(
+                tests,
+                labels[target],
+                remaining,
+                min_support=min_support,
+                min_precision=min_precision,
+                target=target,
+            )
             if grown is None:
                 continue
             tried.setdefault(grown.tests[0].text, grown.tests[0])
@@ -153,7 +161,7 @@ def _memberships(
     to the target (two at least, or a single equality says it better)."""
     by_path: dict[str, list[tuple[str, int]]] = {}
     for test in tests:
-        head, _, value = test.text.partition(" == ")
+        _, _, value = test.text.partition(" == ")
         if not value or value == "null" or value in ("true", "false"):
             continue
         inside = remaining & test.bits

@@ -154,7 +154,7 @@ class SuggestReport:
         return graph
 
     def to_dict(self) -> dict[str, Any]:
-        """The suggestions in the graph's ``to_dict`` format: ``HandoffGraph.from_dict`` loads it."""
+        """The suggestions as the graph's ``to_dict`` data; ``HandoffGraph.from_dict`` loads it."""
         return self.graph().to_dict()
 
 
@@ -222,8 +222,15 @@ def suggest_from_visits(
         )
         left_out.update(found_left_out)
         kept, failed, refused = _check_source(
-            source, learned, rows, visits, held, graph, accepted_graph,
-            min_precision=min_precision, min_support=min_support,
+            source,
+            learned,
+            rows,
+            visits=visits,
+            held=held,
+            graph=graph,
+            base=accepted_graph,
+            min_precision=min_precision,
+            min_support=min_support,
         )
         suggestions.extend(kept)
         below.extend(failed)
@@ -309,7 +316,9 @@ def _learn_source(
 
 def _priorities(source: str, graph: HandoffGraph | None, count: int) -> list[int]:
     """Priorities that keep a rule list's order and put it after the graph's own edges."""
-    existing = [edge.priority for edge in graph.edge_list(source)] if graph and source in graph else []
+    existing = (
+        [edge.priority for edge in graph.edge_list(source)] if graph and source in graph else []
+    )
     if not existing:
         return [count - index - 1 for index in range(count)]
     low = min(existing)
@@ -320,11 +329,11 @@ def _check_source(
     source: str,
     learned: Sequence[Learned],
     rows: Sequence[Visit],
+    *,
     visits: Sequence[Visit],
     held: set[str],
     graph: HandoffGraph | None,
     base: HandoffGraph | None,
-    *,
     min_precision: float,
     min_support: int,
 ) -> tuple[list[Suggestion], list[BelowThreshold], list[str]]:
@@ -450,7 +459,9 @@ def _conflicts(edge: Edge, graph: HandoffGraph | None, visits: Sequence[Visit]) 
     for existing in graph.edge_list(edge.source):
         shown = f"{existing.source} -> {existing.target} when {existing.when or 'always'}"
         if existing.when is None:
-            found.append(f"the existing edge {shown} always fires first: this rule would never fire")
+            found.append(
+                f"the existing edge {shown} always fires first: this rule would never fire"
+            )
         elif existing.when == edge.when and existing.target != edge.target:
             found.append(f"the existing edge {shown} has the same condition and fires first")
     contradicted: Counter[str] = Counter()

@@ -12,7 +12,7 @@ from swarmkit.exceptions import ConfigurationError, RuleLearningError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
 from swarmkit.rules._corpus import CorpusFilter, Visit, read_visits
-from swarmkit.rules._judge import judge, with_rules
+from swarmkit.rules._judge import Verdict, judge, with_rules
 
 SessionStatus = Literal["unchanged", "same_route", "changed"]
 """``unchanged``: no rule fires, the run would be the journaled one. ``same_route``: rules
@@ -175,14 +175,14 @@ def _session(
         journaled_rule = visit.outcome == "rule"
         if verdict is None:
             if journaled_rule:
-                return _changed(session_id, visit, None, decided, agreed, calls, tokens)
+                return _changed(session_id, visit, None, (decided, agreed, calls, tokens))
             continue
         edge = verdict.edge
         last = verdict.at == len(visit.points) - 1
         if journaled_rule and last and edge.target == visit.target:
             continue  # the rule that fired in the journal (or one like it) fires again
         if visit.outcome != "llm" or not verdict.agrees:
-            return _changed(session_id, visit, verdict, decided, agreed, calls, tokens)
+            return _changed(session_id, visit, verdict, (decided, agreed, calls, tokens))
         if (edge.source, edge.target, edge.when, edge.priority) in ours:
             decided += 1
         agreed += 1
@@ -200,14 +200,9 @@ def _session(
 
 
 def _changed(
-    session_id: str,
-    visit: Visit,
-    verdict: Any,
-    decided: int,
-    agreed: int,
-    calls: int,
-    tokens: int,
+    session_id: str, visit: Visit, verdict: Verdict | None, totals: tuple[int, int, int, int]
 ) -> SessionWhatIf:
+    decided, agreed, calls, tokens = totals
     at = verdict.at if verdict is not None else len(visit.points) - 1
     point = visit.points[at]
     now = "the model decides" if verdict is None else _rule_text(verdict.edge)

@@ -97,7 +97,9 @@ async def build(count: int, journal: Journal | None = None) -> tuple[Journal, li
     base = swarm(journal)
     plans = [plan(index) for index in range(count)]
     for item in plans:
-        await base.with_model(script(item)).run("help", context=item.context, session_id=item.session_id)
+        await base.with_model(script(item)).run(
+            "help", context=item.context, session_id=item.session_id
+        )
     return journal, plans
 
 

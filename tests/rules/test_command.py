@@ -11,7 +11,6 @@ import pytest
 from swarmkit import HandoffGraph
 from swarmkit.cli import main
 from swarmkit.journal import JournalRecord, SQLiteJournal
-
 from tests.rules import corpus
 
 SWARM = "tests.rules.corpus:support"
@@ -39,8 +38,15 @@ async def test_suggest_prints_rules_and_writes_a_file_whatif_reads(
     rules = tmp_path / "rules.json"
     options = ["--swarm", SWARM, "--journal", str(path)]
     code, out, _ = await _in_thread(
-        capsys, "suggest", *options, "--min-precision", "0.9", "--min-support", "10",
-        "--out", str(rules),
+        capsys,
+        "suggest",
+        *options,
+        "--min-precision",
+        "0.9",
+        "--min-support",
+        "10",
+        "--out",
+        str(rules),
     )
     assert code == 0
     assert "graph.add_edge('triage', 'billing', when=\"category == 'billing'\", priority=-1)" in out
@@ -58,8 +64,13 @@ async def test_suggest_prints_rules_and_writes_a_file_whatif_reads(
         ("{not json", "is not JSON"),
         ('{"format": "nope"}', "is not a HandoffGraph's data"),
         (
-            json.dumps({"format": "swarmkit.handoff_graph", "version": 1, "edges": [
-                {"source": "triage", "target": "nobody", "when": None}]}),
+            json.dumps(
+                {
+                    "format": "swarmkit.handoff_graph",
+                    "version": 1,
+                    "edges": [{"source": "triage", "target": "nobody", "when": None}],
+                }
+            ),
             "names agents the swarm does not have: nobody",
         ),
     ],

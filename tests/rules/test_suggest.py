@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from swarmkit import HandoffGraph
 from swarmkit.rules import KEPT, held_out, suggest_rules
-
 from tests.rules import corpus
 
 
@@ -21,7 +20,9 @@ async def test_suggestion_recovers_the_known_rule_with_exact_figures() -> None:
     assert billing.agreed == sum(p.target == "billing" for p in held)
     assert billing.precision == billing.agreed / billing.support
     assert billing.counter_count == sum(p.noise for p in ruled)
-    assert {c.session_id for c in billing.counter_examples} <= {p.session_id for p in ruled if p.noise}
+    assert {c.session_id for c in billing.counter_examples} <= {
+        p.session_id for p in ruled if p.noise
+    }
     assert all(c.chosen == "sales" for c in billing.counter_examples)
 
 
@@ -41,7 +42,7 @@ async def test_rule_holds_exactly_where_the_model_routed_the_same_on_held_out_se
 
 
 async def test_savings_count_matches_the_model_calls_in_the_journal() -> None:
-    """Saved calls and tokens equal the triage model calls the journal holds where the rule agrees."""
+    """Saved calls and tokens equal the journal's triage model calls where the rule agrees."""
     journal, plans = await corpus.build(300)
     report = await suggest_rules(journal, graph=corpus.graph(), min_precision=0.9, min_support=10)
     billing = next(s for s in report.suggestions if s.target == "billing")

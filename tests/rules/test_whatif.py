@@ -6,7 +6,6 @@ from swarmkit import HandoffGraph
 from swarmkit.journal import InMemoryJournal
 from swarmkit.rules import whatif, with_rules
 from swarmkit.testing import ScriptedModel, text
-
 from tests.rules import corpus
 
 
@@ -45,11 +44,13 @@ async def test_a_rule_that_fires_where_the_model_answered_is_a_changed_session()
     rules = _rules(("billing", "sales", "amount >= 0"))
     report = await whatif(journal, rules, graph=corpus.graph())
     changed = report.changed
-    assert changed and all(s.change and s.change.journaled == "the model kept the turn" for s in changed)
+    assert changed and all(
+        s.change and s.change.journaled == "the model kept the turn" for s in changed
+    )
 
 
 async def test_whatif_agrees_with_a_live_run_on_sessions_it_says_are_unchanged() -> None:
-    """Re-running the unchanged (and same-route) sessions live with the rules gives the same route."""
+    """Unchanged and same-route sessions, re-run live with the rules, take the same route."""
     journal, plans = await corpus.build(60)
     rules = _rules(("triage", "billing", "category == 'billing'"))
     report = await whatif(journal, rules, graph=corpus.graph())
@@ -62,7 +63,9 @@ async def test_whatif_agrees_with_a_live_run_on_sessions_it_says_are_unchanged()
         item = by_id[session.session_id]
         journaled = [r for r in await journal.read(item.session_id) if r.kind == "handoff"]
         # Where the rule now routes, the model is asked only for the final answer.
-        script = corpus.script(item) if session.status == "unchanged" else ScriptedModel(text("Done."))
+        script = (
+            corpus.script(item) if session.status == "unchanged" else ScriptedModel(text("Done."))
+        )
         result = await live.with_model(script).run("help", context=item.context)
         assert [h.target for h in result.handoffs] == [r.data["target"] for r in journaled]
         script.assert_exhausted()

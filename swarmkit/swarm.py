@@ -396,10 +396,10 @@ class Swarm:
         )
 
     def _seams(self, deps: Any, given: Mapping[str, Any]) -> RunSeams:
-        unknown = sorted(set(given) - _SEAMS)
-        if unknown:
-            raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
-        if any(value is not None for value in given.values()):
+        if given:  # the deprecated per-call seams
+            unknown = sorted(set(given) - _SEAMS)
+            if unknown:
+                raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
             warnings.warn(
                 f"passing {', '.join(sorted(given))} to a run is deprecated: use "
                 "swarm.with_seams(...) and run the swarm it returns",

@@ -375,8 +375,9 @@ class RunLoop:
         runs in no time at all), so it stops exactly where the recorded run stopped, and
         passes a stop that a resume went on from; live steps are held to the limits.
         """
-        if self._tape.replaying:
-            breach = self._journaled_breach()
+        held = self._tape.held_stop()
+        if held is not None:
+            breach = LimitBreach.from_data(held.data) if held.data is not None else None
         elif breach is None:
             breach = budget.time_breach(self._swarm, self._state, self._seams.runtime.clock())
         if breach is None:
@@ -386,12 +387,6 @@ class RunLoop:
         await self._tape.note("limit_reached", breach.to_data())
         self._log("limit_reached", limit=breach.limit, allowed=breach.allowed, used=breach.used)
         raise StopRun(breach.stop_reason)
-
-    def _journaled_breach(self) -> LimitBreach | None:
-        recorded = self._tape.upcoming("limit_reached")
-        if recorded is None or self._tape.pass_resumed_stop():
-            return None
-        return LimitBreach.from_data(recorded)
 
     # -- tools ---------------------------------------------------------------------------
 

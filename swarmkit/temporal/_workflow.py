@@ -239,9 +239,13 @@ class SwarmWorkflow:
         return self._registry
 
     async def wait_for_decision(self, pending: PendingDecision) -> Decision:
-        """Mirror the journal so far, then pause in place until the decide update delivers."""
-        self._pending, self._decision = pending, None
+        """Mirror the journal so far, then pause in place until the decide update delivers.
+
+        The pause is shown (the ``pending`` query, the update's validator) only once the
+        mirror holds it, so whoever sees the session waiting finds the pause in the journal."""
+        self._decision = None
         await self._mirror_now()
+        self._pending = pending
         await workflow.wait_condition(lambda: self._decision is not None)
         decision = self._decision
         self._pending = self._decision = None

@@ -6,7 +6,8 @@
     ├── ConfigurationError (also ValueError)       a mistake in how something was built
     │   ├── ConditionSyntaxError                   a `when` condition that does not parse
     │   ├── GraphCycleError                        an edge that would close a cycle
-    │   └── ConfigurationChangedError              a durable session met changed swarm code
+    │   ├── ConfigurationChangedError              a durable session met changed swarm code
+    │   └── ApplicationVersionError                durable sessions left by other code
     ├── ToolError                                  a tool could not be called or failed
     │   ├── ToolArgumentsError                     the model's arguments did not validate
     │   ├── ToolExecutionError                     the tool itself raised
@@ -23,6 +24,7 @@
     ├── JournalError                               a journal could not be read or written
     │   ├── SessionNotFoundError
     │   ├── SessionBusyError                       another writer holds the session's lease
+    │   ├── SessionExistsError                     a new session was given a used id
     │   └── ReplayDivergenceError                  replay asked what the journal does not hold
     └── ViewerError                                the session viewer could not start
 
@@ -76,6 +78,16 @@ class ConfigurationChangedError(ConfigurationError):
     def __init__(self, message: str, *, session_id: str, changed: Sequence[str]) -> None:
         self.session_id = session_id
         self.changed = tuple(changed)
+        super().__init__(message)
+
+
+class ApplicationVersionError(ConfigurationError):
+    """Durable sessions were started by another version of the application (other swarm code):
+    this worker does not run them; ``sessions`` maps each one's id to its version."""
+
+    def __init__(self, message: str, *, sessions: dict[str, str], version: str) -> None:
+        self.sessions = dict(sessions)
+        self.version = version
         super().__init__(message)
 
 
@@ -185,6 +197,17 @@ class SessionBusyError(JournalError):
         super().__init__(
             f"session {session_id!r} is being written by {owner}; wait for that run to end, or "
             "for its lease to expire if that process died, then resume it"
+        )
+
+
+class SessionExistsError(JournalError):
+    """A new session was given the id of one that exists; ids are never reused."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(
+            f"session {session_id!r} exists already; pick a new id, or follow that session "
+            "through its handle"
         )
 
 

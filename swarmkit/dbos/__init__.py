@@ -5,23 +5,26 @@ imports dbos.
 ::
 
     app = DurableSwarms({"support": support}, database_url="sqlite:///swarms.sqlite")
-    with app:
+    async with app:
         handle = await app.start_session("support", "refund A-1")
         result = await handle.result()
 """
 
 from __future__ import annotations
 
-from swarmkit.dbos._app import DurableSwarms, QueueLimits, default_version
+from swarmkit.dbos._app import DurableSwarms, QueueLimits
+from swarmkit.dbos._client import SessionClient
 from swarmkit.dbos._codec import DurableStepError, JsonSerializer
 from swarmkit.dbos._handle import SessionHandle
 from swarmkit.dbos._steps import StepModel
+from swarmkit.dbos._versions import default_version
 
 __all__ = [
     "DurableStepError",
     "DurableSwarms",
     "JsonSerializer",
     "QueueLimits",
+    "SessionClient",
     "SessionHandle",
     "StepModel",
     "default_version",

@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
-import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from dbos import DBOS, DBOSConfig, SetWorkflowID
+from dbos import DBOS, DBOSConfig
 
-import swarmkit
 from swarmkit.agent import Agent
+from swarmkit.dbos._client import QUEUE_PREFIX, SessionClient
 from swarmkit.dbos._codec import JsonSerializer
 from swarmkit.dbos._handle import SessionHandle
 from swarmkit.dbos._steps import StepModel
-from swarmkit.dbos._workflow import WORKFLOW_NAME, activate, deactivate, session_workflow
-from swarmkit.exceptions import ApplicationVersionError, ConfigurationError, SessionExistsError
+from swarmkit.dbos._versions import check_swarms, default_version
+from swarmkit.dbos._workflow import activate, deactivate
+from swarmkit.exceptions import ConfigurationError
 from swarmkit.handoffs import Handoff
 from swarmkit.journal import Journal
 from swarmkit.swarm import Swarm
-
-QUEUE_PREFIX = "swarmkit:"
-"""Each swarm's sessions wait on the queue ``swarmkit:<swarm name>``."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -75,14 +70,7 @@ class DurableSwarms:
         polling_interval: float = 1.0,
         log_level: str = "WARNING",
     ) -> None:
-        if not swarms:
-            raise ConfigurationError("DurableSwarms needs at least one swarm: swarms={name: Swarm}")
-        for name, swarm in swarms.items():
-            if not isinstance(swarm, Swarm):
-                raise ConfigurationError(
-                    f"swarms[{name!r}] is {type(swarm).__name__}, not a Swarm"
-                )
-        self.swarms = dict(swarms)
+        self.swarms = check_swarms(swarms)
         self.database_url = database_url
         self.journal = journal
         self.app_name = app_name
@@ -92,6 +80,7 @@ class DurableSwarms:
         self.polling_interval = polling_interval
         self.log_level = log_level
         self._durable: dict[str, Swarm] = {}
+        self._client: SessionClient | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -123,6 +112,9 @@ class DurableSwarms:
 
     async def destroy(self) -> None:
         """Stop DBOS in this process; its pending sessions stay pending for recovery."""
+        if self._client is not None:
+            self._client.close()
+            self._client = None
         DBOS.destroy(destroy_registry=False)
         deactivate(self)
 
@@ -139,7 +131,19 @@ class DurableSwarms:
             return self._limits
         return (self._limits or {}).get(swarm, QueueLimits())
 
-    # -- sessions ----------------------------------------------------------------------------
+    # -- sessions (through the worker's client) ---------------------------------------------
+
+    @property
+    def client(self) -> SessionClient:
+        """A client of the same system database, swarms and version."""
+        if self._client is None:
+            self._client = SessionClient(
+                self.swarms,
+                database_url=self.database_url,
+                app_name=self.app_name,
+                application_version=self.application_version,
+            )
+        return self._client
 
     async def start_session(
         self,
@@ -149,76 +153,26 @@ class DurableSwarms:
         session_id: str | None = None,
         context: Mapping[str, Any] | None = None,
     ) -> SessionHandle:
-        """Queue a new session of ``swarm``; a worker with room runs it. Returns its handle."""
-        self.swarm(swarm)
-        session_id = session_id or uuid.uuid4().hex
-        if await DBOS.get_workflow_status_async(session_id) is not None:
-            raise SessionExistsError(session_id)
-        queue = await DBOS.retrieve_queue_async(QUEUE_PREFIX + swarm)
-        assert queue is not None, "launch() registers every swarm's queue"
-        data = dict(context) if context is not None else None
-        with SetWorkflowID(session_id):
-            await queue.enqueue_async(session_workflow, swarm, prompt, data)
-        return SessionHandle(session_id, self)
+        """Queue a new session of ``swarm`` (see ``SessionClient.start_session``)."""
+        return await self.client.start_session(
+            swarm, prompt, session_id=session_id, context=context
+        )
 
     def session_handle(self, session_id: str) -> SessionHandle:
-        """The handle of an existing session (started here or by any other process)."""
-        return SessionHandle(session_id, self)
+        """The handle of an existing session."""
+        return self.client.session_handle(session_id)
 
     async def recover_sessions(self, executor_ids: list[str]) -> tuple[str, ...]:
-        """Take over the pending sessions of dead workers (their ``executor_id``\\ s).
-
-        Only sessions of this worker's application version are taken; if others remain,
-        ApplicationVersionError names them and their versions (after the rest are taken).
-        Never pass the id of a live worker: its running sessions would run twice.
-        """
-        pending = await DBOS.list_workflows_async(
-            status="PENDING", executor_id=list(executor_ids), name=WORKFLOW_NAME, load_input=False
-        )
-        taken: list[str] = []
-        others: dict[str, str] = {}
-        for status in pending:
-            if status.app_version != self.application_version:
-                others[status.workflow_id] = str(status.app_version)
-                continue
-            await DBOS.resume_workflow_async(status.workflow_id, queue_name=status.queue_name)
-            taken.append(status.workflow_id)
-        if others:
-            raise ApplicationVersionError(
-                f"{len(others)} session(s) of workers {', '.join(executor_ids)} were started by "
-                f"another application version ({', '.join(sorted(set(others.values())))}); this "
-                f"worker runs {self.application_version!r} and leaves them. Recover them from a "
-                "worker that runs that code (the same swarms, or application_version set to it)",
-                sessions=others,
-                version=self.application_version,
-            )
-        return tuple(taken)
+        """Take over dead workers' sessions (see ``SessionClient.recover_sessions``)."""
+        return await self.client.recover_sessions(executor_ids)
 
     # -- swarms ------------------------------------------------------------------------------
-
-    def swarm(self, name: str) -> Swarm:
-        """The registered swarm ``name``; ConfigurationError naming the known ones."""
-        swarm = self.swarms.get(name)
-        if swarm is None:
-            known = ", ".join(sorted(self.swarms))
-            raise ConfigurationError(
-                f"swarm {name!r} is not registered (registered: {known}); add it to "
-                "DurableSwarms(swarms={...}) on every worker"
-            )
-        return swarm
 
     def durable_swarm(self, name: str) -> Swarm:
         """The registered swarm with every agent's model call made a recorded step."""
         if name not in self._durable:
-            self._durable[name] = with_step_models(self.swarm(name))
+            self._durable[name] = with_step_models(self.client.swarm(name))
         return self._durable[name]
-
-
-def default_version(swarms: Mapping[str, Swarm]) -> str:
-    """A digest of swarmkit's version and the swarms' names and fingerprints."""
-    parts = {name: swarm.fingerprint() for name, swarm in sorted(swarms.items())}
-    text = json.dumps([swarmkit.__version__, parts], sort_keys=True, default=str)
-    return "swarmkit-" + hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def with_step_models(swarm: Swarm) -> Swarm:
@@ -232,8 +186,8 @@ def with_step_models(swarm: Swarm) -> Swarm:
         derived: Swarm = with_models(wrapped)
         return derived
     # TODO(seam): Swarm.with_models({agent: model}); until then rebuild from the configuration
-    given: Any = swarm._agents_given  # noqa: SLF001
-    settings: dict[str, Any] = dict(swarm._settings)  # noqa: SLF001
+    given: Any = swarm._agents_given
+    settings: dict[str, Any] = dict(swarm._settings)
     entries = given.values() if isinstance(given, Mapping) else given
     members: list[Agent | Handoff] = [_with_model(entry, wrapped) for entry in entries]
     named = {_member_name(e) for e in members}

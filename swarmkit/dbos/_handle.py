@@ -1,10 +1,10 @@
-"""SessionHandle: follow, decide, cancel and await a DBOS session from any launched process."""
+"""SessionHandle: follow, decide, cancel and await a DBOS session from any process."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from dbos import DBOS
+from dbos import error as dbos_error
 
 # TODO(seam): Swarm.check_decision(pending, decision), one rule for every way a decision comes
 from swarmkit._run._decisions import check_decision
@@ -14,53 +14,74 @@ from swarmkit.interrupts import Decision, PendingDecision, decision_to_data
 from swarmkit.result import RunResult
 
 if TYPE_CHECKING:
-    from swarmkit.dbos._app import DurableSwarms
+    from dbos import WorkflowStatus
+
+    from swarmkit.dbos._client import SessionClient
+
+RESULT_POLL_SECONDS = 0.05
+"""How often a handle waiting for a result looks at the system database."""
 
 
 class SessionHandle:
     """A session by id: its status, what it waits for, a decision for it, its result."""
 
-    def __init__(self, session_id: str, app: DurableSwarms) -> None:
+    def __init__(self, session_id: str, client: SessionClient) -> None:
         self.session_id = session_id
-        self._app = app
+        self._client = client
 
     async def status(self) -> str:
         """DBOS's status of the session: ENQUEUED, PENDING, SUCCESS, ERROR or CANCELLED."""
-        found = await DBOS.get_workflow_status_async(self.session_id)
-        if found is None:
-            raise SessionNotFoundError(self.session_id)
-        return str(found.status)
+        return str((await self._status()).status)
 
     async def result(self) -> RunResult:
         """Wait for the session's end and return its result (its failure raises here)."""
-        handle = await DBOS.retrieve_workflow_async(self.session_id)
-        data = await handle.get_result()
+        await self._status()
+        handle: Any = await self._client.dbos.retrieve_workflow_async(self.session_id)
+        data = await handle.get_result(polling_interval_sec=RESULT_POLL_SECONDS)
         return RunResult.from_data(data)
 
-    async def pending(self) -> PendingDecision | None:
-        """The decision the session waits for now, or None."""
-        data = await DBOS.get_event_async(self.session_id, PENDING_EVENT, timeout_seconds=0)
+    async def pending(self, *, wait: float = 0.0) -> PendingDecision | None:
+        """The decision the session waits for, or None; ``wait`` seconds for its first pause
+        (the database is watched, nothing sleeps in the caller)."""
+        data = await self._pending(wait)
         return PendingDecision(**data) if data else None
 
     async def decide(self, decision: Decision) -> None:
         """Send a human decision; refused here (JournalError, or the edit's validation error)
-        when the session waits for nothing or the decision does not fit what it waits for."""
-        pending = await DBOS.get_event_async(self.session_id, PENDING_EVENT, timeout_seconds=0)
+        when the session waits for nothing or the decision does not fit what it waits for.
+        A decision sent while the session's worker is down is kept and read on recovery."""
+        pending = await self._pending()
         if not pending:
             raise JournalError(
                 f"session {self.session_id!r} is not waiting for a decision; send one only "
                 "while pending() names what it waits for"
             )
-        check_decision(self._app.durable_swarm(await self._swarm()).spec, pending, decision)
-        await DBOS.send_async(self.session_id, decision_to_data(decision), DECISION_TOPIC)
+        check_decision(self._client.swarm(await self.swarm()).spec, pending, decision)
+        await self._client.dbos.send_async(
+            self.session_id, decision_to_data(decision), DECISION_TOPIC
+        )
 
     async def cancel(self) -> None:
         """Cancel the session: it stops at its next step and is not recovered."""
-        await DBOS.cancel_workflow_async(self.session_id)
+        await self._client.dbos.cancel_workflow_async(self.session_id)
 
-    async def _swarm(self) -> str:
-        found = await DBOS.get_workflow_status_async(self.session_id)
-        if found is None or found.input is None:
-            raise SessionNotFoundError(self.session_id)
-        args: Any = found.input["args"]
+    async def swarm(self) -> str:
+        """The name of the swarm the session runs."""
+        status = await self._status()
+        args: Any = status.input["args"] if status.input else [None]
         return str(args[0])
+
+    async def _pending(self, wait: float = 0.0) -> dict[str, Any] | None:
+        await self._status()
+        data = await self._client.dbos.get_event_async(
+            self.session_id, PENDING_EVENT, timeout_seconds=wait
+        )
+        return dict(data) if data else None
+
+    async def _status(self) -> WorkflowStatus:
+        try:
+            handle: Any = await self._client.dbos.retrieve_workflow_async(self.session_id)
+            status: WorkflowStatus = await handle.get_status()
+        except dbos_error.DBOSNonExistentWorkflowError:
+            raise SessionNotFoundError(self.session_id) from None
+        return status

@@ -9,8 +9,6 @@ from dbos import DBOS
 
 # TODO(seam): Swarm.check_decision(pending, decision), one rule for every way a decision comes
 from swarmkit._run._decisions import check_decision
-from swarmkit.exceptions import ConfigurationChangedError, ConfigurationError, SwarmkitError
-from swarmkit.interrupts import Decision, PendingDecision, decision_from_data
 from swarmkit.dbos._steps import (
     START_STEP,
     SessionState,
@@ -19,6 +17,8 @@ from swarmkit.dbos._steps import (
     leave_session,
     start_facts,
 )
+from swarmkit.exceptions import ConfigurationChangedError, ConfigurationError, SwarmkitError
+from swarmkit.interrupts import Decision, PendingDecision, decision_from_data
 
 if TYPE_CHECKING:
     from swarmkit.dbos._app import DurableSwarms
@@ -62,9 +62,7 @@ async def session_workflow(swarm_name: str, prompt: str, context: dict[str, Any]
     swarm = app.durable_swarm(swarm_name)
     session_id = DBOS.workflow_id
     assert session_id is not None
-    facts = await DBOS.run_step_async(
-        {"name": START_STEP}, start_facts, swarm.fingerprint()
-    )
+    facts = await DBOS.run_step_async({"name": START_STEP}, start_facts, swarm.fingerprint())
     _check_fingerprint(session_id, swarm_name, facts["fingerprint"], swarm.fingerprint())
     state = SessionState(session_id=session_id, now=facts["at"], mirror=app.journal)
     token = enter_session(state)

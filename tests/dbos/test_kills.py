@@ -1,0 +1,122 @@
+"""Killed workers: a restarted or another worker finishes the session; nothing finished repeats."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from swarmkit import approve
+from swarmkit.dbos import SessionClient, SessionHandle
+from swarmkit.exceptions import ApplicationVersionError, ConfigurationError
+from swarmkit.journal import SQLiteJournal
+from tests.dbos.harness import lines, worker_process
+from tests.dbos.worker_app import CHANGED, swarms
+from tests.temporal.harness import gate_server, kill
+
+LIMIT = 60.0
+
+
+@asynccontextmanager
+async def session_client(database_url: str, version: str | None = None) -> AsyncIterator[SessionClient]:
+    """A client of the workers' system database (it runs no session itself)."""
+    client = SessionClient(swarms(), database_url=database_url, application_version=version)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+async def finished(handle: SessionHandle) -> str:
+    """The session's final output, once a worker has finished it."""
+    result = await asyncio.wait_for(handle.result(), LIMIT)
+    return str(result.final_output)
+
+
+async def test_a_worker_killed_during_a_tool_is_finished_by_its_restart(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """SIGKILL during a tool: the restarted worker reruns only that tool, with the same key."""
+    async with gate_server() as (gates, env), session_client(sqlite_url) as client:
+        handle = await client.start_session("clerk", "where is A-1?", session_id="s-restart")
+        with worker_process(sqlite_url, "w1", tmp_path, env) as pid:
+            await gates.arrival("tool", LIMIT)
+            kill(pid)
+        gates.open("tool")
+        with worker_process(sqlite_url, "w1", tmp_path, env):
+            assert await finished(handle) == "A-1 was delivered."
+    assert lines(tmp_path / "calls.txt") == ["0", "1"]  # the first model call ran once
+    keys = lines(tmp_path / "keys.txt")
+    assert len(keys) == 2 and keys[0] == keys[1]
+    records = await SQLiteJournal(tmp_path / "journal.sqlite").read("s-restart")
+    assert records[-1].kind == "run_finished"
+
+
+async def test_a_dead_workers_session_is_taken_over_by_another_worker(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """recover_sessions([dead executor]) hands its session to a live worker on Postgres."""
+    async with gate_server() as (gates, env), session_client(postgres_url) as client:
+        handle = await client.start_session("clerk", "where is A-1?", session_id="s-dead")
+        with worker_process(postgres_url, "w1", tmp_path, env) as pid:
+            await gates.arrival("tool", LIMIT)
+            kill(pid)
+        gates.open("tool")
+        with worker_process(postgres_url, "w2", tmp_path, env):
+            assert await client.recover_sessions(["w1"]) == ("s-dead",)
+            assert await finished(handle) == "A-1 was delivered."
+        assert await client.recover_sessions(["w1"]) == ()
+    assert lines(tmp_path / "calls.txt") == ["0", "1"]
+
+
+async def test_an_approval_sent_while_the_worker_is_dead_applies_after_recovery(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """The decision waits in the database until the restarted worker reads it."""
+    async with gate_server() as (gates, env), session_client(sqlite_url) as client:
+        gates.open("tool")
+        handle = await client.start_session("desk", "where is A-1?", session_id="s-desk")
+        with worker_process(sqlite_url, "w1", tmp_path, env) as pid:
+            pending = await handle.pending(wait=LIMIT)
+            kill(pid)
+        assert pending is not None and pending.kind == "answer"
+        await handle.decide(approve())
+        with worker_process(sqlite_url, "w1", tmp_path, env):
+            assert await finished(handle) == "A-1 was delivered."
+    assert lines(tmp_path / "calls.txt") == ["0", "1"]
+
+
+async def test_sessions_of_another_application_version_are_named_not_run(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """recover_sessions from another version leaves the session and says which version has it."""
+    async with gate_server() as (gates, env), session_client(sqlite_url, "v1") as old:
+        handle = await old.start_session("clerk", "where is A-1?", session_id="s-v1")
+        with worker_process(sqlite_url, "w1", tmp_path, env, version="v1") as pid:
+            await gates.arrival("tool", LIMIT)
+            kill(pid)
+        async with session_client(sqlite_url, "v2") as new:
+            with pytest.raises(ApplicationVersionError, match="v1") as caught:
+                await new.recover_sessions(["w1"])
+            assert caught.value.sessions == {"s-v1": "v1"}
+            assert await new.sessions_of_other_versions() == {"s-v1": "v1"}
+        assert await handle.status() == "PENDING"
+
+
+async def test_a_session_met_by_changed_swarm_code_fails_with_a_clear_error(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """Same pinned version, other instructions: the recovered session refuses to go on."""
+    async with gate_server() as (gates, env), session_client(sqlite_url, "pinned") as client:
+        handle = await client.start_session("clerk", "where is A-1?", session_id="s-changed")
+        with worker_process(sqlite_url, "w1", tmp_path, env, version="pinned") as pid:
+            await gates.arrival("tool", LIMIT)
+            kill(pid)
+        gates.open("tool")
+        changed = {**env, CHANGED: "1"}
+        with worker_process(sqlite_url, "w1", tmp_path, changed, version="pinned"):
+            with pytest.raises(ConfigurationError, match="another configuration"):
+                await asyncio.wait_for(handle.result(), LIMIT)

@@ -27,7 +27,15 @@ def worker_process(
     log = (state / f"worker-{executor_id}-{uuid.uuid4().hex[:6]}.log").open("wb")
     journal = str(state / "journal.sqlite")
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.dbos.worker_app", database_url, executor_id, journal, version],
+        [
+            sys.executable,
+            "-m",
+            "tests.dbos.worker_app",
+            database_url,
+            executor_id,
+            journal,
+            version,
+        ],
         cwd=ROOT,
         env={**os.environ, **env, "SWARMKIT_TEST_STATE": str(state)},
         stdout=log,

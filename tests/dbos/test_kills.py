@@ -21,7 +21,9 @@ LIMIT = 60.0
 
 
 @asynccontextmanager
-async def session_client(database_url: str, version: str | None = None) -> AsyncIterator[SessionClient]:
+async def session_client(
+    database_url: str, version: str | None = None
+) -> AsyncIterator[SessionClient]:
     """A client of the workers' system database (it runs no session itself)."""
     client = SessionClient(swarms(), database_url=database_url, application_version=version)
     try:
@@ -53,6 +55,24 @@ async def test_a_worker_killed_during_a_tool_is_finished_by_its_restart(
     assert len(keys) == 2 and keys[0] == keys[1]
     records = await SQLiteJournal(tmp_path / "journal.sqlite").read("s-restart")
     assert records[-1].kind == "run_finished"
+
+
+async def test_a_worker_killed_during_a_model_call_repeats_only_that_call(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """SIGKILL during the second model call: the restart asks it again, the tool never reruns."""
+    async with gate_server() as (gates, gate_env), session_client(sqlite_url) as client:
+        env = {**gate_env, "SWARMKIT_GATE_MODEL": "1"}
+        gates.open("tool")
+        handle = await client.start_session("clerk", "where is A-1?", session_id="s-model")
+        with worker_process(sqlite_url, "w1", tmp_path, env) as pid:
+            await gates.arrival("model", LIMIT)
+            kill(pid)
+        gates.open("model")
+        with worker_process(sqlite_url, "w1", tmp_path, env):
+            assert await finished(handle) == "A-1 was delivered."
+    assert lines(tmp_path / "calls.txt") == ["0", "1", "1"]  # the first call never repeats
+    assert len(lines(tmp_path / "keys.txt")) == 1
 
 
 async def test_a_dead_workers_session_is_taken_over_by_another_worker(
@@ -117,6 +137,8 @@ async def test_a_session_met_by_changed_swarm_code_fails_with_a_clear_error(
             kill(pid)
         gates.open("tool")
         changed = {**env, CHANGED: "1"}
-        with worker_process(sqlite_url, "w1", tmp_path, changed, version="pinned"):
-            with pytest.raises(ConfigurationError, match="another configuration"):
-                await asyncio.wait_for(handle.result(), LIMIT)
+        with (
+            worker_process(sqlite_url, "w1", tmp_path, changed, version="pinned"),
+            pytest.raises(ConfigurationError, match="another configuration"),
+        ):
+            await asyncio.wait_for(handle.result(), LIMIT)

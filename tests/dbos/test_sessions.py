@@ -164,3 +164,16 @@ def test_the_default_version_follows_the_swarm_code() -> None:
     same = default_version({"support": support_swarm()})
     assert default_version({"support": support_swarm()}) == same
     assert default_version({"support": support_swarm(instructions="Refund fast.")}) != same
+
+
+async def test_a_sessions_events_can_be_followed_while_it_runs(sqlite_url: str) -> None:
+    """With stream_events, follow() yields the run's events in order, ending at RunFinished."""
+    swarms = {"support": support_swarm(ScriptedModel(*support_script()))}
+    async with launched(sqlite_url, swarms, stream_events=True) as app:
+        handle = await app.start_session("support", "refund A-1", session_id="s-follow")
+        kinds = [type(e).__name__ async for e in handle.follow()]
+        await finished(handle)
+        again = [type(e).__name__ async for e in handle.follow(since=len(kinds) - 1)]
+    assert kinds[0] == "RunStarted" and kinds[-1] == "RunFinished"
+    assert kinds.count("ToolCalled") == 2 and "HandoffPerformed" in kinds
+    assert again == ["RunFinished"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dbos import DBOS, DBOSClient, EnqueueOptions
@@ -100,6 +100,12 @@ class SessionClient:
         except dbos_error.DBOSWorkflowIDInUseError:
             raise SessionExistsError(session_id) from None
         return SessionHandle(session_id, self)
+
+    async def first_finished(self, session_ids: Sequence[str]) -> str:
+        """Wait until one of the sessions ends (or has ended); returns its id."""
+        handles: list[Any] = [await self.dbos.retrieve_workflow_async(i) for i in session_ids]
+        done = await self.dbos.wait_first_async(handles, polling_interval_sec=0.05)
+        return str(done.workflow_id)
 
     def session_handle(self, session_id: str) -> SessionHandle:
         """The handle of an existing session (started by any process)."""

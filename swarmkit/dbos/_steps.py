@@ -81,7 +81,8 @@ class SessionState:
         if self.mirror is None:
             return
         records = await _all_records(self.journal)
-        await DBOS.run_step_async(_options(MIRROR_STEP), _mirror, self.mirror, records)
+        owner = f"dbos:{self.session_id}"
+        await DBOS.run_step_async(_options(MIRROR_STEP), _mirror, self.mirror, records, owner)
 
 
 _CURRENT: ContextVar[SessionState | None] = ContextVar("swarmkit_dbos_session", default=None)
@@ -169,12 +170,15 @@ async def start_facts(fingerprint: Mapping[str, Any], publish: bool) -> dict[str
     return {"at": time.time(), "fingerprint": dict(fingerprint), "publish": publish}
 
 
-async def _mirror(journal: Journal, records: list[JournalRecord]) -> None:
-    """Write the records the journal does not hold yet, each session under its lease."""
+async def _mirror(journal: Journal, records: list[JournalRecord], owner: str) -> None:
+    """Write the records the journal does not hold yet, each session under its lease.
+
+    The lease's owner is the session's own name, so a mirror write cut short by a crash is
+    taken up again by the session's recovery without waiting for its lease to expire.
+    """
     sessions: dict[str, list[JournalRecord]] = {}
     for record in records:
         sessions.setdefault(record.session_id, []).append(record)
-    owner = f"dbos:{uuid.uuid4().hex[:12]}"
     for session_id, own in sessions.items():
         await journal.acquire_lease(session_id, owner=owner, ttl=MIRROR_LEASE_SECONDS)
         try:

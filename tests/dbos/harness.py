@@ -22,10 +22,12 @@ def worker_process(
     env: Mapping[str, str],
     *,
     version: str = "",
+    journal: str | None = None,
 ) -> Iterator[int]:
-    """A worker in its own process (``tests.dbos.worker_app``); yields its pid."""
+    """A worker in its own process (``tests.dbos.worker_app``); yields its pid. Its journal
+    mirror is ``journal`` (a Postgres URL), else ``journal.sqlite`` in ``state``."""
     log = (state / f"worker-{executor_id}-{uuid.uuid4().hex[:6]}.log").open("wb")
-    journal = str(state / "journal.sqlite")
+    journal = journal or str(state / "journal.sqlite")
     process = subprocess.Popen(
         [
             sys.executable,

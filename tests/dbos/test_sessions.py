@@ -177,3 +177,15 @@ async def test_a_sessions_events_can_be_followed_while_it_runs(sqlite_url: str) 
     assert kinds[0] == "RunStarted" and kinds[-1] == "RunFinished"
     assert kinds.count("ToolCalled") == 2 and "HandoffPerformed" in kinds
     assert again == ["RunFinished"]
+
+
+async def test_a_mirror_write_cut_short_by_a_crash_is_taken_up_again(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """The lease a killed mirror write left in the journal is the session's own: no wait."""
+    journal = SQLiteJournal(tmp_path / "journal.sqlite")
+    await journal.acquire_lease("s-lease", owner="dbos:s-lease", ttl=600)  # as a crash leaves it
+    swarms = {"support": support_swarm(ScriptedModel(*support_script()))}
+    async with launched(sqlite_url, swarms, journal=journal) as app:
+        await finished(await app.start_session("support", "refund A-1", session_id="s-lease"))
+    assert (await journal.read("s-lease"))[-1].kind == "run_finished"

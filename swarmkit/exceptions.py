@@ -26,6 +26,7 @@
     │   ├── SessionBusyError                       another writer holds the session's lease
     │   ├── SessionExistsError                     a new session was given a used id
     │   └── ReplayDivergenceError                  replay asked what the journal does not hold
+    ├── DurableStepError                           a failure a durable engine recorded, read back
     └── ViewerError                                the session viewer could not start
 
 ``swarmkit.testing.ScriptExhaustedError`` (also an ``AssertionError``) joins the tree for
@@ -219,6 +220,16 @@ class ReplayDivergenceError(JournalError):
         self.step = step
         self.diff = diff
         super().__init__(f"{message}\n{diff}" if diff else message)
+
+
+class DurableStepError(SwarmkitError):
+    """A failure a durable engine (DBOS) recorded for a step or a session, read back from its
+    database: ``kind`` is the class name of the exception where it was raised; its message is
+    kept, its traceback and cause are not (they never leave the process that raised them)."""
+
+    def __init__(self, message: str, *, kind: str) -> None:
+        self.kind = kind
+        super().__init__(message)
 
 
 class ViewerError(SwarmkitError):

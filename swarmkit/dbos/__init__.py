@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from swarmkit.dbos._app import DurableSwarms, QueueLimits
 from swarmkit.dbos._client import SessionClient
-from swarmkit.dbos._codec import DurableStepError, JsonSerializer
+from swarmkit.dbos._codec import JsonSerializer
 from swarmkit.dbos._handle import SessionHandle
 from swarmkit.dbos._steps import StepModel
 from swarmkit.dbos._versions import default_version
+from swarmkit.exceptions import DurableStepError
 
 __all__ = [
     "DurableStepError",

@@ -8,23 +8,12 @@ from typing import Any
 from dbos import Serializer
 
 from swarmkit import exceptions
+from swarmkit.exceptions import DurableStepError
 
 SERIALIZER_NAME = "swarmkit_json"
 """The name DBOS stores beside each value this serializer wrote."""
 
 _ERROR_KEY = "__swarmkit_error__"
-
-
-class DurableStepError(exceptions.SwarmkitError):
-    """A failure DBOS recorded for a step or a session, read back from the system database.
-
-    ``kind`` is the name of the exception's class where it was raised; its message is kept,
-    its Python traceback and cause are not (they never leave the process that raised them).
-    """
-
-    def __init__(self, message: str, *, kind: str) -> None:
-        super().__init__(message)
-        self.kind = kind
 
 
 class JsonSerializer(Serializer):

@@ -13,9 +13,9 @@ from typing import Any
 from dbos import DBOS, StepOptions
 
 from swarmkit.context import RunContext
-from swarmkit.dbos._codec import DurableStepError
 from swarmkit.exceptions import (
     ConfigurationError,
+    DurableStepError,
     ModelError,
     ToolArgumentsError,
     ToolExecutionError,

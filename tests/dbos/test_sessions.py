@@ -189,3 +189,13 @@ async def test_a_mirror_write_cut_short_by_a_crash_is_taken_up_again(
     async with launched(sqlite_url, swarms, journal=journal) as app:
         await finished(await app.start_session("support", "refund A-1", session_id="s-lease"))
     assert (await journal.read("s-lease"))[-1].kind == "run_finished"
+
+
+async def test_a_cancelled_session_stops_and_says_so(sqlite_url: str) -> None:
+    """Cancelling a session that waits for a decision ends it as CANCELLED."""
+    swarm = support_swarm(ScriptedModel(*support_script()), interrupt_before=["billing"])
+    async with launched(sqlite_url, {"support": swarm}) as app:
+        handle = await app.start_session("support", "refund A-1", session_id="s-cancel")
+        assert await handle.pending(wait=LIMIT) is not None
+        await handle.cancel()
+        assert await handle.status() == "CANCELLED"

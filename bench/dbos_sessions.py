@@ -8,6 +8,7 @@ Side by side, in interleaved rounds so a busy machine slows every column alike:
 - plain + journal: ``swarm.run`` with a SQLite journal (what an in-process durable run costs);
 - DBOS direct: ``DurableSwarms.run_session`` on a SQLite system database (with the journal
   mirror): the workflow and its steps, no queue;
+- DBOS direct + events: the same with ``stream_events=True`` (one write per event);
 - DBOS queued: ``start_session`` + ``result()`` one at a time (adds the queue's and the
   result's polling, 50 ms each here: a latency, not a cost);
 - DBOS queued, a batch: BATCH sessions queued at once, wall time / BATCH (throughput).
@@ -85,6 +86,7 @@ async def measure(database_url: str, folder: Path) -> dict[str, float]:
         "plain": [],
         "plain + journal": [],
         "DBOS direct": [],
+        "DBOS direct + events": [],
         "DBOS queued": [],
     }
     async with app:
@@ -97,6 +99,11 @@ async def measure(database_url: str, folder: Path) -> dict[str, float]:
             columns["DBOS direct"].append(
                 await timed(lambda: app.run_session("clerk", "where is A-1?"))
             )
+            app.stream_events = True  # the sessions started from here on publish their events
+            columns["DBOS direct + events"].append(
+                await timed(lambda: app.run_session("clerk", "where is A-1?"))
+            )
+            app.stream_events = False
         for _ in range(ROUNDS // 4):
             columns["DBOS queued"].append(await timed(lambda: _queued(app)))
         batch = await timed(lambda: _batch(app))
@@ -122,7 +129,10 @@ def report(title: str, figures: dict[str, float]) -> None:
     for name, seconds in figures.items():
         print(f"  {name:<22} {seconds * 1000:8.2f} ms   x{seconds / plain:6.1f}")
     direct = figures["DBOS direct"] - figures["plain"]
-    print(f"  DBOS direct adds {direct * 1000:.2f} ms per session, {direct * 250:.2f} ms per step")
+    print(
+        f"  DBOS direct adds {direct * 1000:.2f} ms per session, "
+        f"{direct * 250:.2f} ms per model or tool step (its start and mirror steps included)"
+    )
 
 
 async def main() -> None:

@@ -1,10 +1,11 @@
 """swarmkit: multi-agent swarms with rule-first handoffs, exact limits and replayable journals."""
 
-from typing import TYPE_CHECKING, Any
+import typing as _typing
 
 from swarmkit import filters, testing
 from swarmkit.agent import Agent
 from swarmkit.conditions import Condition, compile_condition
+from swarmkit.config import SwarmConfig
 from swarmkit.context import RunContext
 from swarmkit.exceptions import (
     ConditionSyntaxError,
@@ -30,7 +31,7 @@ from swarmkit.exceptions import (
 from swarmkit.factory import swarm_factory
 from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
 from swarmkit.handoffs import Handoff
-from swarmkit.interrupts import PendingDecision, approve, edit, reject
+from swarmkit.interrupts import FieldProblem, PendingDecision, approve, edit, reject
 from swarmkit.journal import InMemoryJournal, SQLiteJournal
 from swarmkit.limits import LimitBreach, UsageLimits
 from swarmkit.models import Model, ModelSettings, Timeouts
@@ -39,7 +40,7 @@ from swarmkit.swarm import Swarm
 from swarmkit.testing import RecordingModel, ScriptedModel
 from swarmkit.tools import FunctionTool, ToolResult, tool
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from swarmkit.models import OpenAIModel, OpenAIResponsesModel, RetryPolicy
 
 __version__ = "0.1.0"
@@ -51,6 +52,7 @@ __all__ = [
     "ConditionSyntaxError",
     "ConfigurationError",
     "Edge",
+    "FieldProblem",
     "FunctionTool",
     "GraphCycleError",
     "Handoff",
@@ -83,6 +85,7 @@ __all__ = [
     "SessionBusyError",
     "SessionNotFoundError",
     "Swarm",
+    "SwarmConfig",
     "SwarmkitError",
     "Timeouts",
     "ToolArgumentsError",
@@ -103,7 +106,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     """The OpenAI adapters and ``RetryPolicy`` load ``openai`` only when first asked for."""
     if name in ("OpenAIModel", "OpenAIResponsesModel", "RetryPolicy"):
         from swarmkit import models  # noqa: PLC0415 - the lazy names live there

@@ -7,7 +7,8 @@
     │   ├── ConditionSyntaxError                   a `when` condition that does not parse
     │   ├── GraphCycleError                        an edge that would close a cycle
     │   ├── ConfigurationChangedError              a durable session met changed swarm code
-    │   └── ApplicationVersionError                durable sessions left by other code
+    │   ├── ApplicationVersionError                durable sessions left by other code
+    │   └── TaskFileError                          an evaluation task file that does not load
     ├── ToolError                                  a tool could not be called or failed
     │   ├── ToolArgumentsError                     the model's arguments did not validate
     │   ├── ToolExecutionError                     the tool itself raised
@@ -27,7 +28,9 @@
     │   ├── SessionExistsError                     a new session was given a used id
     │   └── ReplayDivergenceError                  replay asked what the journal does not hold
     ├── DurableStepError                           a failure a durable engine recorded, read back
-    └── ViewerError                                the session viewer could not start
+    ├── ViewerError                                the session viewer could not start
+    └── InteropRequestError (also ValueError)      an A2A message or AG-UI run input that
+                                                   cannot be acted on (e.g. no decision)
 
 ``swarmkit.testing.ScriptExhaustedError`` (also an ``AssertionError``) joins the tree for
 scripted models that are asked more than their script holds.
@@ -90,6 +93,18 @@ class ApplicationVersionError(ConfigurationError):
         self.sessions = dict(sessions)
         self.version = version
         super().__init__(message)
+
+
+class TaskFileError(ConfigurationError):
+    """An evaluation task (``swarmkit.evals``) is malformed; ``source``, ``task`` and ``field``
+    say where (the file, the task's id or position, the field's dotted path)."""
+
+    def __init__(self, message: str, *, source: str, task: str | None, field: str | None) -> None:
+        self.source = source
+        self.task = task
+        self.field = field
+        where = source + (f", task {task}" if task else "") + (f", field {field}" if field else "")
+        super().__init__(f"{where}: {message}")
 
 
 class ToolError(SwarmkitError):
@@ -234,3 +249,9 @@ class DurableStepError(SwarmkitError):
 
 class ViewerError(SwarmkitError):
     """The local session viewer (``swarmkit ui``) could not start, e.g. its port is taken."""
+
+
+class InteropRequestError(SwarmkitError, ValueError):
+    """A request from another system (an A2A message, an AG-UI run input) cannot be acted on:
+    a paused task's reply that decides nothing, a context or thread id that is too long, a run
+    input without a user message. The message says what to send instead."""

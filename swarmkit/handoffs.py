@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from swarmkit._schema import TOOL_NAME_PATTERN, ArgumentProblem, ArgumentsSchema, arguments_schema
 from swarmkit.conditions import Condition, compile_condition
 from swarmkit.exceptions import ConfigurationError, HandoffPayloadError
-from swarmkit.models._base import ToolSpec
+from swarmkit.models import ToolSpec
 
 if TYPE_CHECKING:
     from swarmkit.agent import Agent

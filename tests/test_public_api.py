@@ -1,5 +1,7 @@
 """The curated public surface of the package."""
 
+import types
+
 import swarmkit
 import swarmkit.journal
 from swarmkit import InMemoryJournal, RecordingModel, ScriptedModel, SQLiteJournal, testing
@@ -33,3 +35,15 @@ def test_journals_and_the_test_kit_import_from_the_top_level() -> None:
     assert InMemoryJournal is swarmkit.journal.InMemoryJournal
     assert ScriptedModel is testing.ScriptedModel
     assert RecordingModel is testing.RecordingModel
+
+
+def test_all_is_exactly_the_public_names() -> None:
+    """Every public name of the package is in `__all__`, and nothing else leaks (no typing)."""
+    public = {
+        name
+        for name, value in vars(swarmkit).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+    lazy = {"OpenAIModel", "OpenAIResponsesModel", "RetryPolicy"}
+    modules = {"filters", "testing"}
+    assert public - lazy == set(swarmkit.__all__) - lazy - modules - {"__version__"}

@@ -24,17 +24,18 @@ from urllib.parse import urlsplit
 
 import structlog
 
-from swarmkit._run._conversation import turn_sessions
 from swarmkit.cli._journal_file import (
     DEFAULT_JOURNAL,
     journal_path,
     open_for_reading,
     open_for_writing,
 )
+from swarmkit.cli._serve import add_serve
 from swarmkit.cli._target import TARGET_HELP, UsageError, load_swarm
 from swarmkit.console import LiveView, one_line, plural, result_lines, timeline
 from swarmkit.demo import run_demo
 from swarmkit.drawing import FORMATS, draw_session, draw_swarm
+from swarmkit.evals.command import add_eval_command
 from swarmkit.exceptions import (
     ConfigurationError,
     JournalError,
@@ -43,8 +44,16 @@ from swarmkit.exceptions import (
     SwarmkitError,
 )
 from swarmkit.interrupts import Decision, approve, edit, reject
-from swarmkit.journal import JournalRecord, SessionInfo, SQLiteJournal, export_jsonl, import_jsonl
-from swarmkit.journal._open import journal_label
+from swarmkit.journal import (
+    JournalRecord,
+    SessionInfo,
+    SQLiteJournal,
+    export_jsonl,
+    import_jsonl,
+    journal_label,
+    session_status,
+    turn_sessions,
+)
 from swarmkit.models import Model, OpenAIModel
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
@@ -176,6 +185,8 @@ def _parser() -> argparse.ArgumentParser:
     _add_draw(commands)
     _add_check(commands)
     _add_ui(commands)
+    add_eval_command(commands)
+    add_serve(commands, _command, _journal_option)
     return parser
 
 
@@ -376,7 +387,7 @@ def _add_ui(commands: Any) -> None:
 
 
 async def _check(args: argparse.Namespace) -> int:
-    from swarmkit.check._report import has_errors, render_json, render_text  # noqa: PLC0415
+    from swarmkit.check import has_errors, render_json, render_text  # noqa: PLC0415
 
     findings = load_swarm(args.target).check()
     sys.stdout.write(render_json(findings) if args.json else render_text(findings))
@@ -385,7 +396,7 @@ async def _check(args: argparse.Namespace) -> int:
 
 def _warn_findings(swarm: Swarm) -> None:
     """``swarmkit run`` shows the check's findings on stderr and runs anyway."""
-    from swarmkit.check._report import render_text  # noqa: PLC0415
+    from swarmkit.check import render_text  # noqa: PLC0415
 
     findings = swarm.check()
     if findings:
@@ -588,13 +599,7 @@ def _decision(args: argparse.Namespace) -> Decision | None:
 def _check_decision(
     records: Sequence[JournalRecord], decision: Decision | None, session_id: str
 ) -> None:
-    last = records[-1]
-    finished = last.kind == "run_finished"
-    waiting = (
-        finished
-        and last.data.get("stop_reason") == "interrupted"
-        and not last.data.get("cancelled")
-    )
+    waiting = session_status(records) == "waiting"
     if waiting and decision is None:
         raise UsageError(
             f"session {session_id!r} is waiting for a human decision: "

@@ -12,8 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from swarmkit.cli._target import UsageError
-from swarmkit.journal import SQLiteJournal, open_journal
-from swarmkit.journal._open import is_postgres_location
+from swarmkit.journal import SQLiteJournal, is_postgres_location, open_journal
 
 if TYPE_CHECKING:
     from swarmkit.journal import PostgresJournal

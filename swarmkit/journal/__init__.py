@@ -4,11 +4,26 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from swarmkit.journal._codec import response_from_data, response_to_data
 from swarmkit.journal._jsonl import export_jsonl, import_jsonl
 from swarmkit.journal._memory import InMemoryJournal
-from swarmkit.journal._open import open_journal, postgres_journal_class
-from swarmkit.journal._records import JOURNAL_SCHEMA_VERSION, Journal, JournalRecord, SessionInfo
+from swarmkit.journal._open import (
+    is_postgres_location,
+    journal_label,
+    open_journal,
+    postgres_journal_class,
+)
+from swarmkit.journal._records import (
+    JOURNAL_SCHEMA_VERSION,
+    Journal,
+    JournalRecord,
+    SessionInfo,
+    Status,
+    session_status,
+    status_of,
+)
 from swarmkit.journal._sqlite import SQLiteJournal
+from swarmkit.journal._turns import TURN_MARK, turn_session_id, turn_sessions
 
 if TYPE_CHECKING:
     from swarmkit.journal._postgres import PostgresJournal
@@ -21,9 +36,19 @@ __all__ = [
     "PostgresJournal",
     "SQLiteJournal",
     "SessionInfo",
+    "Status",
+    "TURN_MARK",
     "export_jsonl",
     "import_jsonl",
+    "is_postgres_location",
+    "journal_label",
     "open_journal",
+    "response_from_data",
+    "response_to_data",
+    "session_status",
+    "status_of",
+    "turn_session_id",
+    "turn_sessions",
 ]
 
 

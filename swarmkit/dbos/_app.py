@@ -6,12 +6,11 @@ import contextlib
 import sqlite3
 import uuid
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from dbos import DBOS, DBOSConfig, SetWorkflowID
 
-from swarmkit.agent import Agent
 from swarmkit.dbos._client import QUEUE_PREFIX, SessionClient
 from swarmkit.dbos._codec import JsonSerializer
 from swarmkit.dbos._handle import SessionHandle
@@ -19,7 +18,6 @@ from swarmkit.dbos._steps import StepModel
 from swarmkit.dbos._versions import check_swarms, default_version
 from swarmkit.dbos._workflow import activate, deactivate, session_workflow
 from swarmkit.exceptions import ConfigurationError, SessionExistsError
-from swarmkit.handoffs import Handoff
 from swarmkit.journal import Journal
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
@@ -207,47 +205,11 @@ class DurableSwarms:
 
 
 def with_step_models(swarm: Swarm) -> Swarm:
-    """The same swarm, each agent's model wrapped in a StepModel (a new Swarm, never a copy)."""
+    """The same swarm with each agent's model wrapped in a StepModel (its fingerprint unchanged)."""
     models = {name: plan.model for name, plan in swarm.plans.items()}
     if all(isinstance(m, StepModel) for m in models.values()):
         return swarm
-    wrapped = {name: StepModel(model) for name, model in models.items()}
-    with_models = getattr(swarm, "with_models", None)
-    if with_models is not None:  # the public seam, where this swarmkit has it
-        derived: Swarm = with_models(wrapped)
-        return derived
-    # TODO(seam): Swarm.with_models({agent: model}); until then rebuild from the configuration
-    given: Any = swarm._agents_given
-    settings: dict[str, Any] = dict(swarm._settings)
-    entries = given.values() if isinstance(given, Mapping) else given
-    members: list[Agent | Handoff] = [_with_model(entry, wrapped) for entry in entries]
-    named = {_member_name(e) for e in members}
-    members += [
-        replace(plan.agent, model=wrapped[name])
-        for name, plan in swarm.plans.items()
-        if name not in named
-    ]
-    settings["entry_agent"] = swarm.entry_agent
-    derived = Swarm(members, **settings)
-    if derived.fingerprint() != swarm.fingerprint():
-        raise ConfigurationError(
-            "this swarm could not be rebuilt with durable models (its fingerprint changed); "
-            "wrap each agent's model in swarmkit.dbos.StepModel yourself"
-        )
-    return derived
-
-
-def _with_model(entry: Any, wrapped: Mapping[str, StepModel]) -> Any:
-    if isinstance(entry, Handoff) and isinstance(entry.agent, Agent):
-        return replace(entry, agent=replace(entry.agent, model=wrapped[entry.agent.name]))
-    if isinstance(entry, Agent) and entry.name in wrapped:
-        return replace(entry, model=wrapped[entry.name])
-    return entry
-
-
-def _member_name(entry: Any) -> str:
-    agent = entry.agent if isinstance(entry, Handoff) else entry
-    return str(getattr(agent, "name", agent))
+    return swarm.with_models({name: StepModel(model) for name, model in models.items()})
 
 
 def _use_wal(database_url: str) -> None:

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dbos import error as dbos_error
 
-# TODO(seam): Swarm.check_decision(pending, decision), one rule for every way a decision comes
-from swarmkit._run._decisions import check_decision
 from swarmkit.dbos._workflow import DECISION_TOPIC, EVENTS_STREAM, PENDING_EVENT
 from swarmkit.events import Event, event_from_data
-from swarmkit.exceptions import JournalError, SessionNotFoundError
-from swarmkit.interrupts import Decision, PendingDecision, decision_to_data
+from swarmkit.exceptions import (
+    ConfigurationError,
+    HandoffPayloadError,
+    JournalError,
+    SessionNotFoundError,
+    SwarmkitError,
+    ToolArgumentsError,
+)
+from swarmkit.interrupts import Decision, FieldProblem, PendingDecision, decision_to_data
 from swarmkit.result import RunResult
 
 if TYPE_CHECKING:
@@ -58,7 +63,9 @@ class SessionHandle:
                 f"session {self.session_id!r} is not waiting for a decision; send one only "
                 "while pending() names what it waits for"
             )
-        check_decision(self._client.swarm(await self.swarm()).spec, pending, decision)
+        problems = self._client.swarm(await self.swarm()).check_decision(pending, decision)
+        if problems:
+            raise refusal(pending, problems)
         await self._client.dbos.send_async(
             self.session_id, decision_to_data(decision), DECISION_TOPIC
         )
@@ -97,3 +104,23 @@ class SessionHandle:
         except dbos_error.DBOSNonExistentWorkflowError:
             raise SessionNotFoundError(self.session_id) from None
         return status
+
+
+def refusal(pending: Mapping[str, Any], problems: Sequence[FieldProblem]) -> SwarmkitError:
+    """The error a refused edit raises, of the kind ``resume`` raises for the same pause."""
+    text = "; ".join(f"{p.field}: {p.message}" if p.field else p.message for p in problems)
+    waiting = "the session keeps waiting: send a corrected decision"
+    kind, target, tool = pending.get("kind"), str(pending.get("target")), pending.get("tool_name")
+    if kind == "tool":
+        return ToolArgumentsError(
+            f"the edited arguments for tool {tool!r} do not validate: {text}; {waiting}",
+            tool_name=str(tool),
+        )
+    if kind in ("handoff", "agent"):
+        return HandoffPayloadError(
+            f"the edited payload for the handoff to {target!r} does not validate: {text}; "
+            f"{waiting}",
+            tool_name=f"transfer_to_{target}",
+            target=target,
+        )
+    return ConfigurationError(f"the edit is refused: {text}; {waiting}")

@@ -20,10 +20,13 @@ from swarmkit.exceptions import (
     ToolArgumentsError,
     ToolExecutionError,
 )
-from swarmkit.journal import InMemoryJournal, Journal, JournalRecord
-
-# TODO(seam): a public model-response codec (response_to_data / response_from_data)
-from swarmkit.journal._codec import response_from_data, response_to_data
+from swarmkit.journal import (
+    InMemoryJournal,
+    Journal,
+    JournalRecord,
+    response_from_data,
+    response_to_data,
+)
 from swarmkit.models import Model, ModelRequest, ModelResponse
 from swarmkit.runtime import Runtime
 from swarmkit.tools import FunctionTool, ToolOutcome, outcome_from_data, outcome_to_data

@@ -8,8 +8,6 @@ from typing import TYPE_CHECKING, Any
 
 from dbos import DBOS
 
-# TODO(seam): Swarm.check_decision(pending, decision), one rule for every way a decision comes
-from swarmkit._run._decisions import check_decision
 from swarmkit.dbos._steps import (
     START_STEP,
     SessionState,
@@ -19,7 +17,7 @@ from swarmkit.dbos._steps import (
     start_facts,
 )
 from swarmkit.events import Event, RunFinished, event_to_data
-from swarmkit.exceptions import ConfigurationChangedError, ConfigurationError, SwarmkitError
+from swarmkit.exceptions import ConfigurationChangedError, ConfigurationError
 from swarmkit.interrupts import Decision, PendingDecision, decision_from_data
 from swarmkit.result import RunResult
 
@@ -72,21 +70,23 @@ async def session_workflow(swarm_name: str, prompt: str, context: dict[str, Any]
     _check_fingerprint(session_id, swarm_name, facts["fingerprint"], swarm.fingerprint())
     state = SessionState(session_id=session_id, now=facts["at"], mirror=app.journal)
     token = enter_session(state)
+    session = swarm.with_seams(
+        runtime=state.runtime(),
+        tool_runner=StepToolRunner(state),
+        decisions=MessageDecisions(state, swarm),
+    )
     options: dict[str, Any] = {
         "context": context,
         "session_id": session_id,
         "journal": state.journal,
-        "runtime": state.runtime(),
-        "tool_runner": StepToolRunner(state),
-        "decisions": MessageDecisions(state, swarm),
     }
     try:
         # Whether the session publishes its events is fixed at its start: a worker set
         # otherwise that recovers it must take the same steps.
         if facts["publish"]:
-            result = await _published(swarm.stream(prompt, **options))
+            result = await _published(session.stream(prompt, **options))
         else:
-            result = await swarm.run(prompt, **options)
+            result = await session.run(prompt, **options)
     finally:
         leave_session(token)
     await state.write_mirror()
@@ -123,10 +123,8 @@ class MessageDecisions:
             if data is None:
                 continue
             decision = decision_from_data(data)
-            try:
-                check_decision(self._swarm.spec, shown, decision)
-            except SwarmkitError:
-                continue  # refused by the sender's check already; a raw send is ignored
+            if self._swarm.check_decision(shown, decision):
+                continue  # the sender's check refuses it already; a raw send is ignored
             await DBOS.set_event_async(PENDING_EVENT, None)
             return decision
 

@@ -36,9 +36,9 @@ _NO_DESCRIPTIONS: Mapping[str, str] = MappingProxyType({})
 
 @dataclass(frozen=True)
 class Handoff:
-    """How an agent hands off to one peer (seed 002's fields).
+    """How an agent hands off to one peer (jeevesagent's Swarm fields).
 
-    ``agent`` and ``input_type`` may be given by position, as seed 002's plain fields allow
+    ``agent`` and ``input_type`` may be given by position, as jeevesagent's plain fields allow
     (``Handoff(billing, Refund)``); the rest are keyword-only.
     """
 
@@ -314,7 +314,7 @@ def _transfer_description(handoff: Handoff, descriptions: Mapping[str, str]) -> 
 
 def legacy_peer_description(agent: Agent, *, limit: int = 100) -> str:
     """How the legacy tool describes a peer: its description, else the start of its
-    instructions (as seed 002 does), else nothing (instructions that are a function)."""
+    instructions (as jeevesagent does), else nothing (instructions that are a function)."""
     if agent.description:
         return agent.description
     if not isinstance(agent.instructions, str):

@@ -16,9 +16,8 @@ def test_all_is_sorted_and_importable() -> None:
 
 def test_every_error_descends_from_the_root() -> None:
     """Every exported exception is part of the one error tree."""
-    errors = [
-        v for v in vars(swarmkit).values() if isinstance(v, type) and issubclass(v, Exception)
-    ]
+    values = [getattr(swarmkit, name) for name in swarmkit.__all__]
+    errors = [v for v in values if isinstance(v, type) and issubclass(v, Exception)]
     assert errors
     assert all(issubclass(e, swarmkit.SwarmkitError) for e in errors)
 

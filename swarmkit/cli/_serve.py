@@ -6,11 +6,12 @@ import argparse
 import os
 import secrets
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from swarmkit.cli._journal_file import journal_path, open_for_writing
-from swarmkit.cli._target import TARGET_HELP, UsageError, load_swarm
-from swarmkit.serving import AsgiServer
+from swarmkit.cli._usage import TARGET_HELP, UsageError
+
+if TYPE_CHECKING:
+    from swarmkit.serving import AsgiServer
 
 TOKEN_ENV = "SWARMKIT_SERVE_TOKEN"
 """The environment variable the served swarm's bearer token is read from."""
@@ -28,14 +29,14 @@ def add_serve(commands: Any, command: _Command, journal_option: Callable[..., No
     )
     protocols = serve.add_subparsers(dest="protocol", required=True, metavar="PROTOCOL")
     for name, summary, handler in (
-        ("a2a", "Serve a swarm as an A2A agent (JSON-RPC, streaming, tasks).", _serve_a2a),
-        ("ag-ui", "Serve a swarm's runs as AG-UI events over SSE.", _serve_agui),
+        ("a2a", "Serve a swarm as an A2A agent (JSON-RPC, streaming, tasks).", "_serve_a2a"),
+        ("ag-ui", "Serve a swarm's runs as AG-UI events over SSE.", "_serve_agui"),
     ):
         sub = command(
             protocols,
             name,
             summary,
-            handler,
+            f"{__name__}:{handler}",
             epilog=(
                 "Listens on 127.0.0.1 unless --host and --allow-remote say otherwise. Every "
                 f"request needs Authorization: Bearer <token>; the token is ${TOKEN_ENV}, or a "
@@ -70,6 +71,9 @@ async def _serve_agui(args: argparse.Namespace) -> int:
 
 
 async def _serve(args: argparse.Namespace, protocol: str, server_type: Any) -> int:
+    from swarmkit.cli._journal_file import journal_path, open_for_writing  # noqa: PLC0415
+    from swarmkit.cli._target import load_swarm  # noqa: PLC0415 - loads the swarm's modules
+
     swarm = load_swarm(args.swarm)
     given = os.environ.get(TOKEN_ENV)
     token = given or secrets.token_urlsafe(24)

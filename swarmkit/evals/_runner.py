@@ -171,7 +171,7 @@ async def replay(
     results: list[TrialResult] = []
     steps = 0
     for trial in stored:
-        task = tasks.task(trial.task_id)
+        task = tasks.get(trial.task_id)
         if task is None:
             continue
         outcome = await _replayed(settings, _swarm_for(swarm, task, trial.number), task, trial)

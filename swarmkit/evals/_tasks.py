@@ -152,6 +152,14 @@ class TaskSet:
                 raise ConfigurationError(f"two tasks have the id {task.id!r}; ids must be unique")
             seen.add(task.id)
 
-    def task(self, task_id: str) -> Task | None:
+    def get(self, task_id: str) -> Task | None:
         """The task with this id, if the set has it."""
         return next((t for t in self.tasks if t.id == task_id), None)
+
+    def task(self, task_id: str) -> Task:
+        """The task with this id; ConfigurationError naming the ids the set has otherwise."""
+        found = self.get(task_id)
+        if found is None:
+            known = ", ".join(t.id for t in self.tasks)
+            raise ConfigurationError(f"no task {task_id!r} in this task set; it has: {known}")
+        return found

@@ -91,5 +91,5 @@ def test_comparison_says_what_got_better_or_worse() -> None:
     after = EvalReport(run_id="b", mode="live", k=2, tasks=(_trials("x", "PP"), _trials("y", "PF")))
     comparison = compare_reports(before, after)
     assert comparison.improved == ("x",) and comparison.regressed == ("y",)
-    assert comparison.figures["pass^2"] == (pytest.approx(0.5), pytest.approx(0.5))
+    assert comparison.figures["pass^2"] == pytest.approx((0.5, 0.5))
     assert "better: x" in comparison.text()

@@ -38,7 +38,7 @@ async def test_regrading_uses_new_graders_and_calls_no_model() -> None:
 
     @grader("two_hops")
     def at_most_zero_hops(trial, expected) -> bool:  # type: ignore[no-untyped-def]
-        return trial.facts.hops == 0
+        return bool(trial.facts.hops == 0)
 
     again = await regrade(done.run_id, tasks(), journal, graders=[at_most_zero_hops])
     assert again.model_calls == 0 and again.mode == "regrade"

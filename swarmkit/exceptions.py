@@ -9,6 +9,7 @@
     │   ├── ConfigurationChangedError              a durable session met changed swarm code
     │   ├── ApplicationVersionError                durable sessions left by other code
     │   └── TaskFileError                          an evaluation task file that does not load
+    │   └── RuleLearningError                      a journal or rules file rules cannot come from
     ├── ToolError                                  a tool could not be called or failed
     │   ├── ToolArgumentsError                     the model's arguments did not validate
     │   ├── ToolExecutionError                     the tool itself raised
@@ -255,3 +256,9 @@ class InteropRequestError(SwarmkitError, ValueError):
     """A request from another system (an A2A message, an AG-UI run input) cannot be acted on:
     a paused task's reply that decides nothing, a context or thread id that is too long, a run
     input without a user message. The message says what to send instead."""
+
+
+class RuleLearningError(ConfigurationError):
+    """A journal or a rules file cannot give what ``swarmkit.rules`` was asked: no decisions to
+    learn from, too few for the support asked, a rules file that does not parse or names agents
+    the swarm lacks. The message says which, and what to change."""

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swarmkit.cli._eval import add_eval
+from swarmkit.cli._rules import add_rules_command
 from swarmkit.cli._serve import add_serve
 from swarmkit.cli._usage import (
     DEFAULT_DEMO_MODEL,
@@ -41,9 +42,19 @@ from swarmkit.cli._usage import (
 from swarmkit.exceptions import ConfigurationError, JournalError, SwarmkitError
 
 if TYPE_CHECKING:
+    from swarmkit.cli._journal_file import journal_path, open_for_reading, open_for_writing
     from swarmkit.cli._target import load_swarm
 
-__all__ = ["DEFAULT_JOURNAL", "MISSING_KEY", "UsageError", "load_swarm", "main"]
+__all__ = [
+    "DEFAULT_JOURNAL",
+    "MISSING_KEY",
+    "UsageError",
+    "journal_path",
+    "load_swarm",
+    "main",
+    "open_for_reading",
+    "open_for_writing",
+]
 
 _Handler = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
 
@@ -88,7 +99,12 @@ def _handler(name: str) -> _Handler:
 
 
 def __getattr__(name: str) -> Any:
-    """``load_swarm`` loads the swarm machinery only when first asked for."""
+    """``load_swarm`` and the journal openers load what they need only when first asked for:
+    commands kept beside their extras (eval, rules, serve) use them."""
+    if name in ("journal_path", "open_for_reading", "open_for_writing"):
+        from swarmkit.cli import _journal_file  # noqa: PLC0415
+
+        return getattr(_journal_file, name)
     if name == "load_swarm":
         from swarmkit.cli._target import load_swarm  # noqa: PLC0415 - heavy, used by commands
 
@@ -169,6 +185,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_ui(commands)
     add_eval(commands)
     add_serve(commands, _command, _journal_option)
+    _add_rules(commands)
     return parser
 
 
@@ -198,6 +215,14 @@ def _swarm_target(command: argparse.ArgumentParser, *, flag: bool, help_: str) -
     extra: dict[str, Any] = {"required": True} if flag else {}
     command.add_argument(
         *names, metavar="module:attribute", help=f"{help_}: {TARGET_HELP}", **extra
+    )
+
+
+def _add_rules(commands: Any) -> None:
+    add_rules_command(
+        commands,
+        f"an SQLite file or a postgresql:// URL (default: "
+        f"$SWARMKIT_JOURNAL, else {DEFAULT_JOURNAL})",
     )
 
 

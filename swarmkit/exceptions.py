@@ -7,6 +7,7 @@
     │   ├── ConditionSyntaxError                   a `when` condition that does not parse
     │   ├── GraphCycleError                        an edge that would close a cycle
     │   ├── ConfigurationChangedError              a durable session met changed swarm code
+    │   ├── ApplicationVersionError                durable sessions left by other code
     │   └── TaskFileError                          an evaluation task file that does not load
     │   └── RuleLearningError                      a journal or rules file rules cannot come from
     ├── ToolError                                  a tool could not be called or failed
@@ -25,7 +26,9 @@
     ├── JournalError                               a journal could not be read or written
     │   ├── SessionNotFoundError
     │   ├── SessionBusyError                       another writer holds the session's lease
+    │   ├── SessionExistsError                     a new session was given a used id
     │   └── ReplayDivergenceError                  replay asked what the journal does not hold
+    ├── DurableStepError                           a failure a durable engine recorded, read back
     ├── ViewerError                                the session viewer could not start
     └── InteropRequestError (also ValueError)      an A2A message or AG-UI run input that
                                                    cannot be acted on (e.g. no decision)
@@ -80,6 +83,16 @@ class ConfigurationChangedError(ConfigurationError):
     def __init__(self, message: str, *, session_id: str, changed: Sequence[str]) -> None:
         self.session_id = session_id
         self.changed = tuple(changed)
+        super().__init__(message)
+
+
+class ApplicationVersionError(ConfigurationError):
+    """Durable sessions were started by another version of the application (other swarm code):
+    this worker does not run them; ``sessions`` maps each one's id to its version."""
+
+    def __init__(self, message: str, *, sessions: dict[str, str], version: str) -> None:
+        self.sessions = dict(sessions)
+        self.version = version
         super().__init__(message)
 
 
@@ -204,6 +217,17 @@ class SessionBusyError(JournalError):
         )
 
 
+class SessionExistsError(JournalError):
+    """A new session was given the id of one that exists; ids are never reused."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(
+            f"session {session_id!r} exists already; pick a new id, or follow that session "
+            "through its handle"
+        )
+
+
 class ReplayDivergenceError(JournalError):
     """Replay reached a step the journal does not hold; the message shows the difference."""
 
@@ -212,6 +236,16 @@ class ReplayDivergenceError(JournalError):
         self.step = step
         self.diff = diff
         super().__init__(f"{message}\n{diff}" if diff else message)
+
+
+class DurableStepError(SwarmkitError):
+    """A failure a durable engine (DBOS) recorded for a step or a session, read back from its
+    database: ``kind`` is the class name of the exception where it was raised; its message is
+    kept, its traceback and cause are not (they never leave the process that raised them)."""
+
+    def __init__(self, message: str, *, kind: str) -> None:
+        self.kind = kind
+        super().__init__(message)
 
 
 class ViewerError(SwarmkitError):

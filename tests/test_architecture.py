@@ -91,7 +91,17 @@ def test_the_library_never_configures_structlog() -> None:
 
 def test_importing_swarmkit_loads_no_http_client_nor_any_extra() -> None:
     """`import swarmkit` in a fresh interpreter imports no openai, httpx, tenacity or extra."""
-    heavy = ("openai", "httpx", "tenacity", "temporalio", "psycopg", "mcp", "opentelemetry")
+    heavy = (
+        "openai",
+        "httpx",
+        "tenacity",
+        "temporalio",
+        "psycopg",
+        "mcp",
+        "opentelemetry",
+        "dbos",
+        "sqlalchemy",
+    )
     probe = (
         "import sys, swarmkit\n"
         f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r})))"
@@ -126,6 +136,18 @@ def test_only_the_temporal_package_imports_temporalio() -> None:
         for name in _imports(tree)
         if not module.startswith("temporal/")
         and (_top(name) == "temporalio" or name.startswith("swarmkit.temporal"))
+    ]
+    assert offenders == []
+
+
+def test_only_the_dbos_package_imports_dbos() -> None:
+    """dbos stays behind swarmkit.dbos, and nothing outside it imports that package."""
+    offenders = [
+        (module, name)
+        for module, tree in _modules()
+        for name in _imports(tree)
+        if not module.startswith("dbos/")
+        and (_top(name) == "dbos" or name.startswith("swarmkit.dbos"))
     ]
     assert offenders == []
 

@@ -341,6 +341,7 @@ class Sessions:
             lease=lease,
             mirror=mirror,
             travel=travel,
+            clock=runtime.clock,
         )
 
     async def _run_on(

@@ -42,6 +42,10 @@ class FieldProblem:
 class Approve:
     """Go ahead as planned."""
 
+    by: str | None = None
+    """Who decided (a person's name or id), kept in the audit trail; None when not said."""
+    note: str | None = None
+    """Why, in the decider's words, kept in the audit trail."""
     kind: Literal["approve"] = "approve"
     """Discriminator."""
 
@@ -52,6 +56,10 @@ class Reject:
 
     reason: str = "rejected by a human"
     """Why, as the agent will read it."""
+    by: str | None = None
+    """Who decided, kept in the audit trail; None when not said."""
+    note: str | None = None
+    """A note for the audit trail (the agent reads ``reason``, not this)."""
     kind: Literal["reject"] = "reject"
     """Discriminator."""
 
@@ -62,6 +70,10 @@ class Edit:
 
     payload: Mapping[str, Any] = field(default_factory=dict)
     """The replacement payload or arguments, validated like the original."""
+    by: str | None = None
+    """Who decided, kept in the audit trail; None when not said."""
+    note: str | None = None
+    """Why it was changed, kept in the audit trail."""
     kind: Literal["edit"] = "edit"
     """Discriminator."""
 
@@ -70,40 +82,61 @@ Decision = Approve | Reject | Edit
 """A human's answer to a pending decision."""
 
 
-def approve() -> Approve:
-    """Approve the pending decision."""
-    return Approve()
+def approve(*, by: str | None = None, note: str | None = None) -> Approve:
+    """Approve the pending decision; ``by`` and ``note`` go into the audit trail."""
+    return Approve(by=by, note=note)
 
 
-def reject(reason: str = "rejected by a human") -> Reject:
+def reject(
+    reason: str = "rejected by a human", *, by: str | None = None, note: str | None = None
+) -> Reject:
     """Reject the pending decision, telling the agent ``reason``."""
-    return Reject(reason=reason)
+    return Reject(reason=reason, by=by, note=note)
 
 
-def edit(*, payload: Mapping[str, Any]) -> Edit:
+def edit(*, payload: Mapping[str, Any], by: str | None = None, note: str | None = None) -> Edit:
     """Approve with a replacement payload (handoff) or arguments (tool)."""
-    return Edit(payload=dict(payload))
+    return Edit(payload=dict(payload), by=by, note=note)
 
 
 def decision_to_data(decision: Decision) -> dict[str, Any]:
-    """The decision as JSON-safe data, for the journal."""
+    """The decision as JSON-safe data, for the journal (who and why only when said)."""
     match decision:
         case Approve():
-            return {"kind": "approve"}
+            data: dict[str, Any] = {"kind": "approve"}
         case Reject(reason=reason):
-            return {"kind": "reject", "reason": reason}
+            data = {"kind": "reject", "reason": reason}
         case Edit(payload=payload):
-            return {"kind": "edit", "payload": dict(payload)}
+            data = {"kind": "edit", "payload": dict(payload)}
+    if decision.by is not None:
+        data["decided_by"] = decision.by
+    if decision.note is not None:
+        data["note"] = decision.note
+    return data
 
 
 def decision_from_data(data: Mapping[str, Any]) -> Decision:
     """A decision read back from the journal."""
     kind = data.get("kind")
+    by, note = _text(data.get("decided_by")), _text(data.get("note"))
     if kind == "reject":
-        return Reject(reason=str(data.get("reason", "")))
+        return Reject(reason=str(data.get("reason", "")), by=by, note=note)
     if kind == "edit":
-        return Edit(payload=dict(data.get("payload") or {}))
-    return Approve()
+        return Edit(payload=dict(data.get("payload") or {}), by=by, note=note)
+    return Approve(by=by, note=note)
+
+
+def edited_fields(proposed: Mapping[str, Any], executed: Mapping[str, Any]) -> tuple[str, ...]:
+    """The top-level fields an edit changed, added or removed, sorted."""
+    keys = set(proposed) | set(executed)
+    return tuple(sorted(k for k in keys if proposed.get(k, _MISSING) != executed.get(k, _MISSING)))
+
+
+_MISSING = object()
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 class DecisionSource(Protocol):

@@ -510,6 +510,7 @@ class RunLoop:
     async def _invoke(self, plan: AgentPlan, call: ToolCall) -> ToolOutcome:
         function = plan.tools[call.name]
         arguments = call.arguments
+        decision: Decision | None = None
         if function.needs_approval:
             decision = await self._pause_point(replies.tool_pending(plan, call))
             if isinstance(decision, Reject):
@@ -517,7 +518,7 @@ class RunLoop:
             if isinstance(decision, Edit):
                 arguments = json.dumps(dict(decision.payload))
         await self._within_limits(budget.before_tool_call(self._swarm, self._state))
-        outcome = await self._tape.replayed_outcome(plan.name, call)
+        outcome = await self._tape.replayed_outcome(plan.name, call, arguments)
         if outcome is None:
             state = self._state
             key = f"{state.session_id}:{state.turns}:{call.id}"
@@ -528,7 +529,7 @@ class RunLoop:
             except budget.Expired:
                 await self._within_limits(self._expired())
                 raise
-            self._tape.record_outcome(plan.name, call, outcome)
+            self._tape.record_outcome(plan.name, call, outcome, decision, arguments)
         return outcome
 
     # -- handoffs ------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ from swarmkit.journal._records import (
 
 _HEADER_KEY = "swarmkit_journal"
 _RECORD_KEYS = frozenset({"session_id", "seq", "kind", "data"})
+_OPTIONAL_KEYS = frozenset({"at"})  # the record's time, since the audit trail
 
 
 # Sorted keys at every depth make the output a function of the data alone, so diffs are real.
@@ -40,7 +42,13 @@ def export_jsonl(records: Sequence[JournalRecord]) -> str:
 
 
 def _record_line(record: JournalRecord) -> str:
-    fields = {"session_id": record.session_id, "seq": record.seq, "kind": record.kind}
+    fields: dict[str, Any] = {
+        "session_id": record.session_id,
+        "seq": record.seq,
+        "kind": record.kind,
+    }
+    if record.at is not None and math.isfinite(record.at):
+        fields["at"] = record.at
     try:
         return escape_surrogates(_LINE_ENCODER.encode({**fields, "data": record.data}))
     except (TypeError, ValueError, RecursionError) as exc:
@@ -89,10 +97,14 @@ def _parse_header(line: int, text: str) -> str:
 
 def _parse_record(line: int, text: str, *, session_id: str, seq: int) -> JournalRecord:
     obj = _parse_object(line, text)
-    if obj.keys() != _RECORD_KEYS:
+    if not _RECORD_KEYS <= obj.keys() <= _RECORD_KEYS | _OPTIONAL_KEYS:
         raise JournalError(
-            f"line {line}: a record has exactly the keys {sorted(_RECORD_KEYS)}, got {sorted(obj)}"
+            f"line {line}: a record has exactly the keys {sorted(_RECORD_KEYS)} (and "
+            f"optionally 'at'), got {sorted(obj)}"
         )
+    at = obj.get("at")
+    if at is not None and (type(at) not in (int, float)):
+        raise JournalError(f"line {line}: at must be Unix seconds (a number), got {at!r}")
     if obj["session_id"] != session_id:
         raise JournalError(
             f"line {line}: session {obj['session_id']!r} in an export of session {session_id!r}; "
@@ -106,7 +118,13 @@ def _parse_record(line: int, text: str, *, session_id: str, seq: int) -> Journal
         raise JournalError(f"line {line}: kind must be a non-empty string, got {obj['kind']!r}")
     if not isinstance(obj["data"], dict):
         raise JournalError(f"line {line}: data must be a JSON object, got {obj['data']!r}")
-    return JournalRecord(session_id=session_id, seq=seq, kind=obj["kind"], data=obj["data"])
+    return JournalRecord(
+        session_id=session_id,
+        seq=seq,
+        kind=obj["kind"],
+        data=obj["data"],
+        at=None if at is None else float(at),
+    )
 
 
 def _utf8(raw: bytes) -> str:

@@ -33,8 +33,8 @@ class _Session:
     """Clock time of the first append."""
     updated_at: float
     """Clock time of the latest append."""
-    records: list[tuple[str, str]] = field(default_factory=list)
-    """(kind, data as JSON text) per record, in seq order."""
+    records: list[tuple[str, str, float]] = field(default_factory=list)
+    """(kind, data as JSON text, time) per record, in seq order."""
     finished: bool = False
     """Whether a ``run_finished`` record was appended."""
     stop_reason: str | None = None
@@ -68,9 +68,9 @@ class InMemoryJournal:
         if not records:
             return
         session_id = check_step(records)
-        encoded = [(r.kind, encode_data(r)) for r in records]
-        facts = step_facts(records)
         now = self._clock()
+        encoded = [(r.kind, encode_data(r), now if r.at is None else r.at) for r in records]
+        facts = step_facts(records)
         session = self._sessions.get(session_id)
         check_continues(session_id, len(session.records) if session else 0, records[0].seq)
         if session is None:
@@ -91,8 +91,10 @@ class InMemoryJournal:
         if not stored:
             raise SessionNotFoundError(session_id)
         return tuple(
-            JournalRecord(session_id=session_id, seq=seq, kind=kind, data=decode_data(data))
-            for seq, (kind, data) in enumerate(stored)
+            JournalRecord(
+                session_id=session_id, seq=seq, kind=kind, data=decode_data(data), at=at
+            )
+            for seq, (kind, data, at) in enumerate(stored)
         )
 
     async def sessions(self) -> tuple[SessionInfo, ...]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -154,7 +155,7 @@ class PostgresJournal:
     async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
         """Every record of the session in seq order."""
 
-        async def select(conn: psycopg.AsyncConnection[Any]) -> list[tuple[int, str, str]]:
+        async def select(conn: psycopg.AsyncConnection[Any]) -> list[tuple[int, str, str, float]]:
             cursor = await conn.execute(sql.SELECT_RECORDS, (session_id,))
             return await cursor.fetchall()
 
@@ -162,8 +163,10 @@ class PostgresJournal:
         if not rows:
             raise SessionNotFoundError(session_id)
         return tuple(
-            JournalRecord(session_id=session_id, seq=seq, kind=kind, data=decode_data(data))
-            for seq, kind, data in rows
+            JournalRecord(
+                session_id=session_id, seq=seq, kind=kind, data=decode_data(data), at=at
+            )
+            for seq, kind, data, at in rows
         )
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
@@ -287,6 +290,8 @@ class PostgresJournal:
             "prompt": facts.prompt,
             "agents": json.dumps(list(facts.agents)),
             "now": self._now(),
+            # Each record's time from the run's clock, null (the step's time) when it has none.
+            "times": json.dumps([_finite(record.at) for record in records]),
         }
 
     async def _use(
@@ -459,6 +464,12 @@ def _connect_hint(exc: psycopg.Error) -> str:
 
 def _one_line(exc: BaseException) -> str:
     return "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+
+
+def _finite(at: float | None) -> float | None:
+    if at is None or isinstance(at, bool) or not math.isfinite(at):
+        return None
+    return float(at)
 
 
 def _whole_seconds(seconds: float) -> int:

@@ -47,9 +47,11 @@ RECORD_SEPARATOR = "\x1e"
 """Joins a step's JSON data texts into one parameter (``chr(30)`` in the SQL)."""
 _INSERT_STEP_RECORDS = (
     " INSERT INTO swarmkit_records (session_id, seq, kind, data, written_at)"
-    " SELECT s.session_id, %(first)s + r.i - 1, r.kind, r.data, s.updated_at"
+    " SELECT s.session_id, %(first)s + r.i - 1, r.kind, r.data,"
+    " coalesce(r.at::float8, s.updated_at)"
     " FROM s, ROWS FROM (json_array_elements_text(%(kinds)s::json),"
-    " unnest(string_to_array(%(datas)s, chr(30)))) WITH ORDINALITY AS r(kind, data, i)"
+    " unnest(string_to_array(%(datas)s, chr(30))), json_array_elements_text(%(times)s::json))"
+    " WITH ORDINALITY AS r(kind, data, at, i)"
 )
 
 # A step is one statement, so it commits whole or not at all. The first step creates the
@@ -75,7 +77,9 @@ APPEND_NEXT_STEP = (
     " RETURNING x.session_id, x.updated_at)" + _INSERT_STEP_RECORDS
 )
 NEXT_SEQ = "SELECT records FROM swarmkit_sessions WHERE session_id = %s"
-SELECT_RECORDS = "SELECT seq, kind, data FROM swarmkit_records WHERE session_id = %s ORDER BY seq"
+SELECT_RECORDS = (
+    "SELECT seq, kind, data, written_at FROM swarmkit_records WHERE session_id = %s ORDER BY seq"
+)
 # Agents come as JSON text: most sessions share a few lists, each decoded once, where an
 # array would build a Python list per row.
 SELECT_SESSIONS = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from swarmkit.exceptions import ConfigurationError, JournalError, SessionBusyError
@@ -39,6 +39,10 @@ class JournalRecord:
     """What happened (``"run_started"``, ``"model_call"``, ...); stores do not interpret it."""
     data: Mapping[str, Any]
     """JSON-safe payload; read back as JSON holds it (tuples return as lists)."""
+    at: float | None = field(default=None, compare=False)
+    """Unix seconds from the run's clock (its ``Runtime``) when the record was made; a store
+    without one keeps the time it wrote the record. Not compared: replay and equality ignore
+    it, and it never enters a request digest."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -214,7 +218,9 @@ def take_lease(session_id: str, held: Lease | None, *, owner: str, ttl: float, n
     return Lease(owner=owner, expires_at=now + ttl)
 
 
-def decode_record(session_id: str, seq: int, kind: str, text: object) -> JournalRecord:
+def decode_record(
+    session_id: str, seq: int, kind: str, text: object, at: object = None
+) -> JournalRecord:
     """A stored record read back; ``JournalError`` naming the session and seq if corrupt."""
     try:
         if not isinstance(text, str):
@@ -222,7 +228,8 @@ def decode_record(session_id: str, seq: int, kind: str, text: object) -> Journal
         data = decode_data(text)
     except ValueError as exc:
         raise corrupt_record(session_id, seq, kind, str(exc)) from exc
-    return JournalRecord(session_id=session_id, seq=seq, kind=kind, data=data)
+    time = float(at) if isinstance(at, int | float) and not isinstance(at, bool) else None
+    return JournalRecord(session_id=session_id, seq=seq, kind=kind, data=data, at=time)
 
 
 def corrupt_record(session_id: str, seq: object, kind: object, detail: str) -> JournalError:

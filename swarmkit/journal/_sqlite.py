@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -54,7 +55,9 @@ _SELECT_SESSIONS = (
     "SELECT session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents"
     " FROM sessions ORDER BY started_at DESC, rowid DESC"
 )
-_SELECT_RECORDS = "SELECT seq, kind, data FROM records WHERE session_id = ? ORDER BY seq"
+_SELECT_RECORDS = (
+    "SELECT seq, kind, data, written_at FROM records WHERE session_id = ? ORDER BY seq"
+)
 # Created on the first lease, so opening a journal to read it never changes the file.
 _CREATE_LEASES = (
     "CREATE TABLE IF NOT EXISTS leases (session_id TEXT PRIMARY KEY, owner TEXT NOT NULL,"
@@ -121,7 +124,8 @@ class SQLiteJournal:
             return
         session_id = check_step(records)
         now = self._clock()
-        rows = [(session_id, r.seq, r.kind, encode_data(r), now) for r in records]
+        # written_at holds the run's time of each record when it has one (JournalRecord.at).
+        rows = [(session_id, r.seq, r.kind, encode_data(r), _time(r, now)) for r in records]
         facts = step_facts(records)
         folded = self._folded.get(session_id)
         lease = folded or self._held.get(session_id)
@@ -130,7 +134,7 @@ class SQLiteJournal:
         def work(conn: sqlite3.Connection) -> None:
             if folded is not None:  # written again after its finish: hold the lease again
                 _take_lease(conn, session_id, folded[0], folded[1], now)
-            _write_step(conn, rows, facts)
+            _write_step(conn, rows, facts, now)
             if release and lease is not None:
                 _release_lease(conn, session_id, lease[0])
 
@@ -145,7 +149,9 @@ class SQLiteJournal:
         )
         if not rows:
             raise SessionNotFoundError(session_id)
-        return tuple(decode_record(session_id, seq, kind, data) for seq, kind, data in rows)
+        return tuple(
+            decode_record(session_id, seq, kind, data, at) for seq, kind, data, at in rows
+        )
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first."""
@@ -256,14 +262,22 @@ class SQLiteJournal:
         (self._folded if folded else self._held)[session_id] = lease
 
 
+def _time(record: JournalRecord, now: float) -> float:
+    at = record.at
+    return now if at is None or isinstance(at, bool) or not math.isfinite(at) else float(at)
+
+
 def _write_step(
-    conn: sqlite3.Connection, rows: list[tuple[str, int, str, str, float]], facts: StepFacts
+    conn: sqlite3.Connection,
+    rows: list[tuple[str, int, str, str, float]],
+    facts: StepFacts,
+    now: float,
 ) -> None:
     # Under the write lock, checking the first seq against the session's stored count both
     # refuses a second writer (an overlap) and a gap, whoever wrote or deleted in between. The
     # unique index alone catches an overlap but not a gap, e.g. after another connection
     # deleted the session.
-    session_id, first_seq, now = rows[0][0], rows[0][1], rows[0][4]
+    session_id, first_seq = rows[0][0], rows[0][1]
     row = conn.execute(_SESSION_ROW, (session_id,)).fetchone()
     check_continues(session_id, 0 if row is None else int(row[0]), first_seq)
     if row is None:

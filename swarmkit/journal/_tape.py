@@ -9,7 +9,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, cast
 
 from swarmkit.exceptions import JournalError, ModelError, ReplayDivergenceError
-from swarmkit.interrupts import Decision, decision_from_data, decision_to_data
+from swarmkit.interrupts import (
+    Decision,
+    Edit,
+    decision_from_data,
+    decision_to_data,
+    edited_fields,
+)
 from swarmkit.journal._codec import (
     UNCOMPARED_KEYS,
     outcome_of,
@@ -115,12 +121,23 @@ class StepWriter(Protocol):
         """Journal a model call that failed for good."""
         ...
 
-    async def replayed_outcome(self, agent: str, call: ToolCall) -> ToolOutcome | None:
-        """The journaled outcome of this tool call, or None when the tool must run."""
+    async def replayed_outcome(
+        self, agent: str, call: ToolCall, arguments: str | None = None
+    ) -> ToolOutcome | None:
+        """The journaled outcome of this tool call (run with ``arguments`` when a person
+        edited the model's), or None when the tool must run."""
         ...
 
-    def record_outcome(self, agent: str, call: ToolCall, outcome: ToolOutcome) -> None:
-        """Journal a live tool call and its outcome."""
+    def record_outcome(
+        self,
+        agent: str,
+        call: ToolCall,
+        outcome: ToolOutcome,
+        decision: Decision | None = None,
+        arguments: str | None = None,
+    ) -> None:
+        """Journal a live tool call and its outcome: the arguments it ran with, and a person's
+        decision on it beside the model's proposal."""
         ...
 
     async def interrupt(self, pending: Mapping[str, Any]) -> Decision | None:
@@ -213,8 +230,11 @@ class Tape:
         lease: LeaseTerms | None = None,
         mirror: bool = False,
         travel: TimeTravel | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self._journal = journal
+        self._clock = clock
+        self._decided_at: float | None = None
         self._session_id = session_id
         self._prefix = tuple(prefix)
         self._cursor = 0
@@ -343,15 +363,25 @@ class Tape:
         data["error"] = str(error)
         self._add("model_call", self._clean(data))
 
-    async def replayed_outcome(self, agent: str, call: ToolCall) -> ToolOutcome | None:
-        """The journaled outcome of this tool call, or None when the tool must run for real."""
+    async def replayed_outcome(
+        self, agent: str, call: ToolCall, arguments: str | None = None
+    ) -> ToolOutcome | None:
+        """The journaled outcome of this tool call, or None when the tool must run for real.
+
+        ``arguments`` are the ones the tool runs with when a person edited the model's.
+        """
         self._live_step = not self.replaying
         if self._live_step:
             self._check_may_go_live("tool_call", {"agent": agent, "name": call.name})
             await self._flush_costly()
             return None
-        expected = self._clean(_tool_key(agent, call))
-        record = self._expect_kind("tool_call", expected)
+        key = _tool_key(agent, call)
+        record = self._expect_kind("tool_call", self._clean(key))
+        if "proposed_arguments" in record.data:
+            # Since the audit trail: the record holds what ran, the model's proposal beside it.
+            key["proposed_arguments"] = call.arguments
+            key["arguments"] = call.arguments if arguments is None else arguments
+        expected = self._clean(key)
         journaled = record.data
         for key, value in expected.items():
             if journaled.get(key) != value:
@@ -359,12 +389,38 @@ class Tape:
         self._advance(self._cursor + 1)
         return None if self._execute_tools else outcome_of(record)
 
-    def record_outcome(self, agent: str, call: ToolCall, outcome: ToolOutcome) -> None:
-        """Journal a live tool call and its outcome (not one re-executed during replay)."""
+    def record_outcome(
+        self,
+        agent: str,
+        call: ToolCall,
+        outcome: ToolOutcome,
+        decision: Decision | None = None,
+        arguments: str | None = None,
+    ) -> None:
+        """Journal a live tool call and its outcome (not one re-executed during replay).
+
+        The record holds the ``arguments`` the tool ran with; when a person edited the model's,
+        the model's are kept as ``proposed_arguments``, and a person's ``decision`` (kind, who,
+        note, time, edited fields) beside them.
+        """
         if not self._live_step or self._journal is None:
             return
         data = {**_tool_key(agent, call), "outcome": outcome_to_data(outcome)}
+        if arguments is not None and arguments != call.arguments:
+            data["arguments"], data["proposed_arguments"] = arguments, call.arguments
+        if decision is not None:
+            data["decision"] = self._audit(decision, call.arguments, data["arguments"])
         self._add("tool_call", self._clean(data))
+
+    def _audit(self, decision: Decision, proposed: str, executed: str) -> dict[str, Any]:
+        """What the trail keeps of a person's decision on a tool call."""
+        audit = decision_to_data(decision)
+        audit.pop("payload", None)  # the executed arguments stand beside it
+        if self._decided_at is not None:
+            audit["at"] = self._decided_at
+        if isinstance(decision, Edit):
+            audit["edited"] = list(edited_fields(_object(proposed), _object(executed)))
+        return audit
 
     async def interrupt(self, pending: Mapping[str, Any]) -> Decision | None:
         """At a pause point: the human's decision if the journal (or resume) has one, else None."""
@@ -376,11 +432,13 @@ class Tape:
         if finished.kind == "resumed":
             # A DecisionSource decided this pause live; replay takes the same decision.
             self._advance(self._cursor + 1)
+            self._decided_at = finished.at
             return decision_from_data(finished.data)
         if finished.kind != "run_finished":
             return None
         if after < len(self._prefix) and self._prefix[after].kind == "resumed":
             self._advance(after + 1)
+            self._decided_at = self._prefix[after].at
             return decision_from_data(self._prefix[after].data)
         if after == len(self._prefix) and self._decision is not None:
             self._advance(after)
@@ -390,6 +448,7 @@ class Tape:
     def record_decision(self, decision: Decision) -> None:
         """Journal a decision a DecisionSource gave live, so replay takes the same path."""
         self._add("resumed", decision_to_data(decision))
+        self._decided_at = self._pending[-1].at if self._pending else None
 
     async def flush(self) -> None:
         """Write the pending records as one transaction (one step).
@@ -464,7 +523,7 @@ class Tape:
     def _take_resume_decision(self) -> Decision | None:
         decision, self._decision = self._decision, None
         if decision is not None:
-            self._add("resumed", decision_to_data(decision))
+            self.record_decision(decision)
         return decision
 
     def _resuming_here(self) -> bool:
@@ -546,8 +605,11 @@ class Tape:
     def _add(self, kind: str, data: Mapping[str, Any]) -> None:
         if self._journal is None:
             return
+        at = None if self._clock is None else self._clock()
         self._pending.append(
-            JournalRecord(session_id=self._session_id, seq=self._next_seq, kind=kind, data=data)
+            JournalRecord(
+                session_id=self._session_id, seq=self._next_seq, kind=kind, data=data, at=at
+            )
         )
         self._next_seq += 1
 
@@ -558,8 +620,9 @@ class Tape:
             # payloads and the decisions a person is asked for.
             for key in _SECRET_CARRIERS.intersection(clean):
                 clean[key] = self._redact.value(clean[key])
-            if isinstance(clean.get("arguments"), str):
-                clean["arguments"] = self._redact.json_text(clean["arguments"])
+            for key in ("arguments", "proposed_arguments"):
+                if isinstance(clean.get(key), str):
+                    clean[key] = self._redact.json_text(clean[key])
         return clean
 
 
@@ -576,6 +639,15 @@ def with_history(request: ModelRequest, history: RequestHistory | None) -> Model
 
 def _tool_key(agent: str, call: ToolCall) -> dict[str, Any]:
     return {"agent": agent, "id": call.id, "name": call.name, "arguments": call.arguments}
+
+
+def _object(arguments: str) -> dict[str, Any]:
+    """Tool arguments as an object; text that is not a JSON object is read as no fields."""
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _comparable(data: Mapping[str, Any]) -> dict[str, Any]:

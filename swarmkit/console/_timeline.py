@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from swarmkit.console._text import compact_json, displayable, one_line, plural, tokens
@@ -10,16 +12,90 @@ from swarmkit.journal import JournalRecord
 
 
 def timeline(records: Sequence[JournalRecord]) -> list[str]:
-    """A journaled session as lines a person reads top to bottom, one step per line."""
+    """A journaled session as lines a person reads top to bottom, one step per line.
+
+    When the records carry times, each step shows when it ended (seconds since the session
+    began) and model and tool calls how long they took; the totals add time per agent.
+    """
     lines = [f"session {records[0].session_id}: {plural(len(records), 'record')}"]
-    for record in records:
-        lines += [f"  {record.seq:>4}  {line}" for line in _step(record.kind, record.data)]
+    timed = step_times(records)
+    if timed:
+        lines[0] += f", started {local_time(timed[0].start)}"
+    for index, record in enumerate(records):
+        clock = _clock(timed[index].end - timed[0].start) if timed else ""
+        for number, line in enumerate(_step(record.kind, record.data)):
+            if number == 0 and timed and record.kind in _TIMED:
+                line += f"  ({seconds(timed[index].duration)})"
+            lines.append(f"  {record.seq:>4}  {clock if number == 0 else ' ' * len(clock)}{line}")
     lines += _still_open(records)
     try:
         lines += _totals(records)
     except (TypeError, ValueError, AttributeError):
         lines.append("tokens: unknown (a model call's usage is not a set of counts)")
+    if timed:
+        lines += _time_totals(records, timed)
     return [displayable(line) for line in lines]
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class StepTime:
+    """When one record's step began and ended, and which agent spent the time."""
+
+    start: float
+    """Unix seconds the step began: when the record before it was made."""
+    end: float
+    """Unix seconds the record was made."""
+    agent: str | None
+    """The agent active during the step."""
+
+    @property
+    def duration(self) -> float:
+        """Seconds the step took."""
+        return max(0.0, self.end - self.start)
+
+
+def step_times(records: Sequence[JournalRecord]) -> list[StepTime]:
+    """Each record's step on the session's clock; [] when a record carries no time.
+
+    A step begins when the record before it was made, so model and tool calls show their
+    latency; the wait of a paused session for its decision is the ``resumed`` step's.
+    """
+    if not records or any(not isinstance(r.at, int | float) for r in records):
+        return []
+    times: list[StepTime] = []
+    previous = float(records[0].at)  # type: ignore[arg-type]
+    agent: str | None = None
+    for record in records:
+        at = float(record.at)  # type: ignore[arg-type]
+        named = record.data.get("agent") if record.kind != "handoff" else record.data.get("target")
+        agent = named if isinstance(named, str) else agent
+        # The wait for a person's decision is nobody's work: the resumed step has no agent.
+        spent_by = None if record.kind == "resumed" else agent
+        times.append(StepTime(start=previous, end=at, agent=spent_by))
+        previous = at
+    return times
+
+
+def seconds(duration: float) -> str:
+    """A duration as a person reads it: ``0.42s``, ``12.3s``, ``2m05s``."""
+    if duration < 10:
+        return f"{duration:.2f}s"
+    if duration < 60:
+        return f"{duration:.1f}s"
+    minutes, rest = divmod(int(round(duration)), 60)
+    return f"{minutes}m{rest:02d}s"
+
+
+def local_time(at: float) -> str:
+    """Unix seconds as local ``YYYY-MM-DD HH:MM:SS``."""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
+
+
+def _clock(since_start: float) -> str:
+    return f"{'+' + seconds(since_start):>9}  "
+
+
+_TIMED = frozenset({"model_call", "tool_call", "resumed"})
 
 
 def _step(kind: str, data: Mapping[str, Any]) -> list[str]:
@@ -112,10 +188,31 @@ def _model_call(data: Mapping[str, Any]) -> list[str]:
 def _tool_call(data: Mapping[str, Any]) -> list[str]:
     outcome = data.get("outcome") or {}
     arrow = "error" if outcome.get("is_error") else "->"
-    return [
-        f"tool     {data.get('agent')} {data.get('name')} {one_line(str(data.get('arguments')))}",
-        f"         {arrow} {one_line(str(outcome.get('content')), limit=200)}",
+    lines = [
+        f"tool     {data.get('agent')} {data.get('name')} {one_line(str(data.get('arguments')))}"
     ]
+    decision = data.get("decision")
+    if isinstance(decision, Mapping):
+        lines.append(f"         {_decided(decision)}")
+    if "proposed_arguments" in data:
+        lines.append(f"         model proposed {one_line(str(data['proposed_arguments']))}")
+    lines.append(f"         {arrow} {one_line(str(outcome.get('content')), limit=200)}")
+    return lines
+
+
+def _decided(decision: Mapping[str, Any]) -> str:
+    """``edited by dana at 2026-...: amount ("half, per policy")``."""
+    verb = {"approve": "approved", "reject": "rejected", "edit": "edited"}.get(
+        str(decision.get("kind")), str(decision.get("kind"))
+    )
+    line = f"{verb} by {decision.get('decided_by') or 'a person (unnamed)'}"
+    if isinstance(decision.get("at"), int | float):
+        line += f" at {local_time(float(decision['at']))}"
+    if decision.get("edited"):
+        line += f": changed {', '.join(str(name) for name in decision['edited'])}"
+    if decision.get("note"):
+        line += f" ({one_line(str(decision['note']), limit=200)})"
+    return line
 
 
 def _interrupt(data: Mapping[str, Any]) -> list[str]:
@@ -127,7 +224,9 @@ def _interrupt(data: Mapping[str, Any]) -> list[str]:
 
 
 def _resumed(data: Mapping[str, Any]) -> list[str]:
-    return [f"resumed  decision {one_line(compact_json(dict(data)))}"]
+    lines = [f"resumed  decision {one_line(compact_json(dict(data)))}"]
+    lines.append(f"         {_decided(data)}")
+    return lines
 
 
 def _limit_reached(data: Mapping[str, Any]) -> list[str]:
@@ -179,3 +278,18 @@ def _totals(records: Sequence[JournalRecord]) -> list[str]:
         return []
     parts = ", ".join(f"{agent} {count}" for agent, count in by_agent.items())
     return [f"tokens: {sum(by_agent.values())} ({parts})"]
+
+
+def _time_totals(records: Sequence[JournalRecord], timed: Sequence[StepTime]) -> list[str]:
+    by_agent: dict[str, float] = {}
+    waited = 0.0
+    for record, step in zip(records, timed, strict=True):
+        if record.kind == "resumed":
+            waited += step.duration
+        elif step.agent is not None:
+            by_agent[step.agent] = by_agent.get(step.agent, 0.0) + step.duration
+    total = timed[-1].end - timed[0].start
+    parts = [f"{agent} {seconds(spent)}" for agent, spent in by_agent.items()]
+    if waited:
+        parts.append(f"waiting for a decision {seconds(waited)}")
+    return [f"time: {seconds(total)}" + (f" ({', '.join(parts)})" if parts else "")]

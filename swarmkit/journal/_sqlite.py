@@ -87,6 +87,10 @@ class SQLiteJournal:
     ) -> None:
         """Open or create the journal at ``path``; its parent directory must exist.
 
+        A new file is created when the journal is first used (a write, a read, ``with``), not
+        here: a module that builds its swarm with ``SQLiteJournal(path)`` at import leaves no
+        file behind when it is only checked or drawn.
+
         ``timeout`` is how many seconds a write waits for another process's write to finish.
         ``read_only=True`` opens an existing journal for reading only (sessions, read, replay),
         e.g. one on a read-only disk or owned by another user; it never changes the file.
@@ -97,11 +101,19 @@ class SQLiteJournal:
         self._lock = threading.Lock()
         self.read_only = read_only
         """Whether this journal was opened for reading only."""
-        self._conn: sqlite3.Connection | None = (
-            connect_read_only(self._path, timeout) if read_only else connect(self._path, timeout)
-        )
+        # A journal whose file does not exist yet creates it on first use, not here: a module
+        # that builds a swarm with SQLiteJournal(path) at import leaves no file behind when
+        # it is only checked or drawn.
+        self._deferred = not read_only and not self._path.exists() and self._path.parent.is_dir()
+        self._conn: sqlite3.Connection | None = None
+        if not self._deferred:
+            self._conn = (
+                connect_read_only(self._path, timeout)
+                if read_only
+                else connect(self._path, timeout)
+            )
         self._commits = GroupCommit(
-            connection=lambda: self._conn,
+            connection=self._connection,
             lock=self._lock,
             timeout=timeout,
             failure=self._failure,
@@ -201,11 +213,14 @@ class SQLiteJournal:
         ``JournalError``. Closing twice is fine."""
         self._commits.flush()
         with self._lock:
+            self._connection()  # a journal never used still leaves its (empty) file, as before
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
 
     def __enter__(self) -> SQLiteJournal:
+        with self._lock:
+            self._connection()
         return self
 
     def __exit__(
@@ -217,7 +232,7 @@ class SQLiteJournal:
         self.close()
 
     async def __aenter__(self) -> SQLiteJournal:
-        return self
+        return self.__enter__()
 
     async def __aexit__(
         self,
@@ -236,14 +251,23 @@ class SQLiteJournal:
         deadline = time.monotonic() + self._timeout
         while True:
             with self._lock:
-                if self._conn is None:
+                conn = self._connection()
+                if conn is None:
                     raise self._closed_error(action)
                 try:
-                    return work(self._conn)
+                    return work(conn)
                 except sqlite3.Error as exc:
                     if not is_busy(exc) or time.monotonic() > deadline:
                         raise self._failure(action, exc) from exc
             time.sleep(0.001)
+
+    def _connection(self) -> sqlite3.Connection | None:
+        """The open connection (opening a deferred file now), or None once closed; called
+        with the lock held."""
+        if self._deferred:
+            self._conn = connect(self._path, self._timeout)
+            self._deferred = False
+        return self._conn
 
     def _failure(self, action: str, exc: sqlite3.Error) -> JournalError:
         error = JournalError(

@@ -193,6 +193,12 @@ class ToolResulted:
     """The result text sent back to the model."""
     is_error: bool
     """Whether the call failed."""
+    arguments: str | None = None
+    """The arguments the tool ran with, when a person edited the model's (``ToolCalled``
+    holds the model's proposal); None when it ran as the model wrote it."""
+    decision: Mapping[str, Any] | None = None
+    """A person's decision on the call, as the journal keeps it (``kind``, ``decided_by``,
+    ``note``, ``at``, ``edited``); None when no approval was asked."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["tool_resulted"] = "tool_resulted"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
@@ -124,6 +125,25 @@ def decision_from_data(data: Mapping[str, Any]) -> Decision:
     if kind == "edit":
         return Edit(payload=dict(data.get("payload") or {}), by=by, note=note)
     return Approve(by=by, note=note)
+
+
+def decision_audit(decision: Decision, proposed: str, executed: str) -> dict[str, Any]:
+    """What an audit trail keeps of a person's decision on a tool call: its kind, who and
+    why, and for an edit the fields it changed (the executed arguments stand beside it)."""
+    audit = decision_to_data(decision)
+    audit.pop("payload", None)
+    if isinstance(decision, Edit):
+        audit["edited"] = list(edited_fields(_arguments(proposed), _arguments(executed)))
+    return audit
+
+
+def _arguments(text: str) -> dict[str, Any]:
+    """Tool arguments as an object; text that is not a JSON object reads as no fields."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def edited_fields(proposed: Mapping[str, Any], executed: Mapping[str, Any]) -> tuple[str, ...]:

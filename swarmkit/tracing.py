@@ -18,7 +18,7 @@ The only module of swarmkit that imports ``opentelemetry``.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, Collection
+from collections.abc import AsyncGenerator, Callable, Collection
 from contextlib import aclosing
 from contextvars import Token
 from typing import Any, assert_never
@@ -267,6 +267,7 @@ class _RunSpans:
         result = self._content(event.content)
         if result is not None:
             span.set_attribute("gen_ai.tool.call.result", result)
+        _audit_attributes(span, event, self._content)
         if event.is_error:
             span.set_attribute("error.type", "tool_error")
             span.set_status(Status(StatusCode.ERROR, event.content[:200]))
@@ -379,3 +380,20 @@ def _total(result: RunResult, field: str) -> int:
 def _fail(span: Span, error: BaseException) -> None:
     span.set_attribute("error.type", type(error).__name__)
     span.set_status(Status(StatusCode.ERROR, str(error)[:200]))
+
+
+def _audit_attributes(span: Any, event: ev.ToolResulted, content: Callable[[str], Any]) -> None:
+    """A person's decision on the call, and the arguments that ran when they were edited
+    (the span's ``gen_ai.tool.call.arguments`` holds the model's proposal)."""
+    decision = event.decision
+    if decision is None:
+        return
+    span.set_attribute("swarmkit.decision.kind", str(decision.get("kind")))
+    if decision.get("decided_by") is not None:
+        span.set_attribute("swarmkit.decision.decided_by", str(decision["decided_by"]))
+    if decision.get("edited"):
+        span.set_attribute("swarmkit.decision.edited", [str(f) for f in decision["edited"]])
+    if event.arguments is not None:
+        executed = content(event.arguments)
+        if executed is not None:
+            span.set_attribute("swarmkit.tool.call.executed_arguments", executed)

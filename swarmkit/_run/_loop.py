@@ -439,7 +439,7 @@ class RunLoop:
         candidates: list[Candidate],
     ) -> ev.ToolResulted | None:
         """Run one function tool (its ToolCalled already yielded); the result's event."""
-        outcome = await self._invoke(plan, call)
+        outcome, arguments, decision = await self._invoke(plan, call)
         state = self._state
         state.last_tool, state.last_tool_ok = call.name, not outcome.is_error
         result = outcome.result
@@ -454,7 +454,11 @@ class RunLoop:
         )
         if outcome.is_error:
             self._log("tool_failed", tool=call.name)
-        resulted = None if self._quiet else replies.tool_resulted(plan.name, results[call.id])
+        resulted = None
+        if not self._quiet:
+            resulted = replies.tool_resulted(plan.name, results[call.id])
+            if decision is not None:
+                resulted = replies.with_decision(resulted, call, arguments, decision)
         if result is None or result.goto is None:
             return resulted
         request = replies.goto_request(plan, call.id, result.goto, result.payload)
@@ -507,14 +511,18 @@ class RunLoop:
             state.last_text = str(decision.payload.get("output", state.last_text))
         return True
 
-    async def _invoke(self, plan: AgentPlan, call: ToolCall) -> ToolOutcome:
+    async def _invoke(
+        self, plan: AgentPlan, call: ToolCall
+    ) -> tuple[ToolOutcome, str, Decision | None]:
+        """Run a function tool (after a person's approval when it needs one): its outcome, the
+        arguments it ran with, and the person's decision."""
         function = plan.tools[call.name]
         arguments = call.arguments
         decision: Decision | None = None
         if function.needs_approval:
             decision = await self._pause_point(replies.tool_pending(plan, call))
             if isinstance(decision, Reject):
-                return replies.rejected_outcome(decision)
+                return replies.rejected_outcome(decision), arguments, decision
             if isinstance(decision, Edit):
                 arguments = json.dumps(dict(decision.payload))
         await self._within_limits(budget.before_tool_call(self._swarm, self._state))
@@ -530,7 +538,7 @@ class RunLoop:
                 await self._within_limits(self._expired())
                 raise
             self._tape.record_outcome(plan.name, call, outcome, decision, arguments)
-        return outcome
+        return outcome, arguments, decision
 
     # -- handoffs ------------------------------------------------------------------------
 

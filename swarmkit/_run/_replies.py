@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from swarmkit import events as ev
 from swarmkit._run._state import Candidate
 from swarmkit.exceptions import HandoffPayloadError
 from swarmkit.handoffs import HandoffRequest
-from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
+from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject, decision_audit
 from swarmkit.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from swarmkit.models import ToolSpec
 from swarmkit.plan import AgentPlan
@@ -32,6 +33,17 @@ def tool_resulted(agent: str, message: ToolMessage) -> ev.ToolResulted:
         name=message.name,
         content=message.content,
         is_error=message.is_error,
+    )
+
+
+def with_decision(
+    event: ev.ToolResulted, call: ToolCall, arguments: str, decision: Decision
+) -> ev.ToolResulted:
+    """The result's event with what a person decided, and the arguments that ran if edited."""
+    return replace(
+        event,
+        arguments=None if arguments == call.arguments else arguments,
+        decision=decision_audit(decision, call.arguments, arguments),
     )
 
 

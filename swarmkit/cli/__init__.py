@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     try:
         args = parser.parse_args(argv)
+        _check_swarm_given(args)
     except SystemExit as stop:  # --help, --version, or a usage error argparse has printed
         return stop.code if isinstance(stop.code, int) else EXIT_USAGE
     _configure_logs(verbose=args.verbose)
@@ -86,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # The commands that only read journals live apart, so listing sessions loads no model client.
-_BROWSE = frozenset({"_sessions", "_export", "_import_session"})
+_BROWSE = frozenset({"_sessions", "_export", "_import_session", "_delete"})
 
 
 def _handler(name: str) -> _Handler:
@@ -180,6 +181,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_replay(commands)
     _add_export(commands)
     _add_import(commands)
+    _add_delete(commands)
     _add_draw(commands)
     _add_check(commands)
     _add_ui(commands)
@@ -210,12 +212,33 @@ def _journal_option(command: argparse.ArgumentParser, default: Path = DEFAULT_JO
     )
 
 
-def _swarm_target(command: argparse.ArgumentParser, *, flag: bool, help_: str) -> None:
-    names = ["--swarm"] if flag else ["target"]
-    extra: dict[str, Any] = {"required": True} if flag else {}
+def _check_swarm_given(args: argparse.Namespace) -> None:
+    """A command that needs a swarm was given one, positionally or with --swarm (argparse
+    cannot say "one of a positional and an option")."""
+    command: argparse.ArgumentParser | None = getattr(args, "needs_swarm", None)
+    if command is None:
+        return
+    given = [name for name in (args.target, args.swarm) if name]
+    if not given:
+        command.error("the swarm is required: module:attribute (or --swarm module:attribute)")
+    if len(set(given)) > 1:
+        command.error("name the swarm once: as module:attribute or with --swarm, not both")
+
+
+def _swarm_target(
+    command: argparse.ArgumentParser, *, flag: bool, help_: str, required: bool = True
+) -> None:
+    """The swarm as the command's first positional argument; commands that took ``--swarm``
+    take it before the session too, and keep ``--swarm`` as an alias."""
+    if not flag:
+        command.add_argument("target", metavar="module:attribute", help=f"{help_}: {TARGET_HELP}")
+        return
     command.add_argument(
-        *names, metavar="module:attribute", help=f"{help_}: {TARGET_HELP}", **extra
+        "target", nargs="?", metavar="module:attribute", help=f"{help_}: {TARGET_HELP}"
     )
+    command.add_argument("--swarm", metavar="module:attribute", help="the same, as an option")
+    if required:
+        command.set_defaults(needs_swarm=command)
 
 
 def _add_rules(commands: Any) -> None:
@@ -279,14 +302,16 @@ def _add_resume(commands: Any) -> None:
         "--edit JSON; any other resumes without. Journaled steps replay with no model "
         "calls, then the run goes on live.",
     )
-    command.add_argument("session", metavar="SESSION", help="the session id")
     _swarm_target(command, flag=True, help_="the swarm the session ran on")
+    command.add_argument("session", metavar="SESSION", help="the session id")
     decision = command.add_mutually_exclusive_group()
     decision.add_argument("--approve", action="store_true", help="approve the pending step")
     decision.add_argument("--reject", metavar="REASON", help="reject it, telling the agent why")
     decision.add_argument(
         "--edit", metavar="JSON", help="approve it with this payload or these arguments"
     )
+    command.add_argument("--by", metavar="NAME", help="who decides, kept in the audit trail")
+    command.add_argument("--note", metavar="TEXT", help="why, kept in the audit trail")
     _journal_option(command)
 
 
@@ -317,8 +342,8 @@ def _add_replay(commands: Any) -> None:
         epilog="Exit code 0 when the replay reproduces the session, 1 with a diff when the "
         "code now asks something the journal does not hold.",
     )
-    command.add_argument("session", metavar="SESSION", help="the session id")
     _swarm_target(command, flag=True, help_="the swarm to replay the session against")
+    command.add_argument("session", metavar="SESSION", help="the session id")
     _journal_option(command)
 
 
@@ -339,6 +364,20 @@ def _add_import(commands: Any) -> None:
         "swarmkit import - --journal postgresql://...",
     )
     command.add_argument("file", metavar="FILE", help="the JSONL export, or - for stdin")
+    _journal_option(command)
+
+
+def _add_delete(commands: Any) -> None:
+    command = _command(
+        commands,
+        "delete",
+        "Delete a session and its records from the journal (asks first unless --yes).",
+        "_delete",
+        epilog="A session a live run holds (its lease has not expired) is refused. Export it "
+        "first to keep a copy: swarmkit export SESSION > SESSION.jsonl",
+    )
+    command.add_argument("session", metavar="SESSION", help="the session id")
+    command.add_argument("--yes", action="store_true", help="do not ask")
     _journal_option(command)
 
 
@@ -381,8 +420,8 @@ def _add_ui(commands: Any) -> None:
         epilog="Listens on 127.0.0.1 only; the printed URL carries a token every request needs.",
     )
     _journal_option(command)
-    command.add_argument(
-        "--swarm", metavar="module:attribute", help="the swarm, to explain rules and replay"
+    _swarm_target(
+        command, flag=True, help_="the swarm, to explain rules, replay and decide", required=False
     )
     command.add_argument("--port", type=int, default=8765, help="default: 8765; 0 picks one")
     command.add_argument(

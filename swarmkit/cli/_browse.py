@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from swarmkit.cli._journal_file import journal_path, open_for_reading, open_for_writing
-from swarmkit.cli._usage import EXIT_OK, UsageError
+from swarmkit.cli._usage import EXIT_FAILED, EXIT_OK, UsageError
 from swarmkit.console import one_line, plural
-from swarmkit.exceptions import SessionNotFoundError
+from swarmkit.exceptions import SessionBusyError, SessionNotFoundError
 from swarmkit.journal import (
     JournalRecord,
     SessionInfo,
@@ -32,7 +33,43 @@ async def _sessions(args: argparse.Namespace) -> int:
     header = ("SESSION", "STATUS", "STOP", "RECORDS", "STARTED", "PROMPT")
     started = _local_times()
     print(_table([header, *(_session_row(info, started) for info in infos)]))
+    print(f"({plural(len(infos), 'session')} in {journal_label(path)})")
     return EXIT_OK
+
+
+async def _delete(args: argparse.Namespace) -> int:
+    path = journal_path(args.journal)
+    label = journal_label(path)
+    records = await _read_session(args.journal, args.session)
+    if not args.yes and not _confirmed(
+        f"delete session {args.session} ({plural(len(records), 'record')}) from {label}? [y/N] "
+    ):
+        print(f"kept {args.session}; nothing was deleted")
+        return EXIT_FAILED
+    owner = f"swarmkit delete {os.getpid()}"
+    with open_for_writing(path) as journal:
+        try:
+            # Holding the session's lease while deleting refuses a session a live run writes.
+            await journal.acquire_lease(args.session, owner=owner, ttl=60.0)
+        except SessionBusyError as exc:
+            raise UsageError(
+                f"session {args.session!r} is being written by {exc.owner}; it is not deleted "
+                "(stop that run, or wait for its lease to expire if its process died)"
+            ) from exc
+        try:
+            await journal.delete(args.session)
+        finally:
+            await journal.release_lease(args.session, owner=owner)
+    print(f"deleted {args.session} ({plural(len(records), 'record')}) from {label}")
+    return EXIT_OK
+
+
+def _confirmed(question: str) -> bool:
+    try:
+        answer = input(question)
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 async def _export(args: argparse.Namespace) -> int:
@@ -49,7 +86,8 @@ async def _import_session(args: argparse.Namespace) -> int:
     with open_for_writing(path) as journal:
         if await journal.next_seq(session_id):
             raise UsageError(
-                f"session {session_id!r} is already in {journal_label(path)}; delete it there first"
+                f"session {session_id!r} is already in {journal_label(path)}; delete it there "
+                f"first: swarmkit delete {session_id} --journal {journal_label(path)}"
             )
         await journal.append(records)  # one step: the whole session or nothing
     print(f"imported {session_id} ({plural(len(records), 'record')}) into {journal_label(path)}")
@@ -63,8 +101,10 @@ def _read_text(path: Path) -> str:
         raise UsageError(f"cannot read {path}: {exc}") from exc
 
 
-async def _read_session(option: str | None, session_id: str) -> tuple[JournalRecord, ...]:
-    path = journal_path(option)
+async def _read_session(
+    option: str | Path | None, session_id: str
+) -> tuple[JournalRecord, ...]:
+    path = option if isinstance(option, Path) else journal_path(option)
     with open_for_reading(path) as journal:
         try:
             return await journal.read(session_id)

@@ -8,14 +8,19 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from swarmkit.cli._browse import _read_session
-from swarmkit.cli._journal_file import journal_path, open_for_reading, open_for_writing
-from swarmkit.cli._target import load_swarm
+from swarmkit.cli._journal_file import (
+    journal_path,
+    open_for_reading,
+    open_for_writing,
+    swarm_journal_path,
+)
+from swarmkit.cli._target import load_swarm, swarm_target
 from swarmkit.cli._usage import (
     DEFAULT_DEMO_MODEL,
     DEMO_JOURNAL,
@@ -29,6 +34,7 @@ from swarmkit.cli._usage import (
 from swarmkit.console import LiveView, plural, result_lines, timeline
 from swarmkit.demo import run_demo
 from swarmkit.drawing import draw_session, draw_swarm
+from swarmkit.events import Event, EventObserver
 from swarmkit.exceptions import ReplayDivergenceError
 from swarmkit.interrupts import Decision, approve, edit, reject
 from swarmkit.journal import (
@@ -36,6 +42,7 @@ from swarmkit.journal import (
     SQLiteJournal,
     journal_label,
     session_status,
+    status_of,
     turn_sessions,
 )
 from swarmkit.models import Model, OpenAIModel
@@ -107,7 +114,7 @@ async def _run(args: argparse.Namespace) -> int:
     swarm = _with_model(load_swarm(args.target), args.model, args.base_url)
     if not args.no_check:
         _warn_findings(swarm)
-    path = journal_path(args.journal)
+    path = swarm_journal_path(args.journal, swarm)
     out = sys.stdout
     with open_for_writing(path) as journal:
         where = journal_label(path)
@@ -130,34 +137,54 @@ async def _run(args: argparse.Namespace) -> int:
 
 async def _resume(args: argparse.Namespace) -> int:
     decision = _decision(args)
-    swarm = load_swarm(args.swarm)
-    path = journal_path(args.journal)
-    records = await _read_session(args.journal, args.session)
+    target = swarm_target(args)
+    swarm = load_swarm(target)
+    path = swarm_journal_path(args.journal, swarm)
+    records = await _read_session(path, args.session)
     _check_decision(records, decision, args.session)
     with open_for_writing(path) as journal:
-        print(f"swarmkit resume {args.session} (journal: {path})")
-        result = await swarm.resume(args.session, journal, decision=decision)
-    print("\n".join(result_lines(result)))
-    _say_how_to_continue(result, args.swarm, path)
+        print(f"swarmkit resume {args.session} (journal: {journal_label(path)})", flush=True)
+        view = LiveView(sys.stdout, swarm)
+        # The resumed run streams as `run` shows it: the journaled steps it replays (no
+        # model calls), then the ones it takes live.
+        live = swarm.with_observers(_shown_on(view))
+        result = await live.resume(args.session, journal, decision=decision)
+    if view.result is None:
+        print("\n".join(result_lines(result)))
+    _say_how_to_continue(result, target, path)
     return EXIT_FAILED if result.stop_reason == "error" else EXIT_OK
+
+
+def _shown_on(view: LiveView) -> EventObserver:
+    """An observer that shows each event of a run on ``view`` as it passes."""
+
+    async def show(events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+        async for event in events:
+            view.show(event)
+            yield event
+
+    return show
 
 
 async def _show(args: argparse.Namespace) -> int:
     records = await _read_session(args.journal, args.session)
     print("\n".join(timeline(records)))
     # A conversation's later turns are sessions of their own: show them after the first.
-    with open_for_reading(journal_path(args.journal)) as journal:
+    path = journal_path(args.journal)
+    with open_for_reading(path) as journal:
         turns = await turn_sessions(journal, args.session)
         for number, session_id in enumerate(turns[1:], start=2):
             print(f"\n== turn {number} ({session_id})")
             print("\n".join(timeline(await journal.read(session_id))))
+    print(f"journal: {journal_label(path)}")
     return EXIT_OK
 
 
 async def _replay(args: argparse.Namespace) -> int:
-    swarm = load_swarm(args.swarm)
-    await _read_session(args.journal, args.session)  # a missing one is a usage error
-    with open_for_reading(journal_path(args.journal)) as journal:
+    swarm = load_swarm(swarm_target(args))
+    path = swarm_journal_path(args.journal, swarm)
+    await _read_session(path, args.session)  # a missing one is a usage error
+    with open_for_reading(path) as journal:
         try:
             result = await swarm.replay(args.session, journal)
         except ReplayDivergenceError as exc:
@@ -185,10 +212,11 @@ async def _draw(args: argparse.Namespace) -> int:
 async def _ui(args: argparse.Namespace) -> int:
     from swarmkit.ui import Viewer, ViewerServer  # noqa: PLC0415 - loaded only when asked for
 
-    path = journal_path(args.journal)
-    swarm = load_swarm(args.swarm) if args.swarm else None
+    given = args.target or args.swarm
+    swarm = load_swarm(swarm_target(args)) if given else None
+    path = journal_path(args.journal) if swarm is None else swarm_journal_path(args.journal, swarm)
     if args.allow_decisions and swarm is None:
-        raise UsageError("--allow-decisions needs --swarm module:attribute to resume with")
+        raise UsageError("--allow-decisions needs the swarm (module:attribute or --swarm) to resume with")
     open_for_reading(path).close()  # a missing or foreign file is refused untouched
     if isinstance(path, str):  # Postgres: one pool serves pages, listing and decisions
         writable = listing_journal = open_for_writing(path)
@@ -198,7 +226,13 @@ async def _ui(args: argparse.Namespace) -> int:
     with writable as journal, listing_journal as listing:
         viewer = Viewer(journal, swarm=swarm, allow_decisions=args.allow_decisions, listing=listing)
         server = ViewerServer(viewer, port=args.port)
-        server.start()
+        try:
+            server.start()
+        except OSError as exc:
+            raise UsageError(
+                f"cannot listen on 127.0.0.1:{args.port} ({exc.strerror or exc}); pass another "
+                "--port, or --port 0 to pick a free one"
+            ) from exc
         print(f"swarmkit ui: {journal_label(path)} at {server.url}  (Ctrl-C stops)", flush=True)
         try:
             await asyncio.Event().wait()  # serve until Ctrl-C cancels this
@@ -211,20 +245,28 @@ async def _ui(args: argparse.Namespace) -> int:
 
 
 def _say_how_to_continue(result: RunResult, target: str, path: Path | str) -> None:
-    if result.stop_reason != "interrupted":
-        return
+    """Every stop that can be resumed ends with the exact line that resumes it."""
     where = journal_label(path)
     resume = f"{program()} resume {result.session_id} --swarm {target} --journal {where}"
-    print(f"  next:   {resume} --approve   (or --reject REASON, or --edit JSON)")
+    status = status_of(result.stop_reason)
+    if result.pending is not None:
+        print(f"  next:   {resume} --approve   (or --reject REASON, or --edit JSON; --by NAME)")
+    elif status == "failed" and result.stop_reason == "error":
+        print(f"  next:   {resume}   (retries the failed step; the steps before it replay)")
+    elif status in ("limited", "waiting"):
+        print(f"  next:   {resume}   (goes on with a fresh allowance)")
 
 
 def _decision(args: argparse.Namespace) -> Decision | None:
+    by, note = args.by, args.note
     if args.approve:
-        return approve()
+        return approve(by=by, note=note)
     if args.reject is not None:
-        return reject(args.reject)
+        return reject(args.reject, by=by, note=note)
     if args.edit is not None:
-        return edit(payload=_json_object("--edit", args.edit))
+        return edit(payload=_json_object("--edit", args.edit), by=by, note=note)
+    if by is not None or note is not None:
+        raise UsageError("--by and --note go with a decision: --approve, --reject or --edit")
     return None
 
 

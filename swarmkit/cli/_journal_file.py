@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,7 @@ from swarmkit.journal import SQLiteJournal, is_postgres_location, open_journal
 
 if TYPE_CHECKING:
     from swarmkit.journal import PostgresJournal
+    from swarmkit.swarm import Swarm
 
 
 _SQLITE_HEADER = b"SQLite format 3\x00"
@@ -27,6 +29,25 @@ def journal_path(option: str | None) -> Path | str:
     ``postgresql://`` URL stays a string."""
     location = option or os.environ.get("SWARMKIT_JOURNAL") or str(DEFAULT_JOURNAL)
     return location if is_postgres_location(location) else Path(location)
+
+
+def swarm_journal_path(option: str | Path | None, swarm: Swarm) -> Path | str:
+    """The journal a command that takes a swarm uses: --journal, else $SWARMKIT_JOURNAL, else
+    the swarm's own SQLite journal (``Swarm(journal=SQLiteJournal(path))``), else the default."""
+    if isinstance(option, Path):
+        return option
+    if option or os.environ.get("SWARMKIT_JOURNAL"):
+        return journal_path(option)
+    own = swarm.journal
+    if isinstance(own, SQLiteJournal):
+        return own.path
+    if own is not None:
+        print(
+            f"swarmkit: the swarm's journal is a {type(own).__name__}, which the command cannot "
+            f"open by itself; using {DEFAULT_JOURNAL} (pass --journal to choose)",
+            file=sys.stderr,
+        )
+    return journal_path(None)
 
 
 def open_for_writing(path: Path | str) -> SQLiteJournal | PostgresJournal:

@@ -43,7 +43,8 @@ def add_serve(commands: Any, command: _Command, journal_option: Callable[..., No
                 "random one printed once at start."
             ),
         )
-        sub.add_argument("--swarm", metavar="module:attribute", required=True, help=TARGET_HELP)
+        sub.add_argument("target", nargs="?", metavar="module:attribute", help=TARGET_HELP)
+        sub.add_argument("--swarm", metavar="module:attribute", help="the same, as an option")
         journal_option(sub)
         sub.add_argument("--port", type=int, default=8766, help="default: 8766; 0 picks one")
         sub.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1 (loopback)")
@@ -74,6 +75,9 @@ async def _serve(args: argparse.Namespace, protocol: str, server_type: Any) -> i
     from swarmkit.cli._journal_file import journal_path, open_for_writing  # noqa: PLC0415
     from swarmkit.cli._target import load_swarm  # noqa: PLC0415 - loads the swarm's modules
 
+    from swarmkit.cli._target import swarm_target  # noqa: PLC0415
+
+    args.swarm = swarm_target(args)
     swarm = load_swarm(args.swarm)
     given = os.environ.get(TOKEN_ENV)
     token = given or secrets.token_urlsafe(24)

@@ -11,7 +11,20 @@ from swarmkit.cli._usage import TARGET_HELP, UsageError
 from swarmkit.factory import is_swarm_factory
 from swarmkit.swarm import Swarm
 
-__all__ = ["TARGET_HELP", "UsageError", "load_swarm"]
+__all__ = ["TARGET_HELP", "UsageError", "load_swarm", "swarm_target"]
+
+
+def swarm_target(args: Any) -> str:
+    """The ``module:attribute`` a command was given, as its positional argument or ``--swarm``."""
+    given = {name for name in (getattr(args, "target", None), getattr(args, "swarm", None)) if name}
+    if len(given) > 1:
+        raise UsageError("name the swarm once: as module:attribute or with --swarm, not both")
+    if not given:
+        raise UsageError(
+            f"`swarmkit {args.command}` needs the swarm: swarmkit {args.command} module:attribute "
+            "... (or --swarm module:attribute)"
+        )
+    return given.pop()
 
 
 def load_swarm(target: str) -> Swarm:

@@ -93,7 +93,9 @@ class LiveView:
             case ToolCalled(agent=agent, name=name, arguments=arguments):
                 return [self._row(agent, "tool", f"{name} {one_line(arguments)}")]
             case ToolResulted(agent=agent, content=content, is_error=is_error):
-                return [self._row(agent, "error" if is_error else "result", one_line(content))]
+                lines = self._decided(event)
+                label = "error" if is_error else "result"
+                return [*lines, self._row(agent, label, one_line(content))]
             case HandoffPerformed():
                 return self._handoff(event)
             case HandoffRefused(source=source, target=target, reason=reason, detail=detail):
@@ -137,6 +139,20 @@ class LiveView:
             )
         if event.message:
             lines.append(self._row(event.source, "message", one_line(event.message)))
+        return lines
+
+    def _decided(self, event: ToolResulted) -> list[str]:
+        """A person's decision on the call, and the arguments it ran with when edited."""
+        decision = event.decision
+        if decision is None:
+            return []
+        verb = {"approve": "approved", "reject": "rejected", "edit": "edited"}.get(
+            str(decision.get("kind")), str(decision.get("kind"))
+        )
+        who = decision.get("decided_by") or "a person"
+        lines = [self._row(event.agent, verb, f"by {who}")]
+        if event.arguments is not None:
+            lines.append(self._row(event.agent, "ran", f"{event.name} {one_line(event.arguments)}"))
         return lines
 
     def _row(self, agent: str, label: str, text: str) -> str:

@@ -9,13 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol, cast
 
 from swarmkit.exceptions import JournalError, ModelError, ReplayDivergenceError
-from swarmkit.interrupts import (
-    Decision,
-    Edit,
-    decision_from_data,
-    decision_to_data,
-    edited_fields,
-)
+from swarmkit.interrupts import Decision, decision_audit, decision_from_data, decision_to_data
 from swarmkit.journal._codec import (
     UNCOMPARED_KEYS,
     outcome_of,
@@ -413,13 +407,12 @@ class Tape:
         self._add("tool_call", self._clean(data))
 
     def _audit(self, decision: Decision, proposed: str, executed: str) -> dict[str, Any]:
-        """What the trail keeps of a person's decision on a tool call."""
-        audit = decision_to_data(decision)
-        audit.pop("payload", None)  # the executed arguments stand beside it
+        """What the trail keeps of a person's decision on a tool call, with its time."""
+        audit = decision_audit(decision, proposed, executed)
         if self._decided_at is not None:
             audit["at"] = self._decided_at
-        if isinstance(decision, Edit):
-            audit["edited"] = list(edited_fields(_object(proposed), _object(executed)))
+            # Keys in the order a reader scans them: what, who, why, when, which fields.
+            audit = {k: audit[k] for k in sorted(audit, key=_AUDIT_ORDER.index)}
         return audit
 
     async def interrupt(self, pending: Mapping[str, Any]) -> Decision | None:
@@ -627,6 +620,7 @@ class Tape:
 
 
 _COSTLY = frozenset({"model_call", "tool_call"})
+_AUDIT_ORDER = ("kind", "reason", "decided_by", "note", "at", "edited")
 _SECRET_CARRIERS = frozenset({"context", "outcome", "payload", "pending"})
 
 
@@ -639,15 +633,6 @@ def with_history(request: ModelRequest, history: RequestHistory | None) -> Model
 
 def _tool_key(agent: str, call: ToolCall) -> dict[str, Any]:
     return {"agent": agent, "id": call.id, "name": call.name, "arguments": call.arguments}
-
-
-def _object(arguments: str) -> dict[str, Any]:
-    """Tool arguments as an object; text that is not a JSON object is read as no fields."""
-    try:
-        value = json.loads(arguments)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _comparable(data: Mapping[str, Any]) -> dict[str, Any]:

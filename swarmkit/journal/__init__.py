@@ -22,6 +22,7 @@ from swarmkit.journal._records import (
     status_of,
 )
 from swarmkit.journal._sqlite import SQLiteJournal
+from swarmkit.journal._times import StepTime, step_times
 from swarmkit.journal._turns import TURN_MARK, turn_session_id, turn_sessions
 
 if TYPE_CHECKING:
@@ -37,6 +38,7 @@ __all__ = [
     "SQLiteJournal",
     "SessionInfo",
     "Status",
+    "StepTime",
     "TURN_MARK",
     "export_jsonl",
     "import_jsonl",
@@ -47,6 +49,7 @@ __all__ = [
     "response_to_data",
     "session_status",
     "status_of",
+    "step_times",
     "turn_session_id",
     "turn_sessions",
 ]

@@ -22,17 +22,18 @@ class DecisionRefused(Exception):
 def decision_from(body: Mapping[str, Any], pending: Mapping[str, Any], swarm: Swarm) -> Decision:
     """The decision a request body asks for; an edited payload is validated first."""
     action = body.get("action")
+    by, note = _text(body.get("by")), _text(body.get("note"))
     if action == "approve":
-        return approve()
+        return approve(by=by, note=note)
     if action == "reject":
         reason = str(body.get("reason") or "").strip()
-        return reject(reason) if reason else reject()
+        return reject(reason, by=by, note=note) if reason else reject(by=by, note=note)
     if action == "edit":
         payload = body.get("payload")
         if not isinstance(payload, dict):
             raise DecisionRefused("the edited payload must be a JSON object")
         _validate(payload, pending, swarm)
-        return edit(payload=payload)
+        return edit(payload=payload, by=by, note=note)
     raise DecisionRefused(f"action must be approve, reject or edit, got {action!r}")
 
 
@@ -56,3 +57,10 @@ def _validate(payload: dict[str, Any], pending: Mapping[str, Any], swarm: Swarm)
             "the edited payload does not validate",
             errors=[{"field": p.field, "message": p.message} for p in problems],
         )
+
+
+def _text(value: object) -> str | None:
+    """A person's name or note from the form: trimmed text, or None when empty."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    return value.strip()[:200]

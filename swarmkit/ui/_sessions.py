@@ -14,7 +14,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from swarmkit.journal import Journal, JournalRecord, SessionInfo
+from swarmkit.journal import Journal, JournalRecord, SessionInfo, Status, session_status
+from swarmkit.journal import status_of as journal_state
 
 MAX_PAGE = 200
 """The most rows one page holds."""
@@ -29,7 +30,7 @@ class SessionQuery:
     agent: str = ""
     """Only sessions whose trail holds this agent; empty: any."""
     search: str = ""
-    """Only session ids containing this text; empty: any."""
+    """Only sessions whose id, prompt or agents contain this text (any case); empty: any."""
     offset: int = 0
     """How many matching rows to skip."""
     limit: int = 50
@@ -48,6 +49,8 @@ class SessionFigures:
     """How many model calls were journaled."""
     tokens: int
     """Total tokens over every model call."""
+    state: Status = "running"
+    """The session's state in the one vocabulary (``swarmkit.journal.session_status``)."""
 
 
 def figures(records: Sequence[JournalRecord]) -> SessionFigures:
@@ -63,7 +66,13 @@ def figures(records: Sequence[JournalRecord]) -> SessionFigures:
             calls += 1
             usage = (record.data.get("response") or {}).get("usage") or {}
             tokens += int(usage.get("total_tokens") or 0)
-    return SessionFigures(trail=tuple(trail), handoffs=handoffs, model_calls=calls, tokens=tokens)
+    return SessionFigures(
+        trail=tuple(trail),
+        handoffs=handoffs,
+        model_calls=calls,
+        tokens=tokens,
+        state=session_status(records),
+    )
 
 
 def status_of(info: SessionInfo) -> str:
@@ -154,6 +163,7 @@ class SessionList:
         return {
             "session_id": info.session_id,
             "status": status_of(info),
+            "state": found.state,
             "stop_reason": info.stop_reason,
             "agents": list(found.trail),
             "handoffs": found.handoffs,
@@ -196,7 +206,20 @@ class SessionList:
 
 
 def _matches(info: SessionInfo, query: SessionQuery) -> bool:
-    if query.search and query.search not in info.session_id:
+    if query.search and not _found(query.search, info):
         return False
-    statuses = (info.status, info.stop_reason, status_of(info))
+    # The summary holds no Ctrl-C flag: a cancelled session filters as waiting (its row,
+    # read from its records, says cancelled).
+    state = "running" if info.status == "open" else journal_state(info.stop_reason)
+    statuses = (info.status, info.stop_reason, status_of(info), state)
     return not query.status or query.status in statuses
+
+
+def _found(text: str, info: SessionInfo) -> bool:
+    """Whether the search text is in the session's id, prompt or agents (any case)."""
+    needle = text.casefold()
+    return (
+        needle in info.session_id.casefold()
+        or needle in (info.prompt or "").casefold()
+        or any(needle in agent.casefold() for agent in info.agents)
+    )

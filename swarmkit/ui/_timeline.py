@@ -6,12 +6,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from swarmkit.graph import RouteExplanation
-from swarmkit.journal import JournalRecord
+from swarmkit.journal import JournalRecord, StepTime, session_status, step_times
 from swarmkit.swarm import Swarm
 from swarmkit.ui._redact import REDACTED, is_secret_key
 from swarmkit.ui._sessions import figures
 
-# Bulky or internal fields a person does not read on the page.
+# Bulky or internal fields a person does not read on the page (a model call's request is
+# sent apart, as what the model saw).
 _HIDDEN = {"model_call": ("digest", "request"), "agent_started": ("sub_session_id",)}
 
 
@@ -22,11 +23,16 @@ def session_view(records: Sequence[JournalRecord], swarm: Swarm | None) -> dict[
     finished = [r for r in records if r.kind == "run_finished"]
     last = finished[-1].data if finished else None
     stop_reason = last.get("stop_reason") if last else None
+    times = step_times(records)
     return {
         "session_id": records[0].session_id,
         "status": "interrupted"
         if stop_reason == "interrupted"
         else ("finished" if last else "open"),
+        "state": session_status(records),
+        "started_at": times[0].start if times else None,
+        "duration": times[-1].end - times[0].start if times else None,
+        "agent_time": _agent_time(records, times),
         "stop_reason": stop_reason,
         "records": len(records),
         "trail": list(found.trail),
@@ -35,8 +41,31 @@ def session_view(records: Sequence[JournalRecord], swarm: Swarm | None) -> dict[
         "tokens": found.tokens,
         "path": path_of(records),
         "pending": (last.get("pending") if last and stop_reason == "interrupted" else None),
-        "steps": _steps(records, swarm),
+        "steps": _timed(_steps(records, swarm), records, times),
     }
+
+
+def _timed(
+    steps: list[dict[str, Any]], records: Sequence[JournalRecord], times: Sequence[StepTime]
+) -> list[dict[str, Any]]:
+    """Each step with its time, how long it took, its agent, and for a model call what the
+    model saw (the journal's summary of the request)."""
+    for index, (step, record) in enumerate(zip(steps, records, strict=True)):
+        if times:
+            step["at"] = times[index].end
+            step["duration"] = times[index].duration
+            step["agent"] = times[index].agent
+        if record.kind == "model_call" and isinstance(record.data.get("request"), Mapping):
+            step["saw"] = dict(record.data["request"])
+    return steps
+
+
+def _agent_time(records: Sequence[JournalRecord], times: Sequence[StepTime]) -> dict[str, float]:
+    spent: dict[str, float] = {}
+    for record, step in zip(records, times, strict=False):
+        if step.agent is not None and record.kind != "resumed":
+            spent[step.agent] = spent.get(step.agent, 0.0) + step.duration
+    return spent
 
 
 def path_of(records: Sequence[JournalRecord]) -> list[dict[str, Any]]:

@@ -35,7 +35,11 @@ function el(tag, attributes, ...children) {
 
 const json = (value) => JSON.stringify(value, null, 2);
 const badge = (text) => el("span", { class: "badge " + text }, text);
-const when = (seconds) => new Date(seconds * 1000).toLocaleString();
+// A session's state in the one vocabulary (running, waiting, failed, limited, finished,
+// cancelled), each with its colour.
+const stateBadge = (state) => el("span", { class: "badge state state-" + state, "data-state": state }, state);
+// Dates in the reader's own locale (24 h where it uses 24 h).
+const when = (seconds) => new Date(seconds * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
 const duration = (seconds) => (seconds < 1 ? (seconds * 1000).toFixed(0) + " ms" : seconds.toFixed(1) + " s");
 
 function parsed(text) {
@@ -61,13 +65,13 @@ async function sessionsPage() {
   const { data } = await api("sessions?" + query);
 
   const statusSelect = el("select", { name: "status" },
-    ["", "open", "finished", "interrupted", "final_output", "max_handoffs", "cycle", "max_turns", "timeout", "usage_limit", "error"]
-      .map((s) => el("option", { value: s, selected: s === status }, s || "any status")));
+    ["", "running", "waiting", "failed", "limited", "finished", "cancelled", "interrupted", "final_output", "max_handoffs", "cycle", "max_turns", "timeout", "usage_limit", "error"]
+      .map((s) => el("option", { value: s, selected: s === status }, s || "any state")));
   const agentInput = config.agents.length
     ? el("select", { name: "agent" }, el("option", { value: "" }, "any agent"),
         config.agents.map((a) => el("option", { value: a, selected: a === agent }, a)))
     : el("input", { name: "agent", placeholder: "agent", value: agent });
-  const search = el("input", { name: "q", placeholder: "search session id", value: q, size: 28 });
+  const search = el("input", { name: "q", placeholder: "search ids, prompts, agents", value: q, size: 28 });
   const form = el("form", { class: "filters", onsubmit: (event) => {
     event.preventDefault();
     const next = new URLSearchParams({ status: statusSelect.value, agent: agentInput.value, q: search.value });
@@ -76,16 +80,16 @@ async function sessionsPage() {
 
   const rows = data.rows.map((row) => el("tr", { "data-session": row.session_id },
     el("td", {}, el("a", { href: "/session/" + encodeURIComponent(row.session_id), class: "mono" }, row.session_id)),
-    el("td", {}, badge(row.status)),
-    el("td", {}, row.stop_reason || "–"),
+    el("td", {}, stateBadge(row.state || row.status)),
+    el("td", { class: "wide" }, row.stop_reason || "–"),
     el("td", {}, row.agents.join(" → ")),
-    el("td", { class: "num" }, row.handoffs),
-    el("td", { class: "num" }, row.model_calls),
+    el("td", { class: "num wide" }, row.handoffs),
+    el("td", { class: "num wide" }, row.model_calls),
     el("td", { class: "num" }, row.tokens),
     el("td", {}, when(row.started_at)),
     el("td", { class: "num" }, duration(row.duration)),
-    el("td", { class: "muted" }, (row.prompt || "").slice(0, 80))));
-  const head = el("tr", {}, ["session", "status", "stop reason", "agents", "handoffs", "model calls", "tokens", "started", "duration", "prompt"].map((h) => el("th", {}, h)));
+    el("td", { class: "muted prompt", title: row.prompt || "" }, row.prompt || "")));
+  const head = el("tr", {}, [["session"], ["state"], ["stop reason", "wide"], ["agents"], ["handoffs", "wide"], ["model calls", "wide"], ["tokens"], ["started"], ["duration"], ["prompt"]].map(([h, c]) => el("th", { class: c }, h)));
   const total = data.total === null ? "many" : data.total;
   const page = (to) => { params.set("offset", Math.max(0, to)); go("/?" + params); };
   const pager = el("div", { class: "pager" },
@@ -107,14 +111,14 @@ async function sessionPage(sessionId) {
     return;
   }
   renderSession(data);
-  if (data.status === "open") {
+  if (data.state === "running") {
     let seen = data.records;
     pollTimer = setInterval(async () => {
       const next = await api("sessions/" + encodeURIComponent(sessionId));
       if (next.ok && next.data.records !== seen) {
         seen = next.data.records;
         renderSession(next.data);
-        if (next.data.status !== "open") clearInterval(pollTimer);
+        if (next.data.state !== "running") clearInterval(pollTimer);
       }
     }, 1000);
   }
@@ -122,7 +126,10 @@ async function sessionPage(sessionId) {
 
 function renderSession(s) {
   const summary = el("div", { class: "summary" },
+    el("div", {}, el("span", {}, "state"), stateBadge(s.state)),
     el("div", {}, el("span", {}, "status"), badge(s.status)),
+    s.started_at ? el("div", {}, el("span", {}, "started"), when(s.started_at)) : null,
+    s.duration !== null && s.duration !== undefined ? el("div", {}, el("span", {}, "took"), duration(s.duration)) : null,
     el("div", {}, el("span", {}, "stop"), s.stop_reason || "–"),
     el("div", {}, el("span", {}, "trail"), el("b", { id: "trail" }, s.trail.join(" → "))),
     el("div", {}, el("span", {}, "handoffs"), s.handoffs),
@@ -138,8 +145,9 @@ function renderSession(s) {
     s.pending ? pendingPanel(s) : null,
     el("h2", {}, "The swarm, and the path this session took"), drawing,
     replayPanel(s),
+    waterfall(s),
     el("h2", {}, "Timeline"),
-    el("ol", { class: "timeline", id: "timeline" }, s.steps.map(stepItem)),
+    el("ol", { class: "timeline", id: "timeline" }, s.steps.map((step) => stepItem(step, s.started_at))),
   ].filter(Boolean));
 }
 
@@ -148,9 +156,12 @@ function pendingPanel(s) {
   const what = p.kind === "tool" ? `tool ${p.tool_name}` : `${p.kind} → ${p.target}`;
   const payload = el("textarea", { id: "payload", rows: 6, cols: 70, class: "mono" }, json(p.payload || {}));
   const reason = el("input", { id: "reason", placeholder: "reason for rejecting", size: 40 });
+  const by = el("input", { id: "decided-by", placeholder: "your name (kept in the audit trail)", size: 28 });
+  const note = el("input", { id: "decision-note", placeholder: "note (optional)", size: 28 });
   const outcome = el("div", { id: "decision-outcome" });
   const disabled = !s.can_decide;
   async function send(body) {
+    body = { ...body, by: by.value, note: note.value };
     const { ok, data } = await api(`sessions/${encodeURIComponent(s.session_id)}/decision`, body);
     if (!ok) {
       outcome.replaceChildren(el("p", { class: "errors" }, data.error),
@@ -164,6 +175,7 @@ function pendingPanel(s) {
     el("div", {}, el("b", {}, `Waiting for a human: ${what}`), el("span", { class: "muted" }, ` (active agent ${p.agent}${p.decided_by ? ", decided by " + p.decided_by : ""})`)),
     payload,
     disabled ? el("p", { class: "muted" }, "Decisions are off: start swarmkit ui with --swarm and --allow-decisions.") : null,
+    el("div", { class: "filters" }, by, note),
     el("div", { class: "filters" },
       el("button", { class: "primary", id: "approve", disabled, onclick: () => send({ action: "approve" }) }, "Approve"),
       el("button", { id: "edit", disabled, onclick: () => {
@@ -205,13 +217,48 @@ function replayResult(r) {
 
 // -- timeline steps -------------------------------------------------------------------------------
 
-function stepItem(step) {
+function stepItem(step, origin) {
   const describe = STEPS[step.kind] || ((d) => [el("pre", {}, json(d))]);
   const label = LABELS[step.kind] || step.kind;
   const body = describe(step.data, step);
+  if (step.saw) body.push(whatTheModelSaw(step.saw));
   if (step.explain) body.push(explanation(step.explain));
+  const at = step.at !== undefined && origin ? el("span", { class: "at muted", title: when(step.at) },
+    "+" + duration(step.at - origin), TIMED.has(step.kind) ? el("span", { class: "took" }, " (" + duration(step.duration) + ")") : null) : el("span");
   return el("li", { class: "step step-" + step.kind, "data-seq": step.seq },
-    el("span", { class: "seq" }, step.seq), el("span", { class: "kind" }, label), el("div", {}, body));
+    el("span", { class: "seq" }, step.seq), el("span", { class: "kind" }, label, at), el("div", {}, body));
+}
+
+const TIMED = new Set(["model_call", "tool_call", "resumed"]);
+
+// What the model saw at one call, as the journal keeps it: the instructions, the tools
+// offered and the latest messages sent (redacted by the server like everything else).
+function whatTheModelSaw(saw) {
+  return el("details", { class: "saw" }, el("summary", {}, `what the model saw (${saw.messages} messages, ${(saw.tools || []).length} tools)`),
+    el("div", { class: "muted" }, "instructions"), el("pre", {}, saw.instructions || ""),
+    el("div", { class: "muted" }, "tools offered"), el("div", {}, (saw.tools || []).map((t) => el("code", { class: "tool-name" }, t))),
+    el("div", { class: "muted" }, "latest messages"), el("pre", {}, saw.latest || ""));
+}
+
+// The session on a time axis: one lane per agent (and one for people's decisions), a bar per
+// step from the record before it to its own.
+function waterfall(s) {
+  const timed = s.steps.filter((step) => step.at !== undefined);
+  if (!timed.length || !s.duration) return null;
+  const origin = s.started_at;
+  const lanes = [];
+  for (const step of timed) {
+    const lane = step.kind === "resumed" || step.kind === "interrupt" ? "decisions" : step.agent || "run";
+    if (!lanes.includes(lane)) lanes.push(lane);
+  }
+  const rows = lanes.map((lane) => el("div", { class: "lane" }, el("span", { class: "lane-name" }, lane),
+    el("div", { class: "bars" }, timed.filter((step) => (step.kind === "resumed" || step.kind === "interrupt" ? "decisions" : step.agent || "run") === lane)
+      .map((step) => el("span", {
+        class: "bar bar-" + step.kind,
+        title: `${step.seq} ${LABELS[step.kind] || step.kind}: ${duration(step.duration)}`,
+        style: `left:${(100 * (step.at - step.duration - origin)) / s.duration}%;width:${Math.max(0.4, (100 * step.duration) / s.duration)}%`,
+      })))));
+  return el("div", { class: "panel", id: "waterfall" }, el("h2", {}, `Waterfall (${duration(s.duration)})`), rows);
 }
 
 const LABELS = { run_started: "start", agent_started: "agent", model_call: "model", tool_call: "tool",
@@ -231,7 +278,10 @@ const STEPS = {
   },
   tool_call: (d) => {
     const o = d.outcome || {};
-    return [el("div", {}, `${d.agent} `, el("code", {}, d.name), " ", el("code", {}, shown(d.arguments))),
+    const dec = d.decision;
+    return [el("div", {}, `${d.agent} `, el("code", {}, d.name), " ", el("code", { class: "executed" }, shown(d.arguments))),
+      dec ? el("div", { class: "decision" }, decided(dec)) : null,
+      d.proposed_arguments !== undefined ? el("div", { class: "proposed muted" }, "the model proposed ", el("code", {}, shown(d.proposed_arguments))) : null,
       el("pre", { class: o.is_error ? "errors" : "" }, (o.is_error ? "error: " : "→ ") + shown(o.content))];
   },
   handoff: (d) => [el("div", {}, `#${d.number} ${d.source} → `, el("b", {}, d.target), `, decided by ${DECIDED[d.decided_by] || d.decided_by}`, d.decided_by === "rule" ? el("code", {}, " " + (d.condition || "always")) : null),
@@ -239,10 +289,16 @@ const STEPS = {
     d.message ? el("div", {}, "message: " + d.message) : null],
   handoff_refused: (d) => [el("div", {}, `${d.source} → ${d.target} refused (${d.reason}), asked by ${d.decided_by}`), d.detail ? el("div", { class: "muted" }, d.detail) : null],
   interrupt: (d) => [el("div", {}, `waiting for a human: ${d.kind} ${d.tool_name || d.target}`), d.payload ? el("pre", {}, json(d.payload)) : null],
-  resumed: (d) => [el("div", {}, `decision: ${d.kind}${d.reason ? " (" + d.reason + ")" : ""}`), d.payload ? el("pre", {}, json(d.payload)) : null],
-  run_finished: (d) => [el("div", {}, badge(d.stop_reason), ` ${d.final_agent} was active after ${d.turns} model calls; trail ${(d.trail || []).join(" → ")}`),
+  resumed: (d) => [el("div", {}, `decision: ${d.kind}${d.reason ? " (" + d.reason + ")" : ""}`, d.decided_by ? ` by ${d.decided_by}` : "", d.note ? ` — ${d.note}` : ""), d.payload ? el("pre", {}, json(d.payload)) : null],
+  run_finished: (d) => [el("div", {}, badge(d.stop_reason), ` ${d.final_agent} was active after ${d.turns} model call${d.turns === 1 ? "" : "s"}; trail ${(d.trail || []).join(" → ")}`),
     d.error ? el("div", { class: "errors" }, d.error) : null, d.final_output ? el("pre", {}, d.final_output) : null],
 };
+
+function decided(d) {
+  const verb = { approve: "approved", reject: "rejected", edit: "edited" }[d.kind] || d.kind;
+  return [`${verb} by ${d.decided_by || "a person (unnamed)"}`, d.at ? ` at ${when(d.at)}` : "",
+    d.edited && d.edited.length ? `: changed ${d.edited.join(", ")}` : "", d.note ? ` — ${d.note}` : ""].join("");
+}
 
 function explanation(e) {
   const trials = e.trials.map((t) => el("li", { class: t.matched ? "hit" : "miss" },

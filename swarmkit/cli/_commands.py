@@ -226,13 +226,7 @@ async def _ui(args: argparse.Namespace) -> int:
     with writable as journal, listing_journal as listing:
         viewer = Viewer(journal, swarm=swarm, allow_decisions=args.allow_decisions, listing=listing)
         server = ViewerServer(viewer, port=args.port)
-        try:
-            server.start()
-        except OSError as exc:
-            raise UsageError(
-                f"cannot listen on 127.0.0.1:{args.port} ({exc.strerror or exc}); pass another "
-                "--port, or --port 0 to pick a free one"
-            ) from exc
+        server.start()
         print(f"swarmkit ui: {journal_label(path)} at {server.url}  (Ctrl-C stops)", flush=True)
         try:
             await asyncio.Event().wait()  # serve until Ctrl-C cancels this

@@ -1,0 +1,141 @@
+"""The command's side of the audit trail: the swarm's own journal, resume --by, show, export,
+delete, and the exits a person relies on."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import structlog
+
+from swarmkit.cli import main
+from swarmkit.journal import import_jsonl
+
+Capture = pytest.CaptureFixture[str]
+SHOP = "tests.audit_app:shop"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """Each test runs in its own folder, with no journal variable and no leaked structlog."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [str(Path(__file__).parents[1]), *sys.path])
+    monkeypatch.delenv("SWARMKIT_JOURNAL", raising=False)
+    configured, config = structlog.is_configured(), structlog.get_config()
+    yield
+    structlog.reset_defaults()
+    if configured:
+        structlog.configure(**config)
+
+
+@pytest.fixture
+def edited(capsys: Capture) -> str:
+    """Session "s1" on the shop's own journal: a refund of 80 that dana edited to 40."""
+    assert main(["run", SHOP, "refund me", "--session-id", "s1"]) == 0
+    assert main(["resume", SHOP, "s1", "--edit", '{"amount": 40}', "--by", "dana"]) == 0
+    capsys.readouterr()
+    return "s1"
+
+
+def test_a_swarm_with_its_own_journal_writes_there(edited: str, capsys: Capture) -> None:
+    """Without --journal, run and resume use the swarm's SQLiteJournal, not the default file."""
+    assert Path("shop.sqlite").is_file()
+    assert not Path(".swarmkit/journal.sqlite").exists()
+    assert main(["sessions", "--journal", "shop.sqlite"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[1].startswith("s1") and "(1 session in shop.sqlite)" in out
+
+
+def test_run_says_how_to_resume_and_resume_streams_its_steps(capsys: Capture) -> None:
+    """The paused run prints its exact resume line; resume shows its steps and what ran."""
+    assert main(["run", SHOP, "refund me", "--session-id", "s1"]) == 0
+    paused = capsys.readouterr().out
+    assert "next:   swarmkit resume s1 --swarm tests.audit_app:shop --journal shop.sqlite" in paused
+
+    assert main(["resume", "s1", "--swarm", SHOP, "--edit", '{"amount": 40}', "--by", "dana"]) == 0
+    resumed = capsys.readouterr().out
+    assert "edited  by dana" in resumed and 'ran     refund {"amount": 40}' in resumed
+    assert "result  refunded 40.0" in resumed and "answer: Done." in resumed
+
+
+def test_show_and_export_hold_the_executed_arguments_and_the_proposal(
+    edited: str, capsys: Capture
+) -> None:
+    """show says 40 ran, edited by dana, 80 proposed; export's record holds the same."""
+    assert main(["show", edited, "--journal", "shop.sqlite"]) == 0
+    shown = capsys.readouterr().out
+    assert 'tool     billing refund {"amount": 40}' in shown
+    assert "edited by dana at " in shown and 'model proposed {"amount": 80}' in shown
+    assert "time: " in shown and "journal: shop.sqlite" in shown
+
+    assert main(["export", edited, "--journal", "shop.sqlite"]) == 0
+    records = import_jsonl(capsys.readouterr().out)
+    tool = next(r for r in records if r.kind == "tool_call")
+    assert json.loads(tool.data["arguments"]) == {"amount": 40}
+    assert tool.data["decision"]["decided_by"] == "dana"
+    assert all(r.at is not None for r in records)
+
+
+def test_import_keeps_the_original_times(edited: str, capsys: Capture) -> None:
+    """An exported session imported elsewhere keeps each record's time."""
+    assert main(["export", edited, "--journal", "shop.sqlite"]) == 0
+    exported = capsys.readouterr().out
+    Path("s1.jsonl").write_text(exported, encoding="utf-8")
+
+    assert main(["import", "s1.jsonl", "--journal", "copy.sqlite"]) == 0
+    assert main(["export", edited, "--journal", "copy.sqlite"]) == 0
+    again = capsys.readouterr().out.splitlines()[-len(exported.splitlines()) :]
+
+    assert [r.at for r in import_jsonl("\n".join(again))] == [r.at for r in import_jsonl(exported)]
+
+
+def test_delete_asks_and_removes_the_session(
+    edited: str, capsys: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """delete asks first: no keeps it (exit 1); --yes removes it; then it is gone (exit 2)."""
+    monkeypatch.setattr("sys.stdin", _Answer("n\n"))
+    assert main(["delete", edited, "--journal", "shop.sqlite"]) == 1
+    assert main(["delete", edited, "--journal", "shop.sqlite", "--yes"]) == 0
+    assert "deleted s1 (9 records)" in capsys.readouterr().out
+    assert main(["show", edited, "--journal", "shop.sqlite"]) == 2
+
+
+def test_delete_refuses_a_session_a_live_run_holds(edited: str, capsys: Capture) -> None:
+    """A session whose lease another writer holds is not deleted (exit 2)."""
+    import asyncio  # noqa: PLC0415
+
+    from swarmkit.journal import SQLiteJournal  # noqa: PLC0415
+
+    with SQLiteJournal("shop.sqlite") as journal:
+        asyncio.run(journal.acquire_lease(edited, owner="a live run", ttl=600))
+        assert main(["delete", edited, "--journal", "shop.sqlite", "--yes"]) == 2
+    assert "being written by a live run" in capsys.readouterr().err
+
+
+def test_checking_a_swarm_leaves_no_journal_file(capsys: Capture) -> None:
+    """A module that builds SQLiteJournal(path) creates no file when only checked or drawn."""
+    assert main(["check", SHOP]) == 0
+    assert main(["draw", SHOP]) == 0
+    assert not Path("shop.sqlite").exists()
+
+
+def test_the_swarm_is_positional_or_an_option_but_once(edited: str, capsys: Capture) -> None:
+    """replay takes the swarm positionally or as --swarm; both, or none, is a usage error."""
+    assert main(["replay", SHOP, edited]) == 0
+    assert main(["replay", edited, "--swarm", SHOP]) == 0
+    assert "0 model calls" in capsys.readouterr().out
+    assert main(["replay", SHOP, edited, "--swarm", "tests.cli_app:swarm"]) == 2
+    assert main(["replay", edited]) == 2
+
+
+class _Answer:
+    """Stands in for stdin with one typed answer."""
+
+    def __init__(self, text: str) -> None:
+        self._lines = iter(text.splitlines(keepends=True))
+
+    def readline(self) -> str:
+        return next(self._lines, "")

@@ -101,9 +101,7 @@ def _read_text(path: Path) -> str:
         raise UsageError(f"cannot read {path}: {exc}") from exc
 
 
-async def _read_session(
-    option: str | Path | None, session_id: str
-) -> tuple[JournalRecord, ...]:
+async def _read_session(option: str | Path | None, session_id: str) -> tuple[JournalRecord, ...]:
     path = option if isinstance(option, Path) else journal_path(option)
     with open_for_reading(path) as journal:
         try:

@@ -8,7 +8,7 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -158,7 +158,7 @@ async def _resume(args: argparse.Namespace) -> int:
 def _shown_on(view: LiveView) -> EventObserver:
     """An observer that shows each event of a run on ``view`` as it passes."""
 
-    async def show(events: AsyncIterator[Event]) -> AsyncIterator[Event]:
+    async def show(events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
         async for event in events:
             view.show(event)
             yield event
@@ -216,7 +216,9 @@ async def _ui(args: argparse.Namespace) -> int:
     swarm = load_swarm(swarm_target(args)) if given else None
     path = journal_path(args.journal) if swarm is None else swarm_journal_path(args.journal, swarm)
     if args.allow_decisions and swarm is None:
-        raise UsageError("--allow-decisions needs the swarm (module:attribute or --swarm) to resume with")
+        raise UsageError(
+            "--allow-decisions needs the swarm (module:attribute or --swarm) to resume with"
+        )
     open_for_reading(path).close()  # a missing or foreign file is refused untouched
     if isinstance(path, str):  # Postgres: one pool serves pages, listing and decisions
         writable = listing_journal = open_for_writing(path)

@@ -72,16 +72,14 @@ async def _serve_agui(args: argparse.Namespace) -> int:
 
 
 async def _serve(args: argparse.Namespace, protocol: str, server_type: Any) -> int:
-    from swarmkit.cli._journal_file import journal_path, open_for_writing  # noqa: PLC0415
-    from swarmkit.cli._target import load_swarm  # noqa: PLC0415 - loads the swarm's modules
-
-    from swarmkit.cli._target import swarm_target  # noqa: PLC0415
+    from swarmkit.cli._journal_file import open_for_writing, swarm_journal_path  # noqa: PLC0415
+    from swarmkit.cli._target import load_swarm, swarm_target  # noqa: PLC0415
 
     args.swarm = swarm_target(args)
     swarm = load_swarm(args.swarm)
     given = os.environ.get(TOKEN_ENV)
     token = given or secrets.token_urlsafe(24)
-    path = journal_path(args.journal)
+    path = swarm_journal_path(args.journal, swarm)
     with open_for_writing(path) as journal:
         server: AsgiServer = server_type(
             swarm,

@@ -24,7 +24,7 @@ def swarm_target(args: Any) -> str:
             f"`swarmkit {args.command}` needs the swarm: swarmkit {args.command} module:attribute "
             "... (or --swarm module:attribute)"
         )
-    return given.pop()
+    return str(given.pop())
 
 
 def load_swarm(target: str) -> Swarm:

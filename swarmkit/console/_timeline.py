@@ -22,10 +22,13 @@ def timeline(records: Sequence[JournalRecord]) -> list[str]:
         lines[0] += f", started {local_time(timed[0].start)}"
     for index, record in enumerate(records):
         clock = _clock(timed[index].end - timed[0].start) if timed else ""
-        for number, line in enumerate(_step(record.kind, record.data)):
+        for number, text in enumerate(_step(record.kind, record.data)):
+            took = ""
             if number == 0 and timed and record.kind in _TIMED:
-                line += f"  ({seconds(timed[index].duration)})"
-            lines.append(f"  {record.seq:>4}  {clock if number == 0 else ' ' * len(clock)}{line}")
+                took = f"  ({seconds(timed[index].duration)})"
+            lines.append(
+                f"  {record.seq:>4}  {clock if number == 0 else ' ' * len(clock)}{text}{took}"
+            )
     lines += _still_open(records)
     try:
         lines += _totals(records)
@@ -42,7 +45,7 @@ def seconds(duration: float) -> str:
         return f"{duration:.2f}s"
     if duration < 60:
         return f"{duration:.1f}s"
-    minutes, rest = divmod(int(round(duration)), 60)
+    minutes, rest = divmod(round(duration), 60)
     return f"{minutes}m{rest:02d}s"
 
 

@@ -91,9 +91,7 @@ class InMemoryJournal:
         if not stored:
             raise SessionNotFoundError(session_id)
         return tuple(
-            JournalRecord(
-                session_id=session_id, seq=seq, kind=kind, data=decode_data(data), at=at
-            )
+            JournalRecord(session_id=session_id, seq=seq, kind=kind, data=decode_data(data), at=at)
             for seq, (kind, data, at) in enumerate(stored)
         )
 

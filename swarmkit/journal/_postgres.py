@@ -163,9 +163,7 @@ class PostgresJournal:
         if not rows:
             raise SessionNotFoundError(session_id)
         return tuple(
-            JournalRecord(
-                session_id=session_id, seq=seq, kind=kind, data=decode_data(data), at=at
-            )
+            JournalRecord(session_id=session_id, seq=seq, kind=kind, data=decode_data(data), at=at)
             for seq, kind, data, at in rows
         )
 

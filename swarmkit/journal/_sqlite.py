@@ -161,9 +161,7 @@ class SQLiteJournal:
         )
         if not rows:
             raise SessionNotFoundError(session_id)
-        return tuple(
-            decode_record(session_id, seq, kind, data, at) for seq, kind, data, at in rows
-        )
+        return tuple(decode_record(session_id, seq, kind, data, at) for seq, kind, data, at in rows)
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first."""

@@ -369,13 +369,13 @@ class Tape:
             self._check_may_go_live("tool_call", {"agent": agent, "name": call.name})
             await self._flush_costly()
             return None
-        key = _tool_key(agent, call)
-        record = self._expect_kind("tool_call", self._clean(key))
+        asked = _tool_key(agent, call)
+        record = self._expect_kind("tool_call", self._clean(asked))
         if "proposed_arguments" in record.data:
             # Since the audit trail: the record holds what ran, the model's proposal beside it.
-            key["proposed_arguments"] = call.arguments
-            key["arguments"] = call.arguments if arguments is None else arguments
-        expected = self._clean(key)
+            asked["proposed_arguments"] = call.arguments
+            asked["arguments"] = call.arguments if arguments is None else arguments
+        expected = self._clean(asked)
         journaled = record.data
         for key, value in expected.items():
             if journaled.get(key) != value:

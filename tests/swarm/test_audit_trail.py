@@ -1,4 +1,4 @@
-"""The audit trail: what a tool ran with, who decided, and when, kept beside the model's proposal."""
+"""The audit trail: what a tool ran with, who decided and when, beside the model's proposal."""
 
 from __future__ import annotations
 
@@ -42,8 +42,8 @@ def _tool_record(records: tuple[JournalRecord, ...]) -> JournalRecord:
 
 
 async def test_an_edited_approval_journals_the_executed_arguments_beside_the_proposal() -> None:
-    """Amount 80 edited to 40: the record says 40 ran, keeps 80 as the proposal, and who/why/when."""
-    journal, refunds = InMemoryJournal(), []
+    """Amount 80 edited to 40: the record says 40 ran, keeps 80 as proposed, and who/why/when."""
+    journal, refunds = InMemoryJournal(), list[float]()
     fixed = await _edited_session(journal, refunds)
     record = _tool_record(await journal.read("s"))
 

@@ -115,6 +115,21 @@ def test_delete_refuses_a_session_a_live_run_holds(edited: str, capsys: Capture)
     assert "being written by a live run" in capsys.readouterr().err
 
 
+def test_sessions_lists_the_ones_in_a_state(edited: str, capsys: Capture) -> None:
+    """--state failed lists the failed session only; --state finished the finished one."""
+    journal = ["--journal", "shop.sqlite"]
+    assert main(["run", "tests.cli_app:failing_swarm", "hi", *journal, "--session-id", "f1"]) == 1
+    capsys.readouterr()
+
+    assert main(["sessions", "--state", "failed", *journal]) == 0
+    failed = capsys.readouterr().out.splitlines()
+    assert main(["sessions", "--state", "finished", *journal]) == 0
+    finished = capsys.readouterr().out.splitlines()
+
+    assert [line.split()[0] for line in failed[1:-1]] == ["f1"]
+    assert [line.split()[0] for line in finished[1:-1]] == ["s1"]
+
+
 def test_checking_a_swarm_leaves_no_journal_file(capsys: Capture) -> None:
     """A module that builds SQLiteJournal(path) creates no file when only checked or drawn."""
     assert main(["check", SHOP]) == 0

@@ -319,6 +319,11 @@ def _add_sessions(commands: Any) -> None:
     command = _command(
         commands, "sessions", "List the journal's sessions, newest first.", "_sessions"
     )
+    command.add_argument(
+        "--state",
+        choices=("running", "waiting", "failed", "limited", "finished", "cancelled"),
+        help="only sessions in this state (a Ctrl-C-cancelled session lists as waiting)",
+    )
     _journal_option(command)
 
 

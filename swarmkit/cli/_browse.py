@@ -27,6 +27,8 @@ async def _sessions(args: argparse.Namespace) -> int:
     path = journal_path(args.journal)
     with open_for_reading(path) as journal:
         infos = await journal.sessions()
+    if args.state:
+        infos = tuple(info for info in infos if info.state == args.state)
     if not infos:
         print(f"no sessions in {path}")
         return EXIT_OK

@@ -18,6 +18,7 @@ from swarmkit.journal._records import (
     decode_data,
     encode_data,
     merge_agents,
+    status_of,
     step_facts,
     take_lease,
 )
@@ -138,4 +139,5 @@ def _info(session_id: str, session: _Session) -> SessionInfo:
         stop_reason=session.stop_reason,
         prompt=session.prompt,
         agents=session.agents,
+        state=status_of(session.stop_reason) if session.finished else "running",
     )

@@ -65,6 +65,10 @@ class SessionInfo:
     """``data["prompt"]`` of the first ``run_started`` record, if it is a string."""
     agents: tuple[str, ...] = ()
     """Each agent that started a turn (``agent_started`` records), in order of first start."""
+    state: Status = "running"
+    """The session's state in the one vocabulary (``status_of`` its stop reason; ``running``
+    until it finishes). The summary keeps no Ctrl-C flag, so a cancelled session reads
+    ``waiting`` here; ``session_status(records)`` tells the two apart."""
 
 
 @runtime_checkable
@@ -305,6 +309,7 @@ def session_info(row: Sequence[Any], agents: tuple[str, ...]) -> SessionInfo:
         stop_reason=stop_reason,
         prompt=prompt,
         agents=agents,
+        state=status_of(stop_reason) if finished else "running",
     )
 
 

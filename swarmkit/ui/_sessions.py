@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from swarmkit.journal import Journal, JournalRecord, SessionInfo, Status, session_status
-from swarmkit.journal import status_of as journal_state
 
 MAX_PAGE = 200
 """The most rows one page holds."""
@@ -210,8 +209,7 @@ def _matches(info: SessionInfo, query: SessionQuery) -> bool:
         return False
     # The summary holds no Ctrl-C flag: a cancelled session filters as waiting (its row,
     # read from its records, says cancelled).
-    state = "running" if info.status == "open" else journal_state(info.stop_reason)
-    statuses = (info.status, info.stop_reason, status_of(info), state)
+    statuses = (info.status, info.stop_reason, status_of(info), info.state)
     return not query.status or query.status in statuses
 
 

@@ -102,6 +102,20 @@ async def test_an_approval_and_a_rejection_name_who_decided() -> None:
             assert "proposed_arguments" not in _tool_record(records).data
 
 
+async def test_a_session_summary_carries_its_state() -> None:
+    """sessions() names each session's state in the one vocabulary."""
+    journal = InMemoryJournal()
+    await _edited_session(journal, [])
+    fixed = FixedRuntime()
+    await _shop([], journal, ScriptedModel(tool_call("refund", amount=5)), fixed).run(
+        "x", session_id="paused"
+    )
+
+    states = {info.session_id: info.state for info in await journal.sessions()}
+
+    assert states == {"s": "finished", "paused": "waiting"}
+
+
 async def test_export_and_import_keep_the_audit_trail_and_the_times() -> None:
     """The JSONL export holds executed arguments, decision and times; import gives them back."""
     journal = InMemoryJournal()

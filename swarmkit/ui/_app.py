@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from swarmkit.exceptions import SessionNotFoundError, SwarmkitError
-from swarmkit.journal import Journal, JournalRecord
+from swarmkit.journal import TURN_MARK, Journal, JournalRecord, turn_sessions
 from swarmkit.swarm import Swarm
 from swarmkit.ui._decisions import DecisionRefused, decide, decision_from
 from swarmkit.ui._picture import Edge, draw_svg, mark_path, swarm_edges
@@ -98,9 +98,16 @@ class Viewer:
             return _error(404, f"no session {session_id!r} in the journal")
         view = session_view(records, self.swarm)
         view["drawing"] = self._drawing(records, view["trail"])
+        view["thread"] = await self._thread(session_id)
         view["can_replay"] = self.swarm is not None
         view["can_decide"] = self.swarm is not None and self.allow_decisions
         return Reply(status=200, body=view)
+
+    async def _thread(self, session_id: str) -> list[str]:
+        """The conversation's turns, first to last, when the session is one of several."""
+        conversation = session_id.split(TURN_MARK, 1)[0]
+        turns = await turn_sessions(self.journal, conversation)
+        return turns if len(turns) > 1 else []
 
     def _drawing(self, records: tuple[JournalRecord, ...], trail: list[str]) -> str:
         edges: list[Edge] = swarm_edges(self.swarm) if self.swarm else []

@@ -106,6 +106,19 @@ def test_search_finds_sessions_by_prompt_and_agent(audit_journal: Path, serve: S
     assert {row["session_id"] for row in by_agent} == {"edited"}
 
 
+def test_a_conversations_turns_are_one_thread(tmp_path: Path, serve: ServeViewer) -> None:
+    """Each turn's page lists the conversation's turns, first to last."""
+    path = tmp_path / "chat.sqlite"
+    for session_id in ("chat", "chat__turn_2"):
+        append(path, session_id, [("run_started", {"prompt": "hi", "entry_agent": "a"})])
+    http = client(serve(path))
+
+    first = http.get("/api/sessions/chat").json()["thread"]
+    second = http.get("/api/sessions/chat__turn_2").json()["thread"]
+
+    assert first == second == ["chat", "chat__turn_2"]
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     """One headless Chromium for the module's tests."""

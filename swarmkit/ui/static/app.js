@@ -142,6 +142,7 @@ function renderSession(s) {
     el("p", {}, el("a", { href: "/" }, "← all sessions")),
     el("h1", {}, "Session ", el("span", { class: "mono" }, s.session_id)),
     summary,
+    threadPanel(s),
     s.pending ? pendingPanel(s) : null,
     el("h2", {}, "The swarm, and the path this session took"), drawing,
     replayPanel(s),
@@ -149,6 +150,15 @@ function renderSession(s) {
     el("h2", {}, "Timeline"),
     el("ol", { class: "timeline", id: "timeline" }, s.steps.map((step) => stepItem(step, s.started_at))),
   ].filter(Boolean));
+}
+
+// A conversation's turns are sessions of their own: the page links them as one thread.
+function threadPanel(s) {
+  if (!s.thread || !s.thread.length) return null;
+  return el("div", { class: "panel", id: "thread" }, el("b", {}, `Conversation: ${s.thread.length} turns `),
+    s.thread.map((id, index) => id === s.session_id
+      ? el("span", { class: "turn current" }, `turn ${index + 1}`)
+      : el("a", { class: "turn", href: "/session/" + encodeURIComponent(id) }, `turn ${index + 1}`)));
 }
 
 function pendingPanel(s) {

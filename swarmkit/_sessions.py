@@ -218,6 +218,36 @@ class Sessions:
         await self._open_fork(tape, store, prefix)
         return await self._run_on(tape, seams, start, fork_id, store)
 
+    async def what_if(
+        self,
+        session_id: str,
+        journal: Journal | None,
+        *,
+        seams: RunSeams,
+        prompt: str | None = None,
+        context: Mapping[str, Any] | None = None,
+    ) -> RunResult:
+        """Replay a session as if it had started with another prompt or context (see
+        ``Swarm.what_if``): offline, the first request the change alters stops it."""
+        store = self.store(journal, session_id)
+        records = list(replayable(await store.read(session_id)))
+        changes: dict[str, Any] = {}
+        if prompt is not None:
+            changes["prompt"] = prompt
+        if context is not None:
+            changes["context"] = dict(context)
+        start = replace(start_of(records, session_id), **changes)
+        # The changed start is taken as given; what it changes downstream is what is compared.
+        records[0] = replace(records[0], data={**records[0].data, **self._clean_start(changes)})
+        tape = self._tape(None, session_id, records, seams, go_live=False)
+        return await self._run_on(tape, seams, start, session_id, store)
+
+    def _clean_start(self, changes: Mapping[str, Any]) -> dict[str, Any]:
+        """The changed start as the journal would hold it (secrets redacted)."""
+        if self.redactor is None or "context" not in changes:
+            return dict(changes)
+        return {**changes, "context": self.redactor.value(changes["context"])}
+
     async def resume(
         self,
         session_id: str,

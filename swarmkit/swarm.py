@@ -337,6 +337,31 @@ class Swarm:
             prompt=prompt,
         )
 
+    async def what_if(
+        self,
+        session_id: str,
+        journal: Journal | None = None,
+        *,
+        prompt: str | None = None,
+        context: Mapping[str, Any] | None = None,
+        deps: Any = None,
+        **seams: Any,
+    ) -> RunResult:
+        """Replay a session as if it had started with another ``prompt`` or ``context``.
+
+        Offline, with zero model calls: every step whose request the change leaves as it was
+        is served from the journal; the first request it alters raises
+        ReplayDivergenceError with the diff (where and how the change first matters). A
+        change that alters no request returns the replayed result.
+        """
+        return await self._sessions.what_if(
+            session_id,
+            journal,
+            seams=self._seams(deps, seams),
+            prompt=prompt,
+            context=context,
+        )
+
     async def resume(
         self,
         session_id: str,

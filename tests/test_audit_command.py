@@ -130,6 +130,21 @@ def test_sessions_lists_the_ones_in_a_state(edited: str, capsys: Capture) -> Non
     assert [line.split()[0] for line in finished[1:-1]] == ["s1"]
 
 
+def test_replay_with_a_changed_context_says_where_it_first_matters(capsys: Capture) -> None:
+    """replay --context: offline, the step the change first alters and its diff; exit 0."""
+    outage = "Our dashboard shows 502 errors since 9:15. Is something down?"
+    run = ["run", "tests.cli_app:swarm", outage, "--context", '{"category": "outage"}']
+    assert main([*run, "--session-id", "o1"]) == 0
+    capsys.readouterr()
+
+    argv = ["replay", "tests.cli_app:swarm", "o1", "--context", '{"category": "billing"}']
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+
+    assert out.startswith("what-if o1: the change first matters at step 2")
+    assert '+  "target": "billing",' in out and "0 model calls" in out
+
+
 def test_checking_a_swarm_leaves_no_journal_file(capsys: Capture) -> None:
     """A module that builds SQLiteJournal(path) creates no file when only checked or drawn."""
     assert main(["check", SHOP]) == 0

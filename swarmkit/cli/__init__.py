@@ -349,6 +349,12 @@ def _add_replay(commands: Any) -> None:
     )
     _swarm_target(command, flag=True, help_="the swarm to replay the session against")
     command.add_argument("session", metavar="SESSION", help="the session id")
+    command.add_argument(
+        "--prompt", metavar="TEXT", help="what if it had been asked this: where it first matters"
+    )
+    command.add_argument(
+        "--context", metavar="JSON", help="what if it had started with this context (an object)"
+    )
     _journal_option(command)
 
 

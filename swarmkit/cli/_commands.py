@@ -184,6 +184,8 @@ async def _replay(args: argparse.Namespace) -> int:
     swarm = load_swarm(swarm_target(args))
     path = swarm_journal_path(args.journal, swarm)
     await _read_session(path, args.session)  # a missing one is a usage error
+    if args.prompt is not None or args.context is not None:
+        return await _what_if(swarm, path, args)
     with open_for_reading(path) as journal:
         try:
             result = await swarm.replay(args.session, journal)
@@ -194,6 +196,27 @@ async def _replay(args: argparse.Namespace) -> int:
         f"replayed {args.session}: reproduced {result.stop_reason} ({result.final_agent}), "
         f"trail {trail}, {plural(len(result.handoffs), 'handoff')}, "
         f"{plural(result.turns, 'model answer')} from the journal, 0 model calls"
+    )
+    return EXIT_OK
+
+
+async def _what_if(swarm: Swarm, path: Path | str, args: argparse.Namespace) -> int:
+    """Replay as if asked something else: where the change first alters a request, offline."""
+    context = None if args.context is None else _json_object("--context", args.context)
+    with open_for_reading(path) as journal:
+        try:
+            result = await swarm.what_if(
+                args.session, journal, prompt=args.prompt, context=context
+            )
+        except ReplayDivergenceError as exc:
+            print(f"what-if {args.session}: the change first matters at step {exc.step}")
+            print(f"  {str(exc).splitlines()[0]}")
+            print(exc.diff)
+            print("  (offline: the steps before it came from the journal, 0 model calls)")
+            return EXIT_OK
+    print(
+        f"what-if {args.session}: the change alters no request; the session ends the same "
+        f"way ({result.stop_reason}, {result.final_agent}), 0 model calls"
     )
     return EXIT_OK
 

@@ -12,9 +12,13 @@ from swarmkit.swarm import Swarm
 async def replay_session(
     swarm: Swarm, journal: Journal, session_id: str, prompt: str | None = None
 ) -> dict[str, Any]:
-    """Replay ``session_id`` against ``swarm``'s current code with zero model calls."""
+    """Replay ``session_id`` against ``swarm``'s current code with zero model calls; with a
+    ``prompt``, as if it had been asked that (where the change first matters)."""
     try:
-        result = await swarm.replay(session_id, journal, prompt=prompt)
+        if prompt:
+            result = await swarm.what_if(session_id, journal, prompt=prompt)
+        else:
+            result = await swarm.replay(session_id, journal)
     except ReplayDivergenceError as exc:
         return {
             "outcome": "diverged",

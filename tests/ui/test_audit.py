@@ -178,3 +178,18 @@ def test_the_list_fits_an_800_pixel_window(
     page.screenshot(path=screenshot_path("sessions-800"), full_page=True)
 
     assert widths[0] <= widths[1]
+
+
+def test_replay_as_if_asked_otherwise_stops_where_it_first_matters(
+    demo_journal: Path, serve: ServeViewer
+) -> None:
+    """The page's what-if prompt replays up to the first request it changes, not step 0."""
+    from swarmkit.demo import support_swarm  # noqa: PLC0415
+
+    http = client(serve(demo_journal, swarm=support_swarm()))
+    body = {"prompt": "Is the API down?"}
+
+    reply = http.post("/api/sessions/demo-outage-1/replay", json=body).json()
+
+    assert reply["outcome"] == "diverged" and reply["step"] > 0
+    assert any("Is the API down?" in row["right"] for row in reply["rows"])

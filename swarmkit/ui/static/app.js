@@ -202,7 +202,7 @@ function pendingPanel(s) {
 }
 
 function replayPanel(s) {
-  const prompt = el("input", { id: "replay-prompt", placeholder: "optional: replay as if asked this instead", size: 50 });
+  const prompt = el("input", { id: "replay-prompt", placeholder: "optional: what if it had been asked this instead", size: 50 });
   const result = el("div", { id: "replay-result" });
   const button = el("button", { id: "replay", disabled: !s.can_replay, onclick: async () => {
     button.disabled = true;

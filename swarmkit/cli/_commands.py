@@ -205,9 +205,7 @@ async def _what_if(swarm: Swarm, path: Path | str, args: argparse.Namespace) -> 
     context = None if args.context is None else _json_object("--context", args.context)
     with open_for_reading(path) as journal:
         try:
-            result = await swarm.what_if(
-                args.session, journal, prompt=args.prompt, context=context
-            )
+            result = await swarm.what_if(args.session, journal, prompt=args.prompt, context=context)
         except ReplayDivergenceError as exc:
             print(f"what-if {args.session}: the change first matters at step {exc.step}")
             print(f"  {str(exc).splitlines()[0]}")

@@ -50,6 +50,10 @@ class SessionFigures:
     """Total tokens over every model call."""
     state: Status = "running"
     """The session's state in the one vocabulary (``swarmkit.journal.session_status``)."""
+    first_at: float | None = None
+    """The run's time of its first record (kept by export and import), if it has one."""
+    last_at: float | None = None
+    """The run's time of its latest record, if it has one."""
 
 
 def figures(records: Sequence[JournalRecord]) -> SessionFigures:
@@ -71,6 +75,8 @@ def figures(records: Sequence[JournalRecord]) -> SessionFigures:
         model_calls=calls,
         tokens=tokens,
         state=session_status(records),
+        first_at=records[0].at if records else None,
+        last_at=records[-1].at if records else None,
     )
 
 
@@ -168,8 +174,9 @@ class SessionList:
             "handoffs": found.handoffs,
             "model_calls": found.model_calls,
             "tokens": found.tokens,
-            "started_at": info.started_at,
-            "duration": max(0.0, info.updated_at - info.started_at),
+            # The run's own times when its records carry them: an imported session keeps its.
+            "started_at": found.first_at if found.first_at is not None else info.started_at,
+            "duration": _duration(info, found),
             "records": info.records,
             "prompt": info.prompt,
         }
@@ -221,3 +228,10 @@ def _found(text: str, info: SessionInfo) -> bool:
         or needle in (info.prompt or "").casefold()
         or any(needle in agent.casefold() for agent in info.agents)
     )
+
+
+def _duration(info: SessionInfo, found: SessionFigures) -> float:
+    """Seconds from the first record to the latest: the run's times, else the journal's."""
+    if found.first_at is not None and found.last_at is not None:
+        return max(0.0, found.last_at - found.first_at)
+    return max(0.0, info.updated_at - info.started_at)

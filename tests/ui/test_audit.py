@@ -88,6 +88,7 @@ def test_the_api_gives_states_times_and_what_the_model_saw(
     view = http.get("/api/sessions/edited").json()
 
     assert (rows["broken"]["state"], rows["edited"]["state"]) == ("failed", "finished")
+    assert (rows["edited"]["started_at"], rows["edited"]["duration"]) == (1_700_000_000.0, 5.0)
     assert http.get("/api/sessions/broken").json()["state"] == "failed"
     assert view["started_at"] == 1_700_000_000.0 and view["duration"] == 5.0
     assert all("at" in step and "duration" in step for step in view["steps"])

@@ -132,3 +132,23 @@ async def test_export_and_import_keep_the_audit_trail_and_the_times() -> None:
     assert [r.at for r in await copy.read("s")] == [r.at for r in records]
     replayed = await _shop([], copy, NeverCalledModel(), FixedRuntime()).replay("s")
     assert replayed.final_output == "Done."
+
+
+async def test_the_proposal_is_redacted_like_the_executed_arguments() -> None:
+    """A secret in the model's proposed arguments never reaches the journal."""
+
+    @tool(needs_approval=True)
+    def connect(host: str, api_key: str) -> str:
+        """Connect."""
+        return f"connected to {host}"
+
+    journal, fixed = InMemoryJournal(), FixedRuntime()
+    model = ScriptedModel(tool_call("connect", host="a", api_key="sk-SECRET-1"), text("ok"))
+    swarm = Swarm([Agent(name="a", tools=[connect])], "a", model=model, journal=journal)
+    swarm = swarm.with_seams(runtime=fixed.runtime())
+    await swarm.run("x", session_id="r")
+    await swarm.resume("r", decision=edit(payload={"host": "b", "api_key": "sk-SECRET-2"}))
+
+    record = _tool_record(await journal.read("r"))
+    assert "sk-SECRET" not in json.dumps(dict(record.data))
+    assert json.loads(record.data["proposed_arguments"])["host"] == "a"

@@ -9,6 +9,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from swarmkit.bounds import load_json
 from swarmkit.exceptions import ConfigurationError
 
 REDACTED = "[redacted]"
@@ -107,8 +108,8 @@ class Redactor:
         if not text.lstrip().startswith(("{", "[")) or not self._may_hold_secret(text):
             return text
         try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
+            data = load_json(text)
+        except ValueError:
             return text
         redacted = self.value(data, json_strings=True)
         return text if redacted == data else json.dumps(redacted, ensure_ascii=False)

@@ -31,6 +31,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, Trac
 from swarmkit import __version__
 from swarmkit import events as ev
 from swarmkit._log import log
+from swarmkit.bounds import load_json
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
 from swarmkit.result import RunResult
 
@@ -99,7 +100,7 @@ class RunTracing:
         if not self.capture_content or text is None:
             return None
         try:
-            data = json.loads(text)
+            data = load_json(text)
         except ValueError:
             return text
         if not isinstance(data, dict | list):

@@ -128,6 +128,8 @@ class PostgresJournal:
         self._schema_ready = False
         self._closed = False
         self._pools: dict[asyncio.AbstractEventLoop, _LoopPool] = {}
+        self._held: dict[str, str] = {}
+        """The owner of each session lease this object took and has not given up."""
 
     @property
     def where(self) -> str:
@@ -147,7 +149,12 @@ class PostgresJournal:
             cursor = await conn.execute(statement, params)
             return cursor.rowcount
 
-        if await self._use("append to", write) != len(records):
+        try:
+            written = await self._use("append to", write)
+        except JournalError:
+            await self._drop_lease(session_id)
+            raise
+        if written != len(records):
             check_continues(session_id, await self.next_seq(session_id), first)
             raise JournalError(f"session {session_id!r} changed while appending; try again")
 
@@ -218,9 +225,14 @@ class PostgresJournal:
                     return None if row[0] is None else (str(row[0]), float(row[1]))
             raise JournalError(f"the lease of session {session_id!r} keeps changing; try again")
 
-        held = await self._use("take a lease in", take)
+        try:
+            held = await self._use("take a lease in", take)
+        except JournalError:
+            await self._drop_lease(session_id)
+            raise
         if held is not None:
             raise SessionBusyError(session_id, owner=held[0], expires_at=held[1])
+        self._held[session_id] = owner
 
     async def release_lease(self, session_id: str, *, owner: str) -> None:
         """Give up the lease if ``owner`` holds it."""
@@ -228,7 +240,24 @@ class PostgresJournal:
         async def release(conn: psycopg.AsyncConnection[Any]) -> None:
             await conn.execute(sql.RELEASE_LEASE, (session_id, owner))
 
+        if self._held.get(session_id) == owner:
+            del self._held[session_id]
         await self._use("release a lease in", release)
+
+    async def _drop_lease(self, session_id: str) -> None:
+        """A write of the session failed, so its run is over: give its lease up now, so a
+        resume need not wait out the lease. A killed connection is replaced by the pool, so
+        the release is tried on a few connections; a database that is down keeps the lease
+        until it expires."""
+        owner = self._held.pop(session_id, None)
+        if owner is None:
+            return
+        for _ in range(3):
+            try:
+                await self.release_lease(session_id, owner=owner)
+            except JournalError:
+                continue
+            return
 
     async def aclose(self) -> None:
         """Close the current event loop's pool; later calls raise ``JournalError``."""

@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
 
-from swarmkit.exceptions import JournalError, SessionNotFoundError
+from swarmkit.exceptions import JournalError, SessionBusyError, SessionNotFoundError
 from swarmkit.journal._group_commit import GroupCommit
 from swarmkit.journal._records import (
     JournalRecord,
@@ -108,6 +108,9 @@ class SQLiteJournal:
         # lease up in the same transaction ("folded"), so the release that follows is free.
         self._held: dict[str, tuple[str, float]] = {}
         self._folded: dict[str, tuple[str, float]] = {}
+        # Owners whose run failed to write its session and could not give the lease up in the
+        # file (its write lock was still taken): the next lease taken here replaces theirs.
+        self._dropped: dict[str, str] = {}
         self._leases_table = False
 
     @property
@@ -134,7 +137,11 @@ class SQLiteJournal:
             if release and lease is not None:
                 _release_lease(conn, session_id, lease[0])
 
-        await self._commits.write("append to", work)
+        try:
+            await self._commits.write("append to", work)
+        except JournalError as exc:
+            await self._drop_lease(session_id, exc)
+            raise
         if lease is not None:
             self._note_lease(session_id, lease, folded=release)
 
@@ -168,10 +175,21 @@ class SQLiteJournal:
         check_lease_args(owner, ttl)
         now = self._clock()
         create = not self._leases_table
-        await self._commits.write(
-            "take a lease in",
-            lambda conn: _take_lease(conn, session_id, owner, ttl, now, create=create),
-        )
+        dropped = self._dropped.get(session_id)
+
+        def take(conn: sqlite3.Connection) -> None:
+            if dropped is not None:
+                _release_lease(conn, session_id, dropped, known=not create)
+            _take_lease(conn, session_id, owner, ttl, now, create=create)
+
+        try:
+            await self._commits.write("take a lease in", take)
+        except SessionBusyError:
+            raise
+        except JournalError as exc:
+            await self._drop_lease(session_id, exc)
+            raise
+        self._dropped.pop(session_id, None)
         self._leases_table = True
         self._note_lease(session_id, (owner, ttl), folded=False)
 
@@ -248,6 +266,23 @@ class SQLiteJournal:
 
     def _closed_error(self, action: str) -> JournalError:
         return JournalError(f"cannot {action} the journal at {self._path}: it is closed")
+
+    async def _drop_lease(self, session_id: str, failure: JournalError) -> None:
+        """A write of the session failed, so its run is over: give its lease up now, so a
+        resume need not wait out the lease. With the file's write lock taken by another
+        process the release could not be written: the next lease taken here replaces it."""
+        lease = self._folded.pop(session_id, None) or self._held.pop(session_id, None)
+        if lease is None:
+            return
+        self._dropped[session_id] = lease[0]
+        cause = failure.__cause__
+        if isinstance(cause, sqlite3.Error) and is_busy(cause):
+            return  # the lock is still taken: trying now would only wait out the timeout again
+        with contextlib.suppress(JournalError):
+            await self._commits.write(
+                "release a lease in", lambda conn: _release_lease(conn, session_id, lease[0])
+            )
+            del self._dropped[session_id]
 
     def _note_lease(self, session_id: str, lease: tuple[str, float], *, folded: bool) -> None:
         """After a commit: whether this object still holds the session's lease in the file."""

@@ -44,7 +44,7 @@ from swarmkit.exceptions import (
 )
 from swarmkit.interrupts import Decision, approve, edit, reject
 from swarmkit.journal import JournalRecord, SessionInfo, SQLiteJournal, export_jsonl, import_jsonl
-from swarmkit.journal._open import journal_label
+from swarmkit.journal._open import journal_label, mask_locations
 from swarmkit.models import Model, OpenAIModel
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     except (SwarmkitError, OSError) as exc:
         return _fail(str(exc), EXIT_FAILED)
     except RunStopped as exc:
-        print(f"swarmkit: {exc}", file=sys.stderr)
+        print(f"swarmkit: {mask_locations(str(exc))}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         return _fail("interrupted", EXIT_INTERRUPTED)
@@ -124,7 +124,7 @@ def _stdout_closed() -> int:
 
 
 def _fail(message: str, code: int) -> int:
-    print(f"swarmkit: error: {message}", file=sys.stderr)
+    print(f"swarmkit: error: {mask_locations(message)}", file=sys.stderr)
     return code
 
 
@@ -437,7 +437,10 @@ async def _run(args: argparse.Namespace) -> int:
         except (asyncio.CancelledError, KeyboardInterrupt) as stop:
             if view.session_id is None:
                 raise
-            resume = f"{program()} resume {view.session_id} --swarm {args.target} --journal {path}"
+            resume = (
+                f"{program()} resume {view.session_id} --swarm {args.target} "
+                f"--journal {journal_label(path)}"
+            )
             message = f"stopped by Ctrl-C; the run is journaled; continue it: {resume}"
             raise RunStopped(message) from stop
     _say_how_to_continue(result, args.target, path)
@@ -451,7 +454,7 @@ async def _resume(args: argparse.Namespace) -> int:
     records = await _read_session(args.journal, args.session)
     _check_decision(records, decision, args.session)
     with open_for_writing(path) as journal:
-        print(f"swarmkit resume {args.session} (journal: {path})")
+        print(f"swarmkit resume {args.session} (journal: {journal_label(path)})")
         result = await swarm.resume(args.session, journal, decision=decision)
     print("\n".join(result_lines(result)))
     _say_how_to_continue(result, args.swarm, path)
@@ -463,7 +466,7 @@ async def _sessions(args: argparse.Namespace) -> int:
     with open_for_reading(path) as journal:
         infos = await journal.sessions()
     if not infos:
-        print(f"no sessions in {path}")
+        print(f"no sessions in {journal_label(path)}")
         return EXIT_OK
     header = ("SESSION", "STATUS", "STOP", "RECORDS", "STARTED", "PROMPT")
     started = _local_times()
@@ -665,7 +668,7 @@ async def _read_session(option: str | None, session_id: str) -> tuple[JournalRec
         try:
             return await journal.read(session_id)
         except SessionNotFoundError as exc:
-            raise UsageError(f"{exc} (swarmkit sessions --journal {path})") from exc
+            raise UsageError(f"{exc} (swarmkit sessions --journal {journal_label(path)})") from exc
 
 
 def _session_row(info: SessionInfo, started: Callable[[float], str]) -> tuple[str, ...]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
+from swarmkit.bounds import json_problem
 from swarmkit.exceptions import SessionNotFoundError, SwarmkitError
 from swarmkit.journal import Journal, JournalRecord
 from swarmkit.swarm import Swarm
@@ -21,6 +22,9 @@ from swarmkit.ui._redact import redact
 from swarmkit.ui._replay import replay_session
 from swarmkit.ui._sessions import SessionList, SessionQuery
 from swarmkit.ui._timeline import path_of, session_view
+
+MAX_BODY_DEPTH = 32
+"""How deep a request body's JSON may nest (an edited payload is a few levels)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -76,10 +80,13 @@ class Viewer:
                 return Reply(status=200, body=await self.sessions.page(_query(query)))
             case "GET", ["sessions", session_id]:
                 return await self._session(unquote(session_id))
-            case "POST", ["sessions", session_id, "replay"]:
-                return await self._replay(unquote(session_id), _json(body))
-            case "POST", ["sessions", session_id, "decision"]:
-                return await self._decide(unquote(session_id), _json(body))
+            case "POST", ["sessions", session_id, "replay" | "decision" as action]:
+                data = _json(body)
+                if isinstance(data, str):
+                    return _error(400, data)
+                if action == "replay":
+                    return await self._replay(unquote(session_id), data)
+                return await self._decide(unquote(session_id), data)
             case _, ["sessions", _, "replay" | "decision"]:
                 return _error(405, "this request changes state: send it as POST")
             case _:
@@ -167,11 +174,19 @@ def _int(text: str | None, default: int) -> int:
         return default
 
 
-def _json(body: bytes) -> dict[str, Any]:
+def _json(body: bytes) -> dict[str, Any] | str:
+    """A POST's JSON object, or why the body is refused (too deep or too long)."""
     if not body:
         return {}
     try:
-        value = json.loads(body)
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return {}
+    problem = json_problem(text, max_depth=MAX_BODY_DEPTH)
+    if problem is not None:
+        return f"the request body is refused: {problem}"
+    try:
+        value = json.loads(text)
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}

@@ -190,3 +190,35 @@ def test_a_running_session_updates_as_its_steps_are_journaled(
 
 
 _REFUSED = {"source": "triage", "target": "human", "reason": "cycle", "decided_by": "llm"}
+
+
+def test_a_foreign_record_kind_renders_as_an_unknown_step(
+    page: Page, demo_journal: Path, serve: ServeViewer
+) -> None:
+    """A `__proto__` record and a damaged model call show as labelled steps, and the steps
+    around them and the sessions list still render (issue 33)."""
+    append(demo_journal, "bad", [("agent_started", {"agent": "triage", "handoff_count": 0})])
+    append(
+        demo_journal,
+        "bad",
+        [
+            ("__proto__", {"__proto__": {"x": 1}}),
+            ("model_call", {"agent": "triage", "response": 5}),
+        ],
+        start=1,
+    )
+    append(demo_journal, "bad", [("agent_started", {"agent": "billing"})], start=3)
+    server = serve(demo_journal)
+
+    _open(page, server)
+    listed = page.locator("#sessions tbody tr").count()
+    _open(page, server, "/session/bad")
+    labels = page.locator("#timeline .step .kind").all_inner_texts()
+
+    assert listed == 4
+    assert labels == [
+        "agent",
+        "unknown record (__proto__)",
+        "model",
+        "agent",
+    ]

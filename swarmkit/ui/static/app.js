@@ -206,12 +206,24 @@ function replayResult(r) {
 // -- timeline steps -------------------------------------------------------------------------------
 
 function stepItem(step) {
-  const describe = STEPS[step.kind] || ((d) => [el("pre", {}, json(d))]);
-  const label = LABELS[step.kind] || step.kind;
-  const body = describe(step.data, step);
+  // Own keys only: a record kind such as "__proto__" or "constructor" must not find
+  // Object.prototype's members.
+  const known = !step.unknown && !step.unreadable;
+  let body = [el("pre", {}, json(step.data))];
+  let readable = known;
+  try {
+    if (known && Object.hasOwn(STEPS, step.kind)) body = STEPS[step.kind](step.data, step);
+  } catch (error) {
+    readable = false;  // a record whose fields are not what its kind promises
+  }
+  const label = !readable ? unknownLabel(step) : (Object.hasOwn(LABELS, step.kind) ? LABELS[step.kind] : step.kind);
   if (step.explain) body.push(explanation(step.explain));
-  return el("li", { class: "step step-" + step.kind, "data-seq": step.seq },
+  return el("li", { class: "step step-" + (readable ? step.kind : "unknown"), "data-seq": step.seq },
     el("span", { class: "seq" }, step.seq), el("span", { class: "kind" }, label), el("div", {}, body));
+}
+
+function unknownLabel(step) {
+  return step.unknown ? `unknown record (${String(step.kind)})` : `unreadable record (${String(step.kind)})`;
 }
 
 const LABELS = { run_started: "start", agent_started: "agent", model_call: "model", tool_call: "tool",

@@ -28,6 +28,7 @@ from swarmkit.models._chat_completions import (
     IncompleteResponseError,
     UnexpectedResponseError,
     plain_json,
+    unique_ids,
 )
 from swarmkit.models._chat_completions import _count as checked_count
 from swarmkit.models._chat_completions import _text as checked_text
@@ -166,7 +167,9 @@ def parse_calls(items: Sequence[Any]) -> tuple[ToolCall, ...]:
         for at, item in enumerate(items)
         if isinstance(item, Mapping) and item.get("type") == "function_call"
     ]
-    return tuple(_call(item, f"output[{at}]", index) for index, (at, item) in enumerate(calls))
+    return unique_ids(
+        [_call(item, f"output[{at}]", index) for index, (at, item) in enumerate(calls)]
+    )
 
 
 def _call(item: Mapping[str, Any], where: str, index: int) -> ToolCall:
@@ -320,13 +323,15 @@ class ResponseStreamAssembler:
         """The assembled response; a stream that never finished the response was cut short."""
         if self.final is None:
             raise IncompleteResponseError("the stream ended before the response was completed")
-        calls = tuple(
-            ToolCall(
-                id=call.id or f"call_{call.index}",
-                name=call.name,
-                arguments="".join(call.arguments),
-            )
-            for call in self.calls.values()
+        calls = unique_ids(
+            [
+                ToolCall(
+                    id=call.id or f"call_{call.index}",
+                    name=call.name,
+                    arguments="".join(call.arguments),
+                )
+                for call in self.calls.values()
+            ]
         )
         return ModelResponse(
             message=AssistantMessage(content="".join(self.text) or None, tool_calls=calls),

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import math
 import random
 import re
 import time
+import warnings
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
 from contextlib import aclosing, contextmanager
 from dataclasses import dataclass
@@ -240,12 +242,30 @@ def delay_after(
     return policy.backoff(attempt, draw)
 
 
+MIN_MASKED_KEY = 8
+"""Keys shorter than this are not masked: replacing every "a" of a message would mangle it,
+and a key that short is no secret (a placeholder for a server that needs none)."""
+
+
 def scrub_secrets(text: str, secrets: tuple[str, ...] = ()) -> str:
     """The text with API keys (the known ones and anything shaped like one) masked."""
     for secret in secrets:
-        if secret:
+        if len(secret) >= MIN_MASKED_KEY:
             text = text.replace(secret, "***")
+        elif secret:
+            _warn_short_key(secret)
     return _KEY_PATTERN.sub("***", text)
+
+
+@functools.lru_cache(maxsize=16)
+def _warn_short_key(secret: str) -> None:
+    """Say once per key that a short key is left unmasked."""
+    warnings.warn(
+        f"an API key shorter than {MIN_MASKED_KEY} characters is not masked in error messages "
+        "and logs; use the real key, or any placeholder, for a server that needs none",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

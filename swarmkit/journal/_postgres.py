@@ -28,6 +28,7 @@ from swarmkit.journal._records import (
     SessionInfo,
     check_continues,
     check_lease_args,
+    check_session_id,
     check_step,
     decode_data,
     encode_data,
@@ -160,6 +161,7 @@ class PostgresJournal:
 
     async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
         """Every record of the session in seq order."""
+        check_session_id(session_id)
 
         async def select(conn: psycopg.AsyncConnection[Any]) -> list[tuple[int, str, str]]:
             cursor = await conn.execute(sql.SELECT_RECORDS, (session_id,))
@@ -193,6 +195,7 @@ class PostgresJournal:
 
     async def next_seq(self, session_id: str) -> int:
         """The seq the session's next record must have; 0 for a new session."""
+        check_session_id(session_id)
 
         async def select(conn: psycopg.AsyncConnection[Any]) -> int:
             row = await (await conn.execute(sql.NEXT_SEQ, (session_id,))).fetchone()
@@ -202,6 +205,7 @@ class PostgresJournal:
 
     async def delete(self, session_id: str) -> None:
         """Remove the session and its records in one statement."""
+        check_session_id(session_id)
 
         async def remove(conn: psycopg.AsyncConnection[Any]) -> int:
             async with conn.transaction():
@@ -214,6 +218,7 @@ class PostgresJournal:
 
     async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
         """Take or renew the session's writer lease, seen by every worker of the database."""
+        check_session_id(session_id)
         check_lease_args(owner, ttl)
         params = {"session_id": session_id, "owner": owner, "ttl": float(ttl), "now": self._now()}
 
@@ -236,6 +241,7 @@ class PostgresJournal:
 
     async def release_lease(self, session_id: str, *, owner: str) -> None:
         """Give up the lease if ``owner`` holds it."""
+        check_session_id(session_id)
 
         async def release(conn: psycopg.AsyncConnection[Any]) -> None:
             await conn.execute(sql.RELEASE_LEASE, (session_id, owner))

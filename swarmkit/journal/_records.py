@@ -227,12 +227,26 @@ def corrupt_record(session_id: str, seq: object, kind: object, detail: str) -> J
     )
 
 
+def check_session_id(session_id: object) -> None:
+    """Refuse a session id a store cannot hold: not a str, or text with a lone surrogate
+    (half of a character, which UTF-8, SQLite and Postgres cannot encode)."""
+    if isinstance(session_id, str) and _LONE_SURROGATE.search(session_id) is not None:
+        raise ConfigurationError(
+            f"session id {session_id!r} holds a lone surrogate (half of a character), which no "
+            "journal can store; use an id of valid Unicode text"
+        )
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def check_step(records: Sequence[JournalRecord]) -> str:
     """Check a non-empty step holds one session with consecutive seqs; return the session id."""
     first = records[0]
     session_id = first.session_id
     if not isinstance(session_id, str) or not session_id:
         raise JournalError(f"session_id must be a non-empty string, got {session_id!r}")
+    check_session_id(session_id)
     for offset, record in enumerate(records):
         if record.session_id != session_id:
             raise JournalError(

@@ -23,6 +23,7 @@ from swarmkit.journal._records import (
     StepFacts,
     check_continues,
     check_lease_args,
+    check_session_id,
     check_step,
     decode_record,
     encode_data,
@@ -147,6 +148,7 @@ class SQLiteJournal:
 
     async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
         """Every record of the session in seq order."""
+        check_session_id(session_id)
         rows = self._run(
             "read", lambda conn: conn.execute(_SELECT_RECORDS, (session_id,)).fetchall()
         )
@@ -160,10 +162,12 @@ class SQLiteJournal:
 
     async def next_seq(self, session_id: str) -> int:
         """The seq the session's next record must have; 0 for a new session."""
+        check_session_id(session_id)
         return self._run("read", lambda conn: _next_seq(conn, session_id))
 
     async def delete(self, session_id: str) -> None:
         """Remove the session and its records in one transaction."""
+        check_session_id(session_id)
         deleted = await self._commits.write(
             "delete from", lambda conn: _delete_session(conn, session_id)
         )
@@ -172,6 +176,7 @@ class SQLiteJournal:
 
     async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
         """Take or renew the session's writer lease in the file, so other processes see it."""
+        check_session_id(session_id)
         check_lease_args(owner, ttl)
         now = self._clock()
         create = not self._leases_table
@@ -195,6 +200,7 @@ class SQLiteJournal:
 
     async def release_lease(self, session_id: str, *, owner: str) -> None:
         """Give up the lease if ``owner`` holds it."""
+        check_session_id(session_id)
         folded = self._folded.get(session_id)
         if folded is not None and folded[0] == owner:
             # The run's finishing step already gave it up, in the step's own transaction.

@@ -47,7 +47,7 @@ from swarmkit.journal._tape import (
 from swarmkit.limits import UsageLimits, check_timeout
 from swarmkit.messages import UserMessage
 from swarmkit.models import Model
-from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
+from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor, refuse_secret_context
 from swarmkit.result import RunResult, SessionState
 from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
 from swarmkit.tools import InProcessToolRunner, ToolRunner
@@ -673,6 +673,8 @@ class Swarm:
         if not isinstance(prompt, str):
             raise ConfigurationError(f"prompt must be a str, got {type(prompt).__name__}")
         initial = _check_context(context)
+        if typed:
+            refuse_secret_context(initial, self.redactor)
         if typed and self.context_type is not None:
             initial = typed_context(self.context_type, initial)
         first = UserMessage(content=prompt)

@@ -371,7 +371,7 @@ class Tape:
 
     def record_decision(self, decision: Decision) -> None:
         """Journal a decision a DecisionSource gave live, so replay takes the same path."""
-        self._add("resumed", decision_to_data(decision))
+        self._add("resumed", self._clean(decision_to_data(decision)))
 
     async def flush(self) -> None:
         """Write the pending records as one transaction (one step).
@@ -446,7 +446,7 @@ class Tape:
     def _take_resume_decision(self) -> Decision | None:
         decision, self._decision = self._decision, None
         if decision is not None:
-            self._add("resumed", decision_to_data(decision))
+            self._add("resumed", self._clean(decision_to_data(decision)))
         return decision
 
     def _resuming_here(self) -> bool:
@@ -542,6 +542,8 @@ class Tape:
                 clean[key] = self._redact.value(clean[key])
             if isinstance(clean.get("arguments"), str):
                 clean["arguments"] = self._redact.json_text(clean["arguments"])
+            if "request" in clean:  # its rendered turns quote arguments and payloads
+                clean["request"] = self._redact.in_text(clean["request"])
         return clean
 
 

@@ -43,7 +43,14 @@ from swarmkit.exceptions import (
     SwarmkitError,
 )
 from swarmkit.interrupts import Decision, approve, edit, reject
-from swarmkit.journal import JournalRecord, SessionInfo, SQLiteJournal, export_jsonl, import_jsonl
+from swarmkit.journal import (
+    JournalRecord,
+    SessionInfo,
+    SQLiteJournal,
+    env_cipher,
+    export_jsonl,
+    import_jsonl,
+)
 from swarmkit.journal._open import journal_label, mask_locations
 from swarmkit.models import Model, OpenAIModel
 from swarmkit.result import RunResult
@@ -553,8 +560,9 @@ async def _ui(args: argparse.Namespace) -> int:
     if isinstance(path, str):  # Postgres: one pool serves pages, listing and decisions
         writable = listing_journal = open_for_writing(path)
     else:
-        writable = SQLiteJournal(path, read_only=not args.allow_decisions)
-        listing_journal = SQLiteJournal(path, read_only=True)
+        cipher = env_cipher()
+        writable = SQLiteJournal(path, read_only=not args.allow_decisions, cipher=cipher)
+        listing_journal = SQLiteJournal(path, read_only=True, cipher=cipher)
     with writable as journal, listing_journal as listing:
         viewer = Viewer(journal, swarm=swarm, allow_decisions=args.allow_decisions, listing=listing)
         server = ViewerServer(viewer, port=args.port)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from swarmkit.journal._cipher import AESGCMCipher, JournalCipher, env_cipher, generate_key
 from swarmkit.journal._jsonl import export_jsonl, import_jsonl
 from swarmkit.journal._memory import InMemoryJournal
 from swarmkit.journal._open import open_journal, postgres_journal_class
@@ -14,14 +15,18 @@ if TYPE_CHECKING:
     from swarmkit.journal._postgres import PostgresJournal
 
 __all__ = [
+    "AESGCMCipher",
     "InMemoryJournal",
     "JOURNAL_SCHEMA_VERSION",
     "Journal",
+    "JournalCipher",
     "JournalRecord",
     "PostgresJournal",
     "SQLiteJournal",
     "SessionInfo",
+    "env_cipher",
     "export_jsonl",
+    "generate_key",
     "import_jsonl",
     "open_journal",
 ]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from swarmkit.exceptions import ConfigurationError
+from swarmkit.journal._cipher import JournalCipher
 from swarmkit.journal._sqlite import SQLiteJournal
 
 if TYPE_CHECKING:
@@ -62,14 +63,17 @@ _SECRET_SETTING = re.compile(
 )
 
 
-def open_journal(location: str | os.PathLike[str]) -> SQLiteJournal | PostgresJournal:
-    """``PostgresJournal`` for a ``postgresql://`` URL, else the ``SQLiteJournal`` at the path.
+def open_journal(
+    location: str | os.PathLike[str], *, cipher: JournalCipher | None = None
+) -> SQLiteJournal | PostgresJournal:
+    """``PostgresJournal`` for a ``postgresql://`` URL, else the ``SQLiteJournal`` at the path;
+    ``cipher`` seals record bodies at rest.
 
     Postgres needs the extra: ``pip install 'swarmkit-agents[postgres]'``.
     """
     if is_postgres_location(location):
-        return postgres_journal_class()(str(location))
-    return SQLiteJournal(Path(location))
+        return postgres_journal_class()(str(location), cipher=cipher)
+    return SQLiteJournal(Path(location), cipher=cipher)
 
 
 def postgres_journal_class() -> type[PostgresJournal]:

@@ -23,6 +23,14 @@ from swarmkit.exceptions import (
     SessionNotFoundError,
 )
 from swarmkit.journal import _postgres_schema as sql
+from swarmkit.journal._cipher import (
+    JournalCipher,
+    open_data,
+    opened_infos,
+    place,
+    seal_data,
+    seal_prompt,
+)
 from swarmkit.journal._records import (
     JournalRecord,
     SessionInfo,
@@ -115,13 +123,16 @@ class PostgresJournal:
         clock: Callable[[], float] | None = None,
         max_connections: int = 10,
         connect_timeout: float = 10.0,
+        cipher: JournalCipher | None = None,
     ) -> None:
         """Use the database at ``dsn``; nothing connects until the first call.
 
         ``max_connections`` bounds each event loop's pool; ``connect_timeout`` is how many
         seconds a call waits for a connection before it fails with ``JournalError``.
+        ``cipher`` (an ``AESGCMCipher``) seals record bodies and prompts at rest.
         """
         self._where = _describe(dsn)
+        self._cipher = cipher
         self._dsn = dsn
         self._clock = clock
         self._max_connections = max_connections
@@ -170,10 +181,19 @@ class PostgresJournal:
         rows = await self._use("read", select)
         if not rows:
             raise SessionNotFoundError(session_id)
-        return tuple(
-            JournalRecord(session_id=session_id, seq=seq, kind=kind, data=decode_data(data))
-            for seq, kind, data in rows
-        )
+        cipher = self._cipher
+        try:
+            return tuple(
+                JournalRecord(
+                    session_id=session_id,
+                    seq=seq,
+                    kind=kind,
+                    data=decode_data(open_data(cipher, data, session_id, seq, kind)),
+                )
+                for seq, kind, data in rows
+            )
+        except ValueError as exc:
+            raise JournalError(f"session {session_id!r} holds a corrupt record: {exc}") from exc
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first, from the sessions table."""
@@ -191,7 +211,7 @@ class PostgresJournal:
             return agent_lists[text]
 
         rows = await self._use("list sessions of", select)
-        return tuple(session_info(row, agents(row[7])) for row in rows)
+        return opened_infos(self._cipher, [session_info(row, agents(row[7])) for row in rows])
 
     async def next_seq(self, session_id: str) -> int:
         """The seq the session's next record must have; 0 for a new session."""
@@ -309,7 +329,8 @@ class PostgresJournal:
         return None if self._clock is None else self._clock()
 
     def _step_params(self, session_id: str, records: Sequence[JournalRecord]) -> dict[str, Any]:
-        datas = [encode_data(record) for record in records]  # refuses non-JSON before any I/O
+        # Refuses non-JSON before any I/O.
+        datas = [seal_data(self._cipher, encode_data(r), *place(r)) for r in records]
         facts = step_facts(records)
         return {
             "session_id": session_id,
@@ -319,7 +340,7 @@ class PostgresJournal:
             "datas": sql.RECORD_SEPARATOR.join(datas),
             "finished": facts.finished,
             "stop_reason": facts.stop_reason,
-            "prompt": facts.prompt,
+            "prompt": seal_prompt(self._cipher, facts.prompt, session_id),
             "agents": json.dumps(list(facts.agents)),
             "now": self._now(),
         }

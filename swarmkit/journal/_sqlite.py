@@ -10,11 +10,20 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
 
 from swarmkit.exceptions import JournalError, SessionBusyError, SessionNotFoundError
+from swarmkit.journal._cipher import (
+    JournalCipher,
+    opened,
+    opened_infos,
+    place,
+    seal_data,
+    seal_prompt,
+)
 from swarmkit.journal._group_commit import GroupCommit
 from swarmkit.journal._records import (
     JournalRecord,
@@ -82,14 +91,17 @@ class SQLiteJournal:
         clock: Callable[[], float] = time.time,
         timeout: float = 30.0,
         read_only: bool = False,
+        cipher: JournalCipher | None = None,
     ) -> None:
         """Open or create the journal at ``path``; its parent directory must exist.
 
         ``timeout`` is how many seconds a write waits for another process's write to finish.
         ``read_only=True`` opens an existing journal for reading only (sessions, read, replay),
         e.g. one on a read-only disk or owned by another user; it never changes the file.
+        ``cipher`` (an ``AESGCMCipher``) seals record bodies and prompts at rest.
         """
         self._path = Path(path)
+        self._cipher = cipher
         self._clock = clock
         self._timeout = timeout
         self._lock = threading.Lock()
@@ -125,8 +137,14 @@ class SQLiteJournal:
             return
         session_id = check_step(records)
         now = self._clock()
-        rows = [(session_id, r.seq, r.kind, encode_data(r), now) for r in records]
+        cipher = self._cipher
+        rows = [
+            (session_id, r.seq, r.kind, seal_data(cipher, encode_data(r), *place(r)), now)
+            for r in records
+        ]
         facts = step_facts(records)
+        if cipher is not None:
+            facts = replace(facts, prompt=seal_prompt(cipher, facts.prompt, session_id))
         folded = self._folded.get(session_id)
         lease = folded or self._held.get(session_id)
         release = lease is not None and facts.finished
@@ -154,11 +172,15 @@ class SQLiteJournal:
         )
         if not rows:
             raise SessionNotFoundError(session_id)
-        return tuple(decode_record(session_id, seq, kind, data) for seq, kind, data in rows)
+        cipher = self._cipher
+        return tuple(
+            decode_record(session_id, seq, kind, opened(cipher, data, session_id, seq, kind))
+            for seq, kind, data in rows
+        )
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first."""
-        return self._run("list sessions of", _list_sessions)
+        return opened_infos(self._cipher, self._run("list sessions of", _list_sessions))
 
     async def next_seq(self, session_id: str) -> int:
         """The seq the session's next record must have; 0 for a new session."""

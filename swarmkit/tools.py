@@ -23,6 +23,7 @@ from swarmkit._schema import (
     arguments_schema,
     to_strict_schema,
 )
+from swarmkit.bounds import value_problem
 from swarmkit.conditions import Condition, compile_condition
 from swarmkit.context import RunContext
 from swarmkit.exceptions import (
@@ -138,6 +139,9 @@ class FunctionTool:
         JSON object; checking them against the schema is left to the function's owner.
         """
         _check_tool_name(name)
+        problem = value_problem(parameters)  # before deepcopy and the reshaping recurse
+        if problem is not None:
+            raise ConfigurationError(f"the parameters schema of tool {name!r}: {problem}")
         source = copy.deepcopy(dict(parameters))  # the tool owns its schema from here on
         shaped = to_strict_schema(source) if strict else None
         schema: ArgumentsSchema[BaseModel] = ArgumentsSchema(

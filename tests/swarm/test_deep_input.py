@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from swarmkit import Agent, Handoff, SQLiteJournal, Swarm, approve, tool
+from swarmkit import (
+    Agent,
+    ConfigurationError,
+    FunctionTool,
+    Handoff,
+    SQLiteJournal,
+    Swarm,
+    approve,
+    tool,
+)
 from swarmkit.bounds import MAX_JSON_DEPTH, json_depth, load_json, value_depth
 from swarmkit.messages import ToolMessage
 from swarmkit.testing import ScriptedModel, ScriptExhaustedError, raw_tool_call, text, turn
@@ -133,3 +142,22 @@ def test_depth_is_measured_without_recursion() -> None:
     assert value_depth([[[]]]) == 3
     with pytest.raises(ValueError, match="nests 100001 levels deep"):
         load_json(DEEP)
+
+
+def test_a_schema_nested_too_deep_is_refused_when_the_tool_is_built() -> None:
+    """FunctionTool.from_schema refuses a schema nested 5,000 deep with a ConfigurationError,
+    not a RecursionError from reshaping it."""
+    deep: dict[str, object] = {"type": "string"}
+    for _ in range(5_000):
+        deep = {"type": "array", "items": deep}
+
+    async def call(arguments: dict[str, object]) -> str:
+        return "never"
+
+    with pytest.raises(ConfigurationError, match="more than the 64 levels allowed"):
+        FunctionTool.from_schema(
+            name="deep",
+            description="A tool with a hostile schema.",
+            parameters={"type": "object", "properties": {"x": deep}},
+            function=call,
+        )

@@ -148,3 +148,29 @@ def test_an_oversized_body_is_a_413(demo_journal: Path, serve: ServeViewer) -> N
     )
 
     assert _raw(server, request).startswith(b"HTTP/1.1 413")
+
+
+def test_a_read_only_journal_is_inspectable_in_the_viewer(demo_journal: Path) -> None:
+    """A journal file 0444 in a 0555 folder opens read-only; the list and a session page
+    answer, and the file's bytes stay as they were."""
+    folder = demo_journal.parent
+    before = demo_journal.read_bytes()
+    demo_journal.chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        with SQLiteJournal(demo_journal, read_only=True) as journal:
+            server = ViewerServer(Viewer(journal))
+            server.start()
+            try:
+                with client(server) as http:
+                    listed = http.get("/api/sessions")
+                    page = http.get("/api/sessions/demo-refund-1")
+            finally:
+                server.close()
+    finally:
+        folder.chmod(0o755)
+        demo_journal.chmod(0o644)
+
+    assert listed.status_code == 200 and len(listed.json()["rows"]) == 3
+    assert page.status_code == 200 and page.json()["steps"]
+    assert demo_journal.read_bytes() == before

@@ -24,9 +24,7 @@ MAX_JSON_DEPTH = 64
 MAX_JSON_CHARS = 4_000_000
 """How many characters of JSON text from outside are read (about 4 MB of ASCII)."""
 
-# A JSON string literal, escapes included: removed before the brackets are counted, so a
-# bracket inside a string does not count. The unrolled form keeps the regex linear.
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
+# Brackets inside string literals do not count: the text between literals is what is read.
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
@@ -36,7 +34,11 @@ def json_depth(text: str) -> int:
 
     Text that is not valid JSON gets a best-effort answer: the parser refuses it afterwards.
     """
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    if "\\" in text:
+        # Escaped backslashes, then escaped quotes: every '"' left delimits a string.
+        text = text.replace("\\\\", "").replace('\\"', "")
+    outside = "".join(text.split('"')[::2])  # the text between string literals
+    brackets = _NOT_BRACKET.sub("", outside)
     return max(accumulate((_STEP[c] for c in brackets), initial=0))
 
 
@@ -46,6 +48,8 @@ def json_problem(
     """What is wrong with the size or nesting of JSON ``text``, or None when it is in bounds."""
     if len(text) > max_chars:
         return f"the JSON is {len(text):,} characters long, more than the {max_chars:,} allowed"
+    if text.count("[") + text.count("{") <= max_depth:
+        return None  # fewer openers than the limit: no need to look closer
     depth = json_depth(text)
     if depth > max_depth:
         return f"the JSON nests {depth} levels deep, more than the {max_depth} allowed"

@@ -40,18 +40,26 @@ from swarmkit.testing import RecordingModel, ScriptedModel
 from swarmkit.tools import FunctionTool, ToolResult, tool
 
 if TYPE_CHECKING:
-    from swarmkit.models import OpenAIModel, OpenAIResponsesModel, RetryPolicy
+    from swarmkit.models import (
+        AnthropicModel,
+        GeminiModel,
+        OpenAIModel,
+        OpenAIResponsesModel,
+        RetryPolicy,
+    )
 
 __version__ = "0.1.0"
 """The version of the distribution ``swarmkit-agents`` (the import name is ``swarmkit``)."""
 
 __all__ = [
     "Agent",
+    "AnthropicModel",
     "Condition",
     "ConditionSyntaxError",
     "ConfigurationError",
     "Edge",
     "FunctionTool",
+    "GeminiModel",
     "GraphCycleError",
     "Handoff",
     "HandoffCycleError",
@@ -103,9 +111,14 @@ __all__ = [
 ]
 
 
+_LAZY_MODELS = frozenset(
+    {"AnthropicModel", "GeminiModel", "OpenAIModel", "OpenAIResponsesModel", "RetryPolicy"}
+)
+
+
 def __getattr__(name: str) -> Any:
-    """The OpenAI adapters and ``RetryPolicy`` load ``openai`` only when first asked for."""
-    if name in ("OpenAIModel", "OpenAIResponsesModel", "RetryPolicy"):
+    """The model adapters and ``RetryPolicy`` load their SDK only when first asked for."""
+    if name in _LAZY_MODELS:
         from swarmkit import models  # noqa: PLC0415 - the lazy names live there
 
         value = getattr(models, name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,7 +22,7 @@ def attributed(message: AssistantMessage, agent: str) -> AssistantMessage:
     """The model's message marked with the agent that said it."""
     if message.agent == agent:
         return message
-    return AssistantMessage(content=message.content, tool_calls=message.tool_calls, agent=agent)
+    return replace(message, agent=agent)  # keeps the provider's reasoning state
 
 
 def tool_resulted(agent: str, message: ToolMessage) -> ev.ToolResulted:

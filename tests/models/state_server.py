@@ -123,6 +123,7 @@ class StateServer:
             call_id = f"gcall_{n}_{i}"
             signature = base64.b64encode(f"gsig-{n}-{i}".encode()).decode()
             self.issued[call_id] = signature
+            self.issued[_call_key(name, arguments)] = signature
             function_call = {"id": call_id, "name": name, "args": arguments}
             parts.append({"functionCall": function_call, "thoughtSignature": signature})
         candidate = {"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}
@@ -200,7 +201,11 @@ class StateServer:
                 function_call = part.get("functionCall")
                 if function_call is None:
                     continue
-                wanted = self.issued.get(function_call.get("id", ""), SKIP_SIGNATURE)
+                # By id, or by what it asked (a call sent back without its id is still ours).
+                wanted = self.issued.get(function_call.get("id", "")) or self.issued.get(
+                    _call_key(function_call.get("name", ""), function_call.get("args") or {}),
+                    SKIP_SIGNATURE,
+                )
                 got = part.get("thoughtSignature")
                 if got != wanted and not (got == _SKIP_B64 and wanted == SKIP_SIGNATURE):
                     return f"function call {function_call.get('name')} lacks its thought signature"
@@ -232,6 +237,10 @@ class StateServer:
             if wanted is not None and wanted not in items[:index]:
                 return f"function_call {item['call_id']} came without its reasoning item"
         return None
+
+
+def _call_key(name: str, arguments: Mapping[str, Any]) -> str:
+    return json.dumps([name, arguments], sort_keys=True)
 
 
 _SKIP_B64 = base64.b64encode(SKIP_SIGNATURE.encode()).decode()

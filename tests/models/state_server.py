@@ -53,8 +53,8 @@ class StateServer:
 
     script: list[Turn] = field(default_factory=list)
     """The turns still to serve, in order (any API takes the next one)."""
-    issued: dict[str, Any] = field(default_factory=dict)
-    """By call id: the state the follow-up must send back with that call."""
+    issued: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """By API, then by call id: the state a follow-up must send back with that call."""
     requests: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """(path, JSON body) of every request."""
     refusals: list[str] = field(default_factory=list)
@@ -67,6 +67,9 @@ class StateServer:
     def url(self) -> str:
         """The root URL."""
         return f"http://127.0.0.1:{self.port}"
+
+    def _of(self, api: str) -> dict[str, Any]:
+        return self.issued.setdefault(api, {})
 
     def add(self, *turns: Turn) -> None:
         """Queue more turns."""
@@ -97,7 +100,7 @@ class StateServer:
             blocks.append({"type": "text", "text": turn.text})
         for i, (name, arguments) in enumerate(turn.calls):
             call_id = f"toolu_{n}_{i}"
-            self.issued[call_id] = thinking
+            self._of("anthropic")[call_id] = thinking
             blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": arguments})
         return {
             "id": f"msg_{n}",
@@ -122,8 +125,8 @@ class StateServer:
         for i, (name, arguments) in enumerate(turn.calls):
             call_id = f"gcall_{n}_{i}"
             signature = base64.b64encode(f"gsig-{n}-{i}".encode()).decode()
-            self.issued[call_id] = signature
-            self.issued[_call_key(name, arguments)] = signature
+            self._of("gemini")[call_id] = signature
+            self._of("gemini")[_call_key(name, arguments)] = signature
             function_call = {"id": call_id, "name": name, "args": arguments}
             parts.append({"functionCall": function_call, "thoughtSignature": signature})
         candidate = {"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}
@@ -140,7 +143,7 @@ class StateServer:
         for i, (name, arguments) in enumerate(turn.calls):
             call_id = f"call_{n}_{i}"
             extra = {"google": {"thought_signature": f"csig-{n}-{i}"}}
-            self.issued[call_id] = (extra, f"thought {n}")
+            self._of("chat")[call_id] = (extra, f"thought {n}")
             function = {"name": name, "arguments": json.dumps(arguments)}
             calls.append(
                 {"id": call_id, "type": "function", "function": function, "extra_content": extra}
@@ -170,7 +173,7 @@ class StateServer:
                            "status": "completed", "content": content})  # fmt: skip
         for i, (name, arguments) in enumerate(turn.calls):
             call_id = f"fc_{n}_{i}"
-            self.issued[call_id] = reasoning
+            self._of("responses")[call_id] = reasoning
             output.append({"type": "function_call", "id": f"fcid_{n}_{i}", "call_id": call_id,
                            "name": name, "arguments": json.dumps(arguments),
                            "status": "completed"})  # fmt: skip
@@ -187,7 +190,9 @@ class StateServer:
             blocks = turn["content"]
             for block in blocks:
                 wanted = (
-                    self.issued.get(block.get("id", "")) if block["type"] == "tool_use" else None
+                    self._of("anthropic").get(block.get("id", ""))
+                    if block["type"] == "tool_use"
+                    else None
                 )
                 if wanted is not None and wanted not in blocks:
                     return f"tool_use {block['id']} came without its signed thinking block"
@@ -202,7 +207,9 @@ class StateServer:
                 if function_call is None:
                     continue
                 # By id, or by what it asked (a call sent back without its id is still ours).
-                wanted = self.issued.get(function_call.get("id", "")) or self.issued.get(
+                wanted = self._of("gemini").get(function_call.get("id", "")) or self._of(
+                    "gemini"
+                ).get(
                     _call_key(function_call.get("name", ""), function_call.get("args") or {}),
                     SKIP_SIGNATURE,
                 )
@@ -214,7 +221,7 @@ class StateServer:
     def _check_chat(self, body: dict[str, Any]) -> str | None:
         for message in body.get("messages", []):
             for tool_call in message.get("tool_calls") or []:
-                wanted = self.issued.get(tool_call.get("id"))
+                wanted = self._of("chat").get(tool_call.get("id"))
                 if wanted is None:
                     continue
                 extra, reasoning = wanted
@@ -230,7 +237,7 @@ class StateServer:
         items = body.get("input", [])
         for index, item in enumerate(items):
             wanted = (
-                self.issued.get(item.get("call_id", ""))
+                self._of("responses").get(item.get("call_id", ""))
                 if item.get("type") == "function_call"
                 else None
             )

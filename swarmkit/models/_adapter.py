@@ -72,6 +72,7 @@ class NativeModel:
 
     async def respond(self, request: ModelRequest) -> ModelResponse:
         """Answer with one complete response, retrying transient failures."""
+        self._ready_client()  # a missing key is the caller's to fix, not retried
         started = self._clock()
         retrier = self._retrier()
 
@@ -90,6 +91,7 @@ class NativeModel:
         A retried attempt's deltas start again from the beginning of the answer, after an
         ``AttemptDiscarded`` marker, as with :class:`OpenAIModel`.
         """
+        self._ready_client()
         started = self._clock()
         retrier = self._retrier()
 
@@ -125,6 +127,10 @@ class NativeModel:
 
     def _secrets(self) -> tuple[str, ...]:
         return ()
+
+    def _ready_client(self) -> object:
+        """The SDK's client, built on the first call (so no key is needed until then)."""
+        raise NotImplementedError
 
     @contextmanager
     def _translated(self) -> Iterator[None]:

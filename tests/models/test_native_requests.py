@@ -3,6 +3,8 @@ structured output, usage, streamed thinking; each through its SDK to a loopback 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from swarmkit import ConfigurationError
@@ -124,7 +126,7 @@ async def test_anthropic_sends_thinking_and_structured_output() -> None:
 def test_a_streamed_thinking_block_keeps_its_text_and_signature() -> None:
     """Thinking and signature deltas assemble into the block the API wants back."""
     assembler = StreamAssembler()
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "message_start", "message": {"model": "c", "usage": {"input_tokens": 4}}},
         {"type": "content_block_start", "index": 0,
          "content_block": {"type": "thinking", "thinking": "", "signature": ""}},

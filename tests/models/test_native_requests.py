@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from google.genai import types
 
 from swarmkit import ConfigurationError
 from swarmkit.messages import SystemMessage, ToolMessage, UserMessage
@@ -21,6 +22,7 @@ from swarmkit.models import (
     ToolSpec,
 )
 from swarmkit.models._anthropic_wire import StreamAssembler
+from swarmkit.models._gemini_wire import model_parts, parse_response
 from tests.models.state_server import StateServer, bodies, call, say, state_server
 
 ONE_TRY = RetryPolicy(max_attempts=1)
@@ -235,3 +237,19 @@ async def test_a_missing_key_is_a_configuration_error_naming_the_variable(
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     with pytest.raises(ConfigurationError, match="ANTHROPIC_API_KEY"):
         await AnthropicModel("claude").respond(_request())
+
+
+def test_gemini_thoughts_and_a_signed_text_part_go_back_as_they_came() -> None:
+    """A thought summary and a signed text part are the turn's state; the text is the answer."""
+    parts = [
+        types.Part(text="Thinking about A1.", thought=True),
+        types.Part(text="A1 shipped.", thought_signature=b"\x01sig"),
+    ]
+    answer = types.GenerateContentResponse(
+        candidates=[types.Candidate(content=types.Content(role="model", parts=parts))]
+    )
+
+    message = parse_response(answer).message
+
+    assert message.content == "A1 shipped."
+    assert model_parts(message) == parts

@@ -28,6 +28,7 @@ from swarmkit.models._base import (
     Usage,
 )
 from swarmkit.models._chat_completions import IncompleteResponseError, plain_json, sendable
+from swarmkit.models._wire_cache import _ByIdentity
 
 PROVIDER = "anthropic"
 """The name Anthropic's state is kept under."""
@@ -132,14 +133,30 @@ def conversation(messages: Sequence[Message]) -> list[dict[str, Any]]:
     API wants every tool result of a turn in the one user message that follows it."""
     turns: list[dict[str, Any]] = []
     for message in messages:
-        turn = message_param(message)
+        turn = _cached_turn(message)
         if turn is None:
             continue
         if turns and turns[-1]["role"] == turn["role"]:
-            turns[-1]["content"] = [*_blocks(turns[-1]["content"]), *_blocks(turn["content"])]
+            # A new dict: the cached turns are shared by every later call.
+            content = [*_blocks(turns[-1]["content"]), *_blocks(turn["content"])]
+            turns[-1] = {"role": turn["role"], "content": content}
         else:
             turns.append(turn)
     return turns
+
+
+_TURNS: _ByIdentity[dict[str, Any] | None] = _ByIdentity()
+
+
+def _cached_turn(message: Message) -> dict[str, Any] | None:
+    """A message's turn, built once in its life (a long history is not rebuilt each call)."""
+    if isinstance(message, SystemMessage):
+        return None
+    found = _TURNS.find(message)
+    if found is None:
+        found = message_param(message)
+        _TURNS.put(message, found)
+    return found
 
 
 def _blocks(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:

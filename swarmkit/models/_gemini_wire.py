@@ -31,6 +31,7 @@ from swarmkit.models._base import (
     Usage,
 )
 from swarmkit.models._chat_completions import IncompleteResponseError, plain_json, sendable
+from swarmkit.models._wire_cache import _ByIdentity
 
 PROVIDER = "google"
 """The name Gemini's state is kept under."""
@@ -88,17 +89,32 @@ def tool_config(settings: ModelSettings) -> types.ToolConfig | None:
 
 def contents(messages: Sequence[Message]) -> list[types.Content]:
     """The turns after the instructions; consecutive turns of one role become one (a turn's
-    function responses go back together)."""
+    function responses go back together). Each message's turn is built once in its life."""
     turns: list[types.Content] = []
     for message in messages:
-        turn = content_of(message)
+        turn = _cached_content(message)
         if turn is None:
             continue
         if turns and turns[-1].role == turn.role:
-            turns[-1].parts = [*(turns[-1].parts or []), *(turn.parts or [])]
+            # A new turn: the cached ones are shared by every later call.
+            parts = [*(turns[-1].parts or []), *(turn.parts or [])]
+            turns[-1] = types.Content(role=turn.role, parts=parts)
         else:
             turns.append(turn)
     return turns
+
+
+_CONTENTS: _ByIdentity[types.Content | None] = _ByIdentity()
+
+
+def _cached_content(message: Message) -> types.Content | None:
+    if isinstance(message, SystemMessage):
+        return None  # new each call, and sent in the config
+    found = _CONTENTS.find(message)
+    if found is None:
+        found = content_of(message)
+        _CONTENTS.put(message, found)
+    return found
 
 
 def content_of(message: Message) -> types.Content | None:

@@ -66,7 +66,7 @@ def request_params(model: str, request: ModelRequest, options: RequestOptions) -
     )
     params: dict[str, Any] = {
         "model": model,
-        "messages": conversation(request.messages),
+        "messages": conversation(request.messages, thinking=options.thinking_budget is not None),
         "max_tokens": request.settings.max_tokens or options.max_tokens,
     }
     if system:
@@ -128,9 +128,16 @@ def tool_choice(settings: ModelSettings) -> dict[str, Any] | None:
     return param
 
 
-def conversation(messages: Sequence[Message]) -> list[dict[str, Any]]:
+def conversation(messages: Sequence[Message], *, thinking: bool = False) -> list[dict[str, Any]]:
     """The turns after the instructions; consecutive turns of one role become one, since the
-    API wants every tool result of a turn in the one user message that follows it."""
+    API wants every tool result of a turn in the one user message that follows it.
+
+    With extended thinking on, the API wants the tool-use turn being answered to open with
+    its signed thinking. When another provider's model made that turn (the calls of a handoff
+    into this agent), there is none: that turn and its results go as text instead.
+    """
+    if thinking:
+        messages = foreign_tail_as_text(messages)
     turns: list[dict[str, Any]] = []
     for message in messages:
         turn = _cached_turn(message)
@@ -157,6 +164,24 @@ def _cached_turn(message: Message) -> dict[str, Any] | None:
         found = message_param(message)
         _TURNS.put(message, found)
     return found
+
+
+def foreign_tail_as_text(messages: Sequence[Message]) -> Sequence[Message]:
+    """The history with a trailing tool-use turn of another provider (and its results) told
+    as one user message, so a thinking model can take over from it."""
+    last = len(messages) - 1
+    while last >= 0 and isinstance(messages[last], ToolMessage):
+        last -= 1
+    turn = messages[last] if last >= 0 else None
+    if not isinstance(turn, AssistantMessage) or not turn.tool_calls or last == len(messages) - 1:
+        return messages
+    if turn.provider_state is not None and turn.provider_state.provider == PROVIDER:
+        return messages
+    lines = [turn.content] if turn.content else []
+    lines += [f"Called {c.name}({c.arguments})" for c in turn.tool_calls]
+    lines += [f"{m.name} returned: {m.content}" for m in messages[last + 1 :]]  # type: ignore[union-attr]
+    told = UserMessage(content="Earlier in this conversation:\n" + "\n".join(lines))
+    return (*messages[:last], told)
 
 
 def _blocks(content: str | list[dict[str, Any]]) -> list[dict[str, Any]]:

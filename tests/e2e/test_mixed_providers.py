@@ -143,3 +143,32 @@ def test_agents_on_different_provider_strings_share_one_swarm() -> None:
 
     models = {name: type(plan.model) for name, plan in swarm.plans.items()}
     assert models == {"a": AnthropicModel, "b": GeminiModel}
+
+
+async def test_a_thinking_claude_takes_over_from_gemini_mid_tool_turn() -> None:
+    """Gemini's handoff call has no signed thinking, which a thinking Claude would need: that
+    turn reaches Claude as text, and the run goes on."""
+    async with state_server(call("transfer_to_claude"), say("Claude here.")) as server:
+        claude = Agent(
+            name="claude",
+            model=AnthropicModel(
+                "claude-test",
+                base_url=f"{server.url}/anthropic",
+                api_key="sk-ant-1",
+                thinking_budget=1024,
+                retry=ONE_TRY,
+            ),
+        )
+        gemini = Agent(
+            name="gemini",
+            handoffs=[claude],
+            model=GeminiModel(
+                "gemini-test", base_url=f"{server.url}/gemini", api_key="AIza-1", retry=ONE_TRY
+            ),
+        )
+        result = await Swarm([gemini, claude], "gemini").run("Hand me to Claude.")
+
+    assert (result.trail, result.final_output) == (("gemini", "claude"), "Claude here.")
+    assert server.refusals == []
+    told = bodies(server, "anthropic")[0]["messages"][-1]
+    assert told["role"] == "user" and "Called transfer_to_claude" in json.dumps(told)

@@ -101,6 +101,8 @@ class StateServer:
         for i, (name, arguments) in enumerate(turn.calls):
             call_id = f"toolu_{n}_{i}"
             self._of("anthropic")[call_id] = thinking
+            told = f"Called {name}({json.dumps(arguments, ensure_ascii=False)})"
+            self._of("anthropic-told")[told] = call_id
             blocks.append({"type": "tool_use", "id": call_id, "name": name, "input": arguments})
         return {
             "id": f"msg_{n}",
@@ -184,7 +186,17 @@ class StateServer:
     # -- the rule each API enforces -----------------------------------------------------------
 
     def _check_anthropic(self, body: dict[str, Any]) -> str | None:
-        for turn in body.get("messages", []):
+        messages = body.get("messages", [])
+        if "thinking" in body and len(messages) >= 2 and _answers_tools(messages[-1]):
+            opening = messages[-2]["content"][0]
+            if opening.get("type") not in ("thinking", "redacted_thinking"):
+                return "Expected thinking or redacted_thinking, but found " + str(opening["type"])
+        for turn in messages:
+            told = json.dumps(turn.get("content"))
+            for text, call_id in self._of("anthropic-told").items():
+                if json.dumps(text)[1:-1] in told:
+                    # Text is the fallback for another model's calls; ours lost their thinking.
+                    return f"tool_use {call_id} came back as text, without its signed thinking"
             if turn.get("role") != "assistant" or isinstance(turn.get("content"), str):
                 continue
             blocks = turn["content"]
@@ -244,6 +256,11 @@ class StateServer:
             if wanted is not None and wanted not in items[:index]:
                 return f"function_call {item['call_id']} came without its reasoning item"
         return None
+
+
+def _answers_tools(message: Mapping[str, Any]) -> bool:
+    content = message.get("content")
+    return isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
 
 
 def _call_key(name: str, arguments: Mapping[str, Any]) -> str:

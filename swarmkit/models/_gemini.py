@@ -34,7 +34,7 @@ class GeminiModel(NativeModel):
     as Gemini requires; a call another provider's model made gets Gemini's documented stand-in.
     """
 
-    provider = "google"
+    provider = "gcp.gemini"  # OpenTelemetry's name for the Gemini API
     key_env = "GEMINI_API_KEY"
 
     def __init__(

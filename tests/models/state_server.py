@@ -306,9 +306,11 @@ async def _handle(
                 length = int(value)
         body = json.loads(await reader.readexactly(length) or b"{}")
         status, answer = server.answer(path, body)
-        raw = json.dumps(answer).encode()
+        streamed = status == 200 and (body.get("stream") is True or "stream" in path.lower())
+        raw = _sse(_api_of(path), answer) if streamed else json.dumps(answer).encode()
+        kind = "text/event-stream" if streamed else "application/json"
         head_out = (
-            f"HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n"
+            f"HTTP/1.1 {status} X\r\nContent-Type: {kind}\r\n"
             f"Content-Length: {len(raw)}\r\nConnection: close\r\n\r\n"
         )
         writer.write(head_out.encode() + raw)
@@ -317,6 +319,93 @@ async def _handle(
         pass
     finally:
         writer.close()
+
+
+def _sse(api: str, answer: dict[str, Any]) -> bytes:
+    """The answer as its API streams it, each signature and reasoning field in its own event."""
+    events = _STREAMS[api](answer)
+    # Gemini's stream is plain data lines; the others name each event.
+    lines = [("" if api == "gemini" else f"event: {name}\n") + f"data: {json.dumps(data)}\n\n"
+             for name, data in events]  # fmt: skip
+    return "".join(lines).encode()
+
+
+def _anthropic_stream(answer: dict[str, Any]) -> list[tuple[str, Any]]:
+    start = {**answer, "content": [], "stop_reason": None}
+    events: list[tuple[str, Any]] = [("message_start", {"type": "message_start", "message": start})]
+    for index, block in enumerate(answer["content"]):
+        empty: dict[str, Any] = _EMPTY[block["type"]]
+        opened = {"type": "content_block_start", "index": index,
+                  "content_block": {**block, **empty}}  # fmt: skip
+        events.append(("content_block_start", opened))
+        for delta in _block_deltas(block):
+            event = {"type": "content_block_delta", "index": index, "delta": delta}
+            events.append(("content_block_delta", event))
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    ending = {"type": "message_delta", "delta": {"stop_reason": answer["stop_reason"]},
+              "usage": {"output_tokens": answer["usage"]["output_tokens"]}}  # fmt: skip
+    return [*events, ("message_delta", ending), ("message_stop", {"type": "message_stop"})]
+
+
+_EMPTY: dict[str, dict[str, Any]] = {
+    "thinking": {"thinking": "", "signature": ""},
+    "text": {"text": ""},
+    "tool_use": {"input": {}},
+}
+
+
+def _block_deltas(block: dict[str, Any]) -> list[dict[str, Any]]:
+    if block["type"] == "thinking":
+        return [
+            {"type": "thinking_delta", "thinking": block["thinking"]},
+            {"type": "signature_delta", "signature": block["signature"]},
+        ]
+    if block["type"] == "text":
+        return [{"type": "text_delta", "text": block["text"]}]
+    return [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+
+
+def _chat_stream(answer: dict[str, Any]) -> list[tuple[str, Any]]:
+    message = answer["choices"][0]["message"]
+    deltas = [{"reasoning_content": message["reasoning_content"]}]
+    if message.get("content"):
+        deltas.append({"content": message["content"]})
+    deltas += [
+        {"tool_calls": [{**c, "index": i}]} for i, c in enumerate(message.get("tool_calls", []))
+    ]
+    finish = answer["choices"][0]["finish_reason"]
+    chunks = [{"choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    chunks.append({"choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+                   "usage": answer["usage"]})  # fmt: skip
+    return [("chunk", {"id": "c", "object": "chat.completion.chunk", "model": "m", **c})
+            for c in chunks]  # fmt: skip
+
+
+def _responses_stream(answer: dict[str, Any]) -> list[tuple[str, Any]]:
+    events: list[tuple[str, Any]] = []
+    for index, item in enumerate(answer["output"]):
+        added = {"type": "response.output_item.added", "output_index": index, "item": item}
+        events.append((added["type"], added))
+        if item["type"] == "message":
+            text = item["content"][0]["text"]
+            events.append(("response.output_text.delta",
+                           {"type": "response.output_text.delta", "output_index": index,
+                            "delta": text}))  # fmt: skip
+        done = {"type": "response.output_item.done", "output_index": index, "item": item}
+        events.append((done["type"], done))
+    return [*events, ("response.completed", {"type": "response.completed", "response": answer})]
+
+
+def _gemini_stream(answer: dict[str, Any]) -> list[tuple[str, Any]]:
+    return [("message", answer)]
+
+
+_STREAMS: dict[str, Callable[[dict[str, Any]], list[tuple[str, Any]]]] = {
+    "anthropic": _anthropic_stream,
+    "gemini": _gemini_stream,
+    "chat": _chat_stream,
+    "responses": _responses_stream,
+}
 
 
 @contextlib.asynccontextmanager

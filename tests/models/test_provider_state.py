@@ -12,6 +12,7 @@ from dataclasses import replace
 import pytest
 
 from swarmkit import Agent, Handoff, InMemoryJournal, ModelError, Swarm, tool
+from swarmkit.events import RunFinished, TextDelta
 from swarmkit.filters import HandoffInput, last_messages, remove_tool_calls, repair_tool_pairs
 from swarmkit.messages import (
     AssistantMessage,
@@ -105,6 +106,23 @@ async def test_state_goes_back_with_the_calls_of_a_live_tool_loop(provider: str)
     assert (result.stop_reason, result.final_output) == ("final_output", "done")
     assert server.refusals == []
     assert len(server.requests) == 3
+
+
+@pytest.mark.parametrize("provider", PROVIDERS)
+async def test_state_goes_back_with_the_calls_of_a_streamed_tool_loop(provider: str) -> None:
+    """Streamed turns assemble the same state (signatures arrive in their own events)."""
+    turns = (call("lookup", order="A1"), say("done"))
+    async with state_server(*turns) as server:
+        agent = Agent(name="a", instructions="Help.", tools=[lookup])
+        swarm = Swarm([agent], "a", model=PROVIDERS[provider](server))
+        events = [event async for event in swarm.stream("Where?")]
+
+    finished = events[-1]
+    assert isinstance(finished, RunFinished)
+    assert finished.result.final_output == "done"
+    assert any(isinstance(e, TextDelta) for e in events)
+    assert server.refusals == []
+    assert len(server.requests) == 2
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)

@@ -79,6 +79,7 @@ class GeminiModel(NativeModel):
         self.thinking_budget = thinking_budget
         """The thinking tokens each call may spend (None: the model's default)."""
         self._client = client
+        self._owns_client = client is None
 
     async def _attempt(self, request: ModelRequest, deadline: AttemptDeadline) -> ModelResponse:
         client = self._ready_client()
@@ -133,8 +134,9 @@ class GeminiModel(NativeModel):
 
     async def aclose(self) -> None:
         """Close the HTTP client this model built (an injected client is left to its owner)."""
-        if self._client is not None and self._api_key is not None:
+        if self._owns_client and self._client is not None:
             await self._client.aio.aclose()
+            self._client = None
 
     def _ready_client(self) -> genai.Client:
         if self._client is None:

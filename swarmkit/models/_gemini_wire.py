@@ -91,8 +91,11 @@ def contents(messages: Sequence[Message]) -> list[types.Content]:
     """The turns after the instructions; consecutive turns of one role become one (a turn's
     function responses go back together). Each message's turn is built once in its life."""
     turns: list[types.Content] = []
+    named: set[str] = set()  # ids Gemini gave its calls: their responses quote them
     for message in messages:
-        turn = _cached_content(message)
+        if isinstance(message, AssistantMessage):
+            named.update(c.id for c in message.tool_calls if _gemini_named(c))
+        turn = _cached_content(message, named)
         if turn is None:
             continue
         if turns and turns[-1].role == turn.role:
@@ -107,18 +110,27 @@ def contents(messages: Sequence[Message]) -> list[types.Content]:
 _CONTENTS: _ByIdentity[types.Content | None] = _ByIdentity()
 
 
-def _cached_content(message: Message) -> types.Content | None:
+def _cached_content(message: Message, named: set[str]) -> types.Content | None:
     if isinstance(message, SystemMessage):
         return None  # new each call, and sent in the config
     found = _CONTENTS.find(message)
     if found is None:
-        found = content_of(message)
+        found = content_of(message, named=named)
         _CONTENTS.put(message, found)
     return found
 
 
-def content_of(message: Message) -> types.Content | None:
-    """One message as a turn (None for the instructions, sent in the config)."""
+def _gemini_named(call: ToolCall) -> bool:
+    """Whether Gemini gave this call its id (another model's call goes without one)."""
+    state = call.provider_state
+    return state is not None and state.provider == PROVIDER and bool(state.data.get("id"))
+
+
+def content_of(
+    message: Message, *, named: set[str] | frozenset[str] = frozenset()
+) -> types.Content | None:
+    """One message as a turn (None for the instructions, sent in the config); a function
+    response quotes its call's id when Gemini gave the call one (``named``)."""
     match message:
         case SystemMessage():
             return None
@@ -130,7 +142,7 @@ def content_of(message: Message) -> types.Content | None:
         case ToolMessage():
             key = "error" if message.is_error else "result"
             response = types.FunctionResponse(
-                id=message.tool_call_id if not _synthetic(message.tool_call_id) else None,
+                id=message.tool_call_id if message.tool_call_id in named else None,
                 name=message.name,
                 response={key: sendable(message.content)},
             )
@@ -161,7 +173,7 @@ def _call_part(call: ToolCall) -> types.Part:
     own = state is not None and state.provider == PROVIDER
     data = state.data if state is not None and own else {}
     function_call = types.FunctionCall(
-        id=call.id if data.get("id") else None,
+        id=call.id if _gemini_named(call) else None,
         name=call.name,
         args=arguments if isinstance(arguments, dict) else {},
     )
@@ -185,10 +197,6 @@ def _part_from_data(data: Any) -> types.Part:
     if signature:
         part.thought_signature = base64.b64decode(signature)
     return part
-
-
-def _synthetic(call_id: str) -> bool:
-    return call_id.startswith(_SYNTHETIC)
 
 
 _SYNTHETIC = "gemini_call_"

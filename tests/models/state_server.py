@@ -211,6 +211,19 @@ class StateServer:
         return None
 
     def _check_gemini(self, body: dict[str, Any]) -> str | None:
+        problem = self._check_gemini_signatures(body)
+        if problem:
+            return problem
+        contents = body.get("contents", [])
+        parts = [part for content in contents for part in content.get("parts", [])]
+        asked = {p["functionCall"].get("id") for p in parts if "functionCall" in p}
+        for part in parts:
+            answered = part.get("functionResponse", {}).get("id")
+            if answered is not None and answered not in asked:
+                return f"function response {answered} answers no function call"
+        return None
+
+    def _check_gemini_signatures(self, body: dict[str, Any]) -> str | None:
         for content in body.get("contents", []):
             if content.get("role") != "model":
                 continue

@@ -3,6 +3,7 @@ structured output, usage, streamed thinking; each through its SDK to a loopback 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -12,8 +13,10 @@ from swarmkit import ConfigurationError
 from swarmkit.messages import SystemMessage, ToolMessage, UserMessage
 from swarmkit.models import (
     AnthropicModel,
+    AttemptDiscarded,
     GeminiModel,
     ModelRequest,
+    ModelResponse,
     ModelSettings,
     OutputSchema,
     RetryPolicy,
@@ -23,6 +26,7 @@ from swarmkit.models import (
 )
 from swarmkit.models._anthropic_wire import StreamAssembler
 from swarmkit.models._gemini_wire import model_parts, parse_response
+from tests.models.raw_server import raw_server, sse_reply
 from tests.models.state_server import StateServer, bodies, call, say, state_server
 
 ONE_TRY = RetryPolicy(max_attempts=1)
@@ -253,3 +257,38 @@ def test_gemini_thoughts_and_a_signed_text_part_go_back_as_they_came() -> None:
 
     assert message.content == "A1 shipped."
     assert model_parts(message) == parts
+
+
+def _claude_events(*events: dict[str, Any]) -> str:
+    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+
+
+async def test_an_overloaded_error_inside_a_claude_stream_is_retried_from_scratch() -> None:
+    """An ``overloaded_error`` event mid-stream voids the attempt; the next one answers."""
+    start: dict[str, Any] = {
+        "type": "message_start",
+        "message": {"model": "c", "usage": {"input_tokens": 3}},
+    }
+    text: list[dict[str, Any]] = [
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        {"type": "content_block_delta", "index": 0,
+         "delta": {"type": "text_delta", "text": "Hello"}},
+        {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+         "usage": {"output_tokens": 1}},
+        {"type": "message_stop"},
+    ]  # fmt: skip
+    overloaded = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    broken = sse_reply(_claude_events(start, text[0], overloaded), done=False)
+    whole = sse_reply(_claude_events(start, *text), done=False)
+    async with raw_server(broken, whole) as server:
+        model = AnthropicModel(
+            "claude-test",
+            base_url=f"http://127.0.0.1:{server.port}",
+            api_key="sk-ant-1",
+            retry=RetryPolicy(max_attempts=2, initial_backoff=0.0, jitter=0.0),
+        )
+        items = [item async for item in model.stream(ModelRequest(messages=_request().messages))]
+
+    assert [i.reason for i in items if isinstance(i, AttemptDiscarded)] == ["error_answer"]
+    last = items[-1]
+    assert isinstance(last, ModelResponse) and last.message.content == "Hello"

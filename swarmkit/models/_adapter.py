@@ -42,6 +42,8 @@ class NativeModel:
         clock: Callable[[], float] = time.perf_counter,
         runtime: Runtime | None = None,
     ) -> None:
+        """Check and keep what every adapter takes; ``runtime`` supplies the waits between
+        attempts and the jitter's randomness (it wins over ``sleep=``)."""
         kind = type(self).__name__
         if not isinstance(model, str) or not model:
             raise ConfigurationError(

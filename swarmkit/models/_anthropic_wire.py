@@ -179,7 +179,8 @@ def foreign_tail_as_text(messages: Sequence[Message]) -> Sequence[Message]:
         return messages
     lines = [turn.content] if turn.content else []
     lines += [f"Called {c.name}({c.arguments})" for c in turn.tool_calls]
-    lines += [f"{m.name} returned: {m.content}" for m in messages[last + 1 :]]  # type: ignore[union-attr]
+    results = [m for m in messages[last + 1 :] if isinstance(m, ToolMessage)]
+    lines += [f"{m.name} returned: {m.content}" for m in results]
     told = UserMessage(content="Earlier in this conversation:\n" + "\n".join(lines))
     return (*messages[:last], told)
 

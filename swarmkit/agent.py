@@ -13,7 +13,7 @@ from swarmkit.context import RunContext
 from swarmkit.delegation import AgentTool, agent_tool
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.handoffs import Handoff, build_transfer_tools
-from swarmkit.models._base import Model, ModelSettings
+from swarmkit.models import Model, ModelSettings
 from swarmkit.tools import FunctionTool
 
 Instructions: TypeAlias = str | Callable[[RunContext], str | Awaitable[str]]

@@ -6,7 +6,9 @@
     ├── ConfigurationError (also ValueError)       a mistake in how something was built
     │   ├── ConditionSyntaxError                   a `when` condition that does not parse
     │   ├── GraphCycleError                        an edge that would close a cycle
-    │   └── ConfigurationChangedError              a durable session met changed swarm code
+    │   ├── ConfigurationChangedError              a durable session met changed swarm code
+    │   └── TaskFileError                          an evaluation task file that does not load
+    │   └── RuleLearningError                      a journal or rules file rules cannot come from
     ├── ToolError                                  a tool could not be called or failed
     │   ├── ToolArgumentsError                     the model's arguments did not validate
     │   ├── ToolExecutionError                     the tool itself raised
@@ -24,7 +26,9 @@
     │   ├── SessionNotFoundError
     │   ├── SessionBusyError                       another writer holds the session's lease
     │   └── ReplayDivergenceError                  replay asked what the journal does not hold
-    └── ViewerError                                the session viewer could not start
+    ├── ViewerError                                the session viewer could not start
+    └── InteropRequestError (also ValueError)      an A2A message or AG-UI run input that
+                                                   cannot be acted on (e.g. no decision)
 
 ``swarmkit.testing.ScriptExhaustedError`` (also an ``AssertionError``) joins the tree for
 scripted models that are asked more than their script holds.
@@ -77,6 +81,18 @@ class ConfigurationChangedError(ConfigurationError):
         self.session_id = session_id
         self.changed = tuple(changed)
         super().__init__(message)
+
+
+class TaskFileError(ConfigurationError):
+    """An evaluation task (``swarmkit.evals``) is malformed; ``source``, ``task`` and ``field``
+    say where (the file, the task's id or position, the field's dotted path)."""
+
+    def __init__(self, message: str, *, source: str, task: str | None, field: str | None) -> None:
+        self.source = source
+        self.task = task
+        self.field = field
+        where = source + (f", task {task}" if task else "") + (f", field {field}" if field else "")
+        super().__init__(f"{where}: {message}")
 
 
 class ToolError(SwarmkitError):
@@ -200,3 +216,15 @@ class ReplayDivergenceError(JournalError):
 
 class ViewerError(SwarmkitError):
     """The local session viewer (``swarmkit ui``) could not start, e.g. its port is taken."""
+
+
+class InteropRequestError(SwarmkitError, ValueError):
+    """A request from another system (an A2A message, an AG-UI run input) cannot be acted on:
+    a paused task's reply that decides nothing, a context or thread id that is too long, a run
+    input without a user message. The message says what to send instead."""
+
+
+class RuleLearningError(ConfigurationError):
+    """A journal or a rules file cannot give what ``swarmkit.rules`` was asked: no decisions to
+    learn from, too few for the support asked, a rules file that does not parse or names agents
+    the swarm lacks. The message says which, and what to change."""

@@ -14,15 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from swarmkit.exceptions import ConfigurationError
-from swarmkit.journal import Journal
 from swarmkit.messages import AssistantMessage, Message, messages_from_data, messages_to_data
 from swarmkit.result import RunResult
 
 History = RunResult | Sequence[Message | Mapping[str, Any]]
 """What ``swarm.run(history=...)`` takes: an earlier result, or its ``to_input()`` messages."""
-
-TURN_MARK = "__turn_"
-"""What separates a conversation's id from a later turn's number."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -78,16 +74,3 @@ def start_from_data(data: Mapping[str, Any]) -> Continuation | None:
         context=dict(data.get("context") or {}),
         previous_session=data.get("continues"),
     )
-
-
-def turn_session_id(conversation: str, turn: int) -> str:
-    """The session id of a conversation's ``turn`` (1 is the conversation's own id)."""
-    return conversation if turn == 1 else f"{conversation}{TURN_MARK}{turn}"
-
-
-async def turn_sessions(journal: Journal, conversation: str) -> list[str]:
-    """The journaled turns of a conversation, first to last."""
-    turns: list[str] = []
-    while await journal.next_seq(turn_session_id(conversation, len(turns) + 1)) != 0:
-        turns.append(turn_session_id(conversation, len(turns) + 1))
-    return turns

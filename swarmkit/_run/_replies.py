@@ -8,13 +8,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from swarmkit import events as ev
-from swarmkit._plan import AgentPlan
 from swarmkit._run._state import Candidate
 from swarmkit.exceptions import HandoffPayloadError
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
 from swarmkit.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from swarmkit.models import ToolSpec
+from swarmkit.plan import AgentPlan
 from swarmkit.tools import ToolOutcome
 
 
@@ -74,10 +74,10 @@ def handoff_result(candidate: Candidate, detail: str, *, is_error: bool) -> Tool
     return ToolMessage(tool_call_id=call.id, name=call.name, content=content, is_error=is_error)
 
 
-def handoff_detail(request: HandoffRequest, first: ev.Event) -> str:
+def handoff_detail(request: HandoffRequest, refused: ev.HandoffRefused | None) -> str:
     """What a handoff call's result says: transferred, or refused and why."""
-    if isinstance(first, ev.HandoffRefused):
-        return f"Handoff refused: {first.detail}."
+    if refused is not None:
+        return f"Handoff refused: {refused.detail}."
     return f"Transferred to {request.target}."
 
 

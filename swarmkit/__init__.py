@@ -37,6 +37,8 @@ if _typing.TYPE_CHECKING:
     from swarmkit.journal import InMemoryJournal, SQLiteJournal
     from swarmkit.limits import LimitBreach, UsageLimits
     from swarmkit.models import (
+        AnthropicModel,
+        GeminiModel,
         Model,
         ModelSettings,
         OpenAIModel,
@@ -54,12 +56,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Agent",
+    "AnthropicModel",
     "Condition",
     "ConditionSyntaxError",
     "ConfigurationError",
     "Edge",
     "FieldProblem",
     "FunctionTool",
+    "GeminiModel",
     "GraphCycleError",
     "Handoff",
     "HandoffCycleError",
@@ -157,6 +161,8 @@ _HOMES: dict[str, str] = {
     "SQLiteJournal": "swarmkit.journal",
     "LimitBreach": "swarmkit.limits",
     "UsageLimits": "swarmkit.limits",
+    "AnthropicModel": "swarmkit.models",
+    "GeminiModel": "swarmkit.models",
     "Model": "swarmkit.models",
     "ModelSettings": "swarmkit.models",
     "OpenAIModel": "swarmkit.models",
@@ -179,7 +185,7 @@ _HOMES: dict[str, str] = {
 
 
 def __getattr__(name: str) -> _typing.Any:
-    """Each public name loads its module on first use (the OpenAI adapters load ``openai``)."""
+    """Each public name loads its module on first use (a model adapter loads its SDK)."""
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

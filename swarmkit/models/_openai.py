@@ -23,7 +23,7 @@ from swarmkit.models._chat_completions import (
     parse_completion,
     request_json,
 )
-from swarmkit.models._deadline import AttemptDeadline, Timeouts
+from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
 from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, scrub_secrets
 from swarmkit.runtime import Runtime
 
@@ -68,7 +68,7 @@ class OpenAIModel:
         """The model name sent with every request."""
         self.retry = retry or RetryPolicy()
         """The retry policy of every call."""
-        self.timeouts = _timeouts_of(timeout, timeouts)
+        self.timeouts = timeouts_of(timeout, timeouts)
         """The deadlines of each attempt."""
         self._base_url = base_url
         self._api_key = api_key
@@ -231,21 +231,6 @@ def _check_arguments(
             f"retry= must be a RetryPolicy, got {type(retry).__name__}; "
             "e.g. retry=RetryPolicy(max_attempts=3)"
         )
-
-
-def _timeouts_of(timeout: float | None, timeouts: Timeouts | None) -> Timeouts:
-    if timeouts is not None and not isinstance(timeouts, Timeouts):
-        raise ConfigurationError(
-            f"timeouts= must be a Timeouts, got {type(timeouts).__name__}; "
-            "e.g. timeouts=Timeouts(total=120.0)"
-        )
-    if timeout is not None and timeouts is not None:
-        raise ConfigurationError(
-            "pass either timeout= (the whole-response deadline) or timeouts=, not both"
-        )
-    if timeout is not None:
-        return Timeouts.within(timeout)
-    return timeouts or Timeouts()
 
 
 def _http_timeout(timeouts: Timeouts) -> openai.Timeout:

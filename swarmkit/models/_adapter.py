@@ -13,11 +13,10 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, 
 from contextlib import aclosing, contextmanager
 from typing import Any
 
-from swarmkit._log import log
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
-from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers
+from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, log_call_finished
 from swarmkit.runtime import Runtime
 
 
@@ -127,6 +126,18 @@ class NativeModel:
         the API's fault."""
         raise NotImplementedError
 
+    @staticmethod
+    def _check_client(
+        client: object, kind: type, label: str, *, base_url: str | None, api_key: str | None
+    ) -> None:
+        """A given SDK client: of the SDK's own type, and not beside base_url=/api_key=."""
+        if client is None:
+            return
+        if not isinstance(client, kind):
+            raise ConfigurationError(f"client= must be {label}, got {type(client).__name__}")
+        if base_url is not None or api_key is not None:
+            raise ConfigurationError("pass either client= or base_url=/api_key=, not both")
+
     def _secrets(self) -> tuple[str, ...]:
         return ()
 
@@ -158,18 +169,14 @@ class NativeModel:
     def _log_finished(
         self, response: ModelResponse, *, attempt: int, started: float, stream: bool
     ) -> None:
-        log(
-            "swarmkit.models",
-            "model_call_finished",
-            model=self.name,
-            api=self.provider,
-            latency_ms=round((self._clock() - started) * 1000, 3),
-            prompt_tokens=response.usage.prompt_tokens,
-            completion_tokens=response.usage.completion_tokens,
-            total_tokens=response.usage.total_tokens,
+        latency = self._clock() - started
+        log_call_finished(
+            self.name,
+            response,
             attempt=attempt,
-            finish_reason=response.finish_reason,
+            latency_s=latency,
             stream=stream,
+            api=self.provider,
         )
 
 

@@ -72,12 +72,13 @@ class AnthropicModel(NativeModel):
             runtime=runtime,
             **extra,
         )
-        if client is not None and not isinstance(client, anthropic.AsyncAnthropic):
-            raise ConfigurationError(
-                f"client= must be an anthropic.AsyncAnthropic, got {type(client).__name__}"
-            )
-        if client is not None and (base_url is not None or api_key is not None):
-            raise ConfigurationError("pass either client= or base_url=/api_key=, not both")
+        self._check_client(
+            client,
+            anthropic.AsyncAnthropic,
+            "an anthropic.AsyncAnthropic",
+            base_url=base_url,
+            api_key=api_key,
+        )
         for name, value in (("max_tokens", max_tokens), ("thinking_budget", thinking_budget)):
             if value is not None and (type(value) is not int or value < 1):
                 raise ConfigurationError(f"{name}= must be a whole number of tokens, got {value!r}")

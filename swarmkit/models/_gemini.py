@@ -64,12 +64,9 @@ class GeminiModel(NativeModel):
             runtime=runtime,
             **extra,
         )
-        if client is not None and not isinstance(client, genai.Client):
-            raise ConfigurationError(
-                f"client= must be a google.genai.Client, got {type(client).__name__}"
-            )
-        if client is not None and (base_url is not None or api_key is not None):
-            raise ConfigurationError("pass either client= or base_url=/api_key=, not both")
+        self._check_client(
+            client, genai.Client, "a google.genai.Client", base_url=base_url, api_key=api_key
+        )
         if thinking_budget is not None and (
             type(thinking_budget) is not int or thinking_budget < 0
         ):

@@ -14,7 +14,6 @@ import openai
 from openai import AsyncOpenAI, AsyncStream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from swarmkit._log import log
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._chat_completions import (
@@ -24,7 +23,13 @@ from swarmkit.models._chat_completions import (
     request_json,
 )
 from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
-from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, scrub_secrets
+from swarmkit.models._retry import (
+    CallRetrier,
+    RetryPolicy,
+    decoding_answers,
+    log_call_finished,
+    scrub_secrets,
+)
 from swarmkit.runtime import Runtime
 
 _COMPLETIONS = "/chat/completions"
@@ -191,18 +196,8 @@ class OpenAIModel:
     def _log_finished(
         self, response: ModelResponse, *, attempt: int, started: float, stream: bool
     ) -> None:
-        log(
-            "swarmkit.models",
-            "model_call_finished",
-            model=self.name,
-            latency_ms=round((self._clock() - started) * 1000, 3),
-            prompt_tokens=response.usage.prompt_tokens,
-            completion_tokens=response.usage.completion_tokens,
-            total_tokens=response.usage.total_tokens,
-            attempt=attempt,
-            finish_reason=response.finish_reason,
-            stream=stream,
-        )
+        latency = self._clock() - started
+        log_call_finished(self.name, response, attempt=attempt, latency_s=latency, stream=stream)
 
 
 def _check_arguments(

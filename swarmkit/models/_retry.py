@@ -19,7 +19,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from swarmkit._log import log
 from swarmkit.exceptions import ConfigurationError, ModelError
-from swarmkit.models._base import AttemptDiscarded
+from swarmkit.models._base import AttemptDiscarded, ModelResponse
 from swarmkit.models._chat_completions import (
     ErrorAnswerError,
     IncompleteResponseError,
@@ -273,6 +273,26 @@ def delay_after(
         if asked is not None:
             return min(asked, policy.max_retry_after)
     return policy.backoff(attempt, draw)
+
+
+def log_call_finished(
+    model: str, response: ModelResponse, *, attempt: int, latency_s: float, stream: bool, **api: str
+) -> None:
+    """The ``model_call_finished`` log event every adapter emits after a call (``api=`` names
+    the API where an adapter speaks more than one)."""
+    log(
+        "swarmkit.models",
+        "model_call_finished",
+        model=model,
+        **api,
+        latency_ms=round(latency_s * 1000, 3),
+        prompt_tokens=response.usage.prompt_tokens,
+        completion_tokens=response.usage.completion_tokens,
+        total_tokens=response.usage.total_tokens,
+        attempt=attempt,
+        finish_reason=response.finish_reason,
+        stream=stream,
+    )
 
 
 def scrub_secrets(text: str, secrets: tuple[str, ...] = ()) -> str:

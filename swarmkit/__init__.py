@@ -30,6 +30,7 @@ if _typing.TYPE_CHECKING:
         ToolExecutionError,
         ToolServerError,
     )
+    from swarmkit.conversation import NextTurn
     from swarmkit.factory import swarm_factory
     from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
     from swarmkit.handoffs import Handoff
@@ -44,7 +45,7 @@ if _typing.TYPE_CHECKING:
         RetryPolicy,
         Timeouts,
     )
-    from swarmkit.result import HandoffRecord, RuleDecision, RunResult
+    from swarmkit.result import HandoffRecord, NextTurnDecision, RuleDecision, RunResult
     from swarmkit.swarm import Swarm
     from swarmkit.testing import RecordingModel, ScriptedModel
     from swarmkit.tools import FunctionTool, ToolResult, tool
@@ -75,6 +76,8 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelSettings",
+    "NextTurn",
+    "NextTurnDecision",
     "OpenAIModel",
     "OpenAIResponsesModel",
     "PendingDecision",
@@ -159,6 +162,8 @@ _HOMES: dict[str, str] = {
     "UsageLimits": "swarmkit.limits",
     "Model": "swarmkit.models",
     "ModelSettings": "swarmkit.models",
+    "NextTurn": "swarmkit.conversation",
+    "NextTurnDecision": "swarmkit.result",
     "OpenAIModel": "swarmkit.models",
     "OpenAIResponsesModel": "swarmkit.models",
     "RetryPolicy": "swarmkit.models",

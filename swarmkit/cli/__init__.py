@@ -294,6 +294,11 @@ def _add_sessions(commands: Any) -> None:
     command = _command(
         commands, "sessions", "List the journal's sessions, newest first.", "_sessions"
     )
+    command.add_argument(
+        "--threads",
+        action="store_true",
+        help="group a conversation's turns (SESSION, SESSION__turn_2, ...) under it",
+    )
     _journal_option(command)
 
 

@@ -14,9 +14,11 @@ from swarmkit.cli._usage import EXIT_OK, UsageError
 from swarmkit.console import one_line, plural
 from swarmkit.exceptions import SessionNotFoundError
 from swarmkit.journal import (
+    Conversation,
     JournalRecord,
     SessionInfo,
     export_jsonl,
+    group_turns,
     import_jsonl,
     journal_label,
 )
@@ -29,10 +31,37 @@ async def _sessions(args: argparse.Namespace) -> int:
     if not infos:
         print(f"no sessions in {path}")
         return EXIT_OK
-    header = ("SESSION", "STATUS", "STOP", "RECORDS", "STARTED", "PROMPT")
     started = _local_times()
+    if args.threads:
+        print(_table(_thread_rows(group_turns(infos), started)))
+        return EXIT_OK
+    header = ("SESSION", "STATUS", "STOP", "RECORDS", "STARTED", "PROMPT")
     print(_table([header, *(_session_row(info, started) for info in infos)]))
     return EXIT_OK
+
+
+def _thread_rows(
+    threads: Sequence[Conversation], started: Callable[[float], str]
+) -> list[tuple[str, ...]]:
+    """One row per conversation (its latest turn's status), then one per turn under it."""
+    rows = [("CONVERSATION", "TURNS", "STATUS", "STOP", "STARTED", "PROMPT")]
+    for thread in threads:
+        turns = thread.turns
+        count, first = str(len(turns)), started(thread.started_at)
+        state = _state_cells(thread.latest)
+        rows.append((thread.conversation_id, count, *state, first, _prompt(turns[0])))
+        if len(turns) > 1:
+            rows += [
+                (
+                    f"  {n}. {turn.session_id}",
+                    "",
+                    *_state_cells(turn),
+                    started(turn.started_at),
+                    _prompt(turn),
+                )
+                for n, turn in enumerate(turns, start=1)
+            ]
+    return rows
 
 
 async def _export(args: argparse.Namespace) -> int:
@@ -81,6 +110,14 @@ def _session_row(info: SessionInfo, started: Callable[[float], str]) -> tuple[st
         started(info.started_at),
         one_line(info.prompt or "", limit=48),
     )
+
+
+def _state_cells(info: SessionInfo) -> tuple[str, str]:
+    return info.status, info.stop_reason or "-"
+
+
+def _prompt(info: SessionInfo) -> str:
+    return one_line(info.prompt or "", limit=48)
 
 
 def _local_times() -> Callable[[float], str]:

@@ -22,13 +22,22 @@ from swarmkit.journal._records import (
     status_of,
 )
 from swarmkit.journal._sqlite import SQLiteJournal
-from swarmkit.journal._turns import TURN_MARK, turn_session_id, turn_sessions
+from swarmkit.journal._turns import (
+    TURN_MARK,
+    Conversation,
+    conversations,
+    group_turns,
+    turn_of,
+    turn_session_id,
+    turn_sessions,
+)
 
 if TYPE_CHECKING:
     from swarmkit.journal._codec import response_from_data, response_to_data
     from swarmkit.journal._postgres import PostgresJournal
 
 __all__ = [
+    "Conversation",
     "InMemoryJournal",
     "JOURNAL_SCHEMA_VERSION",
     "Journal",
@@ -38,7 +47,9 @@ __all__ = [
     "SessionInfo",
     "Status",
     "TURN_MARK",
+    "conversations",
     "export_jsonl",
+    "group_turns",
     "import_jsonl",
     "is_postgres_location",
     "journal_label",
@@ -47,6 +58,7 @@ __all__ = [
     "response_to_data",
     "session_status",
     "status_of",
+    "turn_of",
     "turn_session_id",
     "turn_sessions",
 ]

@@ -9,6 +9,7 @@ if _typing.TYPE_CHECKING:
     from swarmkit.conditions import Condition, compile_condition
     from swarmkit.config import SwarmConfig
     from swarmkit.context import RunContext
+    from swarmkit.conversation import NextTurn
     from swarmkit.exceptions import (
         ConditionSyntaxError,
         ConfigurationError,
@@ -30,7 +31,6 @@ if _typing.TYPE_CHECKING:
         ToolExecutionError,
         ToolServerError,
     )
-    from swarmkit.conversation import NextTurn
     from swarmkit.factory import swarm_factory
     from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
     from swarmkit.handoffs import Handoff

@@ -215,7 +215,7 @@ class Sessions:
         records = await store.read(latest)
         journaled = records[0].data.get("fingerprint") if records else None
         agents = journaled.get("agents") if isinstance(journaled, Mapping) else None
-        ours = self._spec.fingerprint.get("agents")
+        ours = list(self._spec.fingerprint.get("agents") or ())
         if isinstance(agents, list) and agents != ours:
             raise ConfigurationError(
                 f"conversation {conversation!r} was held by a swarm of agents "

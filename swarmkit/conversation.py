@@ -90,8 +90,10 @@ def next_turn_state(
 
 def as_next_turn(setting: object, agents: Sequence[str]) -> NextTurn:
     """``Swarm(next_turn=)`` checked against the swarm's agents, as a NextTurn."""
-    if setting == "last" or setting == "entry":
-        return NextTurn(otherwise=setting)
+    if setting == "last":
+        return NextTurn(otherwise="last")
+    if setting == "entry":
+        return NextTurn(otherwise="entry")
     if isinstance(setting, str):
         raise ConfigurationError(
             f"next_turn must be 'last', 'entry', a NextTurn or a list of (when, agent) rules; "

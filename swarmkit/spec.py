@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
@@ -66,7 +66,7 @@ class SwarmSpec:
     """Seconds on the run's clock one agent's stay may take."""
     context_type: type[BaseModel] | None = None
     """The Pydantic model the context validates against, when the swarm declares one."""
-    next_turn: NextTurn = NextTurn()
+    next_turn: NextTurn = field(default_factory=NextTurn)
     """Who answers a conversation's next user message."""
 
 

@@ -307,9 +307,7 @@ class Swarm:
             seams=self._seams(deps, seams),
             streaming=_streaming,
             limits=limits,
-            turn=Turn(
-                history=history, continue_session=continue_session, start_agent=start_agent
-            ),
+            turn=Turn(history=history, continue_session=continue_session, start_agent=start_agent),
         )
 
     async def replay(

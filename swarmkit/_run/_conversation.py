@@ -98,7 +98,10 @@ def choose_agent(
 def start_data(start: Continuation) -> dict[str, Any]:
     """What a continuing turn's ``run_started`` record adds: where it came from, its history,
     and who the next-turn policy chose."""
-    data = {"continues": start.previous_session, "history": messages_to_data(start.messages)}
+    data: dict[str, Any] = {
+        "continues": start.previous_session,
+        "history": messages_to_data(start.messages),
+    }
     if start.decision is not None:
         data["next_turn"] = start.decision.to_data()
     return data
@@ -127,7 +130,7 @@ def with_own_memory(
     for at, message in enumerate(transcript):
         if not (isinstance(message, AssistantMessage) and message.agent == agent):
             continue
-        group = [message, *_results(transcript, at, message)]
+        group: list[Message] = [message, *_results(transcript, at, message)]
         # A call without its result (or half a group) is refused by model APIs: whole or none.
         complete = len(group) == 1 + len(message.tool_calls)
         if complete and not any(id(item) in shown for item in group):

@@ -44,7 +44,7 @@ def _thread_rows(
     threads: Sequence[Conversation], started: Callable[[float], str]
 ) -> list[tuple[str, ...]]:
     """One row per conversation (its latest turn's status), then one per turn under it."""
-    rows = [("CONVERSATION", "TURNS", "STATUS", "STOP", "STARTED", "PROMPT")]
+    rows: list[tuple[str, ...]] = [("CONVERSATION", "TURNS", "STATUS", "STOP", "STARTED", "PROMPT")]
     for thread in threads:
         turns = thread.turns
         count, first = str(len(turns)), started(thread.started_at)

@@ -107,7 +107,9 @@ async def test_a_rule_decides_per_message_and_context() -> None:
         ("triage",),
         ("billing",),
     ]
-    assert second.next_turn == NextTurnDecision(policy="last", agent="billing", last_agent="billing")
+    assert second.next_turn == NextTurnDecision(
+        policy="last", agent="billing", last_agent="billing"
+    )
     assert third.next_turn == NextTurnDecision(
         policy="rule",
         agent="triage",
@@ -155,7 +157,9 @@ async def test_a_paused_later_turn_resumes_where_the_policy_started_it() -> None
 
     assert resumed.stop_reason == "final_output"
     assert resumed.trail == ("triage", "billing")
-    assert resumed.next_turn == NextTurnDecision(policy="entry", agent="triage", last_agent="triage")
+    assert resumed.next_turn == NextTurnDecision(
+        policy="entry", agent="triage", last_agent="triage"
+    )
     model.assert_exhausted()
 
 
@@ -251,9 +255,9 @@ async def test_own_memory_gives_an_agent_its_earlier_tool_calls_back() -> None:
     assert isinstance(seen[0], AssistantMessage) and seen[0].tool_calls[0].name == "lookup_invoice"
     assert isinstance(seen[1], ToolMessage) and seen[1].content == "INV-7, 120 EUR, due Friday"
     assert seen[-1].content == "Which one again?"
-    replayed = await swarm.with_models({"triage": ScriptedModel(), "billing": ScriptedModel()}).replay(
-        second.session_id
-    )
+    replayed = await swarm.with_models(
+        {"triage": ScriptedModel(), "billing": ScriptedModel()}
+    ).replay(second.session_id)
     assert replayed.messages == second.messages
 
 

@@ -19,8 +19,9 @@ from swarmkit.journal import (
     SessionInfo,
     export_jsonl,
     group_turns,
-    import_jsonl,
+    import_jsonl_sessions,
     journal_label,
+    turn_sessions,
 )
 
 
@@ -67,21 +68,29 @@ def _thread_rows(
 async def _export(args: argparse.Namespace) -> int:
     records = await _read_session(args.journal, args.session)
     sys.stdout.write(export_jsonl(records))
+    if args.thread:  # the conversation's later turns, each an export of its own, in order
+        with open_for_reading(journal_path(args.journal)) as journal:
+            for session_id in (await turn_sessions(journal, args.session))[1:]:
+                sys.stdout.write(export_jsonl(await journal.read(session_id)))
     return EXIT_OK
 
 
 async def _import_session(args: argparse.Namespace) -> int:
     text = sys.stdin.read() if args.file == "-" else _read_text(Path(args.file))
-    records = import_jsonl(text)
-    session_id = records[0].session_id
+    sessions = import_jsonl_sessions(text)
     path = journal_path(args.journal)
     with open_for_writing(path) as journal:
-        if await journal.next_seq(session_id):
-            raise UsageError(
-                f"session {session_id!r} is already in {journal_label(path)}; delete it there first"
-            )
-        await journal.append(records)  # one step: the whole session or nothing
-    print(f"imported {session_id} ({plural(len(records), 'record')}) into {journal_label(path)}")
+        for records in sessions:  # every session checked before the first is written
+            session_id = records[0].session_id
+            if await journal.next_seq(session_id):
+                raise UsageError(
+                    f"session {session_id!r} is already in {journal_label(path)}; "
+                    "delete it there first"
+                )
+        for records in sessions:
+            await journal.append(records)  # one step: the whole session or nothing
+            label = f"{records[0].session_id} ({plural(len(records), 'record')})"
+            print(f"imported {label} into {journal_label(path)}")
     return EXIT_OK
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from swarmkit.journal._jsonl import export_jsonl, import_jsonl
+from swarmkit.journal._jsonl import export_jsonl, import_jsonl, import_jsonl_sessions
 from swarmkit.journal._memory import InMemoryJournal
 from swarmkit.journal._open import (
     is_postgres_location,
@@ -51,6 +51,7 @@ __all__ = [
     "export_jsonl",
     "group_turns",
     "import_jsonl",
+    "import_jsonl_sessions",
     "is_postgres_location",
     "journal_label",
     "open_journal",

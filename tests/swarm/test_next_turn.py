@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -330,3 +331,26 @@ async def test_conversations_lists_each_thread_with_its_turns_in_order() -> None
     assert threads["chat"].latest.prompt == "three"
     assert turn_of("chat__turn_12") == ("chat", 12)
     assert turn_of("chat__turn_2__fork_3") == ("chat__turn_2__fork_3", 1)
+
+
+def test_a_thread_exports_and_imports_with_all_its_turns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`export --thread` writes every turn; `import` adds them all to another journal."""
+    source, target = tmp_path / "a.db", tmp_path / "b.db"
+    model = ScriptedModel(text("one"), text("two"), text("three"))
+    with SQLiteJournal(source) as journal:
+        swarm = desk(model)
+        for message in ("Hi", "Again", "Once more"):
+            swarm.run_sync(message, session_id="chat", continue_session=True, journal=journal)
+    assert main(["export", "chat", "--thread", "--journal", str(source)]) == 0
+    exported = tmp_path / "chat.jsonl"
+    exported.write_text(capsys.readouterr().out, encoding="utf-8")
+
+    assert main(["import", str(exported), "--journal", str(target)]) == 0
+
+    assert "imported chat__turn_3 (4 records)" in capsys.readouterr().out
+    with SQLiteJournal(target) as journal:
+        copied = asyncio.run(conversations(journal))
+    assert [turn.session_id for turn in copied[0].turns] == ["chat", "chat__turn_2", "chat__turn_3"]
+    assert main(["import", str(exported), "--journal", str(target)]) == 2

@@ -9,6 +9,7 @@ if _typing.TYPE_CHECKING:
     from swarmkit.conditions import Condition, compile_condition
     from swarmkit.config import SwarmConfig
     from swarmkit.context import RunContext
+    from swarmkit.conversation import NextTurn
     from swarmkit.exceptions import (
         ConditionSyntaxError,
         ConfigurationError,
@@ -46,7 +47,7 @@ if _typing.TYPE_CHECKING:
         RetryPolicy,
         Timeouts,
     )
-    from swarmkit.result import HandoffRecord, RuleDecision, RunResult
+    from swarmkit.result import HandoffRecord, NextTurnDecision, RuleDecision, RunResult
     from swarmkit.swarm import Swarm
     from swarmkit.testing import RecordingModel, ScriptedModel
     from swarmkit.tools import FunctionTool, ToolResult, tool
@@ -79,6 +80,8 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelSettings",
+    "NextTurn",
+    "NextTurnDecision",
     "OpenAIModel",
     "OpenAIResponsesModel",
     "PendingDecision",
@@ -165,6 +168,8 @@ _HOMES: dict[str, str] = {
     "GeminiModel": "swarmkit.models",
     "Model": "swarmkit.models",
     "ModelSettings": "swarmkit.models",
+    "NextTurn": "swarmkit.conversation",
+    "NextTurnDecision": "swarmkit.result",
     "OpenAIModel": "swarmkit.models",
     "OpenAIResponsesModel": "swarmkit.models",
     "RetryPolicy": "swarmkit.models",

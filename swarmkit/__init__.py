@@ -1,57 +1,70 @@
 """swarmkit: multi-agent swarms with rule-first handoffs, exact limits and replayable journals."""
 
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+import typing as _typing
 
-from swarmkit import filters, testing
-from swarmkit.agent import Agent
-from swarmkit.conditions import Condition, compile_condition
-from swarmkit.context import RunContext
-from swarmkit.exceptions import (
-    ConditionSyntaxError,
-    ConfigurationError,
-    GraphCycleError,
-    HandoffCycleError,
-    HandoffPayloadError,
-    InputFilterError,
-    JournalError,
-    MaxHandoffsExceeded,
-    MaxTurnsExceeded,
-    ModelError,
-    ReplayDivergenceError,
-    RunError,
-    SessionBusyError,
-    SessionNotFoundError,
-    SwarmkitError,
-    ToolArgumentsError,
-    ToolError,
-    ToolExecutionError,
-    ToolServerError,
-)
-from swarmkit.factory import swarm_factory
-from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
-from swarmkit.handoffs import Handoff
-from swarmkit.interrupts import PendingDecision, approve, edit, reject
-from swarmkit.journal import InMemoryJournal, SQLiteJournal
-from swarmkit.limits import LimitBreach, UsageLimits
-from swarmkit.models import Model, ModelSettings, Timeouts
-from swarmkit.result import HandoffRecord, RuleDecision, RunResult
-from swarmkit.swarm import Swarm
-from swarmkit.testing import RecordingModel, ScriptedModel
-from swarmkit.tools import FunctionTool, ToolResult, tool
-
-if TYPE_CHECKING:
-    from swarmkit.models import OpenAIModel, OpenAIResponsesModel, RetryPolicy
+if _typing.TYPE_CHECKING:
+    from swarmkit import filters, testing
+    from swarmkit.agent import Agent
+    from swarmkit.conditions import Condition, compile_condition
+    from swarmkit.config import SwarmConfig
+    from swarmkit.context import RunContext
+    from swarmkit.conversation import NextTurn
+    from swarmkit.exceptions import (
+        ConditionSyntaxError,
+        ConfigurationError,
+        GraphCycleError,
+        HandoffCycleError,
+        HandoffPayloadError,
+        InputFilterError,
+        JournalError,
+        MaxHandoffsExceeded,
+        MaxTurnsExceeded,
+        ModelError,
+        ReplayDivergenceError,
+        RunError,
+        SessionBusyError,
+        SessionNotFoundError,
+        SwarmkitError,
+        ToolArgumentsError,
+        ToolError,
+        ToolExecutionError,
+        ToolServerError,
+    )
+    from swarmkit.factory import swarm_factory
+    from swarmkit.graph import Edge, HandoffGraph, RouteExplanation
+    from swarmkit.handoffs import Handoff
+    from swarmkit.interrupts import FieldProblem, PendingDecision, approve, edit, reject
+    from swarmkit.journal import InMemoryJournal, SQLiteJournal
+    from swarmkit.limits import LimitBreach, UsageLimits
+    from swarmkit.models import (
+        AnthropicModel,
+        GeminiModel,
+        Model,
+        ModelSettings,
+        OpenAIModel,
+        OpenAIResponsesModel,
+        RetryPolicy,
+        Timeouts,
+    )
+    from swarmkit.result import HandoffRecord, NextTurnDecision, RuleDecision, RunResult
+    from swarmkit.swarm import Swarm
+    from swarmkit.testing import RecordingModel, ScriptedModel
+    from swarmkit.tools import FunctionTool, ToolResult, tool
 
 __version__ = "0.1.0"
 """The version of the distribution ``swarmkit-agents`` (the import name is ``swarmkit``)."""
 
 __all__ = [
     "Agent",
+    "AnthropicModel",
     "Condition",
     "ConditionSyntaxError",
     "ConfigurationError",
     "Edge",
+    "FieldProblem",
     "FunctionTool",
+    "GeminiModel",
     "GraphCycleError",
     "Handoff",
     "HandoffCycleError",
@@ -67,6 +80,8 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelSettings",
+    "NextTurn",
+    "NextTurnDecision",
     "OpenAIModel",
     "OpenAIResponsesModel",
     "PendingDecision",
@@ -83,6 +98,7 @@ __all__ = [
     "SessionBusyError",
     "SessionNotFoundError",
     "Swarm",
+    "SwarmConfig",
     "SwarmkitError",
     "Timeouts",
     "ToolArgumentsError",
@@ -103,12 +119,86 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """The OpenAI adapters and ``RetryPolicy`` load ``openai`` only when first asked for."""
-    if name in ("OpenAIModel", "OpenAIResponsesModel", "RetryPolicy"):
-        from swarmkit import models  # noqa: PLC0415 - the lazy names live there
+# Where each public name lives: `import swarmkit` loads none of them, so a command that only
+# prints its help (or lists sessions) does not pay for Pydantic models it never uses.
+_HOMES: dict[str, str] = {
+    "Agent": "swarmkit.agent",
+    "Condition": "swarmkit.conditions",
+    "compile_condition": "swarmkit.conditions",
+    "RunContext": "swarmkit.context",
+    **dict.fromkeys(
+        [
+            "ConditionSyntaxError",
+            "ConfigurationError",
+            "GraphCycleError",
+            "HandoffCycleError",
+            "HandoffPayloadError",
+            "InputFilterError",
+            "JournalError",
+            "MaxHandoffsExceeded",
+            "MaxTurnsExceeded",
+            "ModelError",
+            "ReplayDivergenceError",
+            "RunError",
+            "SessionBusyError",
+            "SessionNotFoundError",
+            "SwarmkitError",
+            "ToolArgumentsError",
+            "ToolError",
+            "ToolExecutionError",
+            "ToolServerError",
+        ],
+        "swarmkit.exceptions",
+    ),
+    "swarm_factory": "swarmkit.factory",
+    "Edge": "swarmkit.graph",
+    "HandoffGraph": "swarmkit.graph",
+    "RouteExplanation": "swarmkit.graph",
+    "Handoff": "swarmkit.handoffs",
+    "FieldProblem": "swarmkit.interrupts",
+    "PendingDecision": "swarmkit.interrupts",
+    "approve": "swarmkit.interrupts",
+    "edit": "swarmkit.interrupts",
+    "reject": "swarmkit.interrupts",
+    "InMemoryJournal": "swarmkit.journal",
+    "SQLiteJournal": "swarmkit.journal",
+    "LimitBreach": "swarmkit.limits",
+    "UsageLimits": "swarmkit.limits",
+    "AnthropicModel": "swarmkit.models",
+    "GeminiModel": "swarmkit.models",
+    "Model": "swarmkit.models",
+    "ModelSettings": "swarmkit.models",
+    "NextTurn": "swarmkit.conversation",
+    "NextTurnDecision": "swarmkit.result",
+    "OpenAIModel": "swarmkit.models",
+    "OpenAIResponsesModel": "swarmkit.models",
+    "RetryPolicy": "swarmkit.models",
+    "Timeouts": "swarmkit.models",
+    "HandoffRecord": "swarmkit.result",
+    "RuleDecision": "swarmkit.result",
+    "RunResult": "swarmkit.result",
+    "Swarm": "swarmkit.swarm",
+    "SwarmConfig": "swarmkit.config",
+    "RecordingModel": "swarmkit.testing",
+    "ScriptedModel": "swarmkit.testing",
+    "filters": "swarmkit.filters",
+    "testing": "swarmkit.testing",
+    "FunctionTool": "swarmkit.tools",
+    "ToolResult": "swarmkit.tools",
+    "tool": "swarmkit.tools",
+}
 
-        value = getattr(models, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def __getattr__(name: str) -> _typing.Any:
+    """Each public name loads its module on first use (a model adapter loads its SDK)."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module = _importlib.import_module(home)
+    value = module if home == f"{__name__}.{name}" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -8,7 +8,7 @@ from typing import Any
 
 from swarmkit.bounds import load_json
 from swarmkit.exceptions import ConfigurationError
-from swarmkit.models._base import ToolSpec
+from swarmkit.models import ToolSpec
 
 _UNSAFE = re.compile(r"[^a-zA-Z0-9_-]")
 

@@ -1,8 +1,9 @@
 """Drawings for people: the handoffs a swarm allows, and the path one journaled run took.
 
 Both come as Mermaid (``flowchart LR``), Graphviz DOT text, or plain text for a terminal
-(``ascii``, seed 003's ``draw_ascii``). Rule edges (HandoffGraph conditions, decided without a
-model call) are dashed (``==>`` in text); handoffs the LLM decides are solid (``-->``).
+(``ascii``, like state-graph runtimes' ``draw_ascii``). Rule edges (HandoffGraph conditions,
+decided without a model call) are dashed (``==>`` in text); handoffs the LLM decides are
+solid (``-->``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,10 @@
     ├── ConfigurationError (also ValueError)       a mistake in how something was built
     │   ├── ConditionSyntaxError                   a `when` condition that does not parse
     │   ├── GraphCycleError                        an edge that would close a cycle
-    │   └── ConfigurationChangedError              a durable session met changed swarm code
+    │   ├── ConfigurationChangedError              a durable session met changed swarm code
+    │   ├── ApplicationVersionError                durable sessions left by other code
+    │   └── TaskFileError                          an evaluation task file that does not load
+    │   └── RuleLearningError                      a journal or rules file rules cannot come from
     ├── ToolError                                  a tool could not be called or failed
     │   ├── ToolArgumentsError                     the model's arguments did not validate
     │   ├── ToolExecutionError                     the tool itself raised
@@ -23,8 +26,12 @@
     ├── JournalError                               a journal could not be read or written
     │   ├── SessionNotFoundError
     │   ├── SessionBusyError                       another writer holds the session's lease
+    │   ├── SessionExistsError                     a new session was given a used id
     │   └── ReplayDivergenceError                  replay asked what the journal does not hold
-    └── ViewerError                                the session viewer could not start
+    ├── DurableStepError                           a failure a durable engine recorded, read back
+    ├── ViewerError                                the session viewer could not start
+    └── InteropRequestError (also ValueError)      an A2A message or AG-UI run input that
+                                                   cannot be acted on (e.g. no decision)
 
 ``swarmkit.testing.ScriptExhaustedError`` (also an ``AssertionError``) joins the tree for
 scripted models that are asked more than their script holds.
@@ -77,6 +84,28 @@ class ConfigurationChangedError(ConfigurationError):
         self.session_id = session_id
         self.changed = tuple(changed)
         super().__init__(message)
+
+
+class ApplicationVersionError(ConfigurationError):
+    """Durable sessions were started by another version of the application (other swarm code):
+    this worker does not run them; ``sessions`` maps each one's id to its version."""
+
+    def __init__(self, message: str, *, sessions: dict[str, str], version: str) -> None:
+        self.sessions = dict(sessions)
+        self.version = version
+        super().__init__(message)
+
+
+class TaskFileError(ConfigurationError):
+    """An evaluation task (``swarmkit.evals``) is malformed; ``source``, ``task`` and ``field``
+    say where (the file, the task's id or position, the field's dotted path)."""
+
+    def __init__(self, message: str, *, source: str, task: str | None, field: str | None) -> None:
+        self.source = source
+        self.task = task
+        self.field = field
+        where = source + (f", task {task}" if task else "") + (f", field {field}" if field else "")
+        super().__init__(f"{where}: {message}")
 
 
 class ToolError(SwarmkitError):
@@ -188,6 +217,17 @@ class SessionBusyError(JournalError):
         )
 
 
+class SessionExistsError(JournalError):
+    """A new session was given the id of one that exists; ids are never reused."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(
+            f"session {session_id!r} exists already; pick a new id, or follow that session "
+            "through its handle"
+        )
+
+
 class ReplayDivergenceError(JournalError):
     """Replay reached a step the journal does not hold; the message shows the difference."""
 
@@ -198,5 +238,27 @@ class ReplayDivergenceError(JournalError):
         super().__init__(f"{message}\n{diff}" if diff else message)
 
 
+class DurableStepError(SwarmkitError):
+    """A failure a durable engine (DBOS) recorded for a step or a session, read back from its
+    database: ``kind`` is the class name of the exception where it was raised; its message is
+    kept, its traceback and cause are not (they never leave the process that raised them)."""
+
+    def __init__(self, message: str, *, kind: str) -> None:
+        self.kind = kind
+        super().__init__(message)
+
+
 class ViewerError(SwarmkitError):
     """The local session viewer (``swarmkit ui``) could not start, e.g. its port is taken."""
+
+
+class InteropRequestError(SwarmkitError, ValueError):
+    """A request from another system (an A2A message, an AG-UI run input) cannot be acted on:
+    a paused task's reply that decides nothing, a context or thread id that is too long, a run
+    input without a user message. The message says what to send instead."""
+
+
+class RuleLearningError(ConfigurationError):
+    """A journal or a rules file cannot give what ``swarmkit.rules`` was asked: no decisions to
+    learn from, too few for the support asked, a rules file that does not parse or names agents
+    the swarm lacks. The message says which, and what to change."""

@@ -2,7 +2,7 @@
 
 A filter is called with a :class:`HandoffInput` and returns messages, or a string that
 becomes the receiving agent's prompt. It may be sync or async. A two-parameter callable
-``(history, payload) -> str`` (seed 002's shape) is called with the history rendered as
+``(history, payload) -> str`` (jeevesagent's shape) is called with the history rendered as
 strings and the payload as a dict (``{}`` for an untyped handoff). Whatever a filter returns,
 the loop drops tool results whose call is gone and tool calls whose result is gone, so the
 receiving agent's history stays valid for the API. A filter that raises (or returns something
@@ -14,7 +14,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
 
@@ -33,7 +33,7 @@ FilterOutput = Sequence[Message] | str
 """What a filter returns: the messages the receiving agent sees, or its prompt as a string."""
 
 InputFilter = Callable[..., FilterOutput | Awaitable[FilterOutput]]
-"""A filter: ``(HandoffInput) -> FilterOutput`` or seed 002's ``(history, payload) -> str``."""
+"""A filter: ``(HandoffInput) -> FilterOutput`` or jeevesagent's ``(history, payload) -> str``."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -67,7 +67,7 @@ def remove_tool_calls(data: HandoffInput) -> FilterOutput:
             continue
         if isinstance(message, AssistantMessage) and message.tool_calls:
             if message.content:
-                kept.append(AssistantMessage(content=message.content, agent=message.agent))
+                kept.append(_with_calls(message, ()))
             continue
         kept.append(message)
     return kept
@@ -121,7 +121,7 @@ def compose(*filters: InputFilter) -> InputFilter:
 
 
 async def apply_filter(input_filter: InputFilter, data: HandoffInput) -> tuple[Message, ...]:
-    """Run one filter (sync, async, or seed 002's two-argument shape) and validate its output.
+    """Run one filter (sync, async, or jeevesagent's two-argument shape) and validate its output.
 
     Raises InputFilterError, naming the filter and the handoff, whatever went wrong inside it.
     """
@@ -157,7 +157,7 @@ def _filter_name(input_filter: InputFilter) -> str:
 
 
 def render_history(history: Sequence[Message]) -> list[str]:
-    """The history as readable lines, the form seed 002's filters receive."""
+    """The history as readable lines, the form jeevesagent's filters receive."""
     lines: list[str] = []
     for message in history:
         match message:
@@ -195,9 +195,16 @@ def repair_tool_pairs(messages: Sequence[Message]) -> tuple[Message, ...]:
 
 
 def _with_calls(message: AssistantMessage, calls: tuple[ToolCall, ...]) -> AssistantMessage:
+    """The message with only ``calls``; its reasoning state stays while any call does.
+
+    Each call's own state (a thought signature) goes with the call. A turn left with text only
+    loses its reasoning state: the reasoning led to the calls that are gone, and a provider
+    refuses reasoning whose calls it cannot find.
+    """
     if len(calls) == len(message.tool_calls):
         return message
-    return AssistantMessage(content=message.content, tool_calls=calls, agent=message.agent)
+    state = message.provider_state if calls else None
+    return replace(message, tool_calls=calls, provider_state=state)
 
 
 def _replace_history(data: HandoffInput, history: tuple[Message, ...]) -> HandoffInput:

@@ -17,9 +17,9 @@ GRAPH_FORMAT: Final = "swarmkit.handoff_graph"
 GRAPH_VERSION: Final = 1
 
 ON_SUCCESS: Final = "swarm.last_tool_ok == true"
-"""Seed 004's ON_SUCCESS for a Swarm's graph: the active agent's last tool call succeeded."""
+"""ON_SUCCESS for a Swarm's graph: the active agent's last tool call succeeded."""
 ON_FAILURE: Final = "swarm.last_tool_ok == false"
-"""Seed 004's ON_FAILURE for a Swarm's graph: the active agent's last tool call failed."""
+"""ON_FAILURE for a Swarm's graph: the active agent's last tool call failed."""
 
 _ON_CYCLE: Final = ("error", "allow")
 _Result = TypeVar("_Result")
@@ -39,7 +39,7 @@ class Edge:
     priority: int = 0
     """Higher priorities are tried first; equal priorities in the order they were added."""
     input_mapping: Mapping[str, str] | None = None
-    """Seed 004: payload field -> path in the state, read when the edge fires in a Swarm to
+    """Input mapping: payload field -> path in the state, read when the edge fires in a Swarm to
     build the target's typed payload (the last tool's output first, then the context)."""
 
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from swarmkit._schema import TOOL_NAME_PATTERN, ArgumentProblem, ArgumentsSchema, arguments_schema
 from swarmkit.conditions import Condition, compile_condition
 from swarmkit.exceptions import ConfigurationError, HandoffPayloadError
-from swarmkit.models._base import ToolSpec
+from swarmkit.models import ToolSpec
 
 if TYPE_CHECKING:
     from swarmkit.agent import Agent
@@ -36,9 +36,9 @@ _NO_DESCRIPTIONS: Mapping[str, str] = MappingProxyType({})
 
 @dataclass(frozen=True)
 class Handoff:
-    """How an agent hands off to one peer (seed 002's fields).
+    """How an agent hands off to one peer (jeevesagent's Swarm fields).
 
-    ``agent`` and ``input_type`` may be given by position, as seed 002's plain fields allow
+    ``agent`` and ``input_type`` may be given by position, as jeevesagent's plain fields allow
     (``Handoff(billing, Refund)``); the rest are keyword-only.
     """
 
@@ -314,7 +314,7 @@ def _transfer_description(handoff: Handoff, descriptions: Mapping[str, str]) -> 
 
 def legacy_peer_description(agent: Agent, *, limit: int = 100) -> str:
     """How the legacy tool describes a peer: its description, else the start of its
-    instructions (as seed 002 does), else nothing (instructions that are a function)."""
+    instructions (as jeevesagent does), else nothing (instructions that are a function)."""
     if agent.description:
         return agent.description
     if not isinstance(agent.instructions, str):

@@ -29,6 +29,16 @@ class PendingDecision:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class FieldProblem:
+    """Why a person's decision cannot be taken: one field of an edited payload, or all of it."""
+
+    field: str
+    """The dotted path of the field in the edited payload; ``""`` for the payload as a whole."""
+    message: str
+    """What is wrong with it, and what to send instead."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Approve:
     """Go ahead as planned."""
 

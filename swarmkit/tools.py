@@ -32,7 +32,7 @@ from swarmkit.exceptions import (
     ToolError,
     ToolExecutionError,
 )
-from swarmkit.models._base import ToolSpec, Usage
+from swarmkit.models import ToolSpec, Usage
 
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 

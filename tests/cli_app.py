@@ -90,3 +90,11 @@ answering_swarm = Swarm(_SOLO, "solo", model=ScriptedModel(text("the answer")))
 def wrong_factory() -> Any:
     """A marked factory that returns something that is not a Swarm."""
     return {"agents": ["solo"]}
+
+
+served_swarm = Swarm(
+    [Agent(name="greeter", description="Says hello.")],
+    "greeter",
+    model=ScriptedModel(text("Hello from the served swarm.")),
+)
+"""A one-answer swarm for `swarmkit serve a2a` and `swarmkit serve ag-ui`."""

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
+import inspect
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+
+from swarmkit import Swarm
+from swarmkit.config import SwarmConfig
 
 PACKAGE = Path(__file__).resolve().parents[1] / "swarmkit"
 NETWORK_ADAPTER = {"models/_openai.py", "models/_responses.py", "models/_retry.py"}
@@ -86,7 +91,17 @@ def test_the_library_never_configures_structlog() -> None:
 
 def test_importing_swarmkit_loads_no_http_client_nor_any_extra() -> None:
     """`import swarmkit` in a fresh interpreter imports no openai, httpx, tenacity or extra."""
-    heavy = ("openai", "httpx", "tenacity", "temporalio", "psycopg", "mcp", "opentelemetry")
+    heavy = (
+        "openai",
+        "httpx",
+        "tenacity",
+        "temporalio",
+        "psycopg",
+        "mcp",
+        "opentelemetry",
+        "dbos",
+        "sqlalchemy",
+    )
     probe = (
         "import sys, swarmkit\n"
         f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r})))"
@@ -125,6 +140,18 @@ def test_only_the_temporal_package_imports_temporalio() -> None:
     assert offenders == []
 
 
+def test_only_the_dbos_package_imports_dbos() -> None:
+    """dbos stays behind swarmkit.dbos, and nothing outside it imports that package."""
+    offenders = [
+        (module, name)
+        for module, tree in _modules()
+        for name in _imports(tree)
+        if not module.startswith("dbos/")
+        and (_top(name) == "dbos" or name.startswith("swarmkit.dbos"))
+    ]
+    assert offenders == []
+
+
 def test_only_the_integration_modules_import_mcp_and_opentelemetry() -> None:
     """mcp is imported by swarmkit/mcp.py alone, opentelemetry by swarmkit/tracing.py alone."""
     offenders = [
@@ -144,5 +171,99 @@ def test_nothing_in_the_package_imports_an_integration_module() -> None:
         for module, tree in _modules()
         for name in _imports(tree)
         if name in {"swarmkit.mcp", "swarmkit.tracing"}
+    ]
+    assert offenders == []
+
+
+INTEGRATION_PACKAGES = {
+    "a2a",
+    "ag_ui",
+    "cli",
+    "console",
+    "dbos",
+    "demo",
+    "evals",
+    "mcp",
+    "rules",
+    "temporal",
+    "tracing",
+    "ui",
+}
+"""Packages built on the core's public seams only: the command, the viewer, engines, servers."""
+
+CORE_PRIVATE_IMPORTS = {
+    # The loop drives the journal's step writer, whose seam is internal to the core.
+    ("_run", "swarmkit.journal._tape"),
+    ("_run", "swarmkit.journal._digest"),
+    ("_run", "swarmkit.journal._codec"),
+    # Sessions build tapes and leases from the journal's own parts (their one place).
+    ("_sessions.py", "swarmkit.journal._tape"),
+    ("_sessions.py", "swarmkit.journal._digest"),
+    ("_sessions.py", "swarmkit.journal._records"),
+    ("_sessions.py", "swarmkit._run._conversation"),
+    ("_sessions.py", "swarmkit._run._decisions"),
+    ("swarm.py", "swarmkit.journal._digest"),
+    ("swarm.py", "swarmkit.journal._tape"),
+    ("swarm.py", "swarmkit._run._decisions"),
+    ("swarm.py", "swarmkit._run._conversation"),
+    # The check is the condition language's second interpreter: it reads the syntax tree.
+    ("check", "swarmkit.conditions._ast"),
+    ("check", "swarmkit.conditions._values"),
+    # HandoffGraph is the language's one host: routing and explanations come from it.
+    ("graph.py", "swarmkit.conditions._choose"),
+    ("graph.py", "swarmkit.conditions._explain"),
+}
+"""Private modules the core reads across its own packages, each for the reason above."""
+
+
+def _private_imports() -> Iterator[tuple[str, str, str]]:
+    """(owner, module path, imported module) for each import of another package's private
+    module; the owner is a module's top-level package or file under swarmkit/."""
+    for module, tree in _modules():
+        owner = module.split("/", maxsplit=1)[0]
+        for name in _imports(tree):
+            parts = name.split(".")[1:] if name.startswith("swarmkit.") else []
+            if not parts or parts[0] == owner.removesuffix(".py"):
+                continue
+            if any(part.startswith("_") for part in parts) and parts != ["_log"]:
+                yield owner, module, name
+
+
+def test_integrations_use_public_seams_only() -> None:
+    """The command, the viewer, engines and servers import no private module of the core."""
+    offenders = [
+        (module, name)
+        for owner, module, name in _private_imports()
+        if owner.removesuffix(".py") in INTEGRATION_PACKAGES
+    ]
+    assert offenders == []
+
+
+def test_the_core_reads_no_private_module_beyond_its_allow_list() -> None:
+    """Private imports across the core's packages are the few listed, each with its reason."""
+    found = {
+        (owner, name)
+        for owner, _, name in _private_imports()
+        if owner.removesuffix(".py") not in INTEGRATION_PACKAGES
+        and name.count(".") > 1  # the root package's own private modules are the core's
+    }
+    assert found <= CORE_PRIVATE_IMPORTS, sorted(found - CORE_PRIVATE_IMPORTS)
+
+
+def test_the_swarm_keywords_are_exactly_the_config_fields() -> None:
+    """Swarm(...) takes SwarmConfig's fields as keywords, so the facade adds and hides nothing."""
+    keywords = set(inspect.signature(Swarm.__init__).parameters) - {"self"}
+    config_only = {"models"}  # set by with_models(), not a constructor keyword
+    assert keywords == {f.name for f in dataclasses.fields(SwarmConfig)} - config_only
+
+
+def test_the_facade_and_the_checker_do_not_import_each_other() -> None:
+    """check/ takes the compiled spec; only swarm.py (lazily) reaches into check/."""
+    offenders = [
+        (module, name)
+        for module, tree in _modules()
+        if module.startswith("check/")
+        for name in _imports(tree)
+        if name == "swarmkit.swarm"
     ]
     assert offenders == []

@@ -13,8 +13,7 @@ from typing import Any
 import pytest
 import structlog
 
-from swarmkit import cli
-from swarmkit.cli import MISSING_KEY, main
+from swarmkit.cli import MISSING_KEY, _browse, _commands, main
 from swarmkit.demo import DemoModel
 from swarmkit.journal import import_jsonl
 from swarmkit.models import Model
@@ -116,7 +115,7 @@ def test_demo_with_a_key_runs_live_on_the_default_model(monkeypatch: pytest.Monk
         chosen.append(model)
         return 0
 
-    monkeypatch.setattr(cli, "run_demo", fake_run_demo)
+    monkeypatch.setattr(_commands, "run_demo", fake_run_demo)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
     assert main(["demo"]) == 0
@@ -199,7 +198,7 @@ def test_run_with_a_model_builds_an_openai_model(
         built.append((name, options))
         return DemoModel()
 
-    monkeypatch.setattr(cli, "OpenAIModel", fake_openai_model)
+    monkeypatch.setattr(_commands, "OpenAIModel", fake_openai_model)
     argv = ["run", "tests.cli_app:swarm", OUTAGE, "--model", "llama3", "--base-url", "http://h/v1"]
     assert main(argv) == 0
     assert [(name, options["base_url"]) for name, options in built] == [("llama3", "http://h/v1")]
@@ -382,7 +381,7 @@ def test_sessions_shows_start_times_as_datetime_would(
     monkeypatch.setenv("TZ", zone)
     time.tzset()
     try:
-        local_time = cli._local_times()
+        local_time = _browse._local_times()
         moments = [1_711_846_000 + step * 37.25 for step in range(400)]  # over Paris' DST
         moments += [1_700_000_059.9999996, 0.5, 1_700_000_000.0]
         for moment in moments:

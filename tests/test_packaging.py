@@ -30,6 +30,7 @@ def test_the_licence_is_declared_mit_and_shipped() -> None:
 def test_every_install_line_in_the_docs_uses_the_distribution_name() -> None:
     """No README or example doc tells anyone to `pip install swarmkit` (someone else's code)."""
     docs = [ROOT / "README.md", *sorted((ROOT / "examples").glob("*.md"))]
+    docs += sorted((ROOT / "docs").rglob("*.md"))
     lines = [
         line
         for doc in docs

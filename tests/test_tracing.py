@@ -357,3 +357,27 @@ async def test_a_tracing_failure_never_fails_the_run() -> None:
 
     assert result.stop_reason == "final_output" and result.final_output == "Refunded."
     assert trace.get_current_span() is trace.INVALID_SPAN
+
+
+async def test_a_later_turn_s_run_span_names_the_next_turn_decision(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """The run span of turn 2 says which policy chose which agent."""
+    model = ScriptedModel(transfer("billing"), text("refunded"), text("triage again"))
+    swarm = Swarm(
+        [Agent(name="triage", handoffs=["billing"]), Agent(name="billing", handoffs=[])],
+        "triage",
+        model=model,
+        next_turn="entry",
+        observers=[_tracing(exporter)],
+    )
+    first = await swarm.run("Refund me")
+
+    await swarm.run("Hello", history=first)
+
+    runs = _named(exporter.get_finished_spans(), "swarmkit.run")
+    attributes = dict(runs[-1].attributes or {})
+    assert attributes["swarmkit.next_turn.policy"] == "entry"
+    assert attributes["swarmkit.next_turn.agent"] == "triage"
+    assert attributes["swarmkit.next_turn.last_agent"] == "billing"
+    assert "swarmkit.next_turn.policy" not in dict(runs[0].attributes or {})

@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from typing import TypeVar
 
-from swarmkit._run._spec import SwarmSpec
 from swarmkit._run._state import RunState
 from swarmkit.limits import LimitBreach, LimitName, UsageLimits
 from swarmkit.models import ModelRequest, Usage
+from swarmkit.spec import SwarmSpec
 
 T = TypeVar("T")
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import inspect
 
-from swarmkit._plan import AgentPlan
 from swarmkit._run._state import RunState, run_context
 from swarmkit.events import RefusalReason
 from swarmkit.exceptions import ToolExecutionError
 from swarmkit.handoffs import Handoff, HandoffRequest, on_handoff_arity
 from swarmkit.journal._tape import StepWriter
+from swarmkit.plan import AgentPlan
 
 
 async def handoff_callback(

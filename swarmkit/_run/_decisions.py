@@ -1,4 +1,8 @@
-"""Checks a person's decision against what the paused run waits for, before anything is written."""
+"""Checks a person's decision against what the paused run waits for, before anything is written.
+
+One rule for every door a decision comes through: ``resume``, Temporal's update, the viewer and
+the command all ask ``decision_problems`` (or ``check_decision``, which raises its verdict).
+"""
 
 from __future__ import annotations
 
@@ -6,38 +10,85 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from swarmkit._run._replies import goto_request
-from swarmkit._run._spec import SwarmSpec
-from swarmkit.exceptions import ConfigurationError, HandoffPayloadError, ToolArgumentsError
-from swarmkit.interrupts import Decision, Edit
+from pydantic import ValidationError
+
+from swarmkit.exceptions import (
+    ConfigurationError,
+    HandoffPayloadError,
+    SwarmkitError,
+    ToolArgumentsError,
+)
+from swarmkit.interrupts import Decision, Edit, FieldProblem
+from swarmkit.plan import AgentPlan
+from swarmkit.spec import SwarmSpec
 
 _STILL_WAITING = "the session still waits for a decision; resume it with a corrected edit"
 
 
-def check_decision(spec: SwarmSpec, pending: Any, decision: Decision) -> None:
-    """Raise the validation error of an edit the pending handoff or tool would refuse."""
+def decision_problems(
+    spec: SwarmSpec, pending: Any, decision: Decision
+) -> tuple[FieldProblem, ...]:
+    """What the paused handoff, tool or answer would refuse in an edited decision; () if none."""
     if not isinstance(decision, Edit) or not isinstance(pending, Mapping):
-        return
+        return ()
     plan = spec.plans.get(str(pending.get("agent")))
     if plan is None:
+        return ()
+    payload = decision.payload
+    match pending.get("kind"):
+        case "handoff" | "agent":
+            return _payload_problems(plan, str(pending.get("target")), payload)
+        case "answer" if not isinstance(payload.get("output"), str):
+            return (FieldProblem(field="output", message="an edited answer is a string"),)
+        case "tool":
+            tool = plan.tools.get(str(pending.get("tool_name")))
+            problem = None if tool is None else tool.arguments_problem(json.dumps(payload))
+            return () if problem is None else (FieldProblem(field="", message=problem),)
+    return ()
+
+
+def check_decision(spec: SwarmSpec, pending: Any, decision: Decision) -> None:
+    """Raise, from our error tree, what ``decision_problems`` finds (the session keeps waiting)."""
+    problems = decision_problems(spec, pending, decision)
+    if not problems:
         return
-    if pending.get("kind") == "handoff":
-        target = str(pending.get("target"))
-        request = goto_request(plan, "", target, decision.payload)
-        if isinstance(request, HandoffPayloadError):
-            raise HandoffPayloadError(
-                f"{request}; {_STILL_WAITING}", tool_name=request.tool_name, target=target
-            )
-    elif pending.get("kind") == "answer" and not isinstance(decision.payload.get("output"), str):
-        raise ConfigurationError(
+    assert isinstance(pending, Mapping)
+    text = "; ".join(f"{p.field}: {p.message}" if p.field else p.message for p in problems)
+    raise _error(spec, pending, text)
+
+
+def _error(spec: SwarmSpec, pending: Mapping[str, Any], text: str) -> SwarmkitError:
+    kind, target, tool = pending.get("kind"), str(pending.get("target")), pending.get("tool_name")
+    if kind == "answer":
+        return ConfigurationError(
             f"an edited answer is edit(payload={{'output': '...'}}); {_STILL_WAITING}"
         )
-    elif pending.get("kind") == "tool":
-        tool = plan.tools.get(str(pending.get("tool_name")))
-        problem = None if tool is None else tool.arguments_problem(json.dumps(decision.payload))
-        if tool is not None and problem is not None:
-            raise ToolArgumentsError(
-                f"the edited arguments for tool {tool.name!r} do not validate: {problem}; "
-                f"{_STILL_WAITING}",
-                tool_name=tool.name,
-            )
+    if kind == "tool":
+        return ToolArgumentsError(
+            f"the edited arguments for tool {tool!r} do not validate: {text}; {_STILL_WAITING}",
+            tool_name=str(tool),
+        )
+    plan = spec.plans[str(pending.get("agent"))]
+    names = (t.name for t in plan.transfers.values() if t.target == target)
+    return HandoffPayloadError(
+        f"the edited payload for the handoff to {target!r} does not validate: {text}; "
+        f"{_STILL_WAITING}",
+        tool_name=next(names, f"transfer_to_{target}"),
+        target=target,
+    )
+
+
+def _payload_problems(
+    plan: AgentPlan, target: str, payload: Mapping[str, Any]
+) -> tuple[FieldProblem, ...]:
+    config = plan.handoff_configs.get(target)
+    if config is None or config.input_type is None:
+        return ()
+    try:
+        config.input_type.model_validate(dict(payload))
+    except ValidationError as exc:
+        return tuple(
+            FieldProblem(field=".".join(str(p) for p in e["loc"]), message=e["msg"])
+            for e in exc.errors()
+        )
+    return ()

@@ -6,14 +6,14 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 
 from swarmkit import events as ev
-from swarmkit._plan import AgentPlan
-from swarmkit._run._spec import RunSeams
 from swarmkit._run._state import RunState
 from swarmkit.delegation import AgentTool
 from swarmkit.exceptions import ToolArgumentsError, ToolExecutionError
 from swarmkit.journal._tape import StepWriter
 from swarmkit.messages import ToolCall
 from swarmkit.models import Usage
+from swarmkit.plan import AgentPlan
+from swarmkit.spec import RunSeams
 from swarmkit.tools import ToolOutcome
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from swarmkit._plan import AgentPlan
-from swarmkit._run._spec import SwarmSpec
 from swarmkit._run._state import RunState, StopRun
 from swarmkit.events import RefusalReason
 from swarmkit.exceptions import HandoffCycleError, MaxHandoffsExceeded, MaxTurnsExceeded
+from swarmkit.plan import AgentPlan
+from swarmkit.spec import SwarmSpec
 
 
 def may_hand_off(

@@ -6,22 +6,20 @@ import asyncio
 import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, assert_never
 
 from swarmkit import events as ev
 from swarmkit._log import log
-from swarmkit._plan import AgentPlan
 from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
 from swarmkit._run._callbacks import handoff_callback
-from swarmkit._run._conversation import start_data
+from swarmkit._run._conversation import start_data, with_own_memory
 from swarmkit._run._delegate import run_delegations
 from swarmkit._run._limits import apply_refusal_policy, continuation, may_hand_off, refusal
 from swarmkit._run._mapping import mapped_payload
 from swarmkit._run._offers import not_offered
 from swarmkit._run._output import accept_answer, after_tool_calls
 from swarmkit._run._request import build_request, offered_tools
-from swarmkit._run._spec import RunSeams, SwarmSpec
 from swarmkit._run._state import (
     Candidate,
     Interrupted,
@@ -34,6 +32,7 @@ from swarmkit._run._state import (
     rule_state,
     run_context,
 )
+from swarmkit._run._steps import Answered, Continued, HandedOff, HandoffOutcome, Refused, Step
 from swarmkit.events import RefusalReason
 from swarmkit.exceptions import (
     HandoffPayloadError,
@@ -53,7 +52,9 @@ from swarmkit.limits import LimitBreach
 from swarmkit.messages import ToolCall, ToolMessage, UserMessage
 from swarmkit.models import AttemptDiscarded, ModelRequest, ModelResponse, StreamingModel, Usage
 from swarmkit.models import TextDelta as ModelTextDelta
+from swarmkit.plan import AgentPlan
 from swarmkit.result import DecidedBy, HandoffRecord, RuleDecision
+from swarmkit.spec import RunSeams, SwarmSpec
 from swarmkit.tools import ToolOutcome
 
 
@@ -98,6 +99,7 @@ class RunLoop:
             prompt=state.prompt,
             entry_agent=state.agent,
             replay=self._tape.replaying,
+            next_turn=state.start.decision if state.start else None,
         )
         self._log("run_started")
         pending: PendingDecision | None = None
@@ -167,19 +169,15 @@ class RunLoop:
         # generator: each layer would cost every event of every step one more resumption.
         while True:
             plan = self._swarm.plans[self._state.agent]
-            handed_off = False
+            before: HandedOff | Continued = Continued()
             if continuation(self._state, plan) is not None:
-                async for event in self._continue_when_spent(plan):
-                    handed_off = handed_off or isinstance(event, ev.HandoffPerformed)
-                    yield event
-                if handed_off:
-                    continue
-            if self._has_rules(plan):
-                async for event in self._consult_rules(plan):
-                    handed_off = handed_off or isinstance(event, ev.HandoffPerformed)
-                    yield event
-                if handed_off:
-                    continue
+                before = await self._continue_when_spent(plan)
+            if not isinstance(before, HandedOff) and self._has_rules(plan):
+                before = await self._consult_rules(plan)
+            for event in before.events:
+                yield event
+            if isinstance(before, HandedOff):
+                continue
             call = await self._start_call(plan)
             if call.started is not None:
                 yield call.started
@@ -196,58 +194,77 @@ class RunLoop:
             response = await self._take_response(plan, response)
             if not self._quiet:
                 yield _call_finished(plan, call.turn, response)
-            if not response.message.tool_calls:
-                accepted = await accept_answer(self._tape, self._state, plan, response)
-                if accepted and await self._answer_stands(plan):
+            step: Step
+            if response.message.tool_calls:
+                async for event in self._run_tool_calls(plan, response.message.tool_calls):
+                    yield event
+                after_tool_calls(self._state, response)
+                step = HandedOff() if self._state.agent != plan.name else Continued()
+            else:
+                step = await self._answer_step(plan, response)
+            match step:
+                case Answered():
                     return
-                continue
-            async for event in self._run_tool_calls(plan, response.message.tool_calls):
-                yield event
-            after_tool_calls(self._state, response)
+                case HandedOff() | Continued():
+                    continue
+                case _:
+                    assert_never(step)
+
+    async def _answer_step(self, plan: AgentPlan, response: ModelResponse) -> Step:
+        """An answer in text (or typed) ends the run, unless it is sent back or a person
+        rejects it."""
+        accepted = await accept_answer(self._tape, self._state, plan, response)
+        if accepted and await self._answer_stands(plan):
+            return Answered()
+        return Continued()
 
     # -- rules ---------------------------------------------------------------------------
 
-    async def _continue_when_spent(self, plan: AgentPlan) -> AsyncIterator[ev.Event]:
+    async def _continue_when_spent(self, plan: AgentPlan) -> HandedOff | Continued:
         """Seed 001: an agent whose handoff budget is spent continues to its ``then`` agent."""
         target = continuation(self._state, plan)
         if target is None:
-            return
+            return Continued()
         request = HandoffRequest(target=target, payload=None, message=None)
-        for event in await self._try_handoff(plan, request, "budget"):
-            yield event
+        outcome = await self._try_handoff(plan, request, "budget")
+        if isinstance(outcome, Refused):
+            return Continued((outcome.event,))
+        return outcome
 
     def _has_rules(self, plan: AgentPlan) -> bool:
         graph = self._swarm.graph
         return graph is not None and plan.name in graph and bool(graph.edges(plan.name))
 
-    async def _consult_rules(self, plan: AgentPlan) -> AsyncIterator[ev.Event]:
+    async def _consult_rules(self, plan: AgentPlan) -> HandedOff | Continued:
         graph = self._swarm.graph
         if graph is None or not self._has_rules(plan):
-            return
+            return Continued()
         if not may_hand_off(
             self._swarm,
             self._state,
             plan,
             had_options=lambda: graph.route_edge(plan.name, rule_state(self._state)) is not None,
         ):
-            return
+            return Continued()
         edge = graph.route_edge(plan.name, rule_state(self._state))
-        yield ev.RuleEvaluated(
+        evaluated = ev.RuleEvaluated(
             agent=plan.name,
             target=edge.target if edge else None,
             condition=edge.when if edge else None,
         )
         if edge is None:
-            return
+            return Continued((evaluated,))
         turn = self._state.turns
         # Journaled before the handoff it causes, so the journal reads in the order of events.
         fired = {"agent": plan.name, "target": edge.target, "condition": edge.when, "turn": turn}
         await self._tape.note("rule", fired)
         request = self._rule_request(plan, edge)
-        outcome: list[ev.Event]
+        outcome: HandoffOutcome
         if isinstance(request, HandoffPayloadError):
             # The mapped payload does not validate: recorded, and the model decides instead.
-            outcome = [await self._refuse(plan, edge.target, "rule", "payload", str(request))]
+            outcome = Refused(
+                await self._refuse(plan, edge.target, "rule", "payload", str(request))
+            )
         else:
             outcome = await self._try_handoff(plan, request, "rule", condition=edge.when)
         decision = RuleDecision(
@@ -255,11 +272,12 @@ class RunLoop:
             target=edge.target,
             condition=edge.when,
             turn=turn,
-            performed=isinstance(outcome[0], ev.HandoffPerformed),
+            performed=isinstance(outcome, HandedOff),
         )
         self._state.rules.append(decision)
-        for event in outcome:
-            yield event
+        if isinstance(outcome, HandedOff):
+            return HandedOff((evaluated, *outcome.events))
+        return Continued((evaluated, outcome.event))
 
     def _rule_request(self, plan: AgentPlan, edge: Edge) -> HandoffRequest | HandoffPayloadError:
         if edge.input_mapping is None:
@@ -358,8 +376,9 @@ class RunLoop:
         runs in no time at all), so it stops exactly where the recorded run stopped, and
         passes a stop that a resume went on from; live steps are held to the limits.
         """
-        if self._tape.replaying:
-            breach = self._journaled_breach()
+        held = self._tape.held_stop()
+        if held is not None:
+            breach = LimitBreach.from_data(held.data) if held.data is not None else None
         elif breach is None:
             breach = budget.time_breach(self._swarm, self._state, self._seams.runtime.clock())
         if breach is None:
@@ -369,12 +388,6 @@ class RunLoop:
         await self._tape.note("limit_reached", breach.to_data())
         self._log("limit_reached", limit=breach.limit, allowed=breach.allowed, used=breach.used)
         raise StopRun(breach.stop_reason)
-
-    def _journaled_breach(self) -> LimitBreach | None:
-        recorded = self._tape.upcoming("limit_reached")
-        if recorded is None or self._tape.pass_resumed_stop():
-            return None
-        return LimitBreach.from_data(recorded)
 
     # -- tools ---------------------------------------------------------------------------
 
@@ -540,11 +553,11 @@ class RunLoop:
                 yield replies.tool_resulted(plan.name, results[call.id])
                 continue
             taken = request.target
-            events = await self._try_handoff(plan, request, candidate.decided_by)
-            performed = isinstance(events[0], ev.HandoffPerformed)
-            detail = replies.handoff_detail(request, events[0])
-            results[call.id] = replies.handoff_result(candidate, detail, is_error=not performed)
-            for event in events:
+            outcome = await self._try_handoff(plan, request, candidate.decided_by)
+            refused = outcome.event if isinstance(outcome, Refused) else None
+            detail = replies.handoff_detail(request, refused)
+            results[call.id] = replies.handoff_result(candidate, detail, is_error=bool(refused))
+            for event in outcome.events if isinstance(outcome, HandedOff) else (outcome.event,):
                 yield event
 
     async def _try_handoff(
@@ -554,8 +567,8 @@ class RunLoop:
         decided_by: DecidedBy,
         *,
         condition: str | None = None,
-    ) -> list[ev.Event]:
-        """Perform a handoff or refuse it; the first event says which."""
+    ) -> HandoffOutcome:
+        """Perform a handoff or refuse it."""
         refused = refusal(
             self._swarm, self._state, plan, request.target, continuation=decided_by == "budget"
         )
@@ -570,7 +583,7 @@ class RunLoop:
             refused = await handoff_callback(self._tape, self._state, plan, request)
         if refused is not None:
             reason, detail = refused
-            return [await self._refuse(plan, request.target, decided_by, reason, detail)]
+            return Refused(await self._refuse(plan, request.target, decided_by, reason, detail))
         return await self._perform(plan, request, decided_by, condition)
 
     async def _handoff_decision(
@@ -630,7 +643,7 @@ class RunLoop:
         request: HandoffRequest,
         decided_by: DecidedBy,
         condition: str | None,
-    ) -> list[ev.Event]:
+    ) -> HandedOff:
         state = self._state
         payload = request.payload.model_dump(mode="json") if request.payload else None
         record = HandoffRecord(
@@ -665,7 +678,7 @@ class RunLoop:
             condition=condition,
             number=record.number,
         )
-        return [performed, await self._enter(request.target)]
+        return HandedOff((performed, await self._enter(request.target)))
 
     async def _enter(self, agent: str) -> ev.AgentStarted:
         state = self._state
@@ -709,6 +722,8 @@ class RunLoop:
             state.view = history
         else:
             state.view = (replies.latest_user_message(history, state.prompt),)
+        if self._swarm.plans[target].agent.memory == "own":
+            state.view = with_own_memory(history, target, state.view)
         state.own_items = []
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from swarmkit._plan import AgentPlan
 from swarmkit._run._state import RunState, rule_state
 from swarmkit.conditions import Condition
 from swarmkit.events import RefusalReason
+from swarmkit.plan import AgentPlan
 from swarmkit.result import DecidedBy
 
 

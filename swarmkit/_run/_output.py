@@ -8,12 +8,12 @@ from dataclasses import replace
 
 from pydantic import BaseModel
 
-from swarmkit._plan import AgentPlan
 from swarmkit._run._state import RunState, StopRun
 from swarmkit._schema import ArgumentProblem, ArgumentsSchema, arguments_schema
 from swarmkit.journal._tape import StepWriter
 from swarmkit.messages import ToolMessage, UserMessage
 from swarmkit.models import ModelResponse, OutputSchema
+from swarmkit.plan import AgentPlan
 
 _CUT_NOTE = (
     "The answer was cut by the output limit (finish_reason=length) before these arguments were "

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from swarmkit import events as ev
-from swarmkit._plan import AgentPlan
 from swarmkit._run._state import Candidate
 from swarmkit.bounds import load_json
 from swarmkit.exceptions import HandoffPayloadError
@@ -15,6 +15,7 @@ from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject
 from swarmkit.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
 from swarmkit.models import ToolSpec
+from swarmkit.plan import AgentPlan
 from swarmkit.tools import ToolOutcome
 
 
@@ -22,7 +23,7 @@ def attributed(message: AssistantMessage, agent: str) -> AssistantMessage:
     """The model's message marked with the agent that said it."""
     if message.agent == agent:
         return message
-    return AssistantMessage(content=message.content, tool_calls=message.tool_calls, agent=agent)
+    return replace(message, agent=agent)  # keeps the provider's reasoning state
 
 
 def tool_resulted(agent: str, message: ToolMessage) -> ev.ToolResulted:
@@ -74,10 +75,10 @@ def handoff_result(candidate: Candidate, detail: str, *, is_error: bool) -> Tool
     return ToolMessage(tool_call_id=call.id, name=call.name, content=content, is_error=is_error)
 
 
-def handoff_detail(request: HandoffRequest, first: ev.Event) -> str:
+def handoff_detail(request: HandoffRequest, refused: ev.HandoffRefused | None) -> str:
     """What a handoff call's result says: transferred, or refused and why."""
-    if isinstance(first, ev.HandoffRefused):
-        return f"Handoff refused: {first.detail}."
+    if refused is not None:
+        return f"Handoff refused: {refused.detail}."
     return f"Transferred to {request.target}."
 
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from swarmkit._plan import AgentPlan
 from swarmkit._run._limits import allowed_targets, check_turn_budget, last_call
 from swarmkit._run._offers import Withheld, withheld
 from swarmkit._run._output import request_schema
-from swarmkit._run._spec import SwarmSpec
 from swarmkit._run._state import RunState, run_context
 from swarmkit.filters import payload_json
 from swarmkit.handoffs import build_legacy_handoff_tool, legacy_peer_description
 from swarmkit.messages import AssistantMessage, SystemMessage
 from swarmkit.models import ModelRequest, ModelSettings, ToolSpec
+from swarmkit.plan import AgentPlan
+from swarmkit.spec import SwarmSpec
 
 
 async def build_request(

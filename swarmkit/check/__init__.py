@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import BaseModel
 
@@ -35,19 +35,28 @@ from swarmkit.check._graph import (
     unreachable_findings,
 )
 from swarmkit.check._mapping import mapping_findings
+from swarmkit.check._report import has_errors, render_json, render_text
 from swarmkit.check._satisfiable import always_true, never_true
 from swarmkit.conditions import Condition
 from swarmkit.conditions._ast import Expr
 from swarmkit.graph import Edge
-
-if TYPE_CHECKING:
-    from swarmkit.swarm import Swarm
-
-__all__ = ["Finding", "Severity", "check_swarm"]
+from swarmkit.spec import SwarmSpec
 
 
-def check_swarm(swarm: Swarm) -> tuple[Finding, ...]:
-    """Every finding about ``swarm``, errors first, then in the order of the configuration."""
+class _Compiled(Protocol):
+    """A Swarm, seen only for its compiled spec (so this package never imports the facade)."""
+
+    @property
+    def spec(self) -> SwarmSpec: ...
+
+
+__all__ = ["Finding", "Severity", "check_swarm", "has_errors", "render_json", "render_text"]
+
+
+def check_swarm(target: _Compiled | SwarmSpec) -> tuple[Finding, ...]:
+    """Every finding about a swarm (or its compiled spec), errors first, then in the order of
+    the configuration."""
+    swarm = target if isinstance(target, SwarmSpec) else target.spec
     tools = [name for plan in swarm.plans.values() for name in plan.tools]
     scope = Scope(context_type=swarm.context_type, facts=swarm_facts(swarm.plans, tools))
     verdicts = _edge_verdicts(swarm)
@@ -70,7 +79,7 @@ def _condition_findings(tree: Expr, scope: Scope, where: str) -> Iterator[Findin
     yield from comparison_findings(tree, scope, where)
 
 
-def _edge_verdicts(swarm: Swarm) -> dict[str, list[EdgeVerdict]]:
+def _edge_verdicts(swarm: SwarmSpec) -> dict[str, list[EdgeVerdict]]:
     graph = swarm.graph
     if graph is None:
         return {}
@@ -96,7 +105,7 @@ def _verdict(edge: Edge, condition: Condition | None, number: int) -> EdgeVerdic
     )
 
 
-def _offer_findings(swarm: Swarm, scope: Scope) -> Iterator[Finding]:
+def _offer_findings(swarm: SwarmSpec, scope: Scope) -> Iterator[Finding]:
     """``available_when`` rules of handoffs and tools: never true, or reading what is not there."""
     for name, plan in swarm.plans.items():
         handoffs = plan.handoff_configs.items()
@@ -118,14 +127,14 @@ def _offer_findings(swarm: Swarm, scope: Scope) -> Iterator[Finding]:
             yield from _condition_findings(tree, scope, where)
 
 
-def _input_type(swarm: Swarm, node: str, verdict: EdgeVerdict) -> type[BaseModel] | None:
+def _input_type(swarm: SwarmSpec, node: str, verdict: EdgeVerdict) -> type[BaseModel] | None:
     """The payload type a rule's handoff from ``node`` is validated against, if any."""
     plan = swarm.plans.get(node)
     config = plan.handoff_configs.get(verdict.edge.target) if plan is not None else None
     return config.input_type if config is not None else None
 
 
-def _successors(swarm: Swarm, verdicts: dict[str, list[EdgeVerdict]]) -> dict[str, set[str]]:
+def _successors(swarm: SwarmSpec, verdicts: dict[str, list[EdgeVerdict]]) -> dict[str, set[str]]:
     """Where each agent can pass control: live rule edges, offered transfers and its ``then``
     agent (within max_handoffs and its budget), and the agents it delegates to."""
     successors: dict[str, set[str]] = {}
@@ -145,7 +154,7 @@ def _successors(swarm: Swarm, verdicts: dict[str, list[EdgeVerdict]]) -> dict[st
     return successors
 
 
-def _cycle_policy(swarm: Swarm, cycle: list[str]) -> str:
+def _cycle_policy(swarm: SwarmSpec, cycle: list[str]) -> str:
     """What the swarm's settings do when a run goes round ``cycle``."""
     back = cycle[0]
     if not swarm.detect_cycles:

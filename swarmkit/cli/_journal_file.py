@@ -11,15 +11,13 @@ import sqlite3
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from swarmkit.cli._target import UsageError
-from swarmkit.journal import SQLiteJournal, env_cipher, open_journal
-from swarmkit.journal._open import is_postgres_location
+from swarmkit.cli._usage import DEFAULT_JOURNAL, UsageError
+from swarmkit.journal import SQLiteJournal, env_cipher, is_postgres_location, open_journal
 
 if TYPE_CHECKING:
     from swarmkit.journal import PostgresJournal
 
 
-DEFAULT_JOURNAL = Path(".swarmkit") / "journal.sqlite"
 _SQLITE_HEADER = b"SQLite format 3\x00"
 _WHERE = "pass --journal PATH or set SWARMKIT_JOURNAL"
 

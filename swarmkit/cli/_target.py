@@ -7,18 +7,11 @@ import os
 import sys
 from typing import Any
 
+from swarmkit.cli._usage import TARGET_HELP, UsageError
 from swarmkit.factory import is_swarm_factory
 from swarmkit.swarm import Swarm
 
-
-class UsageError(Exception):
-    """The command was called wrong; shown as one line on stderr, exit code 2."""
-
-
-TARGET_HELP = (
-    "a Swarm, or a function marked @swarmkit.swarm_factory that returns one, named as "
-    "module:attribute (a dotted module name importable from the current folder, not a path)"
-)
+__all__ = ["TARGET_HELP", "UsageError", "load_swarm"]
 
 
 def load_swarm(target: str) -> Swarm:

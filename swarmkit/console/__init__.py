@@ -1,8 +1,19 @@
-"""Plain-text views of runs for people: events as they happen, and journaled sessions."""
+"""Plain-text views of runs for people: events as they happen, and journaled sessions.
 
-from swarmkit.console._live import LiveView
-from swarmkit.console._text import compact_json, one_line, plural, result_lines, tokens
-from swarmkit.console._timeline import timeline
+Names load their module on first use, so a listing that needs only ``one_line`` loads no run
+machinery.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from swarmkit.console._line import one_line, plural
+    from swarmkit.console._live import LiveView
+    from swarmkit.console._text import compact_json, result_lines, tokens
+    from swarmkit.console._timeline import timeline
 
 __all__ = [
     "LiveView",
@@ -13,3 +24,23 @@ __all__ = [
     "timeline",
     "tokens",
 ]
+
+_HOMES = {
+    "LiveView": "swarmkit.console._live",
+    "compact_json": "swarmkit.console._text",
+    "one_line": "swarmkit.console._line",
+    "plural": "swarmkit.console._line",
+    "result_lines": "swarmkit.console._text",
+    "timeline": "swarmkit.console._timeline",
+    "tokens": "swarmkit.console._text",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Load the module that defines ``name`` on first use."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any
 
+from swarmkit.console._line import displayable, one_line, plural
 from swarmkit.models import Usage
 from swarmkit.result import RunResult
+
+__all__ = [
+    "compact_json",
+    "displayable",
+    "one_line",
+    "plural",
+    "result_lines",
+    "tokens",
+]
 
 
 def result_lines(result: RunResult) -> list[str]:
@@ -34,11 +43,6 @@ def result_lines(result: RunResult) -> list[str]:
     return lines
 
 
-def plural(count: int, noun: str) -> str:
-    """``1 model call``, ``2 model calls``: a count with its noun in agreement."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
 def tokens(usage: Usage | Mapping[str, Any]) -> str:
     """Token counts as ``441 tokens (434 in, 7 out)``; ``usage unknown`` when never reported."""
     if isinstance(usage, Usage):
@@ -53,25 +57,6 @@ def tokens(usage: Usage | Mapping[str, Any]) -> str:
         return "usage unknown"
     counts = f"{plural(total, 'token')} ({prompt} in, {completion} out)"
     return counts if reported else f"at least {counts}"
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def displayable(text: str) -> str:
-    """``text`` as a terminal can take it: each lone surrogate shown as U+FFFD.
-
-    Journals keep text that is not valid Unicode exactly; only what is printed is replaced.
-    """
-    if text.isascii() or not _SURROGATE.search(text):
-        return text
-    return _SURROGATE.sub("\ufffd", text)
-
-
-def one_line(text: str, *, limit: int = 120) -> str:
-    """``text`` on one line, whitespace folded, cut with an ellipsis past ``limit``."""
-    flat = " ".join(displayable(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 def compact_json(value: object) -> str:

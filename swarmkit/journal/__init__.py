@@ -5,17 +5,42 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from swarmkit.journal._cipher import AESGCMCipher, JournalCipher, env_cipher, generate_key
-from swarmkit.journal._jsonl import export_jsonl, import_jsonl
+from swarmkit.journal._jsonl import export_jsonl, import_jsonl, import_jsonl_sessions
 from swarmkit.journal._memory import InMemoryJournal
-from swarmkit.journal._open import open_journal, postgres_journal_class
-from swarmkit.journal._records import JOURNAL_SCHEMA_VERSION, Journal, JournalRecord, SessionInfo
+from swarmkit.journal._open import (
+    is_postgres_location,
+    journal_label,
+    mask_locations,
+    open_journal,
+    postgres_journal_class,
+)
+from swarmkit.journal._records import (
+    JOURNAL_SCHEMA_VERSION,
+    Journal,
+    JournalRecord,
+    SessionInfo,
+    Status,
+    session_status,
+    status_of,
+)
 from swarmkit.journal._sqlite import SQLiteJournal
+from swarmkit.journal._turns import (
+    TURN_MARK,
+    Conversation,
+    conversations,
+    group_turns,
+    turn_of,
+    turn_session_id,
+    turn_sessions,
+)
 
 if TYPE_CHECKING:
+    from swarmkit.journal._codec import response_from_data, response_to_data
     from swarmkit.journal._postgres import PostgresJournal
 
 __all__ = [
     "AESGCMCipher",
+    "Conversation",
     "InMemoryJournal",
     "JOURNAL_SCHEMA_VERSION",
     "Journal",
@@ -24,16 +49,36 @@ __all__ = [
     "PostgresJournal",
     "SQLiteJournal",
     "SessionInfo",
+    "Status",
+    "TURN_MARK",
+    "conversations",
     "env_cipher",
     "export_jsonl",
     "generate_key",
+    "group_turns",
     "import_jsonl",
+    "import_jsonl_sessions",
+    "is_postgres_location",
+    "journal_label",
+    "mask_locations",
     "open_journal",
+    "response_from_data",
+    "response_to_data",
+    "session_status",
+    "status_of",
+    "turn_of",
+    "turn_session_id",
+    "turn_sessions",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    # PostgresJournal needs psycopg (the postgres extra); load it only when asked for.
+    # PostgresJournal needs psycopg (the postgres extra), and the response codec the model
+    # types: each loads only when asked for, so listing sessions stays light.
+    if name in ("response_from_data", "response_to_data"):
+        from swarmkit.journal import _codec  # noqa: PLC0415
+
+        return getattr(_codec, name)
     if name != "PostgresJournal":
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     return postgres_journal_class()

@@ -16,6 +16,12 @@ JOURNAL_SCHEMA_VERSION = 1
 SessionStatus = Literal["open", "finished"]
 """Whether a session holds a ``run_finished`` record."""
 
+Status = Literal["running", "waiting", "failed", "limited", "finished", "cancelled"]
+"""A session's state in one vocabulary, for every place that shows it (``session_status``)."""
+
+LIMIT_REASONS = frozenset({"max_handoffs", "max_turns", "cycle", "timeout", "usage_limit"})
+"""Stop reasons that mean a limit (or a cycle) shaped or stopped the run."""
+
 RUN_STARTED = "run_started"
 RUN_FINISHED = "run_finished"
 AGENT_STARTED = "agent_started"
@@ -269,6 +275,28 @@ def check_continues(session_id: str, expected: int, got: int) -> None:
             f"session {session_id!r} expects seq {expected} next, got {got}; another writer may "
             "be appending to this session, or the step was built from a stale next_seq"
         )
+
+
+def session_status(records: Sequence[JournalRecord]) -> Status:
+    """What state a session's records leave it in: ``running`` until a ``run_finished``
+    record (or a crash: a dead run's lease expires), then ``waiting`` for a human decision,
+    ``cancelled`` (Ctrl-C), ``failed`` (an error or an invalid typed answer), ``limited``
+    (a limit or cycle shaped the end) or ``finished``."""
+    if not records or records[-1].kind != RUN_FINISHED:
+        return "running"
+    data = records[-1].data
+    return status_of(data.get("stop_reason"), cancelled=bool(data.get("cancelled")))
+
+
+def status_of(stop_reason: object, *, cancelled: bool = False) -> Status:
+    """The state a ``run_finished`` record's stop reason means (see ``session_status``)."""
+    if stop_reason == "interrupted":
+        return "cancelled" if cancelled else "waiting"
+    if stop_reason in ("error", "invalid_output"):
+        return "failed"
+    if stop_reason in LIMIT_REASONS:
+        return "limited"
+    return "finished"
 
 
 def session_info(row: Sequence[Any], agents: tuple[str, ...]) -> SessionInfo:

@@ -58,6 +58,14 @@ class RecordSink(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class Held:
+    """What the journal holds for a step being replayed."""
+
+    data: Mapping[str, Any] | None
+    """The journaled record's data, or None when the journal holds none (nothing happened)."""
+
+
 class StepWriter(Protocol):
     """The run loop's only door to durability: it journals steps, or serves them back.
 
@@ -78,9 +86,10 @@ class StepWriter(Protocol):
         """While replaying, the next journaled record's data when it is of ``kind``, else None."""
         ...
 
-    def pass_resumed_stop(self) -> bool:
-        """While replaying, at a limit's stop (``limit_reached``, ``run_finished``) that a
-        resume went on from: step over both and say so."""
+    def held_stop(self) -> Held | None:
+        """What the journal held for a limit check at this point: None when the step is live
+        (the run's limits decide); else the journaled ``limit_reached`` data, or no stop
+        (a stop a resume went on from is stepped over)."""
         ...
 
     async def replayed_response(
@@ -254,9 +263,18 @@ class Tape:
         record = self._prefix[self._cursor]
         return record.data if record.kind == kind else None
 
-    def pass_resumed_stop(self) -> bool:
-        """While replaying, at a limit's stop (``limit_reached``, ``run_finished``) that a
-        resume went on from: step over both and say so."""
+    def held_stop(self) -> Held | None:
+        """What the journal held for a limit check here (see ``StepWriter.held_stop``)."""
+        if not self.replaying:
+            return None
+        recorded = self.upcoming("limit_reached")
+        if recorded is None or self._pass_resumed_stop():
+            return Held(data=None)
+        return Held(data=recorded)
+
+    def _pass_resumed_stop(self) -> bool:
+        """At a limit's stop (``limit_reached``, ``run_finished``) that a resume went on from:
+        step over both and say so."""
         at = self._cursor
         kinds = [record.kind for record in self._prefix[at : at + 3]]
         if kinds[:2] != ["limit_reached", "run_finished"] or len(kinds) < 3:

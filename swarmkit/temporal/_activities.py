@@ -12,8 +12,7 @@ from temporalio.exceptions import ApplicationError
 
 from swarmkit.context import context_from_data
 from swarmkit.exceptions import ConfigurationError, ModelError, SwarmkitError, ToolArgumentsError
-from swarmkit.journal import JournalRecord
-from swarmkit.journal._codec import response_to_data
+from swarmkit.journal import JournalRecord, response_to_data
 from swarmkit.temporal._data import (
     MirrorInput,
     MirrorReadInput,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import asdict, replace
 from datetime import timedelta
@@ -12,7 +11,6 @@ from typing import Any
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from swarmkit._run._decisions import check_decision
 from swarmkit.context import RunContext, context_to_data
 from swarmkit.events import Event, EventObserver, RunFinished, RunStarted, event_to_data
 from swarmkit.exceptions import (
@@ -23,9 +21,8 @@ from swarmkit.exceptions import (
     ToolExecutionError,
 )
 from swarmkit.interrupts import Decision, PendingDecision, decision_from_data
-from swarmkit.journal import InMemoryJournal, JournalRecord
-from swarmkit.journal._codec import response_from_data
-from swarmkit.models import ModelRequest, ModelResponse
+from swarmkit.journal import InMemoryJournal, JournalRecord, response_from_data
+from swarmkit.models import Model, ModelRequest, ModelResponse
 from swarmkit.result import RunResult
 from swarmkit.runtime import Runtime
 from swarmkit.swarm import Swarm
@@ -120,10 +117,12 @@ class SwarmWorkflow:
         if kind not in ("approve", "reject", "edit"):
             raise ValueError(f"a decision's kind is approve, reject or edit, not {kind!r}")
         assert self._swarm is not None
-        try:
-            check_decision(self._swarm.spec, asdict(pending), decision_from_data(decision))
-        except SwarmkitError as exc:
-            raise ValueError(str(exc).replace("; resume it with", "; send")) from exc
+        problems = self._swarm.check_decision(pending, decision_from_data(decision))
+        if problems:
+            fields = "; ".join(
+                f"{p.field}: {p.message}" if p.field else p.message for p in problems
+            )
+            raise ValueError(f"the edit does not validate: {fields}; send a corrected edit")
 
     @workflow.query(name=PENDING_QUERY)
     def pending(self) -> dict[str, Any] | None:
@@ -144,20 +143,19 @@ class SwarmWorkflow:
 
     async def _drive(self, session: SessionInput, swarm: Swarm) -> RunResult:
         session_id = workflow.info().workflow_id
-        seams: dict[str, Any] = {
-            "runtime": workflow_runtime(),
-            "tool_runner": ActivityToolRunner(self, session.swarm),
-            "decisions": WorkflowDecisions(self),
-        }
+        swarm = swarm.with_seams(
+            runtime=workflow_runtime(),
+            tool_runner=ActivityToolRunner(self, session.swarm),
+            decisions=WorkflowDecisions(self),
+        )
         if self._continued:
-            return await swarm.resume(session_id, self._journal, **seams)
+            return await swarm.resume(session_id, self._journal)
         result: RunResult | None = None
         stream = swarm.stream(
             session.prompt,
             context=session.context,
             session_id=session_id,
             journal=self._journal,
-            **seams,
         )
         async for event in stream:
             if isinstance(event, RunFinished):
@@ -241,9 +239,13 @@ class SwarmWorkflow:
         return self._registry
 
     async def wait_for_decision(self, pending: PendingDecision) -> Decision:
-        """Mirror the journal so far, then pause in place until the decide update delivers."""
-        self._pending, self._decision = pending, None
+        """Mirror the journal so far, then pause in place until the decide update delivers.
+
+        The pause is shown (the ``pending`` query, the update's validator) only once the
+        mirror holds it, so whoever sees the session waiting finds the pause in the journal."""
+        self._decision = None
         await self._mirror_now()
+        self._pending = pending
         await workflow.wait_condition(lambda: self._decision is not None)
         decision = self._decision
         self._pending = self._decision = None
@@ -354,7 +356,7 @@ def durable_swarm(registry: Registry, name: str, observe: EventObserver | None =
     """The registered swarm with each agent's model replaced by an activity stand-in (and
     ``observe`` after the swarm's own observers)."""
     swarm = registry.swarm(name)
-    plans = {}
+    models: dict[str, Model] = {}
     for agent, plan in swarm.plans.items():
         model = model_name(plan.model)
         if model is None or model not in registry.models:
@@ -364,15 +366,11 @@ def durable_swarm(registry: Registry, name: str, observe: EventObserver | None =
                 f"registered on this worker (registered: {known}); add it to "
                 "SwarmPlugin(models={...})"
             )
-        plans[agent] = replace(plan, model=ActivityModel(model))
+        models[agent] = ActivityModel(model)
     # The same configuration and fingerprint; only the models differ, and the models are not
     # part of what a session's history depends on (their answers are in it).
-    durable = copy.copy(swarm)
-    durable.plans = plans
-    durable.spec = replace(swarm.spec, plans=plans)
-    if observe is not None:
-        durable.observers = (*swarm.observers, observe)
-    return durable
+    durable = swarm.with_models(models)
+    return durable if observe is None else durable.with_observers(observe)
 
 
 async def _restore(journal: InMemoryJournal, carried: Sequence[JournalRecord]) -> None:

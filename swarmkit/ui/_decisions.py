@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import ValidationError
-
 from swarmkit.interrupts import Decision, approve, edit, reject
 from swarmkit.journal import Journal
 from swarmkit.swarm import Swarm
@@ -52,18 +50,9 @@ async def decide(
 
 
 def _validate(payload: dict[str, Any], pending: Mapping[str, Any], swarm: Swarm) -> None:
-    if pending.get("kind") not in ("handoff", "agent"):
-        return  # a tool's edited arguments are validated by the tool, as a model's would be
-    plan = swarm.plans.get(str(pending.get("agent")))
-    config = plan.handoff_configs.get(str(pending.get("target"))) if plan else None
-    if config is None or config.input_type is None:
-        return
-    try:
-        config.input_type.model_validate(payload)
-    except ValidationError as exc:
-        errors = [
-            {"field": ".".join(str(p) for p in e["loc"]), "message": e["msg"]} for e in exc.errors()
-        ]
+    problems = swarm.check_decision(pending, edit(payload=payload))
+    if problems:
         raise DecisionRefused(
-            f"the edited payload is not a valid {config.input_type.__name__}", errors=errors
-        ) from exc
+            "the edited payload does not validate",
+            errors=[{"field": p.field, "message": p.message} for p in problems],
+        )

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from swarmkit import Agent, Swarm
 from swarmkit.demo import support_swarm
+from swarmkit.journal import SQLiteJournal
+from swarmkit.testing import ScriptedModel, text, transfer
 from swarmkit.ui import ViewerServer
 from tests.ui.conftest import SECRET, ServeViewer, append, client
 from tests.ui.swarms import changed_swarm, pausing_swarm
@@ -217,3 +220,36 @@ def test_a_replay_the_session_does_not_allow_answers_with_the_reason(
 
     assert reply.status_code == 409
     assert "run_started" in reply.json()["error"]
+
+
+def test_a_conversation_s_turns_are_one_thread_in_the_list_and_the_session(
+    tmp_path: Path, serve: ServeViewer
+) -> None:
+    """Rows name their conversation and turn; a turn's page lists the whole thread."""
+    path = tmp_path / "chat.db"
+    model = ScriptedModel(transfer("billing"), text("refunded"), text("hello again"))
+    with SQLiteJournal(path) as journal:
+        swarm = Swarm(
+            [Agent(name="triage", handoffs=["billing"]), Agent(name="billing", handoffs=[])],
+            "triage",
+            model=model,
+            next_turn="entry",
+            journal=journal,
+        )
+        swarm.run_sync("Refund me", session_id="chat", continue_session=True)
+        swarm.run_sync("Hello", session_id="chat", continue_session=True)
+    http = client(serve(path))
+
+    rows = {r["session_id"]: r for r in http.get("/api/sessions").json()["rows"]}
+    turn = http.get("/api/sessions/chat__turn_2").json()
+
+    assert (rows["chat__turn_2"]["conversation"], rows["chat__turn_2"]["turn"]) == ("chat", 2)
+    assert (rows["chat"]["conversation"], rows["chat"]["turn"]) == ("chat", 1)
+    assert turn["thread"] == {"conversation": "chat", "turn": 2, "turns": ["chat", "chat__turn_2"]}
+    started = turn["steps"][0]["data"]
+    assert started["next_turn"] == {
+        "policy": "entry",
+        "agent": "triage",
+        "last_agent": "billing",
+        "condition": None,
+    }

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from swarmkit._plan import AgentPlan
+from pydantic import BaseModel
+
+from swarmkit.conversation import NextTurn
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import DecisionSource
 from swarmkit.limits import UsageLimits
+from swarmkit.plan import AgentPlan
 from swarmkit.result import RunResult
 from swarmkit.runtime import Runtime
 from swarmkit.tools import ToolRunner
@@ -61,6 +64,10 @@ class SwarmSpec:
     """Seconds on the run's clock a run (or each resumed part of it) may take."""
     agent_timeout: float | None = None
     """Seconds on the run's clock one agent's stay may take."""
+    context_type: type[BaseModel] | None = None
+    """The Pydantic model the context validates against, when the swarm declares one."""
+    next_turn: NextTurn = field(default_factory=NextTurn)
+    """Who answers a conversation's next user message."""
 
 
 class Delegator(Protocol):

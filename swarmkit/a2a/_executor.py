@@ -1,0 +1,222 @@
+"""SwarmExecutor: an A2A task runs one turn of a swarm conversation; its states follow the run.
+
+The A2A context id names a swarmkit conversation (session ``a2a-<context id>``): the first
+task of a context is its first turn, each later task continues it. A run that pauses for a
+human puts its task in ``input-required``; the next message on that task carries the decision
+(a data part ``{"decision": "approve" | "reject" | "edit", ...}``) and resumes the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Mapping
+from typing import Any
+
+from a2a.helpers import get_data_parts, get_text_parts, new_data_part, new_text_part
+from a2a.server.agent_execution import AgentExecutor, RequestContext
+from a2a.server.events import EventQueue
+from a2a.server.tasks import TaskUpdater
+from a2a.types.a2a_pb2 import Message, Part, Task, TaskState, TaskStatus
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
+from swarmkit.events import AgentStarted, Event, HandoffPerformed, RunFinished, RunStarted
+from swarmkit.exceptions import ConfigurationError, InteropRequestError, SwarmkitError
+from swarmkit.interrupts import Decision, approve, edit, reject
+from swarmkit.journal import Journal
+from swarmkit.result import RunResult
+from swarmkit.swarm import Swarm
+
+SESSION_PREFIX = "a2a-"
+"""What a served conversation's session id starts with, before the A2A context id."""
+
+MAX_CONTEXT_ID = 128
+"""The longest A2A context id taken as a conversation name."""
+
+
+class SwarmExecutor(AgentExecutor):
+    """Runs a Swarm for the a2a-sdk's request handler, journaling every turn in ``journal``."""
+
+    def __init__(self, swarm: Swarm, journal: Journal) -> None:
+        if not isinstance(journal, Journal):
+            raise ConfigurationError("SwarmExecutor needs a Journal: A2A turns are journaled")
+        self.swarm = swarm
+        self.journal = journal
+        self._cancelled: set[str] = set()
+
+    async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Start a turn, or resume the paused one this message decides."""
+        task_id, context_id = str(context.task_id), str(context.context_id)
+        updater = TaskUpdater(event_queue, task_id, context_id)
+        current = context.current_task
+        if current is None:
+            await event_queue.enqueue_event(_submitted(task_id, context_id, context.message))
+        if current is not None and current.status.state == TaskState.TASK_STATE_INPUT_REQUIRED:
+            await self._decide(current, context.message, updater)
+            return
+        try:
+            conversation = _conversation(context_id)
+            await updater.start_work()
+            events = self.swarm.stream(
+                context.get_user_input(),
+                session_id=conversation,
+                journal=self.journal,
+                continue_session=True,
+            )
+            await self._follow(events, updater)
+        except (SwarmkitError, ValueError) as exc:
+            await updater.failed(_message(updater, str(exc)))
+
+    async def _decide(self, task: Task, message: Message | None, updater: TaskUpdater) -> None:
+        """Resume the paused session with the message's decision; a decision that cannot be
+        taken (no decision, an edit that does not validate) leaves the task waiting."""
+        waiting = _waiting_data(task)
+        try:
+            decision = decision_of(message)
+            session_id = str(waiting.get("session_id") or "")
+            result = await self.swarm.resume(session_id, self.journal, decision=decision)
+        except (SwarmkitError, ValueError) as exc:
+            text = f"the decision was not taken: {exc}"
+            await updater.requires_input(_message(updater, text, data=waiting))
+            return
+        await updater.start_work()
+        await _finish(result, updater)
+
+    async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
+        """Stop the running turn (the journal keeps its finished steps) and say so."""
+        task_id = str(context.task_id)
+        self._cancelled.add(task_id)
+        updater = TaskUpdater(event_queue, task_id, str(context.context_id))
+        await updater.cancel(_message(updater, "cancelled by the caller"))
+
+    async def _follow(self, events: AsyncGenerator[Event, None], updater: TaskUpdater) -> None:
+        async for event in events:
+            if updater.task_id in self._cancelled:
+                return
+            await _publish(event, updater)
+        self._cancelled.discard(updater.task_id)
+
+
+async def _publish(event: Event, updater: TaskUpdater) -> None:
+    match event:
+        case RunStarted(session_id=session_id):
+            await updater.start_work(_message(updater, "started", data={"session_id": session_id}))
+        case AgentStarted(agent=agent):
+            await updater.start_work(
+                _message(updater, f"{agent} is working", data={"agent": agent})
+            )
+        case HandoffPerformed(source=source, target=target):
+            note = f"{source} handed off to {target}"
+            await updater.start_work(_message(updater, note, data={"handoff": [source, target]}))
+        case RunFinished(result=result):
+            await _finish(result, updater)
+        case _:
+            pass
+
+
+async def _finish(result: RunResult, updater: TaskUpdater) -> None:
+    if result.stop_reason == "final_output":
+        await updater.add_artifact(_output_parts(result), name="output")
+        await updater.complete(_message(updater, _text_of(result)))
+    elif result.stop_reason == "interrupted" and result.pending is not None:
+        pending = to_jsonable_python(result.pending)
+        question = _question(result)
+        data = {"session_id": result.session_id, "pending": pending}
+        await updater.requires_input(_message(updater, question, data=data))
+    else:
+        failure = f": {result.failure.type}: {result.failure.message}" if result.failure else ""
+        text = f"the run stopped ({result.stop_reason}){failure}"
+        data = {"session_id": result.session_id, "stop_reason": result.stop_reason}
+        await updater.failed(_message(updater, text, data=data))
+
+
+def _output_parts(result: RunResult) -> list[Part]:
+    output = result.final_output
+    if isinstance(output, BaseModel):
+        data = output.model_dump(mode="json")
+        return [new_text_part(result.final_output_text or ""), new_data_part(data)]
+    return [new_text_part(_text_of(result))]
+
+
+def _text_of(result: RunResult) -> str:
+    output = result.final_output
+    if isinstance(output, str):
+        return output
+    return result.final_output_text or ""
+
+
+def _question(result: RunResult) -> str:
+    pending = result.pending
+    assert pending is not None
+    about = pending.target or pending.tool_name or pending.agent
+    return (
+        f"waiting for a decision on {pending.kind} {about}: reply with a data part "
+        '{"decision": "approve"}, {"decision": "reject", "reason": ...} or '
+        '{"decision": "edit", "payload": {...}}'
+    )
+
+
+def _message(updater: TaskUpdater, text: str, *, data: Mapping[str, Any] | None = None) -> Message:
+    parts = [new_text_part(text)]
+    if data is not None:
+        parts.append(new_data_part(dict(data)))
+    return updater.new_agent_message(parts)
+
+
+def _submitted(task_id: str, context_id: str, message: Message | None) -> Task:
+    task = Task(
+        id=task_id, context_id=context_id, status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED)
+    )
+    if message is not None:
+        task.history.append(message)
+    return task
+
+
+def _conversation(context_id: str) -> str:
+    if not context_id or len(context_id) > MAX_CONTEXT_ID or not context_id.isprintable():
+        raise InteropRequestError(
+            f"the context id must be 1 to {MAX_CONTEXT_ID} printable characters"
+        )
+    return SESSION_PREFIX + context_id
+
+
+def _waiting_data(task: Task) -> dict[str, Any]:
+    """What the input-required message of a paused task says: its session, what is pending."""
+    for data in get_data_parts(list(task.status.message.parts)):
+        if isinstance(data, dict) and isinstance(data.get("session_id"), str):
+            return data
+    return {}
+
+
+def decision_of(message: Message | None) -> Decision:
+    """The decision a message carries: a data part ``{"decision": ...}``, or the text
+    ``approve`` / ``reject`` / ``reject: <reason>``."""
+    parts = list(message.parts) if message is not None else []
+    for data in get_data_parts(parts):
+        if isinstance(data, dict) and "decision" in data:
+            return _decision_from_data(data)
+    words = " ".join(get_text_parts(parts)).strip()
+    if words.lower() == "approve":
+        return approve()
+    if words.lower().startswith("reject"):
+        reason = words[len("reject") :].lstrip(" :").strip()
+        return reject(reason) if reason else reject()
+    raise InteropRequestError(
+        'the task waits for a decision: send a data part {"decision": "approve"}, '
+        '{"decision": "reject", "reason": "..."} or {"decision": "edit", "payload": {...}}, '
+        "or the text approve / reject: <reason>"
+    )
+
+
+def _decision_from_data(data: Mapping[str, Any]) -> Decision:
+    kind = data.get("decision")
+    if kind == "approve":
+        return approve()
+    if kind == "reject":
+        reason = str(data.get("reason") or "").strip()
+        return reject(reason) if reason else reject()
+    if kind == "edit":
+        payload = data.get("payload")
+        if not isinstance(payload, dict):
+            raise InteropRequestError('an edit decision needs "payload": a JSON object')
+        return edit(payload=payload)
+    raise InteropRequestError(f"decision must be approve, reject or edit, got {kind!r}")

@@ -1,0 +1,186 @@
+"""The AG-UI endpoint: a POSTed run input starts (or resumes) a swarm run, streamed as SSE.
+
+The AG-UI thread is a swarmkit conversation (session ``agui-<thread id>``): each run on a thread
+continues it. A run that pauses finishes with an ``interrupt`` outcome whose id is the paused
+session; a later input whose ``resume`` entry answers that id (payload
+``{"decision": "approve" | "reject" | "edit", ...}``) resumes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+
+from ag_ui.core import BaseEvent, ResumeEntry, RunAgentInput, RunErrorEvent, UserMessage
+from ag_ui.encoder import EventEncoder
+from pydantic import ValidationError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from swarmkit.agui._convert import ag_ui_events
+from swarmkit.events import Event, ModelCallFinished, RunFinished, RunStarted
+from swarmkit.exceptions import InteropRequestError, SwarmkitError
+from swarmkit.interrupts import Decision, approve, edit, reject
+from swarmkit.journal import Journal
+from swarmkit.models import Usage
+from swarmkit.result import RunResult
+from swarmkit.serving import DEFAULT_MAX_REQUEST_BYTES, AsgiServer
+from swarmkit.swarm import Swarm
+
+SESSION_PREFIX = "agui-"
+"""What a thread's session id starts with, before the AG-UI thread id."""
+
+MAX_THREAD_ID = 128
+"""The longest AG-UI thread id taken as a conversation name."""
+
+
+def agui_app(swarm: Swarm, journal: Journal) -> Starlette:
+    """The ASGI app: ``POST /`` with an AG-UI ``RunAgentInput`` answers an SSE stream of the
+    run's AG-UI events (no token check: serve it with ``AgUiServer`` or behind a TokenGuard)."""
+
+    async def run(request: Request) -> Response:
+        try:
+            run_input = RunAgentInput.model_validate(json.loads(await request.body()))
+            events = _swarm_events(swarm, journal, run_input)
+        except ValidationError as exc:
+            return JSONResponse({"error": _input_error(exc)}, status_code=422)
+        except ValueError as exc:
+            return JSONResponse({"error": _first_line(exc)}, status_code=422)
+        body = _encoded(events, run_input)
+        return StreamingResponse(body, media_type=EventEncoder().get_content_type())
+
+    return Starlette(routes=[Route("/", run, methods=["POST"])])
+
+
+class AgUiServer(AsgiServer):
+    """Serves the AG-UI endpoint of a swarm on loopback, a bearer token checked on every
+    request (``.token``; a host that is not loopback needs ``allow_remote=True``)."""
+
+    def __init__(
+        self,
+        swarm: Swarm,
+        journal: Journal,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        token: str | None = None,
+        allow_remote: bool = False,
+        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    ) -> None:
+        super().__init__(
+            lambda url: agui_app(swarm, journal),
+            host=host,
+            port=port,
+            token=token,
+            allow_remote=allow_remote,
+            max_request_bytes=max_request_bytes,
+        )
+
+
+async def _encoded(events: AsyncIterator[Event], run_input: RunAgentInput) -> AsyncIterator[str]:
+    encoder = EventEncoder()
+    converted = ag_ui_events(events, thread_id=run_input.thread_id, run_id=run_input.run_id)
+    try:
+        async for event in converted:
+            yield encoder.encode(event)
+    except SwarmkitError as exc:
+        # The stream has begun: an error can only be told as the protocol's last event.
+        yield encoder.encode(_run_error(exc))
+
+
+def _run_error(exc: SwarmkitError) -> BaseEvent:
+    return RunErrorEvent(message=_first_line(exc), code=type(exc).__name__)
+
+
+def _swarm_events(swarm: Swarm, journal: Journal, run_input: RunAgentInput) -> AsyncIterator[Event]:
+    conversation = _conversation(run_input.thread_id)
+    if run_input.resume:
+        entry = _one_entry(run_input.resume)
+        if not entry.interrupt_id.startswith(conversation):
+            raise InteropRequestError(
+                f"interrupt {entry.interrupt_id!r} is not a run of thread {run_input.thread_id!r}"
+            )
+        return _resumed(swarm, journal, entry.interrupt_id, _decision(entry))
+    context = run_input.state if isinstance(run_input.state, dict) and run_input.state else None
+    return swarm.stream(
+        _prompt(run_input),
+        session_id=conversation,
+        journal=journal,
+        continue_session=True,
+        context=context,
+    )
+
+
+async def _resumed(
+    swarm: Swarm, journal: Journal, session_id: str, decision: Decision
+) -> AsyncGenerator[Event, None]:
+    """A resumed run's outcome as events (``Swarm.resume`` yields no event stream)."""
+    result: RunResult = await swarm.resume(session_id, journal, decision=decision)
+    yield RunStarted(session_id=session_id, prompt="", entry_agent=result.final_agent, replay=True)
+    if result.final_output_text is not None or isinstance(result.final_output, str):
+        content = result.final_output_text or str(result.final_output)
+        yield ModelCallFinished(
+            agent=result.final_agent,
+            turn=result.turns,
+            usage=Usage(),
+            finish_reason="stop",
+            content=content,
+        )
+    yield RunFinished(result=result)
+
+
+def _prompt(run_input: RunAgentInput) -> str:
+    for message in reversed(run_input.messages):
+        if isinstance(message, UserMessage):
+            content = message.content
+            if isinstance(content, str):
+                return content
+            texts = [getattr(part, "text", None) for part in content]
+            return "\n".join(t for t in texts if isinstance(t, str))
+    raise InteropRequestError("the run input has no user message to answer")
+
+
+def _one_entry(entries: list[ResumeEntry]) -> ResumeEntry:
+    if len(entries) != 1:
+        raise InteropRequestError("a run resumes one interrupt at a time: send one resume entry")
+    return entries[0]
+
+
+def _decision(entry: ResumeEntry) -> Decision:
+    if entry.status == "cancelled":
+        return reject("cancelled by the user")
+    payload = entry.payload if isinstance(entry.payload, Mapping) else {}
+    kind = payload.get("decision")
+    if kind == "approve":
+        return approve()
+    if kind == "reject":
+        reason = str(payload.get("reason") or "").strip()
+        return reject(reason) if reason else reject()
+    if kind == "edit" and isinstance(payload.get("payload"), Mapping):
+        return edit(payload=payload["payload"])
+    raise InteropRequestError(
+        'a resume payload must be {"decision": "approve"}, {"decision": "reject", "reason": ...} '
+        'or {"decision": "edit", "payload": {...}}'
+    )
+
+
+def _conversation(thread_id: str) -> str:
+    if not thread_id or len(thread_id) > MAX_THREAD_ID or not thread_id.isprintable():
+        raise InteropRequestError(
+            f"the thread id must be 1 to {MAX_THREAD_ID} printable characters"
+        )
+    return SESSION_PREFIX + thread_id
+
+
+def _input_error(exc: ValidationError) -> str:
+    problems = [
+        f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()[:5]
+    ]
+    return "not an AG-UI RunAgentInput: " + "; ".join(problems)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

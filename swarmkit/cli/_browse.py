@@ -1,0 +1,155 @@
+"""The commands that only read or copy journals (sessions, export, import): no run machinery."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from swarmkit.cli._journal_file import journal_path, open_for_reading, open_for_writing
+from swarmkit.cli._usage import EXIT_OK, UsageError
+from swarmkit.console import one_line, plural
+from swarmkit.exceptions import SessionNotFoundError
+from swarmkit.journal import (
+    Conversation,
+    JournalRecord,
+    SessionInfo,
+    export_jsonl,
+    group_turns,
+    import_jsonl_sessions,
+    journal_label,
+    turn_sessions,
+)
+
+
+async def _sessions(args: argparse.Namespace) -> int:
+    path = journal_path(args.journal)
+    with open_for_reading(path) as journal:
+        infos = await journal.sessions()
+    if not infos:
+        print(f"no sessions in {journal_label(path)}")
+        return EXIT_OK
+    started = _local_times()
+    if args.threads:
+        print(_table(_thread_rows(group_turns(infos), started)))
+        return EXIT_OK
+    header = ("SESSION", "STATUS", "STOP", "RECORDS", "STARTED", "PROMPT")
+    print(_table([header, *(_session_row(info, started) for info in infos)]))
+    return EXIT_OK
+
+
+def _thread_rows(
+    threads: Sequence[Conversation], started: Callable[[float], str]
+) -> list[tuple[str, ...]]:
+    """One row per conversation (its latest turn's status), then one per turn under it."""
+    rows: list[tuple[str, ...]] = [("CONVERSATION", "TURNS", "STATUS", "STOP", "STARTED", "PROMPT")]
+    for thread in threads:
+        turns = thread.turns
+        count, first = str(len(turns)), started(thread.started_at)
+        state = _state_cells(thread.latest)
+        rows.append((thread.conversation_id, count, *state, first, _prompt(turns[0])))
+        if len(turns) > 1:
+            rows += [
+                (
+                    f"  {n}. {turn.session_id}",
+                    "",
+                    *_state_cells(turn),
+                    started(turn.started_at),
+                    _prompt(turn),
+                )
+                for n, turn in enumerate(turns, start=1)
+            ]
+    return rows
+
+
+async def _export(args: argparse.Namespace) -> int:
+    records = await _read_session(args.journal, args.session)
+    sys.stdout.write(export_jsonl(records))
+    if args.thread:  # the conversation's later turns, each an export of its own, in order
+        with open_for_reading(journal_path(args.journal)) as journal:
+            for session_id in (await turn_sessions(journal, args.session))[1:]:
+                sys.stdout.write(export_jsonl(await journal.read(session_id)))
+    return EXIT_OK
+
+
+async def _import_session(args: argparse.Namespace) -> int:
+    text = sys.stdin.read() if args.file == "-" else _read_text(Path(args.file))
+    sessions = import_jsonl_sessions(text)
+    path = journal_path(args.journal)
+    with open_for_writing(path) as journal:
+        for records in sessions:  # every session checked before the first is written
+            session_id = records[0].session_id
+            if await journal.next_seq(session_id):
+                raise UsageError(
+                    f"session {session_id!r} is already in {journal_label(path)}; "
+                    "delete it there first"
+                )
+        for records in sessions:
+            await journal.append(records)  # one step: the whole session or nothing
+            label = f"{records[0].session_id} ({plural(len(records), 'record')})"
+            print(f"imported {label} into {journal_label(path)}")
+    return EXIT_OK
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from exc
+
+
+async def _read_session(option: str | None, session_id: str) -> tuple[JournalRecord, ...]:
+    path = journal_path(option)
+    with open_for_reading(path) as journal:
+        try:
+            return await journal.read(session_id)
+        except SessionNotFoundError as exc:
+            raise UsageError(f"{exc} (swarmkit sessions --journal {journal_label(path)})") from exc
+
+
+def _session_row(info: SessionInfo, started: Callable[[float], str]) -> tuple[str, ...]:
+    return (
+        info.session_id,
+        info.status,
+        info.stop_reason or "-",
+        str(info.records),
+        started(info.started_at),
+        one_line(info.prompt or "", limit=48),
+    )
+
+
+def _state_cells(info: SessionInfo) -> tuple[str, str]:
+    return info.status, info.stop_reason or "-"
+
+
+def _prompt(info: SessionInfo) -> str:
+    return one_line(info.prompt or "", limit=48)
+
+
+def _local_times() -> Callable[[float], str]:
+    """Unix seconds as local ``YYYY-MM-DD HH:MM:SS``, each minute's part formatted once:
+    a listing's start times crowd into few minutes, and formatting was a third of it."""
+    minutes: dict[int, str] = {}
+
+    def local_time(seconds: float) -> str:
+        minute, second = divmod(math.floor(round(seconds, 6)), 60)
+        prefix = minutes.get(minute)
+        if prefix is None:
+            at = time.localtime(minute * 60)
+            if at.tm_sec:  # a zone offset of odd seconds (old local mean times): no sharing
+                return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(seconds))
+            prefix = minutes[minute] = time.strftime("%Y-%m-%d %H:%M", at)
+        return f"{prefix}:{second:02d}"
+
+    return local_time
+
+
+def _table(rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in rows
+    )

@@ -1,0 +1,102 @@
+"""`swarmkit serve a2a` and `swarmkit serve ag-ui`: a swarm served on loopback with a token."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from swarmkit.cli._usage import TARGET_HELP, UsageError
+
+if TYPE_CHECKING:
+    from swarmkit.serving import AsgiServer
+
+TOKEN_ENV = "SWARMKIT_SERVE_TOKEN"
+"""The environment variable the served swarm's bearer token is read from."""
+
+_Handler = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
+_Command = Callable[..., argparse.ArgumentParser]
+
+
+def add_serve(commands: Any, command: _Command, journal_option: Callable[..., None]) -> None:
+    """The `serve` command and its `a2a` and `ag-ui` subcommands."""
+    serve = commands.add_parser(
+        "serve",
+        help="Serve a swarm to other agents (A2A) or to a web front end (AG-UI).",
+        description="Serve a swarm to other agents (A2A) or to a web front end (AG-UI).",
+    )
+    protocols = serve.add_subparsers(dest="protocol", required=True, metavar="PROTOCOL")
+    for name, summary, handler in (
+        ("a2a", "Serve a swarm as an A2A agent (JSON-RPC, streaming, tasks).", "_serve_a2a"),
+        ("ag-ui", "Serve a swarm's runs as AG-UI events over SSE.", "_serve_agui"),
+    ):
+        sub = command(
+            protocols,
+            name,
+            summary,
+            f"{__name__}:{handler}",
+            epilog=(
+                "Listens on 127.0.0.1 unless --host and --allow-remote say otherwise. Every "
+                f"request needs Authorization: Bearer <token>; the token is ${TOKEN_ENV}, or a "
+                "random one printed once at start."
+            ),
+        )
+        sub.add_argument("--swarm", metavar="module:attribute", required=True, help=TARGET_HELP)
+        journal_option(sub)
+        sub.add_argument("--port", type=int, default=8766, help="default: 8766; 0 picks one")
+        sub.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1 (loopback)")
+        sub.add_argument(
+            "--allow-remote",
+            action="store_true",
+            help="allow a --host other than loopback (the swarm is then on the network)",
+        )
+
+
+async def _serve_a2a(args: argparse.Namespace) -> int:
+    try:
+        from swarmkit.a2a import A2AServer  # noqa: PLC0415 - the extra loads only when asked for
+    except ImportError as exc:
+        raise UsageError(_missing("a2a", exc)) from exc
+    return await _serve(args, "a2a", A2AServer)
+
+
+async def _serve_agui(args: argparse.Namespace) -> int:
+    try:
+        from swarmkit.agui import AgUiServer  # noqa: PLC0415 - the extra loads only when asked for
+    except ImportError as exc:
+        raise UsageError(_missing("ag-ui", exc)) from exc
+    return await _serve(args, "ag-ui", AgUiServer)
+
+
+async def _serve(args: argparse.Namespace, protocol: str, server_type: Any) -> int:
+    from swarmkit.cli._journal_file import journal_path, open_for_writing  # noqa: PLC0415
+    from swarmkit.cli._target import load_swarm  # noqa: PLC0415 - loads the swarm's modules
+
+    swarm = load_swarm(args.swarm)
+    given = os.environ.get(TOKEN_ENV)
+    token = given or secrets.token_urlsafe(24)
+    path = journal_path(args.journal)
+    with open_for_writing(path) as journal:
+        server: AsgiServer = server_type(
+            swarm,
+            journal,
+            host=args.host,
+            port=args.port,
+            token=token,
+            allow_remote=args.allow_remote,
+        )
+        print(f"swarmkit serve {protocol}: {args.swarm} at {server.url}  (Ctrl-C stops)")
+        if not given:
+            print(f"  token: {token}  (set ${TOKEN_ENV} to choose it)")
+        print("", end="", flush=True)
+        await server.serve()
+    return 0
+
+
+def _missing(extra: str, exc: ImportError) -> str:
+    return (
+        f"serving {extra} needs the {extra} extra: pip install 'swarmkit-agents[{extra}]' "
+        f"({exc.name or exc} is not installed)"
+    )

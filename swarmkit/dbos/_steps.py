@@ -1,0 +1,205 @@
+"""The seams a DBOS session fills: models and tools as recorded steps, ids and time from them."""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+from collections.abc import Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from dbos import DBOS, StepOptions
+
+from swarmkit.context import RunContext
+from swarmkit.exceptions import (
+    ConfigurationError,
+    DurableStepError,
+    ModelError,
+    ToolArgumentsError,
+    ToolExecutionError,
+)
+from swarmkit.journal import (
+    InMemoryJournal,
+    Journal,
+    JournalRecord,
+    response_from_data,
+    response_to_data,
+)
+from swarmkit.models import Model, ModelRequest, ModelResponse
+from swarmkit.runtime import Runtime
+from swarmkit.tools import FunctionTool, ToolOutcome, outcome_from_data, outcome_to_data
+
+MODEL_STEP = "swarmkit.model"
+TOOL_STEP = "swarmkit.tool"
+START_STEP = "swarmkit.start"
+MIRROR_STEP = "swarmkit.mirror"
+
+MIRROR_LEASE_SECONDS = 60.0
+"""How long a mirror write holds the session's writer lease in the journal."""
+
+_ID_NAMESPACE = uuid.UUID("5b0b7f36-52a4-4b8e-9f0c-6f1d9a1c2d30")
+
+
+@dataclass(kw_only=True)
+class SessionState:
+    """One execution of a session's workflow: its clock, its ids, its in-workflow journal.
+
+    Each recovery executes the workflow again from the top with a fresh state; the recorded
+    steps give it the same answers, so it draws the same ids and reads the same times.
+    """
+
+    session_id: str
+    """The workflow id, which is the session id."""
+    now: float
+    """The time of the latest recorded step (the session's clock)."""
+    mirror: Journal | None
+    """The journal the session's records are copied to, if any."""
+    journal: InMemoryJournal = field(default_factory=InMemoryJournal)
+    """The run's records, rebuilt on each execution, copied to ``mirror`` at pauses and end."""
+    _ids: int = 0
+
+    def new_id(self) -> str:
+        """The next id of this session: the same sequence on every execution."""
+        self._ids += 1
+        return uuid.uuid5(_ID_NAMESPACE, f"{self.session_id}:{self._ids}").hex
+
+    def runtime(self) -> Runtime:
+        """Ids, clock, sleep and randomness a re-execution draws again identically."""
+        seeded = random.Random(self.session_id)
+        return Runtime(
+            new_id=self.new_id,
+            clock=lambda: self.now,
+            sleep=DBOS.sleep_async,
+            random=seeded.random,
+        )
+
+    def advance(self, at: float) -> None:
+        """Move the clock to a recorded step's time."""
+        self.now = max(self.now, at)
+
+    async def write_mirror(self) -> None:
+        """Copy the records the mirror lacks, as one recorded step (not repeated on recovery)."""
+        if self.mirror is None:
+            return
+        records = await _all_records(self.journal)
+        owner = f"dbos:{self.session_id}"
+        await DBOS.run_step_async(_options(MIRROR_STEP), _mirror, self.mirror, records, owner)
+
+
+_CURRENT: ContextVar[SessionState | None] = ContextVar("swarmkit_dbos_session", default=None)
+
+
+def current_session() -> SessionState | None:
+    """The session whose workflow runs in this task, or None outside any."""
+    return _CURRENT.get()
+
+
+def enter_session(state: SessionState) -> Any:
+    """Make ``state`` the current session of this task; returns the token to leave it."""
+    return _CURRENT.set(state)
+
+
+def leave_session(token: Any) -> None:
+    """Undo ``enter_session``."""
+    _CURRENT.reset(token)
+
+
+class StepModel:
+    """A model whose every call, inside a DBOS session, is one recorded step.
+
+    Outside a session it is the model it wraps. A recovered session gets each finished call's
+    answer back from the system database: the wrapped model is not asked again.
+    """
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.name = getattr(model, "name", None) or type(model).__name__
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        """The model's answer, recorded as a step (or replayed from one)."""
+        state = current_session()
+        if state is None:
+            return await self.model.respond(request)
+        try:
+            data = await DBOS.run_step_async(_options(MODEL_STEP), self._call, request)
+        except DurableStepError as exc:  # a failure recorded before a crash, read back
+            raise ModelError(str(exc), model=self.name, attempts=0) from exc
+        state.advance(data["at"])
+        return response_from_data(data["response"], agent=request.agent)
+
+    async def _call(self, request: ModelRequest) -> dict[str, Any]:
+        response = await self.model.respond(request)
+        return {"at": time.time(), "response": response_to_data(response)}
+
+
+class StepToolRunner:
+    """Runs each durable function tool call as one recorded step; ``durable=False`` in place."""
+
+    def __init__(self, state: SessionState) -> None:
+        self._state = state
+
+    async def invoke(self, tool: FunctionTool, arguments: str, context: RunContext) -> ToolOutcome:
+        """The tool's outcome, recorded as a step (or replayed from one)."""
+        if not tool.durable:
+            return await tool.invoke(arguments, context)
+        try:
+            data = await DBOS.run_step_async(
+                _options(TOOL_STEP), _call_tool, tool, arguments, context
+            )
+        except DurableStepError as exc:
+            raise _tool_error(exc, tool) from exc
+        self._state.advance(data["at"])
+        return outcome_from_data(data["outcome"])
+
+
+async def _call_tool(tool: FunctionTool, arguments: str, context: RunContext) -> dict[str, Any]:
+    outcome = await tool.invoke(arguments, context)
+    return {"at": time.time(), "outcome": outcome_to_data(outcome)}
+
+
+def _tool_error(exc: DurableStepError, tool: FunctionTool) -> Exception:
+    if exc.kind == "ToolArgumentsError":
+        return ToolArgumentsError(str(exc), tool_name=tool.name)
+    if exc.kind == "ConfigurationError":
+        return ConfigurationError(str(exc))
+    return ToolExecutionError(str(exc), tool_name=tool.name)
+
+
+async def start_facts(fingerprint: Mapping[str, Any], publish: bool) -> dict[str, Any]:
+    """What a session records once, at its start: the time, the swarm's fingerprint, and
+    whether it publishes its events."""
+    return {"at": time.time(), "fingerprint": dict(fingerprint), "publish": publish}
+
+
+async def _mirror(journal: Journal, records: list[JournalRecord], owner: str) -> None:
+    """Write the records the journal does not hold yet, each session under its lease.
+
+    The lease's owner is the session's own name, so a mirror write cut short by a crash is
+    taken up again by the session's recovery without waiting for its lease to expire.
+    """
+    sessions: dict[str, list[JournalRecord]] = {}
+    for record in records:
+        sessions.setdefault(record.session_id, []).append(record)
+    for session_id, own in sessions.items():
+        await journal.acquire_lease(session_id, owner=owner, ttl=MIRROR_LEASE_SECONDS)
+        try:
+            start = await journal.next_seq(session_id)
+            fresh = [r for r in own if r.seq >= start]
+            if fresh:
+                await journal.append(fresh)
+        finally:
+            await journal.release_lease(session_id, owner=owner)
+
+
+async def _all_records(journal: InMemoryJournal) -> list[JournalRecord]:
+    records: list[JournalRecord] = []
+    for info in sorted(await journal.sessions(), key=lambda i: i.session_id):
+        records.extend(await journal.read(info.session_id))
+    return records
+
+
+def _options(name: str) -> StepOptions:
+    # One retry layer per call path: the model adapter's own; DBOS records the final outcome.
+    return {"name": name, "retries_allowed": False}

@@ -1,0 +1,448 @@
+"""The eval runner: k journaled trials per task (live), and stored trials regraded or replayed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from swarmkit.evals._graders import (
+    Expectation,
+    Grader,
+    default_graders,
+    expectation,
+    grade,
+    trial_cost,
+)
+from swarmkit.evals._report import EvalReport, Mode, TrialResult, group_trials
+from swarmkit.evals._tasks import Task, TaskSet
+from swarmkit.evals._trial import (
+    RUN_STARTED,
+    TRIAL_FINISHED,
+    StoredTrial,
+    Trial,
+    manifest_id,
+    route_facts,
+    trial_session_id,
+)
+from swarmkit.evals._users import ModelUser, ScriptedUser, User, UserTurn
+from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError, SessionNotFoundError
+from swarmkit.interrupts import Decision, PendingDecision, approve, reject
+from swarmkit.journal import InMemoryJournal, Journal, JournalRecord
+from swarmkit.limits import CostFunction, UsageLimits
+from swarmkit.runtime import DEFAULT_RUNTIME
+from swarmkit.swarm import Swarm
+
+SwarmSource = Swarm | Callable[[Task, int], Swarm]
+"""The swarm under evaluation, or a function (task, trial number) -> Swarm for a fresh one per
+trial (a scripted model per trial, say)."""
+
+Progress = Callable[[int, int], None]
+"""Called after each trial with (trials done, trials in all)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Approver:
+    """The simulated human who answers a task's pauses for approval."""
+
+    answer: str
+
+    async def decide(self, pending: PendingDecision) -> Decision | None:
+        return approve() if self.answer == "approve" else reject("the approver declined")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Settings:
+    tasks: TaskSet
+    journal: Journal
+    run_id: str
+    user: User
+    graders: tuple[Grader, ...]
+    price: CostFunction | None
+    limits: UsageLimits | None
+    max_turns: int
+
+
+async def evaluate(
+    tasks: TaskSet,
+    swarm: SwarmSource,
+    *,
+    trials: int = 1,
+    journal: Journal | None = None,
+    user: User | None = None,
+    graders: Sequence[Grader] | None = None,
+    price: CostFunction | None = None,
+    limits: UsageLimits | None = None,
+    concurrency: int = 4,
+    run_id: str | None = None,
+    max_turns: int = 10,
+    progress: Progress | None = None,
+) -> EvalReport:
+    """Run every task ``trials`` times against the swarm (live) and grade each trial.
+
+    Every trial is journaled (``journal``, else memory) as sessions tagged with the eval run,
+    task and trial (``eval-{run}-{task}-{n}``, later turns ``__turn_N``), and the run's
+    manifest session ``evalrun__{run}`` lists them, so ``regrade`` and ``replay`` can read them
+    back. ``limits`` bounds each run of a trial; a trial that raises fails with its reason.
+    """
+    if trials < 1 or concurrency < 1:
+        raise ConfigurationError(
+            f"trials and concurrency must be at least 1, got {trials} and {concurrency}"
+        )
+    settings = _Settings(
+        tasks=tasks,
+        journal=journal or InMemoryJournal(),
+        run_id=run_id or DEFAULT_RUNTIME.new_id()[:12],
+        user=user or ScriptedUser(),
+        graders=tuple(graders or default_graders(price)),
+        price=price,
+        limits=limits,
+        max_turns=max_turns,
+    )
+    manifest = _Manifest(settings.journal, settings.run_id)
+    await manifest.add(
+        RUN_STARTED,
+        {
+            "run_id": settings.run_id,
+            "trials": trials,
+            "tasks": [t.id for t in tasks.tasks],
+            "domain": tasks.domain.name,
+        },
+    )
+    expected = {t.id: await expectation(t, tasks.domain) for t in tasks.tasks}
+    gate = asyncio.Semaphore(concurrency)
+    jobs = [(task, n) for task in tasks.tasks for n in range(1, trials + 1)]
+    done = 0
+
+    async def one(task: Task, number: int) -> TrialResult:
+        nonlocal done
+        async with gate:
+            stored = await _live_trial(settings, swarm, task, number)
+            await manifest.add(TRIAL_FINISHED, stored.to_data())
+            result = await _graded(settings, stored, expected[task.id])
+        done += 1
+        if progress is not None:
+            progress(done, len(jobs))
+        return result
+
+    results = await asyncio.gather(*(one(task, n) for task, n in jobs))
+    return _report(settings, "live", results, trials)
+
+
+async def regrade(
+    run_id: str,
+    tasks: TaskSet,
+    journal: Journal,
+    *,
+    graders: Sequence[Grader] | None = None,
+    price: CostFunction | None = None,
+) -> EvalReport:
+    """Grade a stored eval run's trials with the current graders and tasks: zero model calls."""
+    settings = _settings_for_stored(run_id, tasks, journal, graders=graders, price=price)
+    stored, k = await stored_trials(journal, run_id)
+    expected = {t.id: await expectation(t, tasks.domain) for t in tasks.tasks}
+    results = []
+    for trial in stored:
+        if trial.task_id in expected:
+            results.append(await _graded(settings, trial, expected[trial.task_id]))
+    return _report(settings, "regrade", results, k, source=run_id)
+
+
+async def replay(
+    run_id: str,
+    tasks: TaskSet,
+    swarm: SwarmSource,
+    journal: Journal,
+    *,
+    user: User | None = None,
+    graders: Sequence[Grader] | None = None,
+    price: CostFunction | None = None,
+) -> EvalReport:
+    """Re-run the current swarm code against a stored eval run with zero model calls.
+
+    Model answers (and a model-driven user's) come from the journal; tools run again on a
+    fresh database, so the end state is recomputed. A trial whose requests changed is
+    ``drifted``, with the divergence diff, and is not scored.
+    """
+    settings = _settings_for_stored(run_id, tasks, journal, graders=graders, price=price, user=user)
+    stored, k = await stored_trials(journal, run_id)
+    expected = {t.id: await expectation(t, tasks.domain) for t in tasks.tasks}
+    results: list[TrialResult] = []
+    steps = 0
+    for trial in stored:
+        task = tasks.get(trial.task_id)
+        if task is None:
+            continue
+        outcome = await _replayed(settings, _swarm_for(swarm, task, trial.number), task, trial)
+        if isinstance(outcome, TrialResult):
+            results.append(outcome)
+            continue
+        replayed, records = outcome
+        steps += records
+        results.append(await _graded(settings, replayed, expected[task.id]))
+    return _report(settings, "replay", results, k, source=run_id, steps=steps)
+
+
+def _settings_for_stored(
+    run_id: str,
+    tasks: TaskSet,
+    journal: Journal,
+    *,
+    graders: Sequence[Grader] | None,
+    price: CostFunction | None,
+    user: User | None = None,
+) -> _Settings:
+    return _Settings(
+        tasks=tasks,
+        journal=journal,
+        run_id=run_id,
+        user=user or ScriptedUser(),
+        graders=tuple(graders or default_graders(price)),
+        price=price,
+        limits=None,
+        max_turns=10,
+    )
+
+
+async def stored_trials(journal: Journal, run_id: str) -> tuple[tuple[StoredTrial, ...], int]:
+    """An eval run's stored trials and its trials per task, from its manifest."""
+    try:
+        records = await journal.read(manifest_id(run_id))
+    except SessionNotFoundError:
+        raise SessionNotFoundError(
+            f"no eval run {run_id!r} in the journal; `swarmkit eval` lists none by that id"
+        ) from None
+    k = next((int(r.data.get("trials", 1)) for r in records if r.kind == RUN_STARTED), 1)
+    trials = tuple(StoredTrial.from_data(r.data) for r in records if r.kind == TRIAL_FINISHED)
+    return tuple(sorted(trials, key=lambda t: (t.task_id, t.number))), k
+
+
+async def eval_runs(journal: Journal) -> tuple[str, ...]:
+    """The ids of the eval runs a journal holds, newest first."""
+    prefix = manifest_id("")
+    return tuple(
+        s.session_id[len(prefix) :]
+        for s in await journal.sessions()
+        if s.session_id.startswith(prefix)
+    )
+
+
+def _swarm_for(source: SwarmSource, task: Task, number: int) -> Swarm:
+    return source if isinstance(source, Swarm) else source(task, number)
+
+
+async def _live_trial(
+    settings: _Settings, source: SwarmSource, task: Task, number: int
+) -> StoredTrial:
+    database = task.initial_database(settings.tasks.domain)
+    base = trial_session_id(settings.run_id, task.id, number)
+    stored = StoredTrial(run_id=settings.run_id, task_id=task.id, number=number, sessions=())
+    user_said: list[str] = []
+    agent_said: list[str] = []
+    sessions: list[str] = []
+    users: list[str] = []
+    previous: Any = None
+    try:
+        swarm = _swarm_for(source, task, number)
+        approving = swarm.with_seams(decisions=_Approver(answer=task.approvals))
+        for turn in range(1, settings.max_turns + 1):
+            said = UserTurn(
+                task=task,
+                number=turn,
+                agent_said=tuple(agent_said),
+                user_said=tuple(user_said),
+                session_id=f"{base}__user_{turn}",
+                journal=settings.journal,
+            )
+            message = await settings.user.speak(said)
+            if isinstance(settings.user, ModelUser) and turn <= settings.user.max_turns:
+                users.append(said.session_id)
+            if message is None:
+                break
+            session = base if turn == 1 else f"{base}__turn_{turn}"
+            sessions.append(session)
+            user_said.append(message)
+            previous = await approving.run(
+                message,
+                context=task.context,
+                deps=database,
+                session_id=session,
+                journal=settings.journal,
+                history=previous,
+                limits=settings.limits,
+            )
+            agent_said.append(_answer_text(previous))
+            if previous.stop_reason != "final_output":
+                break
+    except Exception as exc:  # an erroring trial is a failed trial, never a crashed eval
+        stored = replace(stored, error=f"{type(exc).__name__}: {exc}")
+    return replace(
+        stored,
+        sessions=tuple(sessions),
+        user_sessions=tuple(users),
+        user_said=tuple(user_said),
+        database=database,
+    )
+
+
+def _answer_text(result: Any) -> str:
+    text = result.final_output_text
+    return text if isinstance(text, str) else str(result.final_output or "")
+
+
+async def _replayed(
+    settings: _Settings, swarm: Swarm, task: Task, trial: StoredTrial
+) -> tuple[StoredTrial, int] | TrialResult:
+    """The trial re-run from the journal with its tools executed on a fresh database, or a
+    drifted result."""
+    database = task.initial_database(settings.tasks.domain)
+    agent_said: list[str] = []
+    user_said: list[str] = []
+    records = 0
+    approving = swarm.with_seams(decisions=_Approver(answer=task.approvals))
+    try:
+        for i, session in enumerate(trial.sessions):
+            said = _turn(
+                settings,
+                task=task,
+                trial=trial,
+                number=i + 1,
+                agent_said=agent_said,
+                user_said=user_said,
+            )
+            message = await settings.user.replay(said)
+            if message is None:
+                raise _Drift(
+                    f"the user now ends the dialogue before turn {i + 1}, which the journal holds"
+                )
+            user_said.append(message)
+            result = await approving.replay(
+                session, settings.journal, tools="execute", deps=database, prompt=message
+            )
+            records += await settings.journal.next_seq(session)
+            agent_said.append(_answer_text(result))
+            last = result
+        if (
+            trial.sessions
+            and last.stop_reason == "final_output"
+            and len(trial.sessions) < settings.max_turns
+        ):
+            said = _turn(
+                settings,
+                task=task,
+                trial=trial,
+                number=len(trial.sessions) + 1,
+                agent_said=agent_said,
+                user_said=user_said,
+            )
+            if await settings.user.replay(said) is not None:
+                raise _Drift("the user now goes on after the journal's last turn")
+    except (ReplayDivergenceError, _Drift) as exc:
+        return TrialResult(
+            task_id=trial.task_id,
+            number=trial.number,
+            status="drifted",
+            sessions=trial.sessions,
+            detail=str(exc),
+        )
+    return replace(trial, database=database), records
+
+
+def _turn(
+    settings: _Settings,
+    *,
+    task: Task,
+    trial: StoredTrial,
+    number: int,
+    agent_said: list[str],
+    user_said: list[str],
+) -> UserTurn:
+    base = trial_session_id(trial.run_id, task.id, trial.number)
+    return UserTurn(
+        task=task,
+        number=number,
+        agent_said=tuple(agent_said),
+        user_said=tuple(user_said),
+        session_id=f"{base}__user_{number}",
+        journal=settings.journal,
+    )
+
+
+async def _graded(settings: _Settings, stored: StoredTrial, expected: Expectation) -> TrialResult:
+    sessions = [await settings.journal.read(s) for s in stored.sessions]
+    return grade_trial(
+        Trial(stored=stored, facts=route_facts(sessions)),
+        expected,
+        settings.graders,
+        settings.price,
+    )
+
+
+def grade_trial(
+    trial: Trial,
+    expected: Expectation,
+    graders: Sequence[Grader],
+    price: CostFunction | None = None,
+) -> TrialResult:
+    """A trial's result: every grade, passed when every grade passed."""
+    grades = grade(trial, expected, graders)
+    facts = trial.facts
+    return TrialResult(
+        task_id=trial.stored.task_id,
+        number=trial.stored.number,
+        status="passed" if all(g.passed for g in grades) else "failed",
+        grades=grades,
+        sessions=trial.stored.sessions,
+        hops=facts.hops,
+        rule_decided=facts.rule_decided,
+        stop_reason=facts.stop_reason,
+        tokens=facts.usage.total_tokens,
+        cost=None if price is None else trial_cost(trial, price),
+        detail="; ".join(f"{g.grader}: {g.detail}" for g in grades if not g.passed),
+    )
+
+
+def _report(
+    settings: _Settings,
+    mode: Mode,
+    results: Sequence[TrialResult],
+    k: int,
+    *,
+    source: str | None = None,
+    steps: int | None = None,
+) -> EvalReport:
+    extra: dict[str, Any] = {"domain": settings.tasks.domain.name}
+    if source is not None:
+        extra["source_run"] = source
+    if steps is not None:
+        extra["replayed_steps"] = steps
+    tasks = group_trials(results, [t.id for t in settings.tasks.tasks])
+    return EvalReport(
+        run_id=settings.run_id,
+        mode=mode,
+        tasks=tasks,
+        k=k,
+        model_calls=None if mode == "live" else 0,
+        extra=extra,
+    )
+
+
+class _Drift(Exception):
+    """The dialogue itself changed: the user now says less or more than the journal holds."""
+
+
+class _Manifest:
+    """The eval run's own session: a start record, then one record per finished trial."""
+
+    def __init__(self, journal: Journal, run_id: str) -> None:
+        self._journal = journal
+        self._session = manifest_id(run_id)
+        self._lock = asyncio.Lock()
+
+    async def add(self, kind: str, data: dict[str, Any]) -> None:
+        async with self._lock:
+            seq = await self._journal.next_seq(self._session)
+            await self._journal.append(
+                [JournalRecord(session_id=self._session, seq=seq, kind=kind, data=data)]
+            )

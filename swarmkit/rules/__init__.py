@@ -1,0 +1,62 @@
+"""Rules learned from the model's journaled routing, and what they would have saved.
+
+``suggest_rules`` reads the model-decided handoffs of a journal, with the context the
+HandoffGraph saw before each of those model calls, and learns rules in the condition language
+(checked on held-out sessions); ``whatif`` replays a journal with proposed rules added, with
+zero model calls. Both are also the ``swarmkit rules`` command. Pure Python, loaded only
+when used.
+"""
+
+from __future__ import annotations
+
+from swarmkit.rules._corpus import (
+    CorpusFilter,
+    Point,
+    Visit,
+    held_out,
+    read_visits,
+    session_visits,
+)
+from swarmkit.rules._judge import with_rules
+from swarmkit.rules._suggest import (
+    KEPT,
+    BelowThreshold,
+    CounterExample,
+    Inconsistency,
+    Suggestion,
+    SuggestReport,
+    suggest_rules,
+)
+from swarmkit.rules._whatif import (
+    UNKNOWN_AFTER,
+    Change,
+    SessionWhatIf,
+    WhatIfReport,
+    load_rules,
+    rules_from_data,
+    whatif,
+)
+
+__all__ = [
+    "KEPT",
+    "UNKNOWN_AFTER",
+    "BelowThreshold",
+    "Change",
+    "CorpusFilter",
+    "CounterExample",
+    "Inconsistency",
+    "Point",
+    "SessionWhatIf",
+    "SuggestReport",
+    "Suggestion",
+    "Visit",
+    "WhatIfReport",
+    "held_out",
+    "load_rules",
+    "read_visits",
+    "rules_from_data",
+    "session_visits",
+    "suggest_rules",
+    "whatif",
+    "with_rules",
+]

@@ -1,0 +1,245 @@
+"""Candidate tests on the journaled context, each with the rows it holds on as a bitset.
+
+A test is one atom of the condition language (``tier == 'gold'``, ``amount >= 100``,
+``'vip' in tags``, ``region == null``). Rows are decisions; a bitset is a Python int whose bit
+``i`` is set when the test holds on row ``i``, so counting a conjunction over 100,000 rows is
+one ``&`` and one ``bit_count``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from swarmkit.redaction import REDACTED
+
+MAX_DEPTH = 4
+"""How deep into nested objects paths are followed."""
+MAX_CATEGORIES = 64
+"""A path with more distinct text values than this is an identifier or free text: left out."""
+MAX_CUTS = 15
+"""How many thresholds a numeric path is tried at (quantiles of its values)."""
+MAX_ELEMENTS = 32
+"""How many distinct list elements a list path is tried with."""
+
+_ESCAPES = str.maketrans({"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t"})
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_LANGUAGE_WORDS = frozenset(
+    {"and", "or", "not", "in", "true", "false", "null", "none", "True", "False", "None"}
+)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Test:
+    """One condition atom and the rows it holds on."""
+
+    text: str
+    """The atom in the condition language."""
+    path: str
+    """The context path it reads."""
+    bits: int
+    """Bit ``i`` set when the atom holds on row ``i``."""
+
+
+class _Column:
+    """The rows of one path, bucketed by value as they are read."""
+
+    __slots__ = ("elements", "flags", "numbers", "texts")
+
+    def __init__(self) -> None:
+        self.texts: dict[str, list[int]] = {}
+        self.flags: dict[bool, list[int]] = {}
+        self.numbers: list[tuple[float, int]] = []
+        self.elements: dict[str, list[int]] = {}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Candidates:
+    """Every candidate atom of a set of rows, and the paths left out and why."""
+
+    tests: list[Test]
+    """The atoms, in a fixed order (path, then kind, then value)."""
+    left_out: Mapping[str, str]
+    """Path -> why it is never used in a condition (redacted, secret key, not a name)."""
+
+
+def candidates(
+    contexts: Sequence[Mapping[str, Any]], *, is_secret: Callable[[str], bool], skip: str
+) -> Candidates:
+    """The candidate atoms on the leaf paths of every context (``skip`` is never a path)."""
+    reader = _Reader(is_secret, skip)
+    for row, context in enumerate(contexts):
+        reader.read(context, "", 0, row)
+    count = len(contexts)
+    tests: list[Test] = []
+    for path in sorted(reader.columns):
+        if path not in reader.left_out:
+            tests.extend(_column_tests(path, reader.columns[path], count))
+    return Candidates(tests=tests, left_out=dict(sorted(reader.left_out.items())))
+
+
+class _Reader:
+    """Walks contexts once, putting each leaf's row in its path's bucket."""
+
+    def __init__(self, is_secret: Callable[[str], bool], skip: str) -> None:
+        self.columns: dict[str, _Column] = {}
+        self.left_out: dict[str, str] = {}
+        self._verdicts: dict[str, dict[str, str | None]] = {}
+        self._is_secret = is_secret
+        self._skip = skip
+
+    def read(self, context: Mapping[str, Any], prefix: str, depth: int, row: int) -> None:
+        verdicts = self._verdicts.get(prefix)
+        if verdicts is None:
+            verdicts = self._verdicts[prefix] = {}
+        columns = self.columns
+        for key, value in context.items():
+            why = verdicts.get(key, False)
+            if why is False:
+                why = verdicts[key] = _key_problem(key, prefix, self._skip, self._is_secret)
+            if why is not None:
+                if why:
+                    self.left_out.setdefault(prefix + str(key), str(why))
+                continue
+            path = prefix + key
+            column = columns.get(path)
+            if column is None:
+                column = columns[path] = _Column()
+            kind = value.__class__
+            if kind is str:
+                if value == REDACTED:
+                    self.left_out.setdefault(path, "its value is redacted in the journal")
+                    continue
+                rows = column.texts.get(value)
+                if rows is None:
+                    column.texts[value] = [row]
+                else:
+                    rows.append(row)
+            elif kind is int or kind is float:
+                column.numbers.append((value, row))
+            elif kind is bool:
+                column.flags.setdefault(value, []).append(row)
+            elif kind is list:
+                for element in _elements(value):
+                    column.elements.setdefault(element, []).append(row)
+            elif isinstance(value, Mapping) and depth + 1 < MAX_DEPTH:
+                self.read(value, path + ".", depth + 1, row)
+
+
+def _key_problem(
+    key: object, prefix: str, skip: str, is_secret: Callable[[str], bool]
+) -> str | None:
+    """Why a key is never used ("" to skip it silently), or None when it may be."""
+    if not prefix and key == skip:
+        return ""
+    if not isinstance(key, str) or not _NAME.match(key) or key in _LANGUAGE_WORDS:
+        return "its key is not a plain name a condition can spell"
+    if is_secret(key):
+        return "its key is secret (redacted in the journal)"
+    return None
+
+
+def _column_tests(path: str, column: _Column, count: int) -> list[Test]:
+    by_value = {literal(value): rows for value, rows in column.texts.items()}
+    by_value.update((literal(flag), rows) for flag, rows in column.flags.items())
+    value_bits = {text: bitset(rows) for text, rows in by_value.items()}
+    present = 0
+    for bits in value_bits.values():
+        present |= bits
+    numeric = bitset([row for _, row in column.numbers])
+    present |= numeric
+    element_bits = {element: bitset(rows) for element, rows in column.elements.items()}
+    for bits in element_bits.values():
+        present |= bits
+    tests: list[Test] = []
+    everything = (1 << count) - 1
+    # Rows holding a nested object or a list with no usable element count as present.
+    if 0 < present.bit_count() < count:
+        null_bits = everything & ~present
+        tests.append(Test(text=f"{path} == null", path=path, bits=null_bits))
+        tests.append(Test(text=f"{path} != null", path=path, bits=present))
+    if len(value_bits) <= MAX_CATEGORIES:
+        for text in sorted(value_bits):
+            tests.append(Test(text=f"{path} == {text}", path=path, bits=value_bits[text]))
+    tests.extend(_numeric_tests(path, column.numbers, numeric))
+    ranked = sorted(element_bits, key=lambda e: (-element_bits[e].bit_count(), e))[:MAX_ELEMENTS]
+    for element in sorted(ranked):
+        tests.append(Test(text=f"{element} in {path}", path=path, bits=element_bits[element]))
+    return tests
+
+
+def _numeric_tests(path: str, numbers: list[tuple[float, int]], total: int) -> list[Test]:
+    if not numbers:
+        return []
+    numbers.sort()
+    first = numbers[0][0]
+    if numbers[-1][0] == first:
+        return []
+    ordered = [number for number, _ in numbers]
+    cuts = _cuts(sorted(set(ordered)), ordered)
+    tests: list[Test] = []
+    at = 0
+    below_bits = 0
+    for cut in cuts:
+        bucket: list[int] = []
+        while at < len(numbers) and numbers[at][0] < cut:
+            bucket.append(numbers[at][1])
+            at += 1
+        below_bits |= bitset(bucket)
+        shown = _number(cut)
+        tests.append(Test(text=f"{path} >= {shown}", path=path, bits=total & ~below_bits))
+        tests.append(Test(text=f"{path} < {shown}", path=path, bits=below_bits))
+    return tests
+
+
+def _cuts(distinct: list[float], ordered: list[float]) -> list[float]:
+    """Thresholds between values: every distinct value but the first when there are few,
+    else values at evenly spaced quantiles of the rows."""
+    if len(distinct) - 1 <= MAX_CUTS:
+        return distinct[1:]
+    picked = {ordered[(len(ordered) * k) // (MAX_CUTS + 1)] for k in range(1, MAX_CUTS + 1)}
+    return sorted(value for value in picked if value > distinct[0])
+
+
+def bitset(rows: Any) -> int:
+    """The bitset with the given row indices set."""
+    indices = rows if isinstance(rows, list) else list(rows)
+    if not indices:
+        return 0
+    buffer = bytearray(max(indices) // 8 + 1)
+    for row in indices:
+        buffer[row >> 3] |= _BITS[row & 7]
+    return int.from_bytes(buffer, "little")
+
+
+_BITS = tuple(1 << bit for bit in range(8))
+
+
+def literal(value: Any) -> str:
+    """A JSON scalar as the condition language writes it."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, str):
+        return "'" + value.translate(_ESCAPES) + "'"
+    if isinstance(value, float):
+        return _number(value)
+    return json.dumps(value)
+
+
+def _number(value: float) -> str:
+    if value == int(value) and abs(value) < 2**53:
+        return str(int(value))
+    shown = repr(value)
+    # The language has no exponent: spell small and large decimals out.
+    return shown if "e" not in shown else f"{value:.20f}".rstrip("0")
+
+
+def _elements(value: list[Any]) -> set[str]:
+    return {literal(e) for e in value if isinstance(e, str | int) and not isinstance(e, bool)}

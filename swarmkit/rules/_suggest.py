@@ -1,0 +1,528 @@
+"""Suggest: rules learned from the model's journaled routing, checked on held-out sessions."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from swarmkit.exceptions import RuleLearningError
+from swarmkit.graph import Edge, HandoffGraph
+from swarmkit.journal import Journal
+from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
+from swarmkit.rules._corpus import (
+    RESERVED_KEY,
+    CorpusFilter,
+    Visit,
+    held_out,
+    model_decided,
+    read_visits,
+)
+from swarmkit.rules._features import Test, bitset, candidates, literal
+from swarmkit.rules._judge import Verdict, judge, with_rules
+from swarmkit.rules._learn import Learned, learn
+
+KEPT = "(kept the turn)"
+"""How a turn where the model answered itself instead of handing off is shown."""
+MAX_EXAMPLES = 10
+"""How many counter-example sessions a suggestion lists."""
+INCONSISTENT_SHARE = 0.1
+"""A group of identical contexts is inconsistent when its second most chosen target holds at
+least this share of it."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CounterExample:
+    """A journaled decision where the rule holds and the model chose otherwise."""
+
+    session_id: str
+    """The session."""
+    seq: int
+    """The journal seq of the model call (or rule record) where the rule would have fired."""
+    chosen: str | None
+    """Where the model sent the turn; ``None`` when it kept it."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Suggestion:
+    """One proposed rule with its evidence."""
+
+    source: str
+    """The agent the rule routes from."""
+    target: str
+    """The agent it hands off to."""
+    when: str
+    """The condition, in the HandoffGraph's language."""
+    priority: int
+    """Its priority: after every edge the swarm's graph already has from ``source``."""
+    precision: float
+    """On held-out sessions: the share of the decisions it takes where the model chose the same."""
+    support: int
+    """On held-out sessions: how many model decisions it takes."""
+    agreed: int
+    """Of those, how many went where the model sent them."""
+    decided: int
+    """In the whole corpus: how many model decisions it would take."""
+    saved_calls: int
+    """In the whole corpus: model calls it would have saved where it agrees with the model."""
+    saved_tokens: int
+    """In the whole corpus: the tokens of those calls."""
+    counter_examples: tuple[CounterExample, ...]
+    """Up to ``MAX_EXAMPLES`` decisions in the corpus where the model chose otherwise."""
+    counter_count: int
+    """How many such decisions the corpus holds in all."""
+    conflicts: tuple[str, ...] = ()
+    """How it meets the swarm's current graph (an edge that fires first, the same condition
+    to another target, a journaled rule decision it contradicts)."""
+
+    @property
+    def line(self) -> str:
+        """The exact ``graph.add_edge(...)`` line to paste."""
+        return (
+            f"graph.add_edge({self.source!r}, {self.target!r}, when={self.when!r}, "
+            f"priority={self.priority})"
+        )
+
+    @property
+    def edge(self) -> Edge:
+        """The rule as a graph edge."""
+        return Edge(source=self.source, target=self.target, when=self.when, priority=self.priority)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Inconsistency:
+    """Decisions with the same context (on the learned features) the model routed differently."""
+
+    source: str
+    """The agent deciding."""
+    context: str
+    """The shared context, written as a condition."""
+    counts: Mapping[str, int]
+    """Target (or ``KEPT``) -> how many decisions went there."""
+    sessions: Mapping[str, tuple[str, ...]]
+    """Target -> a few sessions that went there."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class BelowThreshold:
+    """A learned rule that failed the thresholds on held-out sessions: never offered as a rule."""
+
+    source: str
+    """The agent deciding."""
+    target: str
+    """Where it would route."""
+    when: str
+    """The condition."""
+    precision: float
+    """Held-out precision."""
+    support: int
+    """Held-out support."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SuggestReport:
+    """What a journal says about rules the model is paying for."""
+
+    sessions: int
+    """Sessions read (after filters)."""
+    held_out_sessions: int
+    """Of those, how many are held out to check the rules."""
+    decisions: Mapping[str, int]
+    """Source agent -> model decisions read (handoffs, and answers where it could hand off)."""
+    suggestions: tuple[Suggestion, ...]
+    """Rules that meet both thresholds on held-out sessions, per source in priority order."""
+    inconsistencies: tuple[Inconsistency, ...]
+    """Groups of identical contexts the model routed differently."""
+    below_threshold: tuple[BelowThreshold, ...]
+    """Rules learned on the training sessions that failed on the held-out ones."""
+    left_out: Mapping[str, str]
+    """Context paths never used in a condition, and why."""
+    on_cycle: str = "error"
+    """The ``on_cycle`` of the graph the suggestions are exported as."""
+    rejected: tuple[str, ...] = field(default=())
+    """Suggestions the swarm's graph refuses (a rule cycle), with the reason."""
+
+    def graph(self) -> HandoffGraph:
+        """The suggestions as a graph of their own (what ``to_dict`` exports)."""
+        graph = HandoffGraph(on_cycle=self.on_cycle)
+        for suggestion in self.suggestions:
+            graph.add_edge(
+                suggestion.source, suggestion.target, suggestion.when, priority=suggestion.priority
+            )
+        return graph
+
+    def to_dict(self) -> dict[str, Any]:
+        """The suggestions as the graph's ``to_dict`` data; ``HandoffGraph.from_dict`` loads it."""
+        return self.graph().to_dict()
+
+
+async def suggest_rules(
+    journal: Journal,
+    *,
+    graph: HandoffGraph | None = None,
+    agent: str | None = None,
+    min_precision: float = 0.98,
+    min_support: int = 20,
+    where: CorpusFilter | None = None,
+    redactor: Redactor | None = None,
+    held_out_fraction: float = 0.3,
+) -> SuggestReport:
+    """Learn rules from the journal's model-decided handoffs (see the module docs).
+
+    ``graph`` is the swarm's current graph (conflicts are reported against it); ``agent``
+    limits the learning to one source agent; ``redactor`` says which keys are secret (the
+    swarm's ``redactor``; the default patterns otherwise).
+    """
+    _check_thresholds(min_precision, min_support, held_out_fraction)
+    visits = await read_visits(journal, where)
+    return suggest_from_visits(
+        visits,
+        graph=graph,
+        agent=agent,
+        min_precision=min_precision,
+        min_support=min_support,
+        is_secret=(redactor or Redactor.of(DEFAULT_SECRET_PATTERNS)).is_secret,
+        held_out_fraction=held_out_fraction,
+    )
+
+
+def suggest_from_visits(
+    visits: Sequence[Visit],
+    *,
+    graph: HandoffGraph | None,
+    agent: str | None,
+    min_precision: float,
+    min_support: int,
+    is_secret: Callable[[str], bool],
+    held_out_fraction: float = 0.3,
+) -> SuggestReport:
+    """``suggest_rules`` on turns already read."""
+    decided = model_decided(visits)
+    if agent is not None:
+        decided = [visit for visit in decided if visit.agent == agent]
+    _check_evidence(visits, decided, agent, min_support, held_out_fraction)
+    by_source: dict[str, list[Visit]] = {}
+    for visit in decided:
+        by_source.setdefault(visit.agent, []).append(visit)
+    sessions = {visit.session_id for visit in visits}
+    held = {sid for sid in sessions if held_out(sid, held_out_fraction)}
+    suggestions: list[Suggestion] = []
+    below: list[BelowThreshold] = []
+    inconsistent: list[Inconsistency] = []
+    left_out: dict[str, str] = {}
+    rejected: list[str] = []
+    on_cycle = graph.on_cycle if graph is not None else "error"
+    accepted_graph = graph
+    for source in sorted(by_source):
+        rows = by_source[source]
+        learned, atoms, found_left_out = _learn_source(
+            rows, held, min_precision=min_precision, min_support=min_support, is_secret=is_secret
+        )
+        left_out.update(found_left_out)
+        kept, failed, refused = _check_source(
+            source,
+            learned,
+            rows,
+            visits=visits,
+            held=held,
+            graph=graph,
+            base=accepted_graph,
+            min_precision=min_precision,
+            min_support=min_support,
+        )
+        suggestions.extend(kept)
+        below.extend(failed)
+        rejected.extend(refused)
+        accepted_graph = with_rules(accepted_graph, [s.edge for s in kept])
+        inconsistent.extend(_inconsistencies(source, rows, atoms))
+    return SuggestReport(
+        sessions=len(sessions),
+        held_out_sessions=len(held),
+        decisions={source: len(rows) for source, rows in sorted(by_source.items())},
+        suggestions=tuple(suggestions),
+        inconsistencies=tuple(inconsistent),
+        below_threshold=tuple(below),
+        left_out=dict(sorted(left_out.items())),
+        on_cycle=on_cycle,
+        rejected=tuple(rejected),
+    )
+
+
+def _check_thresholds(min_precision: float, min_support: int, fraction: float) -> None:
+    if not 0 < min_precision <= 1:
+        raise RuleLearningError(f"min_precision must be in (0, 1], got {min_precision!r}")
+    if isinstance(min_support, bool) or not isinstance(min_support, int) or min_support < 1:
+        raise RuleLearningError(f"min_support must be a positive int, got {min_support!r}")
+    if not 0 < fraction < 1:
+        raise RuleLearningError(f"the held-out fraction must be in (0, 1), got {fraction!r}")
+
+
+def _check_evidence(
+    visits: Sequence[Visit],
+    decided: Sequence[Visit],
+    agent: str | None,
+    min_support: int,
+    fraction: float,
+) -> None:
+    handoffs = sum(1 for visit in decided if visit.outcome == "llm")
+    if not visits:
+        raise RuleLearningError(
+            "the journal holds no agent turns to learn from (no sessions, or the filters left "
+            "none); run the swarm with a journal first, or widen --since/--until/--prefix/--tag"
+        )
+    if handoffs == 0:
+        who = f" by agent {agent!r}" if agent else ""
+        raise RuleLearningError(
+            f"the journal holds no model-decided handoffs{who} ({len(visits)} agent turns read): "
+            "there is nothing a rule could save; check --agent, or run more sessions"
+        )
+    needed = int(min_support / fraction) + 1
+    if len(decided) < min_support or handoffs < min_support:
+        raise RuleLearningError(
+            f"{handoffs} model-decided handoffs are too few for --min-support {min_support}: "
+            f"each rule needs {min_support} decisions in the held-out sessions (about "
+            f"{fraction:.0%} of them), so about {needed} in all; lower --min-support or journal "
+            "more sessions"
+        )
+
+
+def _learn_source(
+    rows: Sequence[Visit],
+    held: set[str],
+    *,
+    min_precision: float,
+    min_support: int,
+    is_secret: Callable[[str], bool],
+) -> tuple[list[Learned], tuple[Test, ...], dict[str, str]]:
+    states = [visit.points[-1].context for visit in rows]
+    found = candidates(states, is_secret=is_secret, skip=RESERVED_KEY)
+    tests = found.tests
+    labels: dict[str | None, list[int]] = {}
+    train_rows: list[int] = []
+    for index, visit in enumerate(rows):
+        labels.setdefault(visit.target if visit.outcome == "llm" else None, []).append(index)
+        if visit.session_id not in held:
+            train_rows.append(index)
+    label_bits = {target: bitset(indices) for target, indices in labels.items()}
+    # The held-out part checks the thresholds; on the training part a rule needs the same
+    # support, which its ~2x larger size gives any rule that can pass.
+    learning = learn(
+        tests, label_bits, bitset(train_rows), min_precision=min_precision, min_support=min_support
+    )
+    return list(learning.rules), learning.atoms, dict(found.left_out)
+
+
+def _priorities(source: str, graph: HandoffGraph | None, count: int) -> list[int]:
+    """Priorities that keep a rule list's order and put it after the graph's own edges."""
+    existing = (
+        [edge.priority for edge in graph.edge_list(source)] if graph and source in graph else []
+    )
+    if not existing:
+        return [count - index - 1 for index in range(count)]
+    low = min(existing)
+    return [low - 1 - index for index in range(count)]
+
+
+def _check_source(
+    source: str,
+    learned: Sequence[Learned],
+    rows: Sequence[Visit],
+    *,
+    visits: Sequence[Visit],
+    held: set[str],
+    graph: HandoffGraph | None,
+    base: HandoffGraph | None,
+    min_precision: float,
+    min_support: int,
+) -> tuple[list[Suggestion], list[BelowThreshold], list[str]]:
+    """Keep the learned rules that meet the thresholds on held-out decisions, judging the
+    whole list as the graph would run it; re-judge after dropping any that fail."""
+    candidates = list(learned)
+    refused: list[str] = []
+    below: list[BelowThreshold] = []
+    while True:
+        priorities = _priorities(source, graph, len(candidates))
+        edges = [
+            Edge(source=source, target=rule.target, when=rule.when, priority=priority)
+            for rule, priority in zip(candidates, priorities, strict=True)
+        ]
+        try:
+            merged = with_rules(base, edges)
+        except RuleLearningError as exc:
+            refused.append(str(exc))
+            candidates = candidates[:-1]
+            continue
+        evidence = _evidence(edges, rows, merged, held)
+        failing = [
+            index
+            for index, edge in enumerate(edges)
+            if evidence[edge.when or ""].support < min_support
+            or evidence[edge.when or ""].precision < min_precision
+        ]
+        if not failing:
+            break
+        drop = failing[0]
+        candidates = candidates[:drop] + candidates[drop + 1 :]
+        failed = evidence[edges[drop].when or ""]
+        below.append(
+            BelowThreshold(
+                source=source,
+                target=edges[drop].target,
+                when=edges[drop].when or "",
+                precision=failed.precision,
+                support=failed.support,
+            )
+        )
+    suggestions = [
+        _suggestion(edge, evidence[edge.when or ""], _conflicts(edge, graph, visits))
+        for edge in edges
+    ]
+    return suggestions, below, refused
+
+
+@dataclass(kw_only=True, slots=True)
+class _Evidence:
+    support: int = 0
+    agreed: int = 0
+    decided: int = 0
+    saved_calls: int = 0
+    saved_tokens: int = 0
+    counter: list[CounterExample] = field(default_factory=list)
+
+    @property
+    def precision(self) -> float:
+        return self.agreed / self.support if self.support else 0.0
+
+
+def _evidence(
+    edges: Sequence[Edge], rows: Sequence[Visit], merged: HandoffGraph, held: set[str]
+) -> dict[str, _Evidence]:
+    found = {edge.when or "": _Evidence() for edge in edges}
+    ours = {(edge.target, edge.when) for edge in edges}
+    for visit in rows:
+        verdict = judge(visit, merged)
+        if verdict is None or (verdict.edge.target, verdict.edge.when) not in ours:
+            continue
+        evidence = found[verdict.edge.when or ""]
+        _count(evidence, verdict, visit.session_id in held)
+    return found
+
+
+def _count(evidence: _Evidence, verdict: Verdict, is_held: bool) -> None:
+    agrees = verdict.agrees
+    evidence.decided += 1
+    if is_held:
+        evidence.support += 1
+        evidence.agreed += agrees
+    if agrees:
+        evidence.saved_calls += verdict.saved_calls
+        evidence.saved_tokens += verdict.saved_tokens
+    else:
+        visit = verdict.visit
+        point = visit.points[verdict.at]
+        evidence.counter.append(
+            CounterExample(
+                session_id=visit.session_id,
+                seq=point.seq,
+                chosen=visit.target if visit.outcome != "answer" else None,
+            )
+        )
+
+
+def _suggestion(edge: Edge, evidence: _Evidence, conflicts: tuple[str, ...]) -> Suggestion:
+    return Suggestion(
+        source=edge.source,
+        target=edge.target,
+        when=edge.when or "",
+        priority=edge.priority,
+        precision=evidence.precision,
+        support=evidence.support,
+        agreed=evidence.agreed,
+        decided=evidence.decided,
+        saved_calls=evidence.saved_calls,
+        saved_tokens=evidence.saved_tokens,
+        counter_examples=tuple(evidence.counter[:MAX_EXAMPLES]),
+        counter_count=len(evidence.counter),
+        conflicts=conflicts,
+    )
+
+
+def _conflicts(edge: Edge, graph: HandoffGraph | None, visits: Sequence[Visit]) -> tuple[str, ...]:
+    """How the rule meets the edges the swarm's graph already has from its source."""
+    if graph is None or edge.source not in graph:
+        return ()
+    found: list[str] = []
+    own = HandoffGraph(on_cycle="allow")
+    own.add_edge(edge.source, edge.target, edge.when)
+    for existing in graph.edge_list(edge.source):
+        shown = f"{existing.source} -> {existing.target} when {existing.when or 'always'}"
+        if existing.when is None:
+            found.append(
+                f"the existing edge {shown} always fires first: this rule would never fire"
+            )
+        elif existing.when == edge.when and existing.target != edge.target:
+            found.append(f"the existing edge {shown} has the same condition and fires first")
+    contradicted: Counter[str] = Counter()
+    for visit in visits:
+        if visit.agent != edge.source or visit.outcome != "rule" or visit.target == edge.target:
+            continue
+        point = visit.points[-1] if visit.points else None
+        if point is not None and own.route(edge.source, point.state) is not None:
+            contradicted[str(visit.target)] += 1
+    for target, count in sorted(contradicted.items()):
+        found.append(
+            f"holds on {count} journaled decision(s) an existing rule sent to {target!r}; the "
+            "existing rule keeps them (it is tried first)"
+        )
+    return tuple(found)
+
+
+def _inconsistencies(
+    source: str, rows: Sequence[Visit], atoms: Sequence[Test]
+) -> list[Inconsistency]:
+    """Rows grouped by the learned features: an equality's path by its value, any other atom
+    by whether it holds; groups the model split between targets are reported."""
+    if not atoms:
+        return []
+    equal_paths = list(dict.fromkeys(a.path for a in atoms if " == " in a.text))
+    others = [a for a in atoms if " == " not in a.text and a.path not in equal_paths]
+    masks = [(a.text, a.bits.to_bytes(len(rows) // 8 + 1, "little")) for a in others]
+    groups: dict[str, Counter[str]] = {}
+    sessions: dict[str, dict[str, list[str]]] = {}
+    for index, visit in enumerate(rows):
+        parts = [_equality(visit.points[-1].context, path) for path in equal_paths]
+        for text, mask in masks:
+            holds = mask[index >> 3] >> (index & 7) & 1
+            parts.append(text if holds else f"not ({text})")
+        key = " and ".join(parts)
+        chosen = visit.target if visit.outcome == "llm" and visit.target else KEPT
+        groups.setdefault(key, Counter())[chosen] += 1
+        examples = sessions.setdefault(key, {}).setdefault(chosen, [])
+        if len(examples) < 3:
+            examples.append(visit.session_id)
+    found = []
+    for key, counts in groups.items():
+        ranked = counts.most_common()
+        total = sum(counts.values())
+        if len(ranked) > 1 and ranked[1][1] >= INCONSISTENT_SHARE * total and ranked[1][1] > 1:
+            found.append(
+                Inconsistency(
+                    source=source,
+                    context=key,
+                    counts=dict(sorted(counts.items(), key=lambda item: (-item[1], item[0]))),
+                    sessions={t: tuple(s) for t, s in sorted(sessions[key].items())},
+                )
+            )
+    found.sort(key=lambda item: (-sum(item.counts.values()), item.context))
+    return found
+
+
+def _equality(state: Mapping[str, Any], path: str) -> str:
+    value: Any = state
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    if isinstance(value, str | bool | int | float) or value is None:
+        return f"{path} == {literal(value)}"
+    return f"{path} == {json.dumps(value, sort_keys=True)}"

@@ -1,0 +1,194 @@
+"""Serving a swarm over HTTP: a loopback ASGI server, and a guard that checks a bearer token
+on every request and bounds request bodies (used by ``swarmkit.a2a`` and ``swarmkit.agui``).
+
+The token is compared in constant time and never written anywhere: refusals say what is
+missing, not what was sent. Only ``AsgiServer`` needs an extra (uvicorn), loaded when built.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import ipaddress
+import json
+import secrets
+import socket
+from collections.abc import Awaitable, Callable, MutableMapping
+from types import TracebackType
+from typing import Any
+
+from swarmkit.exceptions import ConfigurationError
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+DEFAULT_MAX_REQUEST_BYTES = 1_000_000
+"""The largest request body a served swarm reads (bigger ones get HTTP 413)."""
+
+MIN_TOKEN_LENGTH = 16
+"""The shortest bearer token accepted: shorter ones are guessable."""
+
+
+class TokenGuard:
+    """Wraps an ASGI app: HTTP requests without ``Authorization: Bearer <token>`` get 401,
+    bodies over ``max_request_bytes`` get 413; ``token=None`` checks only the size."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        token: str | None,
+        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    ) -> None:
+        self.app = app
+        self._expected = None if token is None else f"Bearer {check_token(token)}".encode()
+        self.max_request_bytes = max_request_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if not self._authorized(scope):
+            await _refuse(send, 401, "a bearer token is required: Authorization: Bearer <token>")
+            return
+        body = await _read_body(receive, self.max_request_bytes)
+        if body is None:
+            await _refuse(send, 413, f"the request body is over {self.max_request_bytes} bytes")
+            return
+        await self.app(scope, _replay(body, receive), send)
+
+    def _authorized(self, scope: Scope) -> bool:
+        if self._expected is None:
+            return True
+        given = next((v for k, v in scope.get("headers", ()) if k == b"authorization"), b"")
+        return hmac.compare_digest(bytes(given), self._expected)
+
+
+def check_token(token: str) -> str:
+    """The token, if it is one a server may use; a ConfigurationError saying why not."""
+    if not isinstance(token, str) or len(token) < MIN_TOKEN_LENGTH:
+        raise ConfigurationError(
+            f"the bearer token must be a str of at least {MIN_TOKEN_LENGTH} characters "
+            "(e.g. secrets.token_urlsafe(24))"
+        )
+    if not token.isascii() or not token.isprintable() or " " in token:
+        raise ConfigurationError("the bearer token must be printable ASCII without spaces")
+    return token
+
+
+def check_host(host: str, *, allow_remote: bool) -> str:
+    """The host to bind: loopback unless ``allow_remote`` says otherwise, explicitly."""
+    if allow_remote or host == "localhost":
+        return host
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise ConfigurationError(
+            f"host {host!r} is not a loopback address; binding it exposes the swarm to the "
+            "network: pass allow_remote=True (--allow-remote) and keep a bearer token set"
+        )
+    return host
+
+
+async def _read_body(receive: Receive, limit: int) -> list[Message] | None:
+    """The request's body messages, or None once they pass ``limit`` bytes."""
+    messages: list[Message] = []
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages
+        size += len(message.get("body", b""))
+        if size > limit:
+            return None
+        if not message.get("more_body", False):
+            return messages
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    pending = list(messages)
+
+    async def replayed() -> Message:
+        return pending.pop(0) if pending else await receive()
+
+    return replayed
+
+
+async def _refuse(send: Send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class AsgiServer:
+    """Serves an ASGI app on ``host:port`` (127.0.0.1 and a free port by default) with uvicorn,
+    behind a TokenGuard: ``async with AsgiServer(build) as server`` serves until the block ends.
+
+    ``build(url)`` makes the app once the port is known (an A2A card names its URL).
+    ``token=None`` makes a random one (read it from ``.token``); a host that is not loopback
+    needs ``allow_remote=True``.
+    """
+
+    def __init__(
+        self,
+        build: Callable[[str], ASGIApp],
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        token: str | None = None,
+        allow_remote: bool = False,
+        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+    ) -> None:
+        import uvicorn  # noqa: PLC0415 - only a server needs it
+
+        self.host = check_host(host, allow_remote=allow_remote)
+        self.token = check_token(token or secrets.token_urlsafe(24))
+        """The bearer token every request must carry."""
+        self._socket = socket.create_server((self.host, port))
+        # Accepted connections inherit this: without it a reply written in two parts waits
+        # for the client's delayed ACK (~40 ms) on every kept-alive request.
+        self._socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.port: int = self._socket.getsockname()[1]
+        app = TokenGuard(build(self.url), token=self.token, max_request_bytes=max_request_bytes)
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
+        self._server = uvicorn.Server(config)
+        self._serving: asyncio.Task[None] | None = None
+
+    @property
+    def url(self) -> str:
+        """The server's base URL (``http://host:port/``)."""
+        return f"http://{self.host}:{self.port}/"
+
+    async def serve(self) -> None:
+        """Serve until cancelled or ``close()``."""
+        await self._server.serve(sockets=[self._socket])
+
+    async def close(self) -> None:
+        """Stop serving."""
+        self._server.should_exit = True
+        if self._serving is not None:
+            await self._serving
+            self._serving = None
+        self._socket.close()
+
+    async def __aenter__(self) -> AsgiServer:
+        # The socket already listens: a client may connect before uvicorn accepts.
+        self._serving = asyncio.create_task(self.serve())
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(url={self.url!r})"  # never the token

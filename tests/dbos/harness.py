@@ -1,0 +1,57 @@
+"""Worker processes for the DBOS tests, started and stopped by pid."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@contextmanager
+def worker_process(
+    database_url: str,
+    executor_id: str,
+    state: Path,
+    env: Mapping[str, str],
+    *,
+    version: str = "",
+    journal: str | None = None,
+) -> Iterator[int]:
+    """A worker in its own process (``tests.dbos.worker_app``); yields its pid. Its journal
+    mirror is ``journal`` (a Postgres URL), else ``journal.sqlite`` in ``state``."""
+    log = (state / f"worker-{executor_id}-{uuid.uuid4().hex[:6]}.log").open("wb")
+    journal = journal or str(state / "journal.sqlite")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tests.dbos.worker_app",
+            database_url,
+            executor_id,
+            journal,
+            version,
+        ],
+        cwd=ROOT,
+        env={**os.environ, **env, "SWARMKIT_TEST_STATE": str(state)},
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        yield process.pid
+    finally:
+        if process.poll() is None:
+            os.kill(process.pid, signal.SIGTERM)
+            process.wait(timeout=30)
+        log.close()
+
+
+def lines(path: Path) -> list[str]:
+    """The lines of a state file the worker's tool or model wrote (none if it is absent)."""
+    return path.read_text().split() if path.exists() else []

@@ -1,0 +1,196 @@
+"""Killed workers: a restarted or another worker finishes the session; nothing finished repeats."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import ExitStack, asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from swarmkit import approve
+from swarmkit.dbos import SessionClient, SessionHandle
+from swarmkit.exceptions import ApplicationVersionError, ConfigurationError
+from swarmkit.journal import PostgresJournal, SQLiteJournal
+from tests.dbos.harness import lines, worker_process
+from tests.dbos.worker_app import CHANGED, COURIER_ROUNDS, swarms
+from tests.journal.conftest import fresh_schema
+from tests.temporal.harness import gate_server, kill
+
+if TYPE_CHECKING:
+    from tests.journal.postgres_server import PostgresServer
+
+LIMIT = 60.0
+
+
+@asynccontextmanager
+async def session_client(
+    database_url: str, version: str | None = None
+) -> AsyncIterator[SessionClient]:
+    """A client of the workers' system database (it runs no session itself)."""
+    client = SessionClient(swarms(), database_url=database_url, application_version=version)
+    try:
+        yield client
+    finally:
+        client.close()
+
+
+async def finished(handle: SessionHandle) -> str:
+    """The session's final output, once a worker has finished it."""
+    result = await asyncio.wait_for(handle.result(), LIMIT)
+    return str(result.final_output)
+
+
+async def test_a_worker_killed_during_a_tool_is_finished_by_its_restart(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """SIGKILL during a tool: the restarted worker reruns only that tool, with the same key."""
+    async with gate_server() as (gates, env), session_client(sqlite_url) as client:
+        handle = await client.start_session("clerk", "where is A-1?", session_id="s-restart")
+        with worker_process(sqlite_url, "w1", tmp_path, env) as pid:
+            await gates.arrival("tool", LIMIT)
+            kill(pid)
+        gates.open("tool")
+        with worker_process(sqlite_url, "w1", tmp_path, env):
+            assert await finished(handle) == "A-1 was delivered."
+    assert lines(tmp_path / "calls.txt") == ["0", "1"]  # the first model call ran once
+    keys = lines(tmp_path / "keys.txt")
+    assert len(keys) == 2 and keys[0] == keys[1]
+    records = await SQLiteJournal(tmp_path / "journal.sqlite").read("s-restart")
+    assert records[-1].kind == "run_finished"
+
+
+async def test_a_worker_killed_during_a_model_call_repeats_only_that_call(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """SIGKILL during the second model call: the restart asks it again, the tool never reruns."""
+    async with gate_server() as (gates, gate_env), session_client(sqlite_url) as client:
+        env = {**gate_env, "SWARMKIT_GATE_MODEL": "1"}
+        gates.open("tool")
+        handle = await client.start_session("clerk", "where is A-1?", session_id="s-model")
+        with worker_process(sqlite_url, "w1", tmp_path, env) as pid:
+            await gates.arrival("model", LIMIT)
+            kill(pid)
+        gates.open("model")
+        with worker_process(sqlite_url, "w1", tmp_path, env):
+            assert await finished(handle) == "A-1 was delivered."
+    assert lines(tmp_path / "calls.txt") == ["0", "1", "1"]  # the first call never repeats
+    assert len(lines(tmp_path / "keys.txt")) == 1
+
+
+async def test_a_dead_workers_session_is_taken_over_by_another_worker(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """recover_sessions([dead executor]) hands its session to a live worker on Postgres."""
+    async with gate_server() as (gates, env), session_client(postgres_url) as client:
+        handle = await client.start_session("clerk", "where is A-1?", session_id="s-dead")
+        with worker_process(postgres_url, "w1", tmp_path, env) as pid:
+            await gates.arrival("tool", LIMIT)
+            kill(pid)
+        gates.open("tool")
+        with worker_process(postgres_url, "w2", tmp_path, env):
+            assert await client.recover_sessions(["w1"]) == ("s-dead",)
+            assert await finished(handle) == "A-1 was delivered."
+        assert await client.recover_sessions(["w1"]) == ()
+    assert lines(tmp_path / "calls.txt") == ["0", "1"]
+
+
+async def test_an_approval_sent_while_the_worker_is_dead_applies_after_recovery(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """The decision waits in the database until the restarted worker reads it."""
+    async with gate_server() as (gates, env), session_client(sqlite_url) as client:
+        gates.open("tool")
+        handle = await client.start_session("desk", "where is A-1?", session_id="s-desk")
+        with worker_process(sqlite_url, "w1", tmp_path, env) as pid:
+            pending = await handle.pending(wait=LIMIT)
+            kill(pid)
+        assert pending is not None and pending.kind == "answer"
+        await handle.decide(approve())
+        with worker_process(sqlite_url, "w1", tmp_path, env):
+            assert await finished(handle) == "A-1 was delivered."
+    assert lines(tmp_path / "calls.txt") == ["0", "1"]
+
+
+async def test_sessions_of_another_application_version_are_named_not_run(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """recover_sessions from another version leaves the session and says which version has it."""
+    async with gate_server() as (gates, env), session_client(sqlite_url, "v1") as old:
+        handle = await old.start_session("clerk", "where is A-1?", session_id="s-v1")
+        with worker_process(sqlite_url, "w1", tmp_path, env, version="v1") as pid:
+            await gates.arrival("tool", LIMIT)
+            kill(pid)
+        async with session_client(sqlite_url, "v2") as new:
+            with pytest.raises(ApplicationVersionError, match="v1") as caught:
+                await new.recover_sessions(["w1"])
+            assert caught.value.sessions == {"s-v1": "v1"}
+            assert await new.sessions_of_other_versions() == {"s-v1": "v1"}
+        assert await handle.status() == "PENDING"
+
+
+async def test_a_session_met_by_changed_swarm_code_fails_with_a_clear_error(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """Same pinned version, other instructions: the recovered session refuses to go on."""
+    async with gate_server() as (gates, env), session_client(sqlite_url, "pinned") as client:
+        handle = await client.start_session("clerk", "where is A-1?", session_id="s-changed")
+        with worker_process(sqlite_url, "w1", tmp_path, env, version="pinned") as pid:
+            await gates.arrival("tool", LIMIT)
+            kill(pid)
+        gates.open("tool")
+        changed = {**env, CHANGED: "1"}
+        with (
+            worker_process(sqlite_url, "w1", tmp_path, changed, version="pinned"),
+            pytest.raises(ConfigurationError, match="another configuration"),
+        ):
+            await asyncio.wait_for(handle.result(), LIMIT)
+
+
+CHAOS_SESSIONS = 60
+CHAOS_KILLS = 5
+
+
+@pytest.mark.kill
+async def test_chaos_killed_and_restarted_workers_finish_every_session_exactly_once(
+    postgres_server: PostgresServer, postgres_url: str, tmp_path: Path
+) -> None:
+    """3 workers on one Postgres, 5 SIGKILLs at seeded points: every session ends once, right."""
+    rng = random.Random(30)
+    journal_dsn = fresh_schema(postgres_server)
+    env = {"SWARMKIT_TEST_STATE": str(tmp_path)}
+    ids = [f"c-{n}" for n in range(CHAOS_SESSIONS)]
+    async with session_client(postgres_url) as client:
+        for session_id in ids:
+            await client.start_session("courier", f"parcel-{session_id}", session_id=session_id)
+        with ExitStack() as stack:
+
+            def start(name: str) -> int:
+                return stack.enter_context(
+                    worker_process(postgres_url, name, tmp_path, env, journal=journal_dsn)
+                )
+
+            workers = {name: start(name) for name in ("w0", "w1", "w2")}
+            running = list(ids)
+            for _ in range(CHAOS_KILLS):
+                for _ in range(rng.randint(1, CHAOS_SESSIONS // (CHAOS_KILLS + 2))):
+                    running.remove(await asyncio.wait_for(client.first_finished(running), LIMIT))
+                victim = rng.choice(sorted(workers))
+                kill(workers[victim])
+                workers[victim] = start(victim)  # it recovers its own sessions as it launches
+            results = [await finished(client.session_handle(i)) for i in ids]
+    assert results == [f"parcel-{i} delivered" for i in ids]
+    journal = PostgresJournal(journal_dsn)
+    for session_id in ids:
+        records = await journal.read(session_id)
+        assert [r.kind for r in records].count("model_call") == COURIER_ROUNDS + 1
+        assert records[-1].kind == "run_finished"
+    journal.close()
+    calls = Counter(lines(tmp_path / "courier.txt"))
+    repeated = sum(count - 1 for count in calls.values())
+    assert len(calls) == CHAOS_SESSIONS * (COURIER_ROUNDS + 1)
+    assert max(calls.values()) <= 2 and repeated <= CHAOS_KILLS * 4  # only in-flight calls

@@ -1,0 +1,99 @@
+"""A remote A2A agent as a peer of a swarm: handed off to, journaled, replayed offline."""
+
+from __future__ import annotations
+
+import socket
+
+from pydantic import BaseModel
+
+from swarmkit import Agent, Handoff, Swarm
+from swarmkit.a2a import A2AServer, remote_agent
+from swarmkit.journal import InMemoryJournal
+from swarmkit.testing import ScriptedModel, text, transfer
+from tests.interop.a2a_peer import PeerExecutor, peer_server
+
+TOKEN = "peer-token-0123456789abcdef"
+
+
+class StockQuery(BaseModel):
+    """What to look up."""
+
+    sku: str
+
+
+def _swarm(url: str, model: ScriptedModel, journal: InMemoryJournal) -> Swarm:
+    warehouse = remote_agent("warehouse", url, token=TOKEN, description="Knows the stock.")
+    triage = Agent(name="triage", handoffs=[Handoff(agent=warehouse, input_type=StockQuery)])
+    return Swarm([triage, warehouse], "triage", model=model, journal=journal)
+
+
+async def test_a_swarm_hands_off_to_a_remote_agent_and_replays_it_offline() -> None:
+    """The remote answer is the run's answer; replay with the peer stopped makes no call."""
+    journal = InMemoryJournal()
+    executor = PeerExecutor()
+    async with peer_server(executor, TOKEN) as peer:
+        swarm = _swarm(peer.url, ScriptedModel(transfer("warehouse", sku="A-1")), journal)
+        result = await swarm.run("is A-1 in stock?", session_id="s")
+
+    assert result.stop_reason == "final_output"
+    assert result.trail == ("triage", "warehouse")
+    assert result.final_output.startswith("echo: ")
+    assert "is A-1 in stock?" in result.final_output
+    assert executor.calls == 1
+    (sent,) = executor.received
+    assert sent["handoff"] == {
+        "source": "triage",
+        "tool": "transfer_to_warehouse",
+        "payload": {"sku": "A-1"},
+    }
+    conversation = sent["conversation"]
+    assert isinstance(conversation, list)
+    assert conversation[0]["content"] == "is A-1 in stock?"
+
+    replayed = await _swarm(peer.url, ScriptedModel(), journal).replay("s")
+    assert (replayed.final_output, replayed.trail) == (result.final_output, result.trail)
+    assert executor.calls == 1
+
+
+async def test_a_remote_agent_that_is_down_stops_the_run_with_an_error() -> None:
+    """A peer nobody listens at ends the run with stop_reason error; the journal keeps it."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}/"
+    journal = InMemoryJournal()
+    swarm = _swarm(url, ScriptedModel(transfer("warehouse", sku="A-1")), journal)
+
+    result = await swarm.run("stock?", session_id="s")
+
+    assert (result.stop_reason, result.final_agent) == ("error", "warehouse")
+    assert result.failure is not None
+    assert result.failure.message.startswith(f"the remote A2A agent at {url} did not answer")
+    assert TOKEN not in result.failure.message
+    records = await journal.read("s")
+    assert records[-1].kind == "run_finished"
+    assert TOKEN not in repr(records)
+
+
+async def test_a_failed_remote_task_is_a_clear_error() -> None:
+    """A peer answering a failed task stops the run with that task's message."""
+    journal = InMemoryJournal()
+    async with peer_server(PeerExecutor(fail=True), TOKEN) as peer:
+        swarm = _swarm(peer.url, ScriptedModel(transfer("warehouse", sku="A-1")), journal)
+        result = await swarm.run("stock?", session_id="s")
+
+    assert result.stop_reason == "error"
+    assert result.failure is not None
+    assert result.failure.message.endswith("answered a failed task: out of stock")
+
+
+async def test_two_swarms_talk_over_a2a() -> None:
+    """A swarm's remote peer can be another swarm served over A2A."""
+    served_journal, journal = InMemoryJournal(), InMemoryJournal()
+    inner = Swarm([Agent(name="stock")], "stock", model=ScriptedModel(text("12 left.")))
+    async with A2AServer(inner, served_journal, token=TOKEN) as server:
+        swarm = _swarm(server.url, ScriptedModel(transfer("warehouse", sku="A-1")), journal)
+        result = await swarm.run("how many A-1?", session_id="s")
+
+    assert (result.stop_reason, result.final_output) == ("final_output", "12 left.")
+    (served,) = await served_journal.sessions()
+    assert served.stop_reason == "final_output"

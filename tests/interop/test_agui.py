@@ -1,0 +1,193 @@
+"""A swarm's run as AG-UI events, validated by ag-ui-protocol's models, and served over SSE."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+from ag_ui.core import BaseEvent, EventType
+from pydantic import BaseModel
+
+from swarmkit import Agent, Handoff, ModelError, Swarm, tool
+from swarmkit.agui import HANDOFF, AgUiServer, ag_ui_events
+from swarmkit.journal import InMemoryJournal
+from swarmkit.models import ModelRequest, ModelResponse
+from swarmkit.testing import ScriptedModel, text, tool_call, transfer
+from tests.interop.agui_helpers import check_sequence, sse_events, validated
+
+TOKEN = "agui-token-0123456789abcdef"
+
+
+class Refund(BaseModel):
+    """A refund."""
+
+    amount: int
+
+
+@tool(needs_approval=True)
+def pay(amount: int) -> str:
+    """Pay a refund."""
+    return f"paid {amount}"
+
+
+@tool
+def pay_now(amount: int) -> str:
+    """Pay a refund without asking."""
+    return f"paid {amount}"
+
+
+def _swarm(model: ScriptedModel) -> Swarm:
+    billing = Agent(name="billing", tools=[pay])
+    triage = Agent(name="triage", handoffs=[Handoff(agent=billing, input_type=Refund)])
+    return Swarm([triage, billing], "triage", model=model)
+
+
+def _wire(events: list[BaseEvent]) -> list[BaseEvent]:
+    """The events as a front end gets them: JSON over the wire, read back by the models."""
+    return [validated(e.model_dump_json(by_alias=True)) for e in events]
+
+
+def _data(event: BaseEvent) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(event.model_dump_json(by_alias=True))
+    return data
+
+
+async def test_a_streamed_run_becomes_valid_ag_ui_events() -> None:
+    """Steps per agent, text deltas as one message, tool calls, the handoff as a custom event."""
+    model = ScriptedModel(
+        transfer("billing", amount=5),
+        tool_call("pay_now", amount=5),
+        text("Refunded five."),
+    )
+    billing = Agent(name="billing", tools=[pay_now])
+    triage = Agent(name="triage", handoffs=[Handoff(agent=billing, input_type=Refund)])
+    swarm = Swarm([triage, billing], "triage", model=model)
+    converted = [e async for e in ag_ui_events(swarm.stream("refund 5"), thread_id="t", run_id="r")]
+
+    events = _wire(converted)
+    check_sequence(events)
+    kinds = [e.type for e in events]
+    steps = [_data(e)["stepName"] for e in events if e.type == EventType.STEP_STARTED]
+    assert steps == ["triage", "billing"]
+    (handoff,) = [_data(e) for e in events if e.type == EventType.CUSTOM]
+    assert handoff["name"] == HANDOFF
+    assert (handoff["value"]["source"], handoff["value"]["target"]) == ("triage", "billing")
+    assert kinds.index(EventType.TOOL_CALL_START) < kinds.index(EventType.TOOL_CALL_RESULT)
+    (result,) = [_data(e) for e in events if e.type == EventType.TOOL_CALL_RESULT]
+    assert result["content"] == "paid 5"
+    deltas = [_data(e)["delta"] for e in events if e.type == EventType.TEXT_MESSAGE_CONTENT]
+    assert "".join(deltas) == "Refunded five."
+    finished = _data(events[-1])
+    assert finished["type"] == "RUN_FINISHED"
+    assert (finished["result"], finished["outcome"]) == ("Refunded five.", {"type": "success"})
+
+
+class _FailingModel:
+    """A model whose API fails for good."""
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        raise ModelError("the API said 401", model="gpt-x", attempts=1, status_code=401)
+
+
+async def test_a_failed_run_ends_with_run_error() -> None:
+    """A run that stops on an error ends with RUN_ERROR naming the stop reason and the error."""
+    swarm = Swarm([Agent(name="triage")], "triage", model=_FailingModel())
+    converted = [e async for e in ag_ui_events(swarm.stream("go"), thread_id="t", run_id="r")]
+
+    events = _wire(converted)
+    check_sequence(events)
+    last = _data(events[-1])
+    assert (last["type"], last["code"]) == ("RUN_ERROR", "error")
+    assert last["message"] == "the run stopped (error): ModelError: the API said 401"
+
+
+def _run_input(thread: str, run: str, prompt: str, **more: Any) -> dict[str, Any]:
+    message = {"id": f"m-{run}", "role": "user", "content": prompt}
+    return {
+        "threadId": thread,
+        "runId": run,
+        "messages": [message],
+        "tools": [],
+        "context": [],
+        "state": {},
+        "forwardedProps": {},
+        **more,
+    }
+
+
+async def _post(http: httpx.AsyncClient, url: str, body: dict[str, Any]) -> list[BaseEvent]:
+    async with http.stream("POST", url, json=body) as reply:
+        assert reply.status_code == 200
+        assert reply.headers["content-type"].startswith("text/event-stream")
+        text_body = "".join([chunk async for chunk in reply.aiter_text()])
+    return sse_events(text_body)
+
+
+async def test_the_endpoint_streams_a_run_with_a_handoff_a_tool_and_an_approval() -> None:
+    """An AG-UI client reads the SSE stream, answers the interrupt and reads the resumed run."""
+    model = ScriptedModel(
+        transfer("billing", amount=5), tool_call("pay", amount=5), text("Refunded five.")
+    )
+    journal = InMemoryJournal()
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        AgUiServer(_swarm(model), journal, token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        paused = await _post(http, server.url, _run_input("t1", "r1", "refund 5"))
+        interrupt = _data(paused[-1])["outcome"]["interrupts"][0]
+        resume = [
+            {
+                "interruptId": interrupt["id"],
+                "status": "resolved",
+                "payload": {"decision": "approve"},
+            }
+        ]
+        resumed = await _post(http, server.url, _run_input("t1", "r2", "", resume=resume))
+
+    check_sequence(paused)
+    assert interrupt["reason"] == "tool"
+    assert interrupt["metadata"]["pending"]["tool_name"] == "pay"
+    assert any(e.type == EventType.CUSTOM for e in paused)
+    check_sequence(resumed)
+    finished = _data(resumed[-1])
+    assert (finished["type"], finished["result"]) == ("RUN_FINISHED", "Refunded five.")
+    assert "Refunded five." in [
+        _data(e)["delta"] for e in resumed if e.type == EventType.TEXT_MESSAGE_CONTENT
+    ]
+
+
+async def test_a_thread_continues_its_conversation() -> None:
+    """A second run on the same thread sees the first run's messages."""
+    model = ScriptedModel(text("Hi Ada."), text("You are Ada."))
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        AgUiServer(_swarm(model), InMemoryJournal(), token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        await _post(http, server.url, _run_input("t2", "r1", "I am Ada"))
+        second = await _post(http, server.url, _run_input("t2", "r2", "who am I?"))
+
+    assert _data(second[-1])["result"] == "You are Ada."
+    assert [m.content for m in model.requests[-1].messages][-3:] == [
+        "I am Ada",
+        "Hi Ada.",
+        "who am I?",
+    ]
+
+
+async def test_the_endpoint_refuses_requests_without_the_token_and_bad_input() -> None:
+    """No token gets 401; a body that is not a run input gets 422 saying why."""
+    async with (
+        AgUiServer(_swarm(ScriptedModel()), InMemoryJournal(), token=TOKEN) as server,
+        httpx.AsyncClient() as http,
+    ):
+        refused = await http.post(server.url, json=_run_input("t", "r", "hi"))
+        bad = await http.post(
+            server.url, json={"threadId": "t"}, headers={"Authorization": f"Bearer {TOKEN}"}
+        )
+
+    assert refused.status_code == 401
+    assert bad.status_code == 422
+    assert "runId: Field required" in bad.json()["error"]

@@ -1,0 +1,75 @@
+"""`swarmkit serve a2a` as a process: a printed URL and token, an a2a-sdk client's answer."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from a2a.helpers import get_text_parts
+from a2a.types.a2a_pb2 import TaskState
+
+from swarmkit.cli import main
+from tests.interop.a2a_helpers import a2a_client, responses, user_message
+
+ROOT = Path(__file__).resolve().parents[2]
+ENTRY = "from swarmkit.cli import main; raise SystemExit(main())"
+
+
+def _start(journal: Path, *extra: str) -> subprocess.Popen[str]:
+    command = [sys.executable, "-c", ENTRY, "serve", "a2a", "--swarm", "tests.cli_app:served_swarm"]
+    command += ["--journal", str(journal), "--port", "0", *extra]
+    env = {k: v for k, v in os.environ.items() if k != "SWARMKIT_SERVE_TOKEN"}
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env
+    )
+
+
+async def test_the_command_serves_a_swarm_to_an_a2a_client(tmp_path: Path) -> None:
+    """The printed URL and token reach the swarm; requests without the token are refused."""
+    process = _start(tmp_path / "journal.sqlite")
+    try:
+        assert process.stdout is not None
+        url_line, token_line = process.stdout.readline(), process.stdout.readline()
+        url = re.search(r"http://\S+", url_line)
+        token = re.search(r"token: (\S+)", token_line)
+        assert url is not None and token is not None
+        async with a2a_client(url.group(0), token.group(1), streaming=False) as client:
+            (reply,) = await responses(client, user_message("hello"))
+        async with httpx.AsyncClient() as http:
+            refused = await http.post(url.group(0), json={})
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=30)
+
+    assert url.group(0).startswith("http://127.0.0.1:")
+    assert reply.task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert get_text_parts(reply.task.artifacts[0].parts) == ["Hello from the served swarm."]
+    assert refused.status_code == 401
+    assert token.group(1) not in errors
+
+
+def test_the_command_refuses_a_public_host_without_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--host 0.0.0.0 without --allow-remote is a usage error that says what to add."""
+    code = main(
+        [
+            "serve",
+            "a2a",
+            "--swarm",
+            "tests.cli_app:served_swarm",
+            "--journal",
+            str(tmp_path / "j.sqlite"),
+            "--host",
+            "0.0.0.0",
+        ]
+    )
+
+    assert code == 2
+    assert "--allow-remote" in capsys.readouterr().err

@@ -27,7 +27,12 @@ from swarmkit.models._base import (
     ToolSpec,
     Usage,
 )
-from swarmkit.models._chat_completions import IncompleteResponseError, plain_json, sendable
+from swarmkit.models._chat_completions import (
+    IncompleteResponseError,
+    plain_json,
+    sendable,
+    unique_ids,
+)
 from swarmkit.models._wire_cache import _ByIdentity
 
 PROVIDER = "anthropic"
@@ -249,10 +254,12 @@ def _response(
     blocks: Sequence[Mapping[str, Any]], stop: object, usage: object, model: object
 ) -> ModelResponse:
     text = "".join(str(b.get("text") or "") for b in blocks if b.get("type") == "text")
-    calls = tuple(
-        ToolCall(id=str(b["id"]), name=str(b.get("name") or ""), arguments=_arguments(b))
-        for b in blocks
-        if b.get("type") == "tool_use"
+    calls = unique_ids(
+        [
+            ToolCall(id=str(b["id"]), name=str(b.get("name") or ""), arguments=_arguments(b))
+            for b in blocks
+            if b.get("type") == "tool_use"
+        ]
     )
     reasoning = [dict(b) for b in blocks if b.get("type") in REASONING_BLOCKS]
     state = ProviderState(provider=PROVIDER, data={"blocks": reasoning}) if reasoning else None

@@ -623,7 +623,13 @@ class RunLoop:
         state.refusals.append(detail)
         await self._tape.note(
             "handoff_refused",
-            {"source": plan.name, "target": target, "decided_by": decided_by, "reason": reason},
+            {
+                "source": plan.name,
+                "target": target,
+                "decided_by": decided_by,
+                "reason": reason,
+                "detail": detail,
+            },
         )
         self._log(
             "handoff_refused",

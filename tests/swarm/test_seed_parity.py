@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from swarmkit import Agent, ConfigurationError, Handoff, HandoffGraph, Swarm, approve, edit, reject
 from swarmkit.graph import ON_FAILURE, ON_SUCCESS
-from swarmkit.journal import InMemoryJournal
+from swarmkit.journal import InMemoryJournal, Journal
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, tool_call, transfer
 from swarmkit.tools import ToolResult, tool
 
@@ -65,7 +65,7 @@ def test_then_needs_a_budget_and_a_member_of_the_swarm() -> None:
         Swarm([Agent(name="a", handoff_budget=1, then="z")], "a", model=ScriptedModel())
 
 
-def _billing_swarm(journal: InMemoryJournal, *turns: Any) -> Swarm:
+def _billing_swarm(journal: Journal, *turns: Any) -> Swarm:
     graph = HandoffGraph()
     graph.add_edge(
         "triage",
@@ -221,3 +221,17 @@ async def test_a_fork_from_an_edited_state_goes_its_own_way_and_replays_exactly(
     edited = [r for r in await journal.read("s__fork_3") if r.kind == "state_edited"]
     assert [r.data["forked_from"] for r in edited] == ["s"]
     await _replays(_tiered(journal, ScriptedModel()), forked, journal)
+
+
+async def test_a_refused_mapping_is_journaled_with_its_validation_error() -> None:
+    """The handoff_refused record's detail names the field that failed and why."""
+    journal = InMemoryJournal()
+    swarm = _billing_swarm(journal, tool_call("fetch_ticket", number=0), text("Amount?"))
+    result = await swarm.run("refund please", session_id="mapped")
+    records = await journal.read("mapped")
+    refused = [r.data for r in records if r.kind == "handoff_refused"]
+    assert [(d["target"], d["reason"], d["decided_by"]) for d in refused] == [
+        ("billing", "payload", "rule")
+    ]
+    assert "amount_eur" in refused[0]["detail"]
+    assert refused[0]["detail"] == result.refusals[0]

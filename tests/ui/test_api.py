@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 from swarmkit.demo import support_swarm
+from swarmkit.journal import SQLiteJournal
+from swarmkit.testing import text, tool_call
 from swarmkit.ui import ViewerServer
+from tests.swarm.test_seed_parity import _billing_swarm
 from tests.ui.conftest import SECRET, ServeViewer, append, client
 from tests.ui.swarms import changed_swarm, pausing_swarm
 
@@ -217,3 +221,17 @@ def test_a_replay_the_session_does_not_allow_answers_with_the_reason(
 
     assert reply.status_code == 409
     assert "run_started" in reply.json()["error"]
+
+
+def test_a_refused_mapped_handoff_shows_its_validation_error(
+    tmp_path: Path, serve: ServeViewer
+) -> None:
+    """The viewer's refusal step carries the journaled validation error as its detail."""
+    path = tmp_path / "refused.db"
+    with SQLiteJournal(path) as journal:
+        swarm = _billing_swarm(journal, tool_call("fetch_ticket", number=0), text("Amount?"))
+        asyncio.run(swarm.run("refund please", session_id="refused"))
+    steps = client(serve(path)).get("/api/sessions/refused").json()["steps"]
+    refused = [step["data"] for step in steps if step["kind"] == "handoff_refused"]
+    assert refused[0]["reason"] == "payload"
+    assert "amount_eur" in refused[0]["detail"]

@@ -61,6 +61,9 @@ class AgentStarted:
     """``{session}__swarm_{agent}_{handoff_count}``: the id of this agent's turn."""
     handoff_count: int
     """Handoffs performed before this agent started."""
+    provider: str | None = None
+    """Who serves the agent's model (``gen_ai.provider.name``); ``_OTHER`` when it declares
+    none (None only in events recorded before the field existed)."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["agent_started"] = "agent_started"
@@ -94,7 +97,8 @@ class ModelCallStarted:
     model: str | None = None
     """The model's ``name`` (e.g. ``gpt-4o``), when it has one."""
     provider: str | None = None
-    """The model's ``provider`` (e.g. ``openai``), when it has one."""
+    """The model's ``provider`` (e.g. ``openai``); ``_OTHER`` when it declares none (None only
+    in events recorded before then)."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["model_call_started"] = "model_call_started"

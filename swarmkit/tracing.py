@@ -31,6 +31,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, Trac
 from swarmkit import __version__
 from swarmkit import events as ev
 from swarmkit._log import log
+from swarmkit.models import UNKNOWN_PROVIDER
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
 from swarmkit.result import RunResult
 
@@ -212,6 +213,7 @@ class _RunSpans:
             {
                 "gen_ai.operation.name": "invoke_agent",
                 "gen_ai.agent.name": event.agent,
+                "gen_ai.provider.name": event.provider or UNKNOWN_PROVIDER,
                 "swarmkit.sub_session_id": event.sub_session_id,
             },
         )
@@ -227,8 +229,7 @@ class _RunSpans:
 
     def _model_started(self, event: ev.ModelCallStarted) -> None:
         attributes: dict[str, Any] = {"gen_ai.operation.name": "chat", "swarmkit.turn": event.turn}
-        if event.provider is not None:
-            attributes["gen_ai.provider.name"] = event.provider
+        attributes["gen_ai.provider.name"] = event.provider or UNKNOWN_PROVIDER
         if event.model is not None:
             attributes["gen_ai.request.model"] = event.model
         name = f"chat {event.model}" if event.model else "chat"

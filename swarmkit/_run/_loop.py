@@ -50,7 +50,14 @@ from swarmkit.journal._digest import RequestHistory
 from swarmkit.journal._tape import StepWriter, with_history
 from swarmkit.limits import LimitBreach
 from swarmkit.messages import ToolCall, ToolMessage, UserMessage
-from swarmkit.models import AttemptDiscarded, ModelRequest, ModelResponse, StreamingModel, Usage
+from swarmkit.models import (
+    AttemptDiscarded,
+    ModelRequest,
+    ModelResponse,
+    StreamingModel,
+    Usage,
+    provider_of,
+)
 from swarmkit.models import TextDelta as ModelTextDelta
 from swarmkit.plan import AgentPlan
 from swarmkit.result import DecidedBy, HandoffRecord, RuleDecision
@@ -696,6 +703,7 @@ class RunLoop:
             agent=agent,
             sub_session_id=f"{state.session_id}__swarm_{agent}_{state.handoff_count}",
             handoff_count=state.handoff_count,
+            provider=provider_of(self._swarm.plans[agent].model),
         )
         await self._tape.note(
             "agent_started",
@@ -749,7 +757,7 @@ def _call_started(plan: AgentPlan, turn: int) -> ev.ModelCallStarted:
         agent=plan.name,
         turn=turn,
         model=_text_attribute(plan.model, "name"),
-        provider=_text_attribute(plan.model, "provider"),
+        provider=provider_of(plan.model),
     )
 
 

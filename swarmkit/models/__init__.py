@@ -23,6 +23,7 @@ from swarmkit.models._base import (
     Usage,
 )
 from swarmkit.models._deadline import Timeouts
+from swarmkit.models._providers import UNKNOWN_PROVIDER, provider_for_url, provider_of
 
 if TYPE_CHECKING:
     from swarmkit.models._openai import OpenAIModel
@@ -36,6 +37,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "UNKNOWN_PROVIDER",
     "AttemptDiscarded",
     "Model",
     "ModelDelta",
@@ -52,6 +54,8 @@ __all__ = [
     "ToolCallDelta",
     "ToolSpec",
     "Usage",
+    "provider_for_url",
+    "provider_of",
 ]
 
 

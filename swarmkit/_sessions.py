@@ -48,7 +48,7 @@ from swarmkit.messages import UserMessage
 from swarmkit.redaction import Redactor
 from swarmkit.result import RunResult, SessionState
 from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
-from swarmkit.spec import Delegator, RunSeams, SwarmSpec
+from swarmkit.spec import Delegator, RunSeams, SubRun, SwarmSpec
 from swarmkit.tools import InProcessToolRunner, ToolRunner
 
 
@@ -387,25 +387,46 @@ class Sessions:
         self, store: Journal | None, seams: RunSeams, limits: UsageLimits | None = None
     ) -> Delegator:
         """How this run's delegation tools run their sub-runs: in the same journal, resumable,
-        under the run's own usage limits (their tokens also count in the parent's)."""
+        under the run's own usage limits (their calls count in the parent's)."""
 
-        async def delegate(
-            agent: str, task: str, session_id: str, context: Mapping[str, Any]
-        ) -> RunResult:
-            start = Start(prompt=task, context=dict(context), entry=agent)
-            if store is None or await store.next_seq(session_id) == 0:
-                tape = self._tape(store, session_id, (), seams)
-                return await self._run_on(tape, seams, start, session_id, store, limits=limits)
-            # The parent crashed after this sub-run began: finish it, never start it twice.
-            records = await store.read(session_id)
-            if session_status(records) in ("finished", "limited"):
-                tape = self._tape(None, session_id, replayable(records), seams, go_live=False)
-            else:
-                prefix = resumable_prefix(records)
-                tape = self._tape(store, session_id, prefix, seams, next_seq=len(records))
-            return await self._run_on(tape, seams, start, session_id, store, limits=limits)
+        def delegate(sub: SubRun) -> AsyncGenerator[Event, None]:
+            return self._sub_run(sub, store, seams, limits)
 
         return delegate
+
+    async def _sub_run(
+        self, sub: SubRun, store: Journal | None, seams: RunSeams, limits: UsageLimits | None
+    ) -> AsyncGenerator[Event, None]:
+        """A sub-run's own events (its parent's observers see them, wrapped, in its stream)."""
+        session_id = sub.session_id
+        start = Start(prompt=sub.task, context=dict(sub.context), entry=sub.agent)
+        journaled = store is not None and await store.next_seq(session_id) != 0
+        records = await store.read(session_id) if store is not None and journaled else ()
+        if sub.replay_only:
+            if not records:
+                return  # not journaled (a parent exported alone): no events to show
+            tape = self._tape(None, session_id, replayable(records), seams, go_live=False)
+        elif not records:
+            tape = self._tape(store, session_id, (), seams)
+        # The parent crashed after this sub-run began: finish it, never start it twice.
+        elif session_status(records) in ("finished", "limited"):
+            tape = self._tape(None, session_id, replayable(records), seams, go_live=False)
+        else:
+            prefix = resumable_prefix(records)
+            tape = self._tape(store, session_id, prefix, seams, next_seq=len(records))
+        state = self._start_state(start, session_id, seams)
+        state.spend = sub.spend
+        tape.bind_state(state.context.update)
+        await tape.open()
+        inner = replace(seams, delegate=self._delegator(store, seams, limits))
+        spec = self._spec_for(limits)
+        loop = RunLoop(spec, state, tape, inner, streaming=sub.streaming, quiet=sub.quiet)
+        events = loop.events()
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await events.aclose()
 
     # -- states --------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
 from swarmkit._run._callbacks import handoff_callback
 from swarmkit._run._conversation import start_data
-from swarmkit._run._delegate import run_delegations
+from swarmkit._run._delegate import Delegating, run_delegations
 from swarmkit._run._limits import apply_refusal_policy, continuation, may_hand_off, refusal
 from swarmkit._run._mapping import mapped_payload
 from swarmkit._run._offers import not_offered
@@ -303,6 +303,7 @@ class RunLoop:
         request = budget.shaped(self._swarm, state, request)
         history = RequestHistory(view=state.view, items=state.own_items, count=len(state.own_items))
         state.turns += 1
+        state.spend.add(model_calls=1)
         started = None if self._quiet else _call_started(plan, state.turns)
         return _Call(request=request, history=history, turn=state.turns, started=started)
 
@@ -477,7 +478,8 @@ class RunLoop:
         self, plan: AgentPlan, calls: list[ToolCall], results: dict[str, ToolMessage]
     ) -> AsyncIterator[ev.Event]:
         state, tape = self._state, self._tape
-        async for item in run_delegations(plan, calls, state, tape, self._seams):
+        how = Delegating(quiet=self._quiet, streaming=self._streaming)
+        async for item in run_delegations(plan, calls, state, tape, self._seams, how=how):
             if not isinstance(item, tuple):
                 yield item
                 continue

@@ -36,6 +36,7 @@ from swarmkit.journal import (
 from swarmkit.journal._digest import PartCache
 from swarmkit.journal._records import corrupt_record, json_default
 from swarmkit.journal._tape import (
+    STATE_EDITED,
     LeaseTerms,
     RecordSink,
     Tape,
@@ -249,20 +250,30 @@ class Sessions:
         start = start_of(records, session_id)
         state = self._start_state(start, session_id, seams)
         states: list[SessionState] = []
-        previous: list[JournalRecord] = []
+        # Records reached but not yet shown, each with the context it had when a fork's edit
+        # came in after it (None: the state's own).
+        pending: list[tuple[JournalRecord, dict[str, Any] | None]] = []
 
         def replayed(record: JournalRecord) -> None:
-            # Everything the previous record caused has happened once the next one is reached.
-            if previous:
-                states.append(_snapshot(state, previous.pop()))
-            previous.append(record)
+            # Everything a record caused has happened once the run reaches its next step's
+            # record. A fork's edit is not a step: it is reached (and applied) inside the
+            # step before it, so that step is shown once the next real step is reached.
+            if record.kind != STATE_EDITED:
+                states.extend(_snapshot(state, seen, context) for seen, context in pending)
+                pending.clear()
+            pending.append((record, None))
 
-        travel = TimeTravel(apply=state.context.update, replayed=replayed)
+        def apply(update: Mapping[str, Any]) -> None:
+            before = _plain(state.context)
+            pending[:] = [(seen, before if c is None else c) for seen, c in pending]
+            state.context.update(update)
+
+        travel = TimeTravel(apply=apply, replayed=replayed)
         tape = self._tape(
             None, session_id, replayable(records), seams, go_live=False, travel=travel
         )
         await self._drive(tape, seams, state, store)
-        states.extend(_snapshot(state, record) for record in previous)
+        states.extend(_snapshot(state, seen, context) for seen, context in pending)
         return tuple(states)
 
     async def fork(
@@ -521,16 +532,24 @@ def start_of(records: Sequence[JournalRecord], session_id: str) -> Start:
     )
 
 
-def _snapshot(state: RunState, record: JournalRecord) -> SessionState:
+def _snapshot(
+    state: RunState, record: JournalRecord, context: dict[str, Any] | None = None
+) -> SessionState:
     return SessionState(
         step=record.seq,
         kind=record.kind,
         agent=state.agent,
-        context=json.loads(json.dumps(state.context)),
+        context=_plain(state.context) if context is None else context,
         handoff_count=state.handoff_count,
         turns=state.turns,
         messages=tuple(state.transcript),
     )
+
+
+def _plain(context: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of the context as plain JSON data, detached from the run's."""
+    copied: dict[str, Any] = json.loads(json.dumps(context))
+    return copied
 
 
 def _fork_prefix(

@@ -187,9 +187,14 @@ class RunLoop:
             call = await self._start_call(plan)
             if call.started is not None:
                 yield call.started
-            response = await self._tape.replayed_response(
-                plan.name, call.turn, call.request, call.history
-            )
+            try:
+                response = await self._tape.replayed_response(
+                    plan.name, call.turn, call.request, call.history
+                )
+            finally:
+                # Counted once the call is under way (a journaled failure counts too), not
+                # while its record is reached: the state history shows states between steps.
+                self._count_call(call)
             if response is None:
                 async for item in self._live_call(plan, call):
                     if isinstance(item, ModelResponse):
@@ -294,7 +299,8 @@ class RunLoop:
     # -- model ---------------------------------------------------------------------------
 
     async def _start_call(self, plan: AgentPlan) -> _Call:
-        """Check the limits, build the request and count the turn, before the model is asked."""
+        """Check the limits and build the request (the turn's number), before the model is
+        asked."""
         state = self._state
         await self._within_limits(budget.before_call(self._swarm, state))
         # The history goes to the tape by reference: a replayed step never copies it.
@@ -302,10 +308,13 @@ class RunLoop:
         request = await build_request(self._swarm, state, plan, head_only=replaying)
         request = budget.shaped(self._swarm, state, request)
         history = RequestHistory(view=state.view, items=state.own_items, count=len(state.own_items))
-        state.turns += 1
-        state.spend.add(model_calls=1)
-        started = None if self._quiet else _call_started(plan, state.turns)
-        return _Call(request=request, history=history, turn=state.turns, started=started)
+        turn = state.turns + 1
+        started = None if self._quiet else _call_started(plan, turn)
+        return _Call(request=request, history=history, turn=turn, started=started)
+
+    def _count_call(self, call: _Call) -> None:
+        self._state.turns = call.turn
+        self._state.spend.add(model_calls=1)
 
     async def _live_call(
         self, plan: AgentPlan, call: _Call
@@ -671,8 +680,8 @@ class RunLoop:
             message=request.message,
             condition=condition,
         )
-        state.handoffs.append(record)
         await self._tape.note("handoff", record_data(record))
+        state.handoffs.append(record)
         state.used_by_agent[plan.name] += 1
         state.previous_agent, state.agent = plan.name, request.target
         state.payload, state.handoff_message = request.payload, request.message

@@ -17,6 +17,7 @@ from swarmkit._run import RESERVED_KEY, RunLoop, RunState
 from swarmkit._run._conversation import (
     Continuation,
     History,
+    choose_agent,
     continuation,
     start_from_data,
 )
@@ -61,6 +62,8 @@ class Turn:
     """An earlier result or messages to continue from."""
     continue_session: bool = False
     """Whether to continue the journaled conversation named by the session id."""
+    start_agent: str | None = None
+    """The agent that takes the run's first step, over the next-turn policy (or the entry)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -131,7 +134,12 @@ class Sessions:
         check_journal(journal)
         store = journal or self._journal
         start, session_id = await self._turn_start(turn, session_id, store)
-        state = self._new_state(prompt, context, session_id, seams, typed=True, start=start)
+        if start is not None:
+            start = self._next_turn(start, prompt, context, turn.start_agent)
+        entry = _check_start_agent(turn.start_agent, self._spec)
+        state = self._new_state(
+            prompt, context, session_id, seams, entry=entry, typed=True, start=start
+        )
         if mirror is not None and store is not None:
             raise ConfigurationError("pass either a journal or a mirror, not both")
         # A random id of our own cannot be in the journal; a given or user-made id may be.
@@ -178,9 +186,43 @@ class Sessions:
         turns = await turn_sessions(store, session_id)
         if not turns:
             return None, session_id
+        await self._check_same_swarm(store, session_id, turns[-1])
         previous = await self.replay(turns[-1], store, seams=self.seams())
         start = continuation(previous, spec.plans, spec.entry_agent)
         return start, turn_session_id(session_id, len(turns) + 1)
+
+    def _next_turn(
+        self,
+        start: Continuation,
+        prompt: str,
+        context: Mapping[str, Any] | None,
+        start_agent: str | None,
+    ) -> Continuation:
+        """Who takes a continuing turn's first step: ``start_agent``, else the policy."""
+        spec = self._spec
+        if not isinstance(prompt, str):
+            raise ConfigurationError(f"prompt must be a str, got {type(prompt).__name__}")
+        return choose_agent(
+            start,
+            spec.next_turn,
+            entry_agent=spec.entry_agent,
+            message=prompt,
+            context=check_context(context),
+            start_agent=_check_start_agent(start_agent, spec),
+        )
+
+    async def _check_same_swarm(self, store: Journal, conversation: str, latest: str) -> None:
+        """A conversation goes on only in a swarm with the agents that held it."""
+        records = await store.read(latest)
+        journaled = records[0].data.get("fingerprint") if records else None
+        agents = journaled.get("agents") if isinstance(journaled, Mapping) else None
+        ours = list(self._spec.fingerprint.get("agents") or ())
+        if isinstance(agents, list) and agents != ours:
+            raise ConfigurationError(
+                f"conversation {conversation!r} was held by a swarm of agents "
+                f"{', '.join(map(str, agents))}; this swarm has {', '.join(map(str, ours))}: "
+                "continue it with the swarm that started it, or start a new session_id"
+            )
 
     # -- journaled sessions --------------------------------------------------------------
 
@@ -486,6 +528,14 @@ class Sessions:
         if start is not None:
             _continue_from(state, start, self._spec)
         return state
+
+
+def _check_start_agent(agent: str | None, spec: SwarmSpec) -> str | None:
+    if agent is not None and agent not in spec.plans:
+        raise ConfigurationError(
+            f"start_agent {agent!r} is not an agent of the swarm; agents: {', '.join(spec.plans)}"
+        )
+    return agent
 
 
 def _continue_from(state: RunState, start: Continuation, spec: SwarmSpec) -> None:

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from swarmkit._typed_context import check_context_type
 from swarmkit.agent import Agent
+from swarmkit.conversation import NextTurnSetting, as_next_turn
 from swarmkit.events import EventObserver
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.graph import HandoffGraph
@@ -118,6 +119,11 @@ class SwarmConfig:
     """A Pydantic model the context must validate against; the check reads its fields."""
     observers: Sequence[EventObserver] = ()
     """Functions that wrap a run's event stream (tracing, logging), outermost last."""
+    next_turn: NextTurnSetting = "last"
+    """Who answers a conversation's next user message (``history=`` or
+    ``continue_session=True``): ``"last"`` (the agent that answered goes on), ``"entry"`` (the
+    entry agent re-routes every message), or a ``NextTurn`` (or its list of ``(when, agent)``
+    rules) over the context and the new message. The decision is journaled with the turn."""
 
 
 SPEC_FREE = frozenset(
@@ -168,6 +174,7 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         run_timeout=check_timeout("run_timeout", config.run_timeout),
         agent_timeout=check_timeout("agent_timeout", config.agent_timeout),
         context_type=config.context_type,
+        next_turn=as_next_turn(config.next_turn, tuple(peers)),
     )
 
 

@@ -11,7 +11,7 @@ from pydantic import Field, TypeAdapter
 from pydantic_core import to_jsonable_python
 
 from swarmkit.models import Usage
-from swarmkit.result import DecidedBy, RunResult
+from swarmkit.result import DecidedBy, NextTurnDecision, RunResult
 
 RefusalReason = Literal[
     "cycle",
@@ -45,6 +45,8 @@ class RunStarted:
     """The agent that takes the first turn."""
     replay: bool = False
     """Whether the run starts by replaying a journal (replay, resume, fork)."""
+    next_turn: NextTurnDecision | None = None
+    """For a later turn of a conversation: who the next-turn policy chose, and why."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["run_started"] = "run_started"

@@ -16,7 +16,7 @@ from swarmkit.handoffs import (
     build_transfer_tools,
     legacy_peer_description,
 )
-from swarmkit.models import Model, ToolSpec
+from swarmkit.models import Model, ToolSpec, model_from_string
 from swarmkit.tools import FunctionTool
 
 
@@ -116,14 +116,12 @@ class ModelResolver:
         return self._named(chosen) if isinstance(chosen, str) else chosen
 
     def default(self, model: Model | str | None) -> Model | None:
-        """The swarm-wide model, a name turned into an OpenAIModel."""
+        """The swarm-wide model, a model string turned into its adapter."""
         return self._named(model) if isinstance(model, str) else model
 
     def _named(self, name: str) -> Model:
         if name not in self._by_name:
-            from swarmkit.models import OpenAIModel  # noqa: PLC0415 - only string models need it
-
-            self._by_name[name] = OpenAIModel(name)
+            self._by_name[name] = model_from_string(name)
         return self._by_name[name]
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
+from swarmkit.conversation import NextTurn
 from swarmkit.events import Event
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
@@ -65,6 +66,8 @@ class SwarmSpec:
     """Seconds on the run's clock one agent's stay may take."""
     context_type: type[BaseModel] | None = None
     """The Pydantic model the context validates against, when the swarm declares one."""
+    next_turn: NextTurn = field(default_factory=NextTurn)
+    """Who answers a conversation's next user message."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

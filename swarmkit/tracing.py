@@ -211,6 +211,13 @@ class _RunSpans:
             "swarmkit.entry_agent": event.entry_agent,
             "swarmkit.replay": event.replay,
         }
+        decision = event.next_turn
+        if decision is not None:  # a later turn of a conversation: who answers, and why
+            attributes["swarmkit.next_turn.policy"] = decision.policy
+            attributes["swarmkit.next_turn.agent"] = decision.agent
+            attributes["swarmkit.next_turn.last_agent"] = decision.last_agent
+            if decision.condition is not None:
+                attributes["swarmkit.next_turn.condition"] = decision.condition
         _set_content(attributes, "swarmkit.prompt", self._tracing.content(event.prompt))
         where = trace.set_span_in_context(self._parent) if self._parent is not None else None
         self._run = self._tracer.start_span("swarmkit.run", context=where, attributes=attributes)

@@ -410,3 +410,27 @@ def test_the_openai_adapters_name_the_provider_their_base_url_serves(
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert OpenAIModel("m", base_url=base_url).provider == provider
     assert OpenAIResponsesModel("m", base_url=base_url).provider == provider
+
+
+async def test_a_later_turn_s_run_span_names_the_next_turn_decision(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """The run span of turn 2 says which policy chose which agent."""
+    model = ScriptedModel(transfer("billing"), text("refunded"), text("triage again"))
+    swarm = Swarm(
+        [Agent(name="triage", handoffs=["billing"]), Agent(name="billing", handoffs=[])],
+        "triage",
+        model=model,
+        next_turn="entry",
+        observers=[_tracing(exporter)],
+    )
+    first = await swarm.run("Refund me")
+
+    await swarm.run("Hello", history=first)
+
+    runs = _named(exporter.get_finished_spans(), "swarmkit.run")
+    attributes = dict(runs[-1].attributes or {})
+    assert attributes["swarmkit.next_turn.policy"] == "entry"
+    assert attributes["swarmkit.next_turn.agent"] == "triage"
+    assert attributes["swarmkit.next_turn.last_agent"] == "billing"
+    assert "swarmkit.next_turn.policy" not in dict(runs[0].attributes or {})

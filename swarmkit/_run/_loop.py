@@ -13,7 +13,7 @@ from swarmkit._log import log
 from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
 from swarmkit._run._callbacks import handoff_callback
-from swarmkit._run._conversation import start_data
+from swarmkit._run._conversation import start_data, with_own_memory
 from swarmkit._run._delegate import Delegating, run_delegations
 from swarmkit._run._limits import apply_refusal_policy, continuation, may_hand_off, refusal
 from swarmkit._run._mapping import mapped_payload
@@ -106,6 +106,7 @@ class RunLoop:
             prompt=state.prompt,
             entry_agent=state.agent,
             replay=self._tape.replaying,
+            next_turn=state.start.decision if state.start else None,
         )
         self._log("run_started")
         pending: PendingDecision | None = None
@@ -746,6 +747,8 @@ class RunLoop:
             state.view = history
         else:
             state.view = (replies.latest_user_message(history, state.prompt),)
+        if self._swarm.plans[target].agent.memory == "own":
+            state.view = with_own_memory(history, target, state.view)
         state.own_items = []
 
 

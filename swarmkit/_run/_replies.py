@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from swarmkit import events as ev
@@ -21,7 +22,7 @@ def attributed(message: AssistantMessage, agent: str) -> AssistantMessage:
     """The model's message marked with the agent that said it."""
     if message.agent == agent:
         return message
-    return AssistantMessage(content=message.content, tool_calls=message.tool_calls, agent=agent)
+    return replace(message, agent=agent)  # keeps the provider's reasoning state
 
 
 def tool_resulted(agent: str, message: ToolMessage) -> ev.ToolResulted:

@@ -217,6 +217,7 @@ def build_result(
         pending=pending,
         limit=state.limit,
         cost=state.cost,
+        next_turn=state.start.decision if state.start else None,
     )
 
 

@@ -294,6 +294,11 @@ def _add_sessions(commands: Any) -> None:
     command = _command(
         commands, "sessions", "List the journal's sessions, newest first.", "_sessions"
     )
+    command.add_argument(
+        "--threads",
+        action="store_true",
+        help="group a conversation's turns (SESSION, SESSION__turn_2, ...) under it",
+    )
     _journal_option(command)
 
 
@@ -326,6 +331,11 @@ def _add_export(commands: Any) -> None:
     command = _command(commands, "export", "Write a session to stdout as JSONL.", "_export")
     command.add_argument("session", metavar="SESSION", help="the session id")
     command.add_argument("--format", choices=["jsonl"], default="jsonl", help="default: jsonl")
+    command.add_argument(
+        "--thread",
+        action="store_true",
+        help="also the conversation's later turns (SESSION__turn_2, ...): import takes them all",
+    )
     _journal_option(command)
 
 

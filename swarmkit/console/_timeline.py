@@ -58,7 +58,22 @@ def _run_started(data: Mapping[str, Any]) -> list[str]:
         lines.append(
             f"         continues {data.get('continues') or '-'} ({earlier} earlier messages)"
         )
+    decision = data.get("next_turn")
+    if isinstance(decision, Mapping):
+        lines.append(f"         next turn {_next_turn(decision)}")
     return lines
+
+
+def _next_turn(decision: Mapping[str, Any]) -> str:
+    """Who the next-turn policy chose, and why, in words."""
+    agent, last = decision.get("agent"), decision.get("last_agent")
+    why = {
+        "last": f"{agent} answered last",
+        "entry": f"every message starts at the entry agent (last was {last})",
+        "start_agent": f"the call's start_agent (last was {last})",
+        "rule": f"rule {decision.get('condition')!r} held (last was {last})",
+    }.get(str(decision.get("policy")), str(decision.get("policy")))
+    return f"{agent}: {one_line(why, limit=200)}"
 
 
 def _agent_started(data: Mapping[str, Any]) -> list[str]:

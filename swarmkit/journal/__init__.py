@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from swarmkit.journal._jsonl import export_jsonl, import_jsonl
+from swarmkit.journal._jsonl import export_jsonl, import_jsonl, import_jsonl_sessions
 from swarmkit.journal._memory import InMemoryJournal
 from swarmkit.journal._open import (
     is_postgres_location,
@@ -22,13 +22,22 @@ from swarmkit.journal._records import (
     status_of,
 )
 from swarmkit.journal._sqlite import SQLiteJournal
-from swarmkit.journal._turns import TURN_MARK, turn_session_id, turn_sessions
+from swarmkit.journal._turns import (
+    TURN_MARK,
+    Conversation,
+    conversations,
+    group_turns,
+    turn_of,
+    turn_session_id,
+    turn_sessions,
+)
 
 if TYPE_CHECKING:
     from swarmkit.journal._codec import response_from_data, response_to_data
     from swarmkit.journal._postgres import PostgresJournal
 
 __all__ = [
+    "Conversation",
     "InMemoryJournal",
     "JOURNAL_SCHEMA_VERSION",
     "Journal",
@@ -38,8 +47,11 @@ __all__ = [
     "SessionInfo",
     "Status",
     "TURN_MARK",
+    "conversations",
     "export_jsonl",
+    "group_turns",
     "import_jsonl",
+    "import_jsonl_sessions",
     "is_postgres_location",
     "journal_label",
     "open_journal",
@@ -47,6 +59,7 @@ __all__ = [
     "response_to_data",
     "session_status",
     "status_of",
+    "turn_of",
     "turn_session_id",
     "turn_sessions",
 ]

@@ -9,7 +9,7 @@ from pydantic_core import to_jsonable_python
 
 from swarmkit.filters import render_history
 from swarmkit.journal._records import JournalRecord, corrupt_record
-from swarmkit.messages import AssistantMessage, ToolCall
+from swarmkit.messages import AssistantMessage, ProviderState, ToolCall
 from swarmkit.models import ModelRequest, ModelResponse, Usage
 from swarmkit.tools import ToolOutcome, outcome_from_data
 
@@ -28,17 +28,39 @@ def json_safe(value: Any) -> Any:
 
 
 def response_to_data(response: ModelResponse) -> dict[str, Any]:
-    """A model response as journal data."""
+    """A model response as journal data; provider state, when there is some, verbatim."""
     message = response.message
-    return {
+    data = {
         "content": message.content,
-        "tool_calls": [
-            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
-        ],
+        "tool_calls": [_call_data(c) for c in message.tool_calls],
         "usage": _usage_data(response.usage),
         "finish_reason": response.finish_reason,
         "model": response.model,
     }
+    if message.provider_state is not None:
+        data["provider_state"] = _state_data(message.provider_state)
+    return data
+
+
+def _call_data(call: ToolCall) -> dict[str, Any]:
+    data: dict[str, Any] = {"id": call.id, "name": call.name, "arguments": call.arguments}
+    if call.provider_state is not None:
+        data["provider_state"] = _state_data(call.provider_state)
+    return data
+
+
+def _state_data(state: ProviderState) -> dict[str, Any]:
+    return {"provider": state.provider, "data": json_safe(state.data)}
+
+
+def _state_of(data: Any) -> ProviderState | None:
+    if data is None:
+        return None
+    if not _is_mapping(data) or type(data.get("provider")) is not str:
+        raise ValueError("provider_state must be an object naming its provider")
+    if not _is_mapping(data.get("data")):
+        raise ValueError("provider_state.data must be an object")
+    return ProviderState(provider=data["provider"], data=data["data"])
 
 
 def _usage_data(usage: Usage) -> dict[str, Any]:
@@ -49,16 +71,33 @@ def _usage_data(usage: Usage) -> dict[str, Any]:
     }
     if not usage.reported:
         data["reported"] = False
+    # Written only when there are some, so a record without them reads as before.
+    if usage.cache_read_tokens:
+        data["cache_read_tokens"] = usage.cache_read_tokens
+    if usage.cache_write_tokens:
+        data["cache_write_tokens"] = usage.cache_write_tokens
     return data
 
 
 def response_from_data(data: Mapping[str, Any], agent: str | None = None) -> ModelResponse:
     """A model response read back from journal data (its message said by ``agent``)."""
     calls = tuple(
-        ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"]) for c in data["tool_calls"]
+        ToolCall(
+            id=c["id"],
+            name=c["name"],
+            arguments=c["arguments"],
+            provider_state=_state_of(c.get("provider_state")),
+        )
+        for c in data["tool_calls"]
+    )
+    message = AssistantMessage(
+        content=data["content"],
+        tool_calls=calls,
+        agent=agent,
+        provider_state=_state_of(data.get("provider_state")),
     )
     return ModelResponse(
-        message=AssistantMessage(content=data["content"], tool_calls=calls, agent=agent),
+        message=message,
         usage=Usage(**data["usage"]),
         finish_reason=data["finish_reason"],
         model=data["model"],
@@ -92,7 +131,13 @@ def outcome_of(record: JournalRecord) -> ToolOutcome:
         raise corrupt_record(record.session_id, record.seq, record.kind, detail) from exc
 
 
-_USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+_USAGE_COUNTS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+)
 
 
 def _check_response(data: object) -> None:

@@ -14,7 +14,6 @@ import openai
 from openai import AsyncOpenAI, AsyncStream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from swarmkit._log import log
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._chat_completions import (
@@ -23,9 +22,15 @@ from swarmkit.models._chat_completions import (
     parse_completion,
     request_json,
 )
-from swarmkit.models._deadline import AttemptDeadline, Timeouts
+from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
 from swarmkit.models._providers import provider_for_url
-from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, scrub_secrets
+from swarmkit.models._retry import (
+    CallRetrier,
+    RetryPolicy,
+    decoding_answers,
+    log_call_finished,
+    scrub_secrets,
+)
 from swarmkit.runtime import Runtime
 
 _COMPLETIONS = "/chat/completions"
@@ -69,7 +74,7 @@ class OpenAIModel:
         the listed provider whose host the base URL names (Azure OpenAI, Groq, Mistral...)."""
         self.retry = retry or RetryPolicy()
         """The retry policy of every call."""
-        self.timeouts = _timeouts_of(timeout, timeouts)
+        self.timeouts = timeouts_of(timeout, timeouts)
         """The deadlines of each attempt."""
         self._base_url = base_url
         self._api_key = api_key
@@ -192,18 +197,8 @@ class OpenAIModel:
     def _log_finished(
         self, response: ModelResponse, *, attempt: int, started: float, stream: bool
     ) -> None:
-        log(
-            "swarmkit.models",
-            "model_call_finished",
-            model=self.name,
-            latency_ms=round((self._clock() - started) * 1000, 3),
-            prompt_tokens=response.usage.prompt_tokens,
-            completion_tokens=response.usage.completion_tokens,
-            total_tokens=response.usage.total_tokens,
-            attempt=attempt,
-            finish_reason=response.finish_reason,
-            stream=stream,
-        )
+        latency = self._clock() - started
+        log_call_finished(self.name, response, attempt=attempt, latency_s=latency, stream=stream)
 
 
 def _provider(client: AsyncOpenAI | None, base_url: str | None) -> str:
@@ -239,21 +234,6 @@ def _check_arguments(
             f"retry= must be a RetryPolicy, got {type(retry).__name__}; "
             "e.g. retry=RetryPolicy(max_attempts=3)"
         )
-
-
-def _timeouts_of(timeout: float | None, timeouts: Timeouts | None) -> Timeouts:
-    if timeouts is not None and not isinstance(timeouts, Timeouts):
-        raise ConfigurationError(
-            f"timeouts= must be a Timeouts, got {type(timeouts).__name__}; "
-            "e.g. timeouts=Timeouts(total=120.0)"
-        )
-    if timeout is not None and timeouts is not None:
-        raise ConfigurationError(
-            "pass either timeout= (the whole-response deadline) or timeouts=, not both"
-        )
-    if timeout is not None:
-        return Timeouts.within(timeout)
-    return timeouts or Timeouts()
 
 
 def _http_timeout(timeouts: Timeouts) -> openai.Timeout:

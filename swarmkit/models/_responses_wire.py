@@ -9,6 +9,7 @@ from typing import Any, assert_never
 from swarmkit.messages import (
     AssistantMessage,
     Message,
+    ProviderState,
     SystemMessage,
     ToolCall,
     ToolMessage,
@@ -68,7 +69,7 @@ def input_items(message: Message) -> list[dict[str, Any]]:
             return [{"role": "user", "content": content}]
         case AssistantMessage(content=content, tool_calls=calls):
             said = [{"role": "assistant", "content": content}] if content else []
-            return said + [function_call_item(call) for call in calls]
+            return reasoning_items(message) + said + [function_call_item(call) for call in calls]
         case ToolMessage(tool_call_id=call_id, content=content):
             return [{"type": "function_call_output", "call_id": call_id, "output": content}]
         case _:
@@ -76,6 +77,29 @@ def input_items(message: Message) -> list[dict[str, Any]]:
 
 
 _ITEMS_JSON = WireCache(lambda message: b",".join(map(json_bytes, input_items(message))))
+
+
+PROVIDER = "openai-responses"
+"""The name Responses state (reasoning items) is kept under."""
+
+
+def reasoning_items(message: AssistantMessage) -> list[dict[str, Any]]:
+    """The reasoning items the turn came with, verbatim (encrypted content and all), so the
+    calls that follow them are accepted; none for a turn another API made."""
+    state = message.provider_state
+    if state is None or state.provider != PROVIDER:
+        return []
+    return [dict(item) for item in state.data.get("items", ())]
+
+
+def reasoning_state(output: Sequence[Any]) -> ProviderState | None:
+    """The reasoning items among a response's output items, as the turn's state."""
+    items = [
+        dict(item)
+        for item in output
+        if isinstance(item, Mapping) and item.get("type") == "reasoning"
+    ]
+    return ProviderState(provider=PROVIDER, data={"items": items}) if items else None
 
 
 def function_call_item(call: ToolCall) -> dict[str, Any]:
@@ -144,8 +168,11 @@ def parse_response(data: Mapping[str, Any]) -> ModelResponse:
         raise IncompleteResponseError("the response holds no output")
     text = "".join(_item_text(item) for item in output if isinstance(item, Mapping))
     calls = parse_calls([item for item in output if isinstance(item, Mapping)])
+    message = AssistantMessage(
+        content=text or None, tool_calls=calls, provider_state=reasoning_state(output)
+    )
     return ModelResponse(
-        message=AssistantMessage(content=text or None, tool_calls=calls),
+        message=message,
         usage=parse_usage(data.get("usage")),
         finish_reason=finish_reason(data, has_calls=bool(calls)),
         model=data.get("model"),
@@ -305,8 +332,14 @@ class ResponseStreamAssembler:
             )
             for call in self.calls.values()
         )
+        output = self.final.get("output")
+        message = AssistantMessage(
+            content="".join(self.text) or None,
+            tool_calls=calls,
+            provider_state=reasoning_state(output if isinstance(output, list) else []),
+        )
         return ModelResponse(
-            message=AssistantMessage(content="".join(self.text) or None, tool_calls=calls),
+            message=message,
             usage=parse_usage(self.final.get("usage")),
             finish_reason=finish_reason(self.final, has_calls=bool(calls)),
             model=self.final.get("model"),

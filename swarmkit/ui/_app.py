@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from swarmkit.exceptions import SessionNotFoundError, SwarmkitError
-from swarmkit.journal import Journal, JournalRecord
+from swarmkit.journal import Journal, JournalRecord, turn_of, turn_sessions
 from swarmkit.swarm import Swarm
 from swarmkit.ui._decisions import DecisionRefused, decide, decision_from
 from swarmkit.ui._picture import Edge, draw_svg, mark_path, swarm_edges
@@ -100,7 +100,17 @@ class Viewer:
         view["drawing"] = self._drawing(records, view["trail"])
         view["can_replay"] = self.swarm is not None
         view["can_decide"] = self.swarm is not None and self.allow_decisions
+        view["thread"] = await self._thread(session_id)
         return Reply(status=200, body=view)
+
+    async def _thread(self, session_id: str) -> dict[str, Any]:
+        """The conversation a session is a turn of, with all its turns, first to last."""
+        conversation, turn = turn_of(session_id)
+        return {
+            "conversation": conversation,
+            "turn": turn,
+            "turns": await turn_sessions(self.journal, conversation),
+        }
 
     def _drawing(self, records: tuple[JournalRecord, ...], trail: list[str]) -> str:
         edges: list[Edge] = swarm_edges(self.swarm) if self.swarm else []

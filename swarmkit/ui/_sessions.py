@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from swarmkit.journal import Journal, JournalRecord, SessionInfo
+from swarmkit.journal import Journal, JournalRecord, SessionInfo, turn_of
 
 MAX_PAGE = 200
 """The most rows one page holds."""
@@ -163,6 +163,7 @@ class SessionList:
             "duration": max(0.0, info.updated_at - info.started_at),
             "records": info.records,
             "prompt": info.prompt,
+            **dict(zip(("conversation", "turn"), turn_of(info.session_id), strict=True)),
         }
 
     async def _current(self) -> tuple[SessionInfo, ...]:

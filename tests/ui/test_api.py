@@ -6,9 +6,10 @@ import asyncio
 import json
 from pathlib import Path
 
+from swarmkit import Agent, Swarm
 from swarmkit.demo import support_swarm
 from swarmkit.journal import SQLiteJournal
-from swarmkit.testing import text, tool_call
+from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 from swarmkit.ui import ViewerServer
 from tests.swarm.test_seed_parity import _billing_swarm
 from tests.ui.conftest import SECRET, ServeViewer, append, client
@@ -235,3 +236,36 @@ def test_a_refused_mapped_handoff_shows_its_validation_error(
     refused = [step["data"] for step in steps if step["kind"] == "handoff_refused"]
     assert refused[0]["reason"] == "payload"
     assert "amount_eur" in refused[0]["detail"]
+
+
+def test_a_conversation_s_turns_are_one_thread_in_the_list_and_the_session(
+    tmp_path: Path, serve: ServeViewer
+) -> None:
+    """Rows name their conversation and turn; a turn's page lists the whole thread."""
+    path = tmp_path / "chat.db"
+    model = ScriptedModel(transfer("billing"), text("refunded"), text("hello again"))
+    with SQLiteJournal(path) as journal:
+        swarm = Swarm(
+            [Agent(name="triage", handoffs=["billing"]), Agent(name="billing", handoffs=[])],
+            "triage",
+            model=model,
+            next_turn="entry",
+            journal=journal,
+        )
+        swarm.run_sync("Refund me", session_id="chat", continue_session=True)
+        swarm.run_sync("Hello", session_id="chat", continue_session=True)
+    http = client(serve(path))
+
+    rows = {r["session_id"]: r for r in http.get("/api/sessions").json()["rows"]}
+    turn = http.get("/api/sessions/chat__turn_2").json()
+
+    assert (rows["chat__turn_2"]["conversation"], rows["chat__turn_2"]["turn"]) == ("chat", 2)
+    assert (rows["chat"]["conversation"], rows["chat"]["turn"]) == ("chat", 1)
+    assert turn["thread"] == {"conversation": "chat", "turn": 2, "turns": ["chat", "chat__turn_2"]}
+    started = turn["steps"][0]["data"]
+    assert started["next_turn"] == {
+        "policy": "entry",
+        "agent": "triage",
+        "last_agent": "billing",
+        "condition": None,
+    }

@@ -8,10 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from swarmkit import Agent, Swarm
 from swarmkit.demo import support_swarm
+from swarmkit.journal import SQLiteJournal
+from swarmkit.testing import ScriptedModel, text, transfer
 from swarmkit.ui import ViewerServer
 from tests.ui.browser import launch, screenshot_path
-from tests.ui.conftest import SECRET, ServeViewer, append
+from tests.ui.conftest import SECRET, ServeViewer, _run, append
 from tests.ui.swarms import changed_swarm, pausing_swarm
 
 if TYPE_CHECKING:
@@ -190,3 +193,36 @@ def test_a_running_session_updates_as_its_steps_are_journaled(
 
 
 _REFUSED = {"source": "triage", "target": "human", "reason": "cycle", "decided_by": "llm"}
+
+
+def test_a_later_turn_shows_its_thread_and_next_turn_decision(
+    page: Page, tmp_path: Path, serve: ServeViewer
+) -> None:
+    """The list marks turn 2 of chat; its page lists the thread and who the policy chose."""
+    path = tmp_path / "chat.db"
+    _run(_chat(path))
+    server = serve(path)
+
+    _open(page, server)
+    assert "turn 2 of chat" in page.locator("tr[data-session=chat__turn_2]").inner_text()
+    _open(page, server, "/session/chat__turn_2")
+
+    assert "Conversation chat: turn 2 of 2" in page.locator("#thread").inner_text()
+    assert page.locator("#thread a").inner_text() == "chat"
+    decision = page.locator("#timeline .next-turn").inner_text()
+    assert "triage" in decision and "entry" in decision and "last was billing" in decision
+
+
+async def _chat(path: Path) -> None:
+    """Two turns of conversation ``chat``, the second started at triage by next_turn="entry"."""
+    model = ScriptedModel(transfer("billing"), text("refunded"), text("hello again"))
+    with SQLiteJournal(path) as journal:
+        swarm = Swarm(
+            [Agent(name="triage", handoffs=["billing"]), Agent(name="billing", handoffs=[])],
+            "triage",
+            model=model,
+            next_turn="entry",
+            journal=journal,
+        )
+        await swarm.run("Refund me", session_id="chat", continue_session=True)
+        await swarm.run("Hello", session_id="chat", continue_session=True)

@@ -75,7 +75,8 @@ async function sessionsPage() {
   } }, statusSelect, agentInput, search, el("button", { type: "submit" }, "Filter"));
 
   const rows = data.rows.map((row) => el("tr", { "data-session": row.session_id },
-    el("td", {}, el("a", { href: "/session/" + encodeURIComponent(row.session_id), class: "mono" }, row.session_id)),
+    el("td", {}, el("a", { href: "/session/" + encodeURIComponent(row.session_id), class: "mono" }, row.session_id),
+      row.turn > 1 ? el("span", { class: "muted turn" }, ` turn ${row.turn} of `, el("a", { href: "/session/" + encodeURIComponent(row.conversation), class: "mono" }, row.conversation)) : null),
     el("td", {}, badge(row.status)),
     el("td", {}, row.stop_reason || "–"),
     el("td", {}, row.agents.join(" → ")),
@@ -135,12 +136,22 @@ function renderSession(s) {
     el("p", {}, el("a", { href: "/" }, "← all sessions")),
     el("h1", {}, "Session ", el("span", { class: "mono" }, s.session_id)),
     summary,
+    threadPanel(s.thread),
     s.pending ? pendingPanel(s) : null,
     el("h2", {}, "The swarm, and the path this session took"), drawing,
     replayPanel(s),
     el("h2", {}, "Timeline"),
     el("ol", { class: "timeline", id: "timeline" }, s.steps.map(stepItem)),
   ].filter(Boolean));
+}
+
+function threadPanel(t) {
+  // A conversation's turns are sessions of their own: the page lists them as one thread.
+  if (!t || t.turns.length < 2) return null;
+  const turns = t.turns.map((id, i) => el("li", {}, i + 1 === t.turn
+    ? el("b", { class: "mono" }, id)
+    : el("a", { href: "/session/" + encodeURIComponent(id), class: "mono" }, id)));
+  return el("div", { id: "thread" }, el("h2", {}, `Conversation ${t.conversation}: turn ${t.turn} of ${t.turns.length}`), el("ol", {}, turns));
 }
 
 function pendingPanel(s) {
@@ -219,7 +230,8 @@ const LABELS = { run_started: "start", agent_started: "agent", model_call: "mode
 const DECIDED = { rule: "a rule", llm: "the LLM", tool: "a tool" };
 
 const STEPS = {
-  run_started: (d) => [el("div", {}, `entry agent ${d.entry_agent}`), el("pre", {}, d.prompt), el("div", { class: "muted" }, "context ", el("code", {}, JSON.stringify(d.context || {})))],
+  run_started: (d) => [el("div", {}, `entry agent ${d.entry_agent}`), el("pre", {}, d.prompt), el("div", { class: "muted" }, "context ", el("code", {}, JSON.stringify(d.context || {}))),
+    d.next_turn ? el("div", { class: "next-turn" }, "next turn ", el("b", {}, d.next_turn.agent), ` by policy ${d.next_turn.policy}`, d.next_turn.condition ? el("code", {}, " " + d.next_turn.condition) : null, ` (last was ${d.next_turn.last_agent})`) : null],
   agent_started: (d) => [el("div", {}, el("b", {}, d.agent), ` is active (${d.handoff_count ? "after handoff #" + d.handoff_count : "entry agent"})`)],
   rule: (d) => [el("div", {}, `${d.agent}: rule `, el("code", {}, d.condition || "always"), ` fired → `, el("b", {}, d.target), " (no model call)")],
   model_call: (d) => {

@@ -269,3 +269,24 @@ def test_a_conversation_s_turns_are_one_thread_in_the_list_and_the_session(
         "last_agent": "billing",
         "condition": None,
     }
+
+
+def test_a_supervisors_delegation_step_links_its_sub_run(
+    tmp_path: Path, serve: ServeViewer
+) -> None:
+    """A delegation's tool step names the sub-run's session, which the viewer then shows."""
+    path = tmp_path / "boss.db"
+    helper = Agent(name="helper", handoffs=[], model=ScriptedModel(text("42")))
+    boss_model = ScriptedModel(tool_call("ask_helper", input="the answer?"), text("It is 42."))
+    boss = Agent(name="boss", tools=[helper.as_tool()], handoffs=[], model=boss_model)
+    swarm = Swarm([boss, helper], "boss")
+    with SQLiteJournal(path) as journal:
+        swarm.run_sync("go", session_id="boss", journal=journal)
+    http = client(serve(path, swarm=swarm))
+
+    steps = http.get("/api/sessions/boss").json()["steps"]
+    linked = [s["data"].get("sub_session") for s in steps if s["kind"] == "tool_call"]
+    sub_run = http.get("/api/sessions/boss__swarm_helper_0_call_1").json()
+
+    assert linked == ["boss__swarm_helper_0_call_1"]
+    assert sub_run["trail"] == ["helper"]

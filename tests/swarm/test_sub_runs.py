@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -12,6 +13,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from swarmkit import Agent, Swarm, UsageLimits, tool
 from swarmkit.events import Event, SubRunEvent, event_from_data, event_to_data
 from swarmkit.journal import InMemoryJournal
+from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, turn
 from swarmkit.testing import tool_call as call
 from swarmkit.tracing import RunTracing
@@ -35,7 +37,12 @@ class Recorder:
             yield event
 
 
-def _planner(*, observers: list[Any] | None = None, **models: Any) -> Swarm:
+def _planner(
+    *,
+    observers: list[Any] | None = None,
+    journal: InMemoryJournal | None = None,
+    **models: Any,
+) -> Swarm:
     """A planner that asks flights and hotels at once; flights uses a tool."""
     flights = Agent(name="flights", tools=[lookup], handoffs=[], model=models.get("flights"))
     hotels = Agent(name="hotels", handoffs=[], model=models.get("hotels"))
@@ -48,7 +55,7 @@ def _planner(*, observers: list[Any] | None = None, **models: Any) -> Swarm:
     return Swarm(
         [planner, flights, hotels],
         "planner",
-        journal=models.get("journal") or InMemoryJournal(),
+        journal=journal or InMemoryJournal(),
         observers=observers or [],
     )
 
@@ -239,3 +246,28 @@ async def test_a_delegate_that_runs_out_of_the_shared_budget_stops_and_says_so()
     assert told[0].is_error
     assert "flights" in told[0].content and "max_tool_calls=1 reached" in told[0].content
     assert (result.stop_reason, result.final_output) == ("final_output", "Sorry.")
+
+
+async def test_the_first_sub_runs_events_stream_while_the_others_still_run() -> None:
+    """hotels answers only once the reader has seen flights' answer: events arrive live."""
+    seen = asyncio.Event()
+
+    class WaitsForTheReader(ScriptedModel):
+        async def respond(self, request: ModelRequest) -> ModelResponse:
+            await seen.wait()
+            return await super().respond(request)
+
+    scripts = _scripts()
+    scripts["hotels"] = WaitsForTheReader(text("Hotel Bristol"))
+    swarm = _planner(**scripts)
+    kinds: list[str] = []
+
+    async def read() -> None:
+        async for event in swarm.stream("plan a trip", session_id="trip"):
+            if isinstance(event, SubRunEvent) and event.event.kind == "run_finished":
+                kinds.append(event.session_id)
+                seen.set()
+
+    await asyncio.wait_for(read(), timeout=30)  # a guard: held events would never set it
+
+    assert kinds == ["trip__swarm_flights_0_call_1", "trip__swarm_hotels_0_call_2"]

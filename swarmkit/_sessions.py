@@ -37,6 +37,7 @@ from swarmkit.journal import (
 from swarmkit.journal._digest import PartCache
 from swarmkit.journal._records import corrupt_record, json_default
 from swarmkit.journal._tape import (
+    STATE_EDITED,
     LeaseTerms,
     RecordSink,
     Tape,
@@ -49,7 +50,7 @@ from swarmkit.messages import UserMessage
 from swarmkit.redaction import Redactor, refuse_secret_context
 from swarmkit.result import RunResult, SessionState
 from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
-from swarmkit.spec import Delegator, RunSeams, SwarmSpec
+from swarmkit.spec import Delegator, RunSeams, SubRun, SwarmSpec
 from swarmkit.tools import InProcessToolRunner, ToolRunner
 
 
@@ -291,20 +292,30 @@ class Sessions:
         start = start_of(records, session_id)
         state = self._start_state(start, session_id, seams)
         states: list[SessionState] = []
-        previous: list[JournalRecord] = []
+        # Records reached but not yet shown, each with the context it had when a fork's edit
+        # came in after it (None: the state's own).
+        pending: list[tuple[JournalRecord, dict[str, Any] | None]] = []
 
         def replayed(record: JournalRecord) -> None:
-            # Everything the previous record caused has happened once the next one is reached.
-            if previous:
-                states.append(_snapshot(state, previous.pop()))
-            previous.append(record)
+            # Everything a record caused has happened once the run reaches its next step's
+            # record. A fork's edit is not a step: it is reached (and applied) inside the
+            # step before it, so that step is shown once the next real step is reached.
+            if record.kind != STATE_EDITED:
+                states.extend(_snapshot(state, seen, context) for seen, context in pending)
+                pending.clear()
+            pending.append((record, None))
 
-        travel = TimeTravel(apply=state.context.update, replayed=replayed)
+        def apply(update: Mapping[str, Any]) -> None:
+            before = _plain(state.context)
+            pending[:] = [(seen, before if c is None else c) for seen, c in pending]
+            state.context.update(update)
+
+        travel = TimeTravel(apply=apply, replayed=replayed)
         tape = self._tape(
             None, session_id, replayable(records), seams, go_live=False, travel=travel
         )
         await self._drive(tape, seams, state, store)
-        states.extend(_snapshot(state, record) for record in previous)
+        states.extend(_snapshot(state, seen, context) for seen, context in pending)
         return tuple(states)
 
     async def fork(
@@ -429,25 +440,46 @@ class Sessions:
         self, store: Journal | None, seams: RunSeams, limits: UsageLimits | None = None
     ) -> Delegator:
         """How this run's delegation tools run their sub-runs: in the same journal, resumable,
-        under the run's own usage limits (their tokens also count in the parent's)."""
+        under the run's own usage limits (their calls count in the parent's)."""
 
-        async def delegate(
-            agent: str, task: str, session_id: str, context: Mapping[str, Any]
-        ) -> RunResult:
-            start = Start(prompt=task, context=dict(context), entry=agent)
-            if store is None or await store.next_seq(session_id) == 0:
-                tape = self._tape(store, session_id, (), seams)
-                return await self._run_on(tape, seams, start, session_id, store, limits=limits)
-            # The parent crashed after this sub-run began: finish it, never start it twice.
-            records = await store.read(session_id)
-            if session_status(records) in ("finished", "limited"):
-                tape = self._tape(None, session_id, replayable(records), seams, go_live=False)
-            else:
-                prefix = resumable_prefix(records)
-                tape = self._tape(store, session_id, prefix, seams, next_seq=len(records))
-            return await self._run_on(tape, seams, start, session_id, store, limits=limits)
+        def delegate(sub: SubRun) -> AsyncGenerator[Event, None]:
+            return self._sub_run(sub, store, seams, limits)
 
         return delegate
+
+    async def _sub_run(
+        self, sub: SubRun, store: Journal | None, seams: RunSeams, limits: UsageLimits | None
+    ) -> AsyncGenerator[Event, None]:
+        """A sub-run's own events (its parent's observers see them, wrapped, in its stream)."""
+        session_id = sub.session_id
+        start = Start(prompt=sub.task, context=dict(sub.context), entry=sub.agent)
+        journaled = store is not None and await store.next_seq(session_id) != 0
+        records = await store.read(session_id) if store is not None and journaled else ()
+        if sub.replay_only:
+            if not records:
+                return  # not journaled (a parent exported alone): no events to show
+            tape = self._tape(None, session_id, replayable(records), seams, go_live=False)
+        elif not records:
+            tape = self._tape(store, session_id, (), seams)
+        # The parent crashed after this sub-run began: finish it, never start it twice.
+        elif session_status(records) in ("finished", "limited"):
+            tape = self._tape(None, session_id, replayable(records), seams, go_live=False)
+        else:
+            prefix = resumable_prefix(records)
+            tape = self._tape(store, session_id, prefix, seams, next_seq=len(records))
+        state = self._start_state(start, session_id, seams)
+        state.spend = sub.spend
+        tape.bind_state(state.context.update)
+        await tape.open()
+        inner = replace(seams, delegate=self._delegator(store, seams, limits))
+        spec = self._spec_for(limits)
+        loop = RunLoop(spec, state, tape, inner, streaming=sub.streaming, quiet=sub.quiet)
+        events = loop.events()
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await events.aclose()
 
     # -- states --------------------------------------------------------------------------
 
@@ -552,16 +584,24 @@ def start_of(records: Sequence[JournalRecord], session_id: str) -> Start:
     )
 
 
-def _snapshot(state: RunState, record: JournalRecord) -> SessionState:
+def _snapshot(
+    state: RunState, record: JournalRecord, context: dict[str, Any] | None = None
+) -> SessionState:
     return SessionState(
         step=record.seq,
         kind=record.kind,
         agent=state.agent,
-        context=json.loads(json.dumps(state.context)),
+        context=_plain(state.context) if context is None else context,
         handoff_count=state.handoff_count,
         turns=state.turns,
         messages=tuple(state.transcript),
     )
+
+
+def _plain(context: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of the context as plain JSON data, detached from the run's."""
+    copied: dict[str, Any] = json.loads(json.dumps(context))
+    return copied
 
 
 def _fork_prefix(

@@ -149,6 +149,7 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         peers=peers,
         peer_handoffs=peer_handoffs,
         default_model=resolve.default(config.model),
+        llm_edges=_llm_edges(config.graph),
         **_legacy_tool(config.legacy_handoff_tool, config.handoff_tool_name),
     )
     plans = {name: build_plan(agent, options, resolve) for name, agent in peers.items()}
@@ -357,6 +358,14 @@ def _check_graph(graph: HandoffGraph | None, peers: Mapping[str, Agent]) -> None
         raise ConfigurationError(
             f"the graph names agents the swarm does not have: {', '.join(unknown)}"
         )
+
+
+def _llm_edges(graph: HandoffGraph | None) -> dict[str, tuple[str, ...]]:
+    """Each agent's LLM edges in the graph: the handoffs it declares for the agent."""
+    edges: dict[str, tuple[str, ...]] = {}
+    for edge in graph.llm_edges() if graph is not None else ():
+        edges[edge.source] = (*edges.get(edge.source, ()), edge.target)
+    return edges
 
 
 def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent], option: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from swarmkit.agent import Agent
@@ -63,6 +63,8 @@ class PlanOptions:
     """Whether agents get the single legacy tool instead of per-target tools."""
     handoff_tool_name: str
     """The legacy tool's name."""
+    llm_edges: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The graph's LLM edges: each source agent's targets, as if listed in its handoffs."""
 
 
 def build_plan(agent: Agent, options: PlanOptions, resolve: ModelResolver) -> AgentPlan:
@@ -125,9 +127,11 @@ class ModelResolver:
 
 def _handoff_configs(agent: Agent, options: PlanOptions) -> dict[str, Handoff]:
     own = agent.handoff_configs()
+    declared = options.llm_edges.get(agent.name)
     if own is None:
-        targets = [n for n in options.peers if n != agent.name]
+        targets = declared or [n for n in options.peers if n != agent.name]
         return {n: options.peer_handoffs.get(n, Handoff(agent=n)) for n in targets}
+    _check_llm_edges(agent, own, declared or ())
     configs: dict[str, Handoff] = {}
     for handoff in own:
         target = handoff.target
@@ -139,6 +143,18 @@ def _handoff_configs(agent: Agent, options: PlanOptions) -> dict[str, Handoff]:
             )
         configs[target] = _merge(handoff, options.peer_handoffs.get(target))
     return configs
+
+
+def _check_llm_edges(agent: Agent, own: Sequence[Handoff], declared: Sequence[str]) -> None:
+    """The graph's LLM edges from an agent with its own ``handoffs=`` must be among them."""
+    listed = {handoff.target for handoff in own}
+    missing = [target for target in declared if target not in listed]
+    if missing:
+        raise ConfigurationError(
+            f"the graph declares LLM edges from {agent.name!r} to {', '.join(map(repr, missing))}"
+            f", but agent {agent.name!r} lists handoffs={sorted(listed)}: add them to its "
+            "handoffs=, or remove the edges (an LLM edge is the same as a listed handoff)"
+        )
 
 
 def _check_then(agent: Agent, options: PlanOptions) -> None:

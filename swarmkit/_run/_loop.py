@@ -14,7 +14,7 @@ from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
 from swarmkit._run._callbacks import handoff_callback
 from swarmkit._run._conversation import start_data, with_own_memory
-from swarmkit._run._delegate import run_delegations
+from swarmkit._run._delegate import Delegating, run_delegations
 from swarmkit._run._limits import apply_refusal_policy, continuation, may_hand_off, refusal
 from swarmkit._run._mapping import mapped_payload
 from swarmkit._run._offers import not_offered
@@ -50,7 +50,14 @@ from swarmkit.journal._digest import RequestHistory
 from swarmkit.journal._tape import StepWriter, with_history
 from swarmkit.limits import LimitBreach
 from swarmkit.messages import ToolCall, ToolMessage, UserMessage
-from swarmkit.models import AttemptDiscarded, ModelRequest, ModelResponse, StreamingModel, Usage
+from swarmkit.models import (
+    AttemptDiscarded,
+    ModelRequest,
+    ModelResponse,
+    StreamingModel,
+    Usage,
+    provider_of,
+)
 from swarmkit.models import TextDelta as ModelTextDelta
 from swarmkit.plan import AgentPlan
 from swarmkit.result import DecidedBy, HandoffRecord, RuleDecision
@@ -181,9 +188,14 @@ class RunLoop:
             call = await self._start_call(plan)
             if call.started is not None:
                 yield call.started
-            response = await self._tape.replayed_response(
-                plan.name, call.turn, call.request, call.history
-            )
+            try:
+                response = await self._tape.replayed_response(
+                    plan.name, call.turn, call.request, call.history
+                )
+            finally:
+                # Counted once the call is under way (a journaled failure counts too), not
+                # while its record is reached: the state history shows states between steps.
+                self._count_call(call)
             if response is None:
                 async for item in self._live_call(plan, call):
                     if isinstance(item, ModelResponse):
@@ -288,7 +300,8 @@ class RunLoop:
     # -- model ---------------------------------------------------------------------------
 
     async def _start_call(self, plan: AgentPlan) -> _Call:
-        """Check the limits, build the request and count the turn, before the model is asked."""
+        """Check the limits and build the request (the turn's number), before the model is
+        asked."""
         state = self._state
         await self._within_limits(budget.before_call(self._swarm, state))
         # The history goes to the tape by reference: a replayed step never copies it.
@@ -296,9 +309,13 @@ class RunLoop:
         request = await build_request(self._swarm, state, plan, head_only=replaying)
         request = budget.shaped(self._swarm, state, request)
         history = RequestHistory(view=state.view, items=state.own_items, count=len(state.own_items))
-        state.turns += 1
-        started = None if self._quiet else _call_started(plan, state.turns)
-        return _Call(request=request, history=history, turn=state.turns, started=started)
+        turn = state.turns + 1
+        started = None if self._quiet else _call_started(plan, turn)
+        return _Call(request=request, history=history, turn=turn, started=started)
+
+    def _count_call(self, call: _Call) -> None:
+        self._state.turns = call.turn
+        self._state.spend.add(model_calls=1)
 
     async def _live_call(
         self, plan: AgentPlan, call: _Call
@@ -471,7 +488,8 @@ class RunLoop:
         self, plan: AgentPlan, calls: list[ToolCall], results: dict[str, ToolMessage]
     ) -> AsyncIterator[ev.Event]:
         state, tape = self._state, self._tape
-        async for item in run_delegations(plan, calls, state, tape, self._seams):
+        how = Delegating(quiet=self._quiet, streaming=self._streaming)
+        async for item in run_delegations(plan, calls, state, tape, self._seams, how=how):
             if not isinstance(item, tuple):
                 yield item
                 continue
@@ -624,7 +642,13 @@ class RunLoop:
         state.refusals.append(detail)
         await self._tape.note(
             "handoff_refused",
-            {"source": plan.name, "target": target, "decided_by": decided_by, "reason": reason},
+            {
+                "source": plan.name,
+                "target": target,
+                "decided_by": decided_by,
+                "reason": reason,
+                "detail": detail,
+            },
         )
         self._log(
             "handoff_refused",
@@ -657,8 +681,8 @@ class RunLoop:
             message=request.message,
             condition=condition,
         )
-        state.handoffs.append(record)
         await self._tape.note("handoff", record_data(record))
+        state.handoffs.append(record)
         state.used_by_agent[plan.name] += 1
         state.previous_agent, state.agent = plan.name, request.target
         state.payload, state.handoff_message = request.payload, request.message
@@ -691,6 +715,7 @@ class RunLoop:
             agent=agent,
             sub_session_id=f"{state.session_id}__swarm_{agent}_{state.handoff_count}",
             handoff_count=state.handoff_count,
+            provider=provider_of(self._swarm.plans[agent].model),
         )
         await self._tape.note(
             "agent_started",
@@ -746,7 +771,7 @@ def _call_started(plan: AgentPlan, turn: int) -> ev.ModelCallStarted:
         agent=plan.name,
         turn=turn,
         model=_text_attribute(plan.model, "name"),
-        provider=_text_attribute(plan.model, "provider"),
+        provider=provider_of(plan.model),
     )
 
 

@@ -105,10 +105,13 @@ def _handoff(data: Mapping[str, Any]) -> list[str]:
 
 
 def _refused(data: Mapping[str, Any]) -> list[str]:
-    return [
+    lines = [
         f"refused  {data.get('source')} -> {data.get('target')} ({data.get('reason')}), asked "
         f"by {data.get('decided_by')}"
     ]
+    if data.get("detail"):
+        lines.append(f"         {one_line(str(data['detail']), limit=300)}")
+    return lines
 
 
 def _model_call(data: Mapping[str, Any]) -> list[str]:

@@ -24,6 +24,7 @@ from swarmkit.models._base import (
 )
 from swarmkit.models._deadline import Timeouts
 from swarmkit.models._names import model_from_string
+from swarmkit.models._providers import UNKNOWN_PROVIDER, provider_for_url, provider_of
 
 if TYPE_CHECKING:
     from swarmkit.models._anthropic import AnthropicModel
@@ -41,6 +42,7 @@ _LAZY = {
 }
 
 __all__ = [
+    "UNKNOWN_PROVIDER",
     "AnthropicModel",
     "AttemptDiscarded",
     "GeminiModel",
@@ -59,6 +61,8 @@ __all__ = [
     "ToolCallDelta",
     "ToolSpec",
     "Usage",
+    "provider_for_url",
+    "provider_of",
     "model_from_string",
 ]
 

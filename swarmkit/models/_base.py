@@ -196,7 +196,12 @@ ModelDelta = TextDelta | ToolCallDelta | AttemptDiscarded
 
 @runtime_checkable
 class Model(Protocol):
-    """Anything that answers a model request: the OpenAI adapter, a scripted model, a replay."""
+    """Anything that answers a model request: the OpenAI adapter, a scripted model, a replay.
+
+    A model may also declare ``name`` (the model it asks for) and ``provider`` (who serves it,
+    as traces name it in ``gen_ai.provider.name``, e.g. ``openai`` or ``anthropic``); a model
+    that declares no provider is traced as ``_OTHER``.
+    """
 
     async def respond(self, request: ModelRequest) -> ModelResponse:
         """Answer one request with a complete response."""

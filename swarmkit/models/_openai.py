@@ -23,6 +23,7 @@ from swarmkit.models._chat_completions import (
     request_json,
 )
 from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
+from swarmkit.models._providers import provider_for_url
 from swarmkit.models._retry import (
     CallRetrier,
     RetryPolicy,
@@ -43,9 +44,6 @@ class OpenAIModel:
     first call from ``api_key``/``base_url`` or ``OPENAI_API_KEY``/``OPENAI_BASE_URL``, so an
     OpenAIModel can be constructed (and a journal replayed) with no key set.
     """
-
-    provider = "openai"
-    """Who serves the model, as traces name it (``gen_ai.provider.name``)."""
 
     def __init__(
         self,
@@ -71,6 +69,9 @@ class OpenAIModel:
         _check_arguments(model, client, base_url, api_key, retry)
         self.name = model
         """The model name sent with every request."""
+        self.provider = _provider(client, base_url)
+        """Who serves the model, as traces name it (``gen_ai.provider.name``): ``openai``, or
+        the listed provider whose host the base URL names (Azure OpenAI, Groq, Mistral...)."""
         self.retry = retry or RetryPolicy()
         """The retry policy of every call."""
         self.timeouts = timeouts_of(timeout, timeouts)
@@ -198,6 +199,13 @@ class OpenAIModel:
     ) -> None:
         latency = self._clock() - started
         log_call_finished(self.name, response, attempt=attempt, latency_s=latency, stream=stream)
+
+
+def _provider(client: AsyncOpenAI | None, base_url: str | None) -> str:
+    """The provider the endpoint is: the client's, the given or the environment's base URL."""
+    if client is not None:
+        return provider_for_url(str(client.base_url))
+    return provider_for_url(base_url or os.environ.get("OPENAI_BASE_URL"))
 
 
 def _check_arguments(

@@ -88,6 +88,9 @@ def _steps(records: Sequence[JournalRecord], swarm: Swarm | None) -> list[dict[s
                 update = (record.data.get("outcome") or {}).get("update")
                 if isinstance(update, Mapping):
                     context.update(update)
+                sub_run = _sub_run_of(record, swarm, handoff_count)
+                if sub_run is not None:
+                    data["sub_session"] = sub_run
             if swarm is not None and _routes_here(record, swarm, explained, handoff_count):
                 state = {**context, "swarm": {"agent": agent, "handoff_count": handoff_count}}
                 step["explain"] = _explanation(swarm, agent, state)
@@ -97,6 +100,16 @@ def _steps(records: Sequence[JournalRecord], swarm: Swarm | None) -> list[dict[s
             step["unreadable"] = f"{type(exc).__name__}: {exc}"
         steps.append(step)
     return steps
+
+
+def _sub_run_of(record: JournalRecord, swarm: Swarm | None, handoff_count: int) -> str | None:
+    """The session id of the sub-run a delegation tool call ran, when the swarm says it is one."""
+    data = record.data
+    plan = swarm.plans.get(str(data.get("agent"))) if swarm is not None else None
+    delegate = plan.delegates.get(str(data.get("name"))) if plan is not None else None
+    if delegate is None:
+        return None
+    return f"{record.session_id}__swarm_{delegate.agent}_{handoff_count}_{data.get('id')}"
 
 
 def _routes_here(

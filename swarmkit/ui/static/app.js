@@ -256,6 +256,7 @@ const STEPS = {
   tool_call: (d) => {
     const o = d.outcome || {};
     return [el("div", {}, `${d.agent} `, el("code", {}, d.name), " ", el("code", {}, shown(d.arguments))),
+      d.sub_session ? el("div", { class: "muted" }, "sub-run ", el("a", { href: "/session/" + encodeURIComponent(d.sub_session), class: "mono" }, d.sub_session)) : null,
       el("pre", { class: o.is_error ? "errors" : "" }, (o.is_error ? "error: " : "→ ") + shown(o.content))];
   },
   handoff: (d) => [el("div", {}, `#${d.number} ${d.source} → `, el("b", {}, d.target), `, decided by ${DECIDED[d.decided_by] || d.decided_by}`, d.decided_by === "rule" ? el("code", {}, " " + (d.condition || "always")) : null),

@@ -88,6 +88,11 @@ class RunLoop:
         self._seams = seams
         self._streaming = streaming
         self._quiet = quiet
+        # Limits that are not configured cost nothing: with neither usage limits nor time
+        # limits, a live step skips their checks (a replay still asks the journal for stops).
+        self._limits = swarm.usage_limits
+        self._timed = swarm.run_timeout is not None or swarm.agent_timeout is not None
+        self._limited = self._limits is not None or self._timed
 
     async def events(self) -> AsyncGenerator[ev.Event, None]:
         """Run to the end, yielding every event exactly once."""
@@ -183,7 +188,9 @@ class RunLoop:
             response = await self._tape.replayed_response(
                 plan.name, call.turn, call.request, call.history
             )
-            if response is None:
+            if response is None and not self._timed and not self._streams(plan):
+                response = await self._plain_call(plan, call)
+            elif response is None:
                 async for item in self._live_call(plan, call):
                     if isinstance(item, ModelResponse):
                         response = item
@@ -289,15 +296,33 @@ class RunLoop:
     async def _start_call(self, plan: AgentPlan) -> _Call:
         """Check the limits, build the request and count the turn, before the model is asked."""
         state = self._state
-        await self._within_limits(budget.before_call(self._swarm, state))
-        # The history goes to the tape by reference: a replayed step never copies it.
         replaying = self._tape.replaying
+        if self._limited or replaying:
+            await self._within_limits(budget.before_call(self._swarm, state))
+            replaying = self._tape.replaying
+        # The history goes to the tape by reference: a replayed step never copies it.
         request = await build_request(self._swarm, state, plan, head_only=replaying)
-        request = budget.shaped(self._swarm, state, request)
+        if self._limits is not None:
+            request = budget.shaped(self._swarm, state, request)
         history = RequestHistory(view=state.view, items=state.own_items, count=len(state.own_items))
         state.turns += 1
         started = None if self._quiet else _call_started(plan, state.turns)
         return _Call(request=request, history=history, turn=state.turns, started=started)
+
+    def _streams(self, plan: AgentPlan) -> bool:
+        return self._streaming and isinstance(plan.model, StreamingModel)
+
+    async def _plain_call(self, plan: AgentPlan, call: _Call) -> ModelResponse:
+        """Ask the model with no time limit and no stream (the common live call): no generator
+        in between; journal the answer."""
+        request = with_history(call.request, call.history) if self._tape.replaying else call.request
+        try:
+            response = await plan.model.respond(request)
+        except ModelError as exc:
+            self._tape.record_model_error(plan.name, call.turn, request, exc)
+            raise
+        self._tape.record_response(plan.name, call.turn, request, response)
+        return response
 
     async def _live_call(
         self, plan: AgentPlan, call: _Call
@@ -325,10 +350,11 @@ class RunLoop:
         """Count the answer's usage against the limits and add it, attributed, to the history."""
         state = self._state
         state.usage[plan.name] = state.usage.get(plan.name, Usage()) + response.usage
-        model_name = response.model or getattr(plan.model, "name", plan.name)
-        await self._within_limits(
-            budget.after_answer(self._swarm, state, str(model_name), response.usage)
-        )
+        if self._limited or self._tape.replaying:
+            model_name = response.model or getattr(plan.model, "name", plan.name)
+            await self._within_limits(
+                budget.after_answer(self._swarm, state, str(model_name), response.usage)
+            )
         message = replies.attributed(response.message, plan.name)
         state.append(message)
         if message.content:
@@ -362,6 +388,8 @@ class RunLoop:
     # -- time and usage limits -----------------------------------------------------------
 
     def _time_left(self) -> float | None:
+        if not self._timed:
+            return None
         return budget.time_left(self._swarm, self._state, self._seams.runtime.clock())
 
     def _expired(self) -> LimitBreach | None:
@@ -378,7 +406,7 @@ class RunLoop:
         held = self._tape.held_stop()
         if held is not None:
             breach = LimitBreach.from_data(held.data) if held.data is not None else None
-        elif breach is None:
+        elif breach is None and self._timed:
             breach = budget.time_breach(self._swarm, self._state, self._seams.runtime.clock())
         if breach is None:
             return
@@ -516,7 +544,10 @@ class RunLoop:
                 return replies.rejected_outcome(decision)
             if isinstance(decision, Edit):
                 arguments = json.dumps(dict(decision.payload))
-        await self._within_limits(budget.before_tool_call(self._swarm, self._state))
+        if self._limited or self._tape.replaying:
+            await self._within_limits(budget.before_tool_call(self._swarm, self._state))
+        else:
+            self._state.tool_calls += 1
         outcome = await self._tape.replayed_outcome(plan.name, call)
         if outcome is None:
             state = self._state

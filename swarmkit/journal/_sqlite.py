@@ -24,7 +24,7 @@ from swarmkit.journal._records import (
     check_continues,
     check_lease_args,
     check_step,
-    decode_record,
+    decode_records,
     encode_data,
     merge_agents,
     session_info,
@@ -152,7 +152,7 @@ class SQLiteJournal:
         )
         if not rows:
             raise SessionNotFoundError(session_id)
-        return tuple(decode_record(session_id, seq, kind, data) for seq, kind, data in rows)
+        return decode_records(session_id, rows)
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first."""

@@ -157,7 +157,10 @@ class Sessions:
         seams = replace(seams, delegate=self._delegator(store, seams, limits))
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
-        loop = RunLoop(self._spec_for(limits), state, tape, seams, streaming=streaming)
+        # A run that is not streamed and has no observer is read only for its result.
+        quiet = not streaming and not self._observers
+        spec = self._spec_for(limits)
+        loop = RunLoop(spec, state, tape, seams, streaming=streaming, quiet=quiet)
         events = self._observed(loop.events())
         try:
             async for event in events:

@@ -43,10 +43,11 @@ class AgentPlan:
     delegates: Mapping[str, AgentTool] = field(default_factory=dict)
     """Agents it delegates to, by tool name (``other.as_tool()`` in its tools)."""
 
-    @property
-    def name(self) -> str:
-        """The agent's name."""
-        return self.agent.name
+    name: str = field(init=False)
+    """The agent's name (a field, not a property: the loop reads it many times a step)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", self.agent.name)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -95,6 +95,11 @@ class RunLoop:
         self._seams = seams
         self._streaming = streaming
         self._quiet = quiet
+        # Limits that are not configured cost nothing: with neither usage limits nor time
+        # limits, a live step skips their checks (a replay still asks the journal for stops).
+        self._limits = swarm.usage_limits
+        self._timed = swarm.run_timeout is not None or swarm.agent_timeout is not None
+        self._limited = self._limits is not None or self._timed
 
     async def events(self) -> AsyncGenerator[ev.Event, None]:
         """Run to the end, yielding every event exactly once."""
@@ -196,7 +201,9 @@ class RunLoop:
                 # Counted once the call is under way (a journaled failure counts too), not
                 # while its record is reached: the state history shows states between steps.
                 self._count_call(call)
-            if response is None:
+            if response is None and not self._timed and not self._streams(plan):
+                response = await self._plain_call(plan, call)
+            elif response is None:
                 async for item in self._live_call(plan, call):
                     if isinstance(item, ModelResponse):
                         response = item
@@ -303,11 +310,14 @@ class RunLoop:
         """Check the limits and build the request (the turn's number), before the model is
         asked."""
         state = self._state
-        await self._within_limits(budget.before_call(self._swarm, state))
-        # The history goes to the tape by reference: a replayed step never copies it.
         replaying = self._tape.replaying
+        if self._limited or replaying:
+            await self._within_limits(budget.before_call(self._swarm, state))
+            replaying = self._tape.replaying
+        # The history goes to the tape by reference: a replayed step never copies it.
         request = await build_request(self._swarm, state, plan, head_only=replaying)
-        request = budget.shaped(self._swarm, state, request)
+        if self._limits is not None:
+            request = budget.shaped(self._swarm, state, request)
         history = RequestHistory(view=state.view, items=state.own_items, count=len(state.own_items))
         turn = state.turns + 1
         started = None if self._quiet else _call_started(plan, turn)
@@ -316,6 +326,21 @@ class RunLoop:
     def _count_call(self, call: _Call) -> None:
         self._state.turns = call.turn
         self._state.spend.add(model_calls=1)
+
+    def _streams(self, plan: AgentPlan) -> bool:
+        return self._streaming and isinstance(plan.model, StreamingModel)
+
+    async def _plain_call(self, plan: AgentPlan, call: _Call) -> ModelResponse:
+        """Ask the model with no time limit and no stream (the common live call): no generator
+        in between; journal the answer."""
+        request = with_history(call.request, call.history) if self._tape.replaying else call.request
+        try:
+            response = await plan.model.respond(request)
+        except ModelError as exc:
+            self._tape.record_model_error(plan.name, call.turn, request, exc)
+            raise
+        self._tape.record_response(plan.name, call.turn, request, response)
+        return response
 
     async def _live_call(
         self, plan: AgentPlan, call: _Call
@@ -343,10 +368,11 @@ class RunLoop:
         """Count the answer's usage against the limits and add it, attributed, to the history."""
         state = self._state
         state.usage[plan.name] = state.usage.get(plan.name, Usage()) + response.usage
-        model_name = response.model or getattr(plan.model, "name", plan.name)
-        await self._within_limits(
-            budget.after_answer(self._swarm, state, str(model_name), response.usage)
-        )
+        if self._limited or self._tape.replaying:
+            model_name = response.model or getattr(plan.model, "name", plan.name)
+            await self._within_limits(
+                budget.after_answer(self._swarm, state, str(model_name), response.usage)
+            )
         message = replies.attributed(response.message, plan.name)
         state.append(message)
         if message.content:
@@ -380,6 +406,8 @@ class RunLoop:
     # -- time and usage limits -----------------------------------------------------------
 
     def _time_left(self) -> float | None:
+        if not self._timed:
+            return None
         return budget.time_left(self._swarm, self._state, self._seams.runtime.clock())
 
     def _expired(self) -> LimitBreach | None:
@@ -396,7 +424,7 @@ class RunLoop:
         held = self._tape.held_stop()
         if held is not None:
             breach = LimitBreach.from_data(held.data) if held.data is not None else None
-        elif breach is None:
+        elif breach is None and self._timed:
             breach = budget.time_breach(self._swarm, self._state, self._seams.runtime.clock())
         if breach is None:
             return
@@ -535,7 +563,10 @@ class RunLoop:
                 return replies.rejected_outcome(decision)
             if isinstance(decision, Edit):
                 arguments = json.dumps(dict(decision.payload))
-        await self._within_limits(budget.before_tool_call(self._swarm, self._state))
+        if self._limited or self._tape.replaying:
+            await self._within_limits(budget.before_tool_call(self._swarm, self._state))
+        else:
+            self._state.tool_calls += 1
         outcome = await self._tape.replayed_outcome(plan.name, call)
         if outcome is None:
             state = self._state

@@ -36,7 +36,7 @@ class StopRun(Exception):
         self.reason = reason
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class RunState:
     """Everything that changes during one run; the Swarm itself holds none of it."""
 

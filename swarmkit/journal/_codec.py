@@ -121,7 +121,9 @@ def outcome_of(record: JournalRecord) -> ToolOutcome:
     """The outcome a ``tool_call`` record holds; ``JournalError`` naming it if malformed."""
     data = record.data.get("outcome")
     try:
-        if not _is_mapping(data) or not isinstance(data.get("content"), str):
+        if not (type(data) is dict or _is_mapping(data)) or not isinstance(
+            data.get("content"), str
+        ):
             raise ValueError("an outcome is an object with text content")
         if type(data.get("is_error")) is not bool:
             raise ValueError("is_error must be true or false")
@@ -144,9 +146,10 @@ def _check_response(data: object) -> None:
     """Raise ValueError unless ``data`` has the shape ``response_to_data`` writes."""
     # Exact-type tests first (what JSON decodes to), the general ones only for anything else:
     # every replayed step checks one response.
-    if not _is_mapping(data):
+    if type(data) is not dict and not _is_mapping(data):
         raise ValueError("a response is an object")
-    if not _is_text_or_none(data["content"]):
+    content = data["content"]
+    if content is not None and type(content) is not str and not _is_text_or_none(content):
         raise ValueError("content must be text or null")
     if type(data["tool_calls"]) is not list and not isinstance(data["tool_calls"], list):
         raise ValueError("tool_calls must be a list")
@@ -155,14 +158,18 @@ def _check_response(data: object) -> None:
             if type(call[key]) is not str and not isinstance(call[key], str):
                 raise ValueError("a tool call's id, name and arguments must be text")
     usage = data["usage"]
-    if not _is_mapping(usage):
+    if type(usage) is not dict and not _is_mapping(usage):
         raise ValueError("usage must map token counts to integers")
     for key in _USAGE_COUNTS:
         if type(usage.get(key, 0)) is not int:
             raise ValueError("usage must map token counts to integers")
     if type(usage.get("reported", True)) is not bool:
         raise ValueError("usage.reported must be true or false")
-    if not (_is_text_or_none(data["finish_reason"]) and _is_text_or_none(data["model"])):
+    finish_reason, model = data["finish_reason"], data["model"]
+    if not (
+        (type(finish_reason) is str or _is_text_or_none(finish_reason))
+        and (type(model) is str or _is_text_or_none(model))
+    ):
         raise ValueError("finish_reason and model must be text or null")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -223,6 +224,26 @@ def decode_record(session_id: str, seq: int, kind: str, text: object) -> Journal
     except ValueError as exc:
         raise corrupt_record(session_id, seq, kind, str(exc)) from exc
     return JournalRecord(session_id=session_id, seq=seq, kind=kind, data=data)
+
+
+def decode_records(
+    session_id: str, rows: Sequence[tuple[int, str, object]]
+) -> tuple[JournalRecord, ...]:
+    """A session's stored rows read back, with the garbage collector paused meanwhile.
+
+    Decoding builds many small containers and no cycles: a collection triggered by those
+    allocations would only scan, again and again, the records decoded so far (at 10,000 steps
+    the collector took about a fifth of a replay). It runs with no await, so nothing else runs
+    while it is paused.
+    """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return tuple(decode_record(session_id, seq, kind, data) for seq, kind, data in rows)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def corrupt_record(session_id: str, seq: object, kind: object, detail: str) -> JournalError:

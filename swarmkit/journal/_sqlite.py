@@ -34,7 +34,7 @@ from swarmkit.journal._records import (
     check_lease_args,
     check_session_id,
     check_step,
-    decode_record,
+    decode_records,
     encode_data,
     merge_agents,
     session_info,
@@ -59,6 +59,13 @@ _UPDATE_SESSION = (
     "UPDATE sessions SET records = records + ?, updated_at = ?, finished = finished OR ?,"
     " stop_reason = CASE WHEN ? THEN ? ELSE stop_reason END, prompt = coalesce(prompt, ?),"
     " agents = ? WHERE session_id = ?"
+)
+# A later step of a session whose agents it does not extend: the seq check and the summary's
+# update in one statement (no row changed means the seq does not continue the session).
+_CONTINUE_SESSION = (
+    "UPDATE sessions SET records = records + ?, updated_at = ?, finished = finished OR ?,"
+    " stop_reason = CASE WHEN ? THEN ? ELSE stop_reason END, prompt = coalesce(prompt, ?)"
+    " WHERE session_id = ? AND records = ?"
 )
 _SELECT_SESSIONS = (
     "SELECT session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents"
@@ -172,11 +179,12 @@ class SQLiteJournal:
         )
         if not rows:
             raise SessionNotFoundError(session_id)
+        # Opened even without a cipher: a sealed record then says the journal is encrypted.
         cipher = self._cipher
-        return tuple(
-            decode_record(session_id, seq, kind, opened(cipher, data, session_id, seq, kind))
-            for seq, kind, data in rows
-        )
+        opened_rows = [
+            (seq, kind, opened(cipher, data, session_id, seq, kind)) for seq, kind, data in rows
+        ]
+        return decode_records(session_id, opened_rows)
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first."""
@@ -327,6 +335,16 @@ def _write_step(
     # unique index alone catches an overlap but not a gap, e.g. after another connection
     # deleted the session.
     session_id, first_seq, now = rows[0][0], rows[0][1], rows[0][4]
+    if first_seq > 0 and not facts.agents:
+        # The common step: no read of the session's row first.
+        finished, stop_reason = facts.finished, facts.stop_reason
+        continued = conn.execute(
+            _CONTINUE_SESSION,
+            (len(rows), now, finished, finished, stop_reason, facts.prompt, session_id, first_seq),
+        )
+        if continued.rowcount == 1:
+            conn.executemany(_INSERT_RECORD, rows)
+            return
     row = conn.execute(_SESSION_ROW, (session_id,)).fetchone()
     check_continues(session_id, 0 if row is None else int(row[0]), first_seq)
     if row is None:

@@ -9,6 +9,7 @@ if _typing.TYPE_CHECKING:
     from swarmkit.conditions import Condition, compile_condition
     from swarmkit.config import SwarmConfig
     from swarmkit.context import RunContext
+    from swarmkit.conversation import NextTurn
     from swarmkit.exceptions import (
         ConditionSyntaxError,
         ConfigurationError,
@@ -37,6 +38,8 @@ if _typing.TYPE_CHECKING:
     from swarmkit.journal import InMemoryJournal, SQLiteJournal
     from swarmkit.limits import LimitBreach, UsageLimits
     from swarmkit.models import (
+        AnthropicModel,
+        GeminiModel,
         Model,
         ModelSettings,
         OpenAIModel,
@@ -44,7 +47,7 @@ if _typing.TYPE_CHECKING:
         RetryPolicy,
         Timeouts,
     )
-    from swarmkit.result import HandoffRecord, RuleDecision, RunResult
+    from swarmkit.result import HandoffRecord, NextTurnDecision, RuleDecision, RunResult
     from swarmkit.swarm import Swarm
     from swarmkit.testing import RecordingModel, ScriptedModel
     from swarmkit.tools import FunctionTool, ToolResult, tool
@@ -54,12 +57,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Agent",
+    "AnthropicModel",
     "Condition",
     "ConditionSyntaxError",
     "ConfigurationError",
     "Edge",
     "FieldProblem",
     "FunctionTool",
+    "GeminiModel",
     "GraphCycleError",
     "Handoff",
     "HandoffCycleError",
@@ -75,6 +80,8 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelSettings",
+    "NextTurn",
+    "NextTurnDecision",
     "OpenAIModel",
     "OpenAIResponsesModel",
     "PendingDecision",
@@ -157,8 +164,12 @@ _HOMES: dict[str, str] = {
     "SQLiteJournal": "swarmkit.journal",
     "LimitBreach": "swarmkit.limits",
     "UsageLimits": "swarmkit.limits",
+    "AnthropicModel": "swarmkit.models",
+    "GeminiModel": "swarmkit.models",
     "Model": "swarmkit.models",
     "ModelSettings": "swarmkit.models",
+    "NextTurn": "swarmkit.conversation",
+    "NextTurnDecision": "swarmkit.result",
     "OpenAIModel": "swarmkit.models",
     "OpenAIResponsesModel": "swarmkit.models",
     "RetryPolicy": "swarmkit.models",
@@ -179,7 +190,7 @@ _HOMES: dict[str, str] = {
 
 
 def __getattr__(name: str) -> _typing.Any:
-    """Each public name loads its module on first use (the OpenAI adapters load ``openai``)."""
+    """Each public name loads its module on first use (a model adapter loads its SDK)."""
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

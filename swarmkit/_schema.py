@@ -11,6 +11,8 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from swarmkit.bounds import json_problem
+
 TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
 """The tool-name rule of the OpenAI API, which every tool name we offer must satisfy."""
 
@@ -362,6 +364,9 @@ def _load_object(arguments: str) -> dict[str, Any] | str:
     # An empty string (or null) is what models send for a tool without parameters.
     if not arguments.strip():
         return {}
+    problem = json_problem(arguments)
+    if problem is not None:
+        return problem
     try:
         data = json.loads(arguments)
     except json.JSONDecodeError as exc:

@@ -17,6 +17,7 @@ from swarmkit._run import RESERVED_KEY, RunLoop, RunState
 from swarmkit._run._conversation import (
     Continuation,
     History,
+    choose_agent,
     continuation,
     start_from_data,
 )
@@ -36,6 +37,7 @@ from swarmkit.journal import (
 from swarmkit.journal._digest import PartCache
 from swarmkit.journal._records import corrupt_record, json_default
 from swarmkit.journal._tape import (
+    STATE_EDITED,
     LeaseTerms,
     RecordSink,
     Tape,
@@ -45,10 +47,10 @@ from swarmkit.journal._tape import (
 )
 from swarmkit.limits import UsageLimits
 from swarmkit.messages import UserMessage
-from swarmkit.redaction import Redactor
+from swarmkit.redaction import Redactor, refuse_secret_context
 from swarmkit.result import RunResult, SessionState
 from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
-from swarmkit.spec import Delegator, RunSeams, SwarmSpec
+from swarmkit.spec import Delegator, RunSeams, SubRun, SwarmSpec
 from swarmkit.tools import InProcessToolRunner, ToolRunner
 
 
@@ -60,6 +62,8 @@ class Turn:
     """An earlier result or messages to continue from."""
     continue_session: bool = False
     """Whether to continue the journaled conversation named by the session id."""
+    start_agent: str | None = None
+    """The agent that takes the run's first step, over the next-turn policy (or the entry)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -130,7 +134,12 @@ class Sessions:
         check_journal(journal)
         store = journal or self._journal
         start, session_id = await self._turn_start(turn, session_id, store)
-        state = self._new_state(prompt, context, session_id, seams, typed=True, start=start)
+        if start is not None:
+            start = self._next_turn(start, prompt, context, turn.start_agent)
+        entry = _check_start_agent(turn.start_agent, self._spec)
+        state = self._new_state(
+            prompt, context, session_id, seams, entry=entry, typed=True, start=start
+        )
         if mirror is not None and store is not None:
             raise ConfigurationError("pass either a journal or a mirror, not both")
         # A random id of our own cannot be in the journal; a given or user-made id may be.
@@ -148,7 +157,10 @@ class Sessions:
         seams = replace(seams, delegate=self._delegator(store, seams, limits))
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
-        loop = RunLoop(self._spec_for(limits), state, tape, seams, streaming=streaming)
+        # A run that is not streamed and has no observer is read only for its result.
+        quiet = not streaming and not self._observers
+        spec = self._spec_for(limits)
+        loop = RunLoop(spec, state, tape, seams, streaming=streaming, quiet=quiet)
         events = self._observed(loop.events())
         try:
             async for event in events:
@@ -177,9 +189,43 @@ class Sessions:
         turns = await turn_sessions(store, session_id)
         if not turns:
             return None, session_id
+        await self._check_same_swarm(store, session_id, turns[-1])
         previous = await self.replay(turns[-1], store, seams=self.seams())
         start = continuation(previous, spec.plans, spec.entry_agent)
         return start, turn_session_id(session_id, len(turns) + 1)
+
+    def _next_turn(
+        self,
+        start: Continuation,
+        prompt: str,
+        context: Mapping[str, Any] | None,
+        start_agent: str | None,
+    ) -> Continuation:
+        """Who takes a continuing turn's first step: ``start_agent``, else the policy."""
+        spec = self._spec
+        if not isinstance(prompt, str):
+            raise ConfigurationError(f"prompt must be a str, got {type(prompt).__name__}")
+        return choose_agent(
+            start,
+            spec.next_turn,
+            entry_agent=spec.entry_agent,
+            message=prompt,
+            context=check_context(context),
+            start_agent=_check_start_agent(start_agent, spec),
+        )
+
+    async def _check_same_swarm(self, store: Journal, conversation: str, latest: str) -> None:
+        """A conversation goes on only in a swarm with the agents that held it."""
+        records = await store.read(latest)
+        journaled = records[0].data.get("fingerprint") if records else None
+        agents = journaled.get("agents") if isinstance(journaled, Mapping) else None
+        ours = list(self._spec.fingerprint.get("agents") or ())
+        if isinstance(agents, list) and agents != ours:
+            raise ConfigurationError(
+                f"conversation {conversation!r} was held by a swarm of agents "
+                f"{', '.join(map(str, agents))}; this swarm has {', '.join(map(str, ours))}: "
+                "continue it with the swarm that started it, or start a new session_id"
+            )
 
     # -- journaled sessions --------------------------------------------------------------
 
@@ -279,20 +325,30 @@ class Sessions:
         start = start_of(records, session_id)
         state = self._start_state(start, session_id, seams)
         states: list[SessionState] = []
-        previous: list[JournalRecord] = []
+        # Records reached but not yet shown, each with the context it had when a fork's edit
+        # came in after it (None: the state's own).
+        pending: list[tuple[JournalRecord, dict[str, Any] | None]] = []
 
         def replayed(record: JournalRecord) -> None:
-            # Everything the previous record caused has happened once the next one is reached.
-            if previous:
-                states.append(_snapshot(state, previous.pop()))
-            previous.append(record)
+            # Everything a record caused has happened once the run reaches its next step's
+            # record. A fork's edit is not a step: it is reached (and applied) inside the
+            # step before it, so that step is shown once the next real step is reached.
+            if record.kind != STATE_EDITED:
+                states.extend(_snapshot(state, seen, context) for seen, context in pending)
+                pending.clear()
+            pending.append((record, None))
 
-        travel = TimeTravel(apply=state.context.update, replayed=replayed)
+        def apply(update: Mapping[str, Any]) -> None:
+            before = _plain(state.context)
+            pending[:] = [(seen, before if c is None else c) for seen, c in pending]
+            state.context.update(update)
+
+        travel = TimeTravel(apply=apply, replayed=replayed)
         tape = self._tape(
             None, session_id, replayable(records), seams, go_live=False, travel=travel
         )
         await self._drive(tape, seams, state, store)
-        states.extend(_snapshot(state, record) for record in previous)
+        states.extend(_snapshot(state, seen, context) for seen, context in pending)
         return tuple(states)
 
     async def fork(
@@ -418,25 +474,46 @@ class Sessions:
         self, store: Journal | None, seams: RunSeams, limits: UsageLimits | None = None
     ) -> Delegator:
         """How this run's delegation tools run their sub-runs: in the same journal, resumable,
-        under the run's own usage limits (their tokens also count in the parent's)."""
+        under the run's own usage limits (their calls count in the parent's)."""
 
-        async def delegate(
-            agent: str, task: str, session_id: str, context: Mapping[str, Any]
-        ) -> RunResult:
-            start = Start(prompt=task, context=dict(context), entry=agent)
-            if store is None or await store.next_seq(session_id) == 0:
-                tape = self._tape(store, session_id, (), seams)
-                return await self._run_on(tape, seams, start, session_id, store, limits=limits)
-            # The parent crashed after this sub-run began: finish it, never start it twice.
-            records = await store.read(session_id)
-            if session_status(records) in ("finished", "limited"):
-                tape = self._tape(None, session_id, replayable(records), seams, go_live=False)
-            else:
-                prefix = resumable_prefix(records)
-                tape = self._tape(store, session_id, prefix, seams, next_seq=len(records))
-            return await self._run_on(tape, seams, start, session_id, store, limits=limits)
+        def delegate(sub: SubRun) -> AsyncGenerator[Event, None]:
+            return self._sub_run(sub, store, seams, limits)
 
         return delegate
+
+    async def _sub_run(
+        self, sub: SubRun, store: Journal | None, seams: RunSeams, limits: UsageLimits | None
+    ) -> AsyncGenerator[Event, None]:
+        """A sub-run's own events (its parent's observers see them, wrapped, in its stream)."""
+        session_id = sub.session_id
+        start = Start(prompt=sub.task, context=dict(sub.context), entry=sub.agent)
+        journaled = store is not None and await store.next_seq(session_id) != 0
+        records = await store.read(session_id) if store is not None and journaled else ()
+        if sub.replay_only:
+            if not records:
+                return  # not journaled (a parent exported alone): no events to show
+            tape = self._tape(None, session_id, replayable(records), seams, go_live=False)
+        elif not records:
+            tape = self._tape(store, session_id, (), seams)
+        # The parent crashed after this sub-run began: finish it, never start it twice.
+        elif session_status(records) in ("finished", "limited"):
+            tape = self._tape(None, session_id, replayable(records), seams, go_live=False)
+        else:
+            prefix = resumable_prefix(records)
+            tape = self._tape(store, session_id, prefix, seams, next_seq=len(records))
+        state = self._start_state(start, session_id, seams)
+        state.spend = sub.spend
+        tape.bind_state(state.context.update)
+        await tape.open()
+        inner = replace(seams, delegate=self._delegator(store, seams, limits))
+        spec = self._spec_for(limits)
+        loop = RunLoop(spec, state, tape, inner, streaming=sub.streaming, quiet=sub.quiet)
+        events = loop.events()
+        try:
+            async for event in events:
+                yield event
+        finally:
+            await events.aclose()
 
     # -- states --------------------------------------------------------------------------
 
@@ -468,6 +545,8 @@ class Sessions:
         if not isinstance(prompt, str):
             raise ConfigurationError(f"prompt must be a str, got {type(prompt).__name__}")
         initial = check_context(context)
+        if typed:
+            refuse_secret_context(initial, self.redactor)
         context_type = self._spec.context_type
         if typed and context_type is not None:
             initial = typed_context(context_type, initial)
@@ -485,6 +564,14 @@ class Sessions:
         if start is not None:
             _continue_from(state, start, self._spec)
         return state
+
+
+def _check_start_agent(agent: str | None, spec: SwarmSpec) -> str | None:
+    if agent is not None and agent not in spec.plans:
+        raise ConfigurationError(
+            f"start_agent {agent!r} is not an agent of the swarm; agents: {', '.join(spec.plans)}"
+        )
+    return agent
 
 
 def _continue_from(state: RunState, start: Continuation, spec: SwarmSpec) -> None:
@@ -531,16 +618,24 @@ def start_of(records: Sequence[JournalRecord], session_id: str) -> Start:
     )
 
 
-def _snapshot(state: RunState, record: JournalRecord) -> SessionState:
+def _snapshot(
+    state: RunState, record: JournalRecord, context: dict[str, Any] | None = None
+) -> SessionState:
     return SessionState(
         step=record.seq,
         kind=record.kind,
         agent=state.agent,
-        context=json.loads(json.dumps(state.context)),
+        context=_plain(state.context) if context is None else context,
         handoff_count=state.handoff_count,
         turns=state.turns,
         messages=tuple(state.transcript),
     )
+
+
+def _plain(context: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of the context as plain JSON data, detached from the run's."""
+    copied: dict[str, Any] = json.loads(json.dumps(context))
+    return copied
 
 
 def _fork_prefix(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import Literal, TypeAlias
 
 from pydantic import BaseModel
 
@@ -55,6 +55,11 @@ class Agent:
     max_output_retries: int = 2
     """How many times an answer that does not validate is sent back with the error before the
     run stops with ``invalid_output``."""
+    memory: Literal["shared", "own"] = "shared"
+    """What the agent remembers when it is handed the conversation again: ``"shared"`` (what
+    the handoff's input filter gives it), or ``"own"``: its own earlier turns too (its
+    messages, tool calls and their results, from every turn of the conversation), even when
+    the filter forwarded only the last message."""
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -176,6 +181,10 @@ def _check_fields(agent: Agent) -> None:
             f"ModelSettings(temperature=0.2); got {type(agent.model_settings).__name__}"
         )
     _check_output(agent)
+    if agent.memory not in ("shared", "own"):
+        raise ConfigurationError(
+            f"agent {agent.name!r}: memory must be 'shared' or 'own', got {agent.memory!r}"
+        )
 
 
 def _check_output(agent: Agent) -> None:

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from swarmkit._typed_context import check_context_type
 from swarmkit.agent import Agent
+from swarmkit.conversation import NextTurnSetting, as_next_turn
 from swarmkit.events import EventObserver
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.graph import HandoffGraph
@@ -118,6 +119,11 @@ class SwarmConfig:
     """A Pydantic model the context must validate against; the check reads its fields."""
     observers: Sequence[EventObserver] = ()
     """Functions that wrap a run's event stream (tracing, logging), outermost last."""
+    next_turn: NextTurnSetting = "last"
+    """Who answers a conversation's next user message (``history=`` or
+    ``continue_session=True``): ``"last"`` (the agent that answered goes on), ``"entry"`` (the
+    entry agent re-routes every message), or a ``NextTurn`` (or its list of ``(when, agent)``
+    rules) over the context and the new message. The decision is journaled with the turn."""
 
 
 SPEC_FREE = frozenset(
@@ -143,6 +149,7 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         peers=peers,
         peer_handoffs=peer_handoffs,
         default_model=resolve.default(config.model),
+        llm_edges=_llm_edges(config.graph),
         **_legacy_tool(config.legacy_handoff_tool, config.handoff_tool_name),
     )
     plans = {name: build_plan(agent, options, resolve) for name, agent in peers.items()}
@@ -167,6 +174,7 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         run_timeout=check_timeout("run_timeout", config.run_timeout),
         agent_timeout=check_timeout("agent_timeout", config.agent_timeout),
         context_type=config.context_type,
+        next_turn=as_next_turn(config.next_turn, tuple(peers)),
     )
 
 
@@ -350,6 +358,14 @@ def _check_graph(graph: HandoffGraph | None, peers: Mapping[str, Agent]) -> None
         raise ConfigurationError(
             f"the graph names agents the swarm does not have: {', '.join(unknown)}"
         )
+
+
+def _llm_edges(graph: HandoffGraph | None) -> dict[str, tuple[str, ...]]:
+    """Each agent's LLM edges in the graph: the handoffs it declares for the agent."""
+    edges: dict[str, tuple[str, ...]] = {}
+    for edge in graph.llm_edges() if graph is not None else ():
+        edges[edge.source] = (*edges.get(edge.source, ()), edge.target)
+    return edges
 
 
 def _check_interrupts(names: Collection[str], peers: Mapping[str, Agent], option: str) -> None:

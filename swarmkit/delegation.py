@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from swarmkit.bounds import load_json
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models import ToolSpec
 
@@ -48,7 +48,7 @@ class AgentTool:
     def task(self, arguments: str) -> str | None:
         """The ``input`` of a call's raw JSON arguments, or None when there is none."""
         try:
-            parsed: Any = json.loads(arguments or "{}")
+            parsed: Any = load_json(arguments or "{}")
         except ValueError:
             return None
         task = parsed.get("input") if isinstance(parsed, dict) else None

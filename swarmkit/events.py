@@ -11,7 +11,7 @@ from pydantic import Field, TypeAdapter
 from pydantic_core import to_jsonable_python
 
 from swarmkit.models import Usage
-from swarmkit.result import DecidedBy, RunResult
+from swarmkit.result import DecidedBy, NextTurnDecision, RunResult
 
 RefusalReason = Literal[
     "cycle",
@@ -45,6 +45,8 @@ class RunStarted:
     """The agent that takes the first turn."""
     replay: bool = False
     """Whether the run starts by replaying a journal (replay, resume, fork)."""
+    next_turn: NextTurnDecision | None = None
+    """For a later turn of a conversation: who the next-turn policy chose, and why."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["run_started"] = "run_started"
@@ -61,6 +63,9 @@ class AgentStarted:
     """``{session}__swarm_{agent}_{handoff_count}``: the id of this agent's turn."""
     handoff_count: int
     """Handoffs performed before this agent started."""
+    provider: str | None = None
+    """Who serves the agent's model (``gen_ai.provider.name``); ``_OTHER`` when it declares
+    none (None only in events recorded before the field existed)."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["agent_started"] = "agent_started"
@@ -94,7 +99,8 @@ class ModelCallStarted:
     model: str | None = None
     """The model's ``name`` (e.g. ``gpt-4o``), when it has one."""
     provider: str | None = None
-    """The model's ``provider`` (e.g. ``openai``), when it has one."""
+    """The model's ``provider`` (e.g. ``openai``); ``_OTHER`` when it declares none (None only
+    in events recorded before then)."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["model_call_started"] = "model_call_started"
@@ -263,6 +269,33 @@ class RunFinished:
     """Discriminator."""
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SubRunEvent:
+    """An event of a delegated sub-run (``agent.as_tool()``), as the delegating run streams it.
+
+    The sub-run's own events arrive wrapped, in its order; a sub-run of a sub-run arrives
+    wrapped twice. Several delegations of one turn run concurrently, but their events are
+    streamed one sub-run after another in the order the model called them (the first one's
+    live, the others' held until the ones before are done), so a replay streams the same
+    sequence. They come between the calls' ``ToolCalled`` and ``ToolResulted`` events.
+    """
+
+    session_id: str
+    """The sub-run's session id (``{session}__swarm_{agent}_{handoff_count}_{tool_call_id}``)."""
+    agent: str
+    """The delegating agent (whose model called the delegation tool)."""
+    tool_call_id: str
+    """The delegating tool call's id."""
+    tool_name: str
+    """The delegation tool's name (``ask_<agent>`` unless named)."""
+    event: Event
+    """The sub-run's event."""
+    version: int = EVENT_VERSION
+    """Event schema version."""
+    kind: Literal["sub_run"] = "sub_run"
+    """Discriminator."""
+
+
 Event = (
     RunStarted
     | AgentStarted
@@ -276,6 +309,7 @@ Event = (
     | HandoffPerformed
     | HandoffRefused
     | RunFinished
+    | SubRunEvent
 )
 """Any event of a run."""
 
@@ -284,6 +318,16 @@ def event_to_data(event: Event) -> dict[str, Any]:
     """An event as JSON-safe data (with its ``kind`` and ``version``); see ``event_from_data``."""
     if isinstance(event, RunFinished):
         return {"kind": event.kind, "version": event.version, "result": event.result.to_data()}
+    if isinstance(event, SubRunEvent):
+        return {
+            "kind": event.kind,
+            "version": event.version,
+            "session_id": event.session_id,
+            "agent": event.agent,
+            "tool_call_id": event.tool_call_id,
+            "tool_name": event.tool_name,
+            "event": event_to_data(event.event),
+        }
     data: dict[str, Any] = to_jsonable_python(event)
     return data
 
@@ -293,6 +337,15 @@ def event_from_data(data: Mapping[str, Any]) -> Event:
     if data.get("kind") == "run_finished":
         return RunFinished(
             result=RunResult.from_data(data["result"]),
+            version=int(data.get("version", EVENT_VERSION)),
+        )
+    if data.get("kind") == "sub_run":
+        return SubRunEvent(
+            session_id=str(data["session_id"]),
+            agent=str(data["agent"]),
+            tool_call_id=str(data["tool_call_id"]),
+            tool_name=str(data["tool_name"]),
+            event=event_from_data(data["event"]),
             version=int(data.get("version", EVENT_VERSION)),
         )
     event: Event = _step_events().validate_python(data)

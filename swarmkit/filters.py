@@ -14,7 +14,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pydantic import BaseModel
 
@@ -67,7 +67,7 @@ def remove_tool_calls(data: HandoffInput) -> FilterOutput:
             continue
         if isinstance(message, AssistantMessage) and message.tool_calls:
             if message.content:
-                kept.append(AssistantMessage(content=message.content, agent=message.agent))
+                kept.append(_with_calls(message, ()))
             continue
         kept.append(message)
     return kept
@@ -195,9 +195,16 @@ def repair_tool_pairs(messages: Sequence[Message]) -> tuple[Message, ...]:
 
 
 def _with_calls(message: AssistantMessage, calls: tuple[ToolCall, ...]) -> AssistantMessage:
+    """The message with only ``calls``; its reasoning state stays while any call does.
+
+    Each call's own state (a thought signature) goes with the call. A turn left with text only
+    loses its reasoning state: the reasoning led to the calls that are gone, and a provider
+    refuses reasoning whose calls it cannot find.
+    """
     if len(calls) == len(message.tool_calls):
         return message
-    return AssistantMessage(content=message.content, tool_calls=calls, agent=message.agent)
+    state = message.provider_state if calls else None
+    return replace(message, tool_calls=calls, provider_state=state)
 
 
 def _replace_history(data: HandoffInput, history: tuple[Message, ...]) -> HandoffInput:

@@ -1,4 +1,9 @@
-"""HandoffGraph: rules that pick the next agent from the state, with no model call."""
+"""HandoffGraph: rules that pick the next agent from the state, with no model call.
+
+A graph may also declare the handoffs the model decides (``decided_by="llm"``): they are
+never routed, and in a Swarm they are the source agent's handoffs, so one graph describes
+every way control can pass.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ ON_FAILURE: Final = "swarm.last_tool_ok == false"
 """ON_FAILURE for a Swarm's graph: the active agent's last tool call failed."""
 
 _ON_CYCLE: Final = ("error", "allow")
+_DECIDED_BY: Final = ("rule", "llm")
 _Result = TypeVar("_Result")
 Router = Callable[[Any], Any]
 
@@ -41,6 +47,9 @@ class Edge:
     input_mapping: Mapping[str, str] | None = None
     """Input mapping: payload field -> path in the state, read when the edge fires in a Swarm to
     build the target's typed payload (the last tool's output first, then the context)."""
+    decided_by: str = "rule"
+    """``rule`` (routed by its condition) or ``llm`` (a handoff the source agent's model may
+    choose: never routed, listed by ``llm_edges``)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -102,6 +111,7 @@ class HandoffGraph:
         "__weakref__",
         "_entries",
         "_fired",
+        "_llm",
         "_nodes",
         "_on_cycle",
         "_out",
@@ -116,6 +126,7 @@ class HandoffGraph:
         self._on_cycle = on_cycle
         self._nodes: dict[str, None] = {}
         self._entries: list[_Entry] = []
+        self._llm: list[Edge] = []
         self._out: dict[str, list[_Entry]] = {}
         self._targets: dict[str, Router] = {}
         self._fired: dict[str, Router] = {}
@@ -143,14 +154,24 @@ class HandoffGraph:
         *,
         priority: int = 0,
         input_mapping: Mapping[str, str] | None = None,
+        decided_by: str = "rule",
     ) -> None:
         """Add an edge; raise before changing anything if ``when`` or the edge is invalid.
 
         Raises ``ConditionSyntaxError`` for a condition that does not parse and, with
         ``on_cycle="error"``, ``GraphCycleError`` for an edge that would close a cycle.
+
+        ``decided_by="llm"`` declares a handoff the model decides instead of a rule: in a Swarm
+        it is the same as listing ``to`` in ``from_node``'s ``handoffs=``. It takes no
+        condition, priority or mapping, is never routed and closes no cycle (revisits are the
+        Swarm's ``max_revisits``); ``llm_edges`` lists such edges.
         """
         _require_str("from_node", from_node)
         _require_str("to", to)
+        if decided_by != "rule":
+            ruled = when is not None or priority != 0 or input_mapping is not None
+            self._add_llm_edge(str(from_node), str(to), decided_by, ruled=ruled)
+            return
         if when is not None:
             _require_str("when", when)
         if not isinstance(priority, int) or isinstance(priority, bool):
@@ -168,6 +189,30 @@ class HandoffGraph:
         if self._on_cycle == "error":
             self._reject_cycle(edge.source, edge.target)
         self._insert(_Entry(edge=edge, condition=condition))
+
+    def _add_llm_edge(
+        self,
+        source: str,
+        target: str,
+        decided_by: object,
+        *,
+        ruled: bool,
+    ) -> None:
+        if decided_by not in _DECIDED_BY:
+            raise ConfigurationError(f"decided_by must be 'rule' or 'llm', not {decided_by!r}")
+        if ruled:
+            raise ConfigurationError(
+                f"the LLM edge {source!r} -> {target!r} takes no when=, priority= or "
+                "input_mapping=: the model decides it; make it a rule edge to give it a condition"
+            )
+        if source == target:
+            raise ConfigurationError(f"the LLM edge {source!r} -> {target!r} hands off to itself")
+        edge = Edge(source=source, target=target, decided_by="llm")
+        if edge in self._llm:
+            return
+        self._nodes.setdefault(source)
+        self._nodes.setdefault(target)
+        self._llm.append(edge)
 
     def _insert(self, entry: _Entry) -> None:
         """Add a checked edge (build a graph from one thread; route from any)."""
@@ -296,6 +341,13 @@ class HandoffGraph:
         _require_str("node", node)
         return [entry.edge for entry in self._out.get(node, ())]
 
+    def llm_edges(self, node: str | None = None) -> list[Edge]:
+        """The LLM edges from ``node`` (or all), in the order they were added."""
+        if node is None:
+            return list(self._llm)
+        _require_str("node", node)
+        return [edge for edge in self._llm if edge.source == node]
+
     def compiled_edges(self, node: str) -> list[tuple[Edge, Condition | None]]:
         """The edges from ``node`` in evaluation order, each with its compiled condition."""
         _require_str("node", node)
@@ -314,7 +366,8 @@ class HandoffGraph:
         return len(self._nodes)
 
     def is_dag(self) -> bool:
-        """Whether the graph has no cycle (a self-loop is a cycle)."""
+        """Whether the rule edges make no cycle (a self-loop is a cycle); LLM edges are not
+        routed, so they are not counted."""
         waiting = dict.fromkeys(self._nodes, 0)
         for entry in self._entries:
             waiting[entry.edge.target] += 1
@@ -330,8 +383,9 @@ class HandoffGraph:
         return done == len(waiting)
 
     def __repr__(self) -> str:
+        llm = f", llm_edges={len(self._llm)}" if self._llm else ""
         return (
-            f"HandoffGraph(nodes={len(self._nodes)}, edges={len(self._entries)}, "
+            f"HandoffGraph(nodes={len(self._nodes)}, edges={len(self._entries)}{llm}, "
             f"on_cycle={self._on_cycle!r})"
         )
 
@@ -339,13 +393,18 @@ class HandoffGraph:
 
     def to_dict(self) -> dict[str, Any]:
         """The graph as JSON-safe data; ``from_dict`` reads it back."""
-        return {
+        data: dict[str, Any] = {
             "format": GRAPH_FORMAT,
             "version": GRAPH_VERSION,
             "on_cycle": self._on_cycle,
             "nodes": self.nodes(),
             "edges": [_edge_data(entry.edge) for entry in self._entries],
         }
+        if self._llm:
+            # Their own key: a reader that predates them leaves them out rather than
+            # reading them as rules that always fire.
+            data["llm_edges"] = [{"source": e.source, "target": e.target} for e in self._llm]
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> HandoffGraph:
@@ -364,6 +423,14 @@ class HandoffGraph:
                 priority=_field(item, "priority", int, 0),
                 input_mapping=_field(item, "input_mapping", dict, None),
             )
+        for item in _field(data, "llm_edges", list, []):
+            if not isinstance(item, Mapping):
+                raise ConfigurationError(f"each LLM edge must be a mapping, not {item!r}")
+            graph.add_edge(
+                _checked_name(item.get("source")),
+                _checked_name(item.get("target")),
+                decided_by="llm",
+            )
         return graph
 
     def to_mermaid(self) -> str:
@@ -376,6 +443,8 @@ class HandoffGraph:
                 label = _label(entry.edge)
                 arrow = f'-->|"{_mermaid_text(label)}"|' if label else "-->"
                 lines.append(f"    {node_id} {arrow} {ids[entry.edge.target]}")
+        # LLM edges dotted: the model decides them, no condition does.
+        lines += [f'    {ids[e.source]} -.->|"llm"| {ids[e.target]}' for e in self._llm]
         return "\n".join(lines) + "\n"
 
     def to_dot(self) -> str:
@@ -389,6 +458,10 @@ class HandoffGraph:
                 lines.append(
                     f"    {_dot_text(node)} -> {_dot_text(entry.edge.target)}{attributes};"
                 )
+        lines += [
+            f'    {_dot_text(e.source)} -> {_dot_text(e.target)} [label="llm", style=dotted];'
+            for e in self._llm
+        ]
         lines.append("}")
         return "\n".join(lines) + "\n"
 
@@ -399,6 +472,7 @@ class HandoffGraph:
         clone._nodes = dict(self._nodes)
         for entry in self._entries:
             clone._insert(entry)
+        clone._llm = list(self._llm)
         return clone
 
     def __deepcopy__(self, memo: dict[int, object]) -> HandoffGraph:

@@ -30,7 +30,8 @@ TIME_LIMITS: frozenset[str] = frozenset({"run_timeout", "agent_timeout"})
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class UsageLimits:
-    """What one run may spend, counted over the whole run (every agent, every resumed part).
+    """What one run may spend, counted over the whole run (every agent, every resumed part,
+    and the model and tool calls of the agents it delegates to with ``as_tool()``).
 
     Each limit is checked before a model call (a call that cannot fit is not made) and after
     each answer; a breach ends the run with ``stop_reason="usage_limit"``, never an exception.
@@ -112,6 +113,41 @@ _COUNTS = (
     "max_total_tokens",
     "max_tool_calls",
 )
+
+
+class Spend:
+    """Model and tool calls counted against the usage limits, shared by a run and its sub-runs.
+
+    A delegated sub-run counts in its own ``Spend`` whose ``parent`` is the delegating run's:
+    each call it makes is added up the chain, so the top run's figures include every delegate's
+    calls, and every run of the tree checks the limits against those figures (``root``).
+    """
+
+    __slots__ = ("model_calls", "parent", "tool_calls")
+
+    def __init__(self, parent: Spend | None = None) -> None:
+        self.model_calls = 0
+        """Model calls made by this run and its sub-runs."""
+        self.tool_calls = 0
+        """Function tool calls made by this run and its sub-runs."""
+        self.parent = parent
+        """The delegating run's spend, or None for a top run."""
+
+    @property
+    def root(self) -> Spend:
+        """The top run's spend: what the limits are checked against."""
+        spend = self
+        while spend.parent is not None:
+            spend = spend.parent
+        return spend
+
+    def add(self, *, model_calls: int = 0, tool_calls: int = 0) -> None:
+        """Count calls here and in every run above."""
+        spend: Spend | None = self
+        while spend is not None:
+            spend.model_calls += model_calls
+            spend.tool_calls += tool_calls
+            spend = spend.parent
 
 
 def check_timeout(name: str, seconds: float | None) -> float | None:

@@ -14,10 +14,12 @@ what it is to an agent: a source of tools.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AsyncExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -35,10 +37,43 @@ from mcp.types import (
     Tool,
 )
 
-from swarmkit.exceptions import ConfigurationError, ToolServerError
+from swarmkit.bounds import MAX_JSON_DEPTH, value_problem
+from swarmkit.exceptions import ConfigurationError, SwarmkitError, ToolServerError
 from swarmkit.tools import FunctionTool
 
 _UNSAFE_NAME_CHARACTERS = re.compile(r"[^a-zA-Z0-9_-]")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MCPLimits:
+    """How long an MCP server may take and how much it may send before it is given up on.
+
+    A server that breaks a limit gets a ``ToolServerError``: from entering the source, from
+    ``tools()``, or, for a call, as a tool error result the model reads.
+    """
+
+    connect_timeout: float = 30.0
+    """Seconds to start (or reach) the server and complete the MCP handshake."""
+    list_timeout: float = 30.0
+    """Seconds for the whole tool list, every page together."""
+    call_timeout: float = 300.0
+    """Seconds one tool call may take."""
+    max_pages: int = 100
+    """Pages of the tool list read before the server is deemed to page forever."""
+    max_result_chars: int = 1_000_000
+    """Characters of a tool result kept; a longer result is an error the model reads."""
+    max_schema_depth: int = MAX_JSON_DEPTH
+    """How deep a tool's input schema may nest."""
+
+    def __post_init__(self) -> None:
+        for name in ("connect_timeout", "list_timeout", "call_timeout"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+                raise ConfigurationError(f"MCPLimits.{name} must be a positive number of seconds")
+        for name in ("max_pages", "max_result_chars", "max_schema_depth"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigurationError(f"MCPLimits.{name} must be a positive int")
 
 
 class MCPToolSource:
@@ -60,6 +95,7 @@ class MCPToolSource:
         prefix: str = "",
         strict: bool = True,
         http_client: httpx2.AsyncClient | None = None,
+        limits: MCPLimits | None = None,
     ) -> None:
         if isinstance(include, str) or isinstance(exclude, str):
             raise ConfigurationError("include and exclude take lists of tool names, not a str")
@@ -70,6 +106,9 @@ class MCPToolSource:
         self._prefix = prefix
         self._strict = strict
         self._http_client = http_client
+        if limits is not None and not isinstance(limits, MCPLimits):
+            raise ConfigurationError(f"limits= takes an MCPLimits, got {type(limits).__name__}")
+        self.limits = limits or MCPLimits()
         self._stack: AsyncExitStack | None = None
         self._entered = False
         self._tools: tuple[FunctionTool, ...] | None = None
@@ -87,6 +126,7 @@ class MCPToolSource:
         exclude: Collection[str] = (),
         prefix: str = "",
         strict: bool = True,
+        limits: MCPLimits | None = None,
     ) -> MCPToolSource:
         """A server started as a subprocess that speaks MCP on its stdin and stdout.
 
@@ -105,6 +145,7 @@ class MCPToolSource:
             exclude=exclude,
             prefix=prefix,
             strict=strict,
+            limits=limits,
         )
 
     @classmethod
@@ -119,6 +160,7 @@ class MCPToolSource:
         prefix: str = "",
         strict: bool = True,
         timeout: float = 30.0,
+        limits: MCPLimits | None = None,
     ) -> MCPToolSource:
         """A server reached over streamable HTTP at ``url`` (e.g. ``http://127.0.0.1:8000/mcp``).
 
@@ -137,6 +179,7 @@ class MCPToolSource:
             prefix=prefix,
             strict=strict,
             http_client=http,
+            limits=limits,
         )
 
     async def __aenter__(self) -> Self:
@@ -149,13 +192,19 @@ class MCPToolSource:
             try:
                 if self._http_client is not None:
                     await stack.enter_async_context(self._http_client)
-                await stack.enter_async_context(self._client)
+                async with asyncio.timeout(self.limits.connect_timeout):
+                    await stack.enter_async_context(self._client)
+            except TimeoutError as exc:
+                raise self._error(
+                    f"MCP server {self.name!r} did not complete the handshake within "
+                    f"{self.limits.connect_timeout:g} s (MCPLimits.connect_timeout); check that "
+                    "it speaks MCP on that command or URL"
+                ) from exc
             except Exception as exc:
-                raise ToolServerError(
-                    f"could not connect to MCP server {self.name!r} ({type(exc).__name__}: "
-                    f"{exc}); check its command and arguments, or its URL",
-                    tool_name="",
-                    server=self.name,
+                detail = _meaningful(exc)
+                raise self._error(
+                    f"could not connect to MCP server {self.name!r} ({type(detail).__name__}: "
+                    f"{detail}); check its command and arguments, or its URL"
                 ) from exc
             self._stack = stack.pop_all()
         return self
@@ -167,8 +216,17 @@ class MCPToolSource:
         traceback: TracebackType | None,
     ) -> None:
         stack, self._stack = self._stack, None
-        if stack is not None:
+        if stack is None:
+            return
+        try:
             await stack.__aexit__(exc_type, exc, traceback)
+        except BaseExceptionGroup as group:
+            # The SDK's task groups wrap whatever left the block: give the caller the error
+            # itself, so its except clauses match.
+            leaves = list(_leaves(group))
+            if exc is not None and any(leaf is exc for leaf in leaves):
+                return  # the block's own error propagates unchanged
+            raise _meaningful(group) from None
 
     @property
     def connected(self) -> bool:
@@ -190,14 +248,26 @@ class MCPToolSource:
     async def call(self, tool_name: str, arguments: Mapping[str, Any]) -> str:
         """Call a tool by its name on the server; the result as text, or ToolServerError."""
         self._require_connection(f"call {tool_name!r}", tool_name=tool_name)
+        timeout = self.limits.call_timeout
         try:
-            result = await self._client.call_tool(tool_name, dict(arguments))
+            async with asyncio.timeout(timeout):
+                result = await self._client.call_tool(tool_name, dict(arguments))
+        except TimeoutError as exc:
+            detail = f"no answer within {timeout:g} s (MCPLimits.call_timeout)"
+            raise self._failed(tool_name, detail) from exc
         except MCPError as exc:
             raise self._failed(tool_name, exc.message) from exc
         except Exception as exc:
             # A crashed process or dropped connection surfaces as the transport's own errors.
-            raise self._failed(tool_name, f"unreachable ({type(exc).__name__}: {exc})") from exc
+            cause = _meaningful(exc)
+            raise self._failed(tool_name, f"unreachable ({type(cause).__name__}: {cause})") from exc
         text = result_text(result)
+        if len(text) > self.limits.max_result_chars:
+            raise self._failed(
+                tool_name,
+                f"its result is {len(text):,} characters, more than the "
+                f"{self.limits.max_result_chars:,} allowed (MCPLimits.max_result_chars)",
+            )
         if result.is_error:
             raise self._failed(tool_name, text or "the tool reported an error")
         return text
@@ -205,9 +275,32 @@ class MCPToolSource:
     # -- internals -----------------------------------------------------------------------
 
     async def _list(self, *, refresh: bool) -> list[Tool]:
+        timeout = self.limits.list_timeout
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._pages(refresh=refresh)
+        except TimeoutError as exc:
+            raise self._error(
+                f"MCP server {self.name!r} did not list its tools within {timeout:g} s "
+                "(MCPLimits.list_timeout)"
+            ) from exc
+        except MCPError as exc:
+            raise self._error(
+                f"MCP server {self.name!r} refused to list its tools: {exc.message}"
+            ) from exc
+        except SwarmkitError:
+            raise
+        except Exception as exc:
+            detail = _meaningful(exc)
+            raise self._error(
+                f"MCP server {self.name!r} failed to list its tools "
+                f"({type(detail).__name__}: {detail})"
+            ) from exc
+
+    async def _pages(self, *, refresh: bool) -> list[Tool]:
         listed: list[Tool] = []
         cursor: str | None = None
-        while True:
+        for _ in range(self.limits.max_pages):
             page = await self._client.list_tools(
                 cursor=cursor, cache_mode="refresh" if refresh else "use"
             )
@@ -215,6 +308,10 @@ class MCPToolSource:
             cursor = page.next_cursor
             if cursor is None:
                 return listed
+        raise self._error(
+            f"MCP server {self.name!r} listed more than {self.limits.max_pages} pages of tools "
+            "(MCPLimits.max_pages); it seems to page forever"
+        )
 
     def _wanted(self, tool_name: str) -> bool:
         if self._include is not None and tool_name not in self._include:
@@ -223,6 +320,14 @@ class MCPToolSource:
 
     def _tool(self, listed: Tool) -> FunctionTool:
         server_name = listed.name
+        problem = value_problem(listed.input_schema, max_depth=self.limits.max_schema_depth)
+        if problem is not None:
+            raise self._error(
+                f"MCP server {self.name!r} sent an input schema for tool {server_name!r} that "
+                f"{problem.removeprefix('the value ')} (MCPLimits.max_schema_depth); leave the "
+                "tool out with exclude=",
+                tool_name=server_name,
+            )
 
         async def call(arguments: dict[str, Any]) -> str:
             return await self.call(server_name, arguments)
@@ -247,12 +352,33 @@ class MCPToolSource:
                 server=self.name,
             )
 
+    def _error(self, message: str, *, tool_name: str = "") -> ToolServerError:
+        return ToolServerError(message, tool_name=tool_name, server=self.name)
+
     def _failed(self, tool_name: str, detail: str) -> ToolServerError:
         return ToolServerError(
             f"MCP server {self.name!r} failed tool {tool_name!r}: {detail}",
             tool_name=tool_name,
             server=self.name,
         )
+
+
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield error
+
+
+def _meaningful(error: BaseException) -> BaseException:
+    """The error a caller should see inside (nested) exception groups: ours first, then any
+    other that is not a cancellation; the error itself when it is no group."""
+    if not isinstance(error, BaseExceptionGroup):
+        return error
+    leaves = [e for e in _leaves(error) if not isinstance(e, asyncio.CancelledError)]
+    ours = [e for e in leaves if isinstance(e, SwarmkitError)]
+    return (ours or leaves or [error])[0]
 
 
 def result_text(result: CallToolResult) -> str:

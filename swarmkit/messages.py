@@ -10,6 +10,21 @@ from pydantic import Field, TypeAdapter
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class ProviderState:
+    """What a provider returned that only it can read (signatures, reasoning), kept verbatim.
+
+    An adapter sends it back only to the API that made it (``provider``); any other adapter
+    leaves it out, so a conversation moves between providers and stays valid for each.
+    """
+
+    provider: str
+    """The API that made it: ``anthropic``, ``google``, ``openai`` (Chat Completions) or
+    ``openai-responses``."""
+    data: Mapping[str, Any]
+    """Its JSON, exactly as the API returned it."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCall:
     """A model's request to call one tool."""
 
@@ -19,6 +34,8 @@ class ToolCall:
     """The tool's name, as the model wrote it (it may name no real tool)."""
     arguments: str
     """The arguments as the raw JSON text the model produced (it may be malformed)."""
+    provider_state: ProviderState | None = None
+    """State the provider tied to this call (a thought signature), sent back with it."""
 
 
 # Messages can be weakly referenced so the model adapters can keep each one's wire form
@@ -53,6 +70,9 @@ class AssistantMessage:
     """The tool calls, in the order the model made them."""
     agent: str | None = None
     """The agent that spoke, when known; not sent to the model."""
+    provider_state: ProviderState | None = None
+    """Reasoning state the provider returned with this turn (signed thinking blocks, reasoning
+    items), sent back to that provider only."""
     kind: Literal["assistant"] = "assistant"
     """Discriminator."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from swarmkit.agent import Agent
@@ -16,7 +16,7 @@ from swarmkit.handoffs import (
     build_transfer_tools,
     legacy_peer_description,
 )
-from swarmkit.models import Model, ToolSpec
+from swarmkit.models import Model, ToolSpec, model_from_string
 from swarmkit.tools import FunctionTool
 
 
@@ -43,10 +43,11 @@ class AgentPlan:
     delegates: Mapping[str, AgentTool] = field(default_factory=dict)
     """Agents it delegates to, by tool name (``other.as_tool()`` in its tools)."""
 
-    @property
-    def name(self) -> str:
-        """The agent's name."""
-        return self.agent.name
+    name: str = field(init=False)
+    """The agent's name (a field, not a property: the loop reads it many times a step)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", self.agent.name)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -63,6 +64,8 @@ class PlanOptions:
     """Whether agents get the single legacy tool instead of per-target tools."""
     handoff_tool_name: str
     """The legacy tool's name."""
+    llm_edges: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """The graph's LLM edges: each source agent's targets, as if listed in its handoffs."""
 
 
 def build_plan(agent: Agent, options: PlanOptions, resolve: ModelResolver) -> AgentPlan:
@@ -114,22 +117,22 @@ class ModelResolver:
         return self._named(chosen) if isinstance(chosen, str) else chosen
 
     def default(self, model: Model | str | None) -> Model | None:
-        """The swarm-wide model, a name turned into an OpenAIModel."""
+        """The swarm-wide model, a model string turned into its adapter."""
         return self._named(model) if isinstance(model, str) else model
 
     def _named(self, name: str) -> Model:
         if name not in self._by_name:
-            from swarmkit.models import OpenAIModel  # noqa: PLC0415 - only string models need it
-
-            self._by_name[name] = OpenAIModel(name)
+            self._by_name[name] = model_from_string(name)
         return self._by_name[name]
 
 
 def _handoff_configs(agent: Agent, options: PlanOptions) -> dict[str, Handoff]:
     own = agent.handoff_configs()
+    declared = options.llm_edges.get(agent.name)
     if own is None:
-        targets = [n for n in options.peers if n != agent.name]
+        targets = declared or [n for n in options.peers if n != agent.name]
         return {n: options.peer_handoffs.get(n, Handoff(agent=n)) for n in targets}
+    _check_llm_edges(agent, own, declared or ())
     configs: dict[str, Handoff] = {}
     for handoff in own:
         target = handoff.target
@@ -141,6 +144,18 @@ def _handoff_configs(agent: Agent, options: PlanOptions) -> dict[str, Handoff]:
             )
         configs[target] = _merge(handoff, options.peer_handoffs.get(target))
     return configs
+
+
+def _check_llm_edges(agent: Agent, own: Sequence[Handoff], declared: Sequence[str]) -> None:
+    """The graph's LLM edges from an agent with its own ``handoffs=`` must be among them."""
+    listed = {handoff.target for handoff in own}
+    missing = [target for target in declared if target not in listed]
+    if missing:
+        raise ConfigurationError(
+            f"the graph declares LLM edges from {agent.name!r} to {', '.join(map(repr, missing))}"
+            f", but agent {agent.name!r} lists handoffs={sorted(listed)}: add them to its "
+            "handoffs=, or remove the edges (an LLM edge is the same as a listed handoff)"
+        )
 
 
 def _check_then(agent: Agent, options: PlanOptions) -> None:

@@ -9,6 +9,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from swarmkit.bounds import load_json
 from swarmkit.exceptions import ConfigurationError
 
 REDACTED = "[redacted]"
@@ -101,14 +102,49 @@ class Redactor:
             return self.json_text(value)
         return value
 
+    def in_text(self, value: Any) -> Any:
+        """``value`` with secret ``"key": value`` pairs hidden inside its strings too: free
+        text (a rendered conversation, instructions) that quotes JSON holding a secret."""
+        if isinstance(value, str):
+            if not self._may_hold_secret(value):
+                return value
+            return _QUOTED_PAIR.sub(self._hide_pair, value)
+        if isinstance(value, Mapping):
+            return {k: self.in_text(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.in_text(v) for v in value]
+        return value
+
+    def _hide_pair(self, found: re.Match[str]) -> str:
+        key = found.group("key").encode().decode("unicode_escape", errors="replace")
+        if not self.is_secret(key):
+            return found.group()
+        return f'{found.group("head")}"{REDACTED}"'
+
+    def secret_path(self, value: Any) -> str | None:
+        """The dotted path of the first secret key in ``value`` (``"auth.api_key"``), or None;
+        no recursion, so any nesting is safe to look at."""
+        stack: list[tuple[str, Any]] = [("", value)]
+        while stack:
+            path, item = stack.pop()
+            if isinstance(item, Mapping):
+                for key, inner in item.items():
+                    where = f"{path}.{key}" if path else str(key)
+                    if self.is_secret(key):
+                        return where
+                    stack.append((where, inner))
+            elif isinstance(item, list | tuple):
+                stack.extend((f"{path}[{index}]", inner) for index, inner in enumerate(item))
+        return None
+
     def json_text(self, text: str) -> str:
         """JSON text with secret values hidden; text that is not a JSON object or array, or
         that holds no secret, comes back unchanged."""
         if not text.lstrip().startswith(("{", "[")) or not self._may_hold_secret(text):
             return text
         try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
+            data = load_json(text)
+        except ValueError:
             return text
         redacted = self.value(data, json_strings=True)
         return text if redacted == data else json.dumps(redacted, ensure_ascii=False)
@@ -122,7 +158,28 @@ class Redactor:
         return _any_word(self.patterns).search(text) is not None
 
 
+def refuse_secret_context(context: Mapping[str, Any], redactor: Redactor) -> None:
+    """Refuse a run's context that holds a value under a secret key.
+
+    A journal keeps such a value as ``"[redacted]"``, so a resumed or replayed run, and its
+    tools, would see the placeholder instead of the secret. Secrets go in ``deps=``: tools read
+    them as ``RunContext.deps`` and no journal keeps them.
+    """
+    path = redactor.secret_path(context)
+    if path is not None:
+        raise ConfigurationError(
+            f"context key {path!r} names a secret: a journal keeps its value as {REDACTED!r}, so "
+            "a resumed run and its tools would see that placeholder; pass secrets as deps=... "
+            "(tools read RunContext.deps, which no journal keeps), or rename the key"
+        )
+
+
 _SCALARS = frozenset({str, int, float, bool, type(None)})
+# A JSON member quoted inside text: "key": "value", or "key": 123 / true / null.
+_QUOTED_PAIR = re.compile(
+    r'(?P<head>"(?P<key>[^"\\]*(?:\\.[^"\\]*)*)"\s*:\s*)'
+    r'(?:"[^"\\]*(?:\\.[^"\\]*)*"|[-\w.+]+)'
+)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -74,6 +74,45 @@ class RuleDecision:
     """Whether the handoff happened (False when a limit or a cycle refused it)."""
 
 
+NextTurnPolicy = Literal["last", "entry", "rule", "start_agent"]
+"""What chose the agent that answers a conversation's next message: the agent that answered
+last, the entry agent, a rule of ``NextTurn``, or the call's ``start_agent=``."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class NextTurnDecision:
+    """Who answers a new message of a conversation, and why; journaled with the turn's start."""
+
+    policy: NextTurnPolicy
+    """What decided: ``last``, ``entry``, ``rule`` or ``start_agent``."""
+    agent: str
+    """The agent that takes the turn's first step."""
+    last_agent: str
+    """The agent that was active when the conversation's previous turn ended."""
+    condition: str | None = None
+    """For ``rule``: the condition that held (None for the others)."""
+
+    def to_data(self) -> dict[str, Any]:
+        """The decision as journal data."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @classmethod
+    def from_data(cls, data: Any) -> NextTurnDecision | None:
+        """The decision a ``run_started`` record holds (None when it holds none)."""
+        if not isinstance(data, Mapping) or data.get("policy") not in _NEXT_TURN_POLICIES:
+            return None
+        condition = data.get("condition")
+        return cls(
+            policy=data["policy"],
+            agent=str(data.get("agent")),
+            last_agent=str(data.get("last_agent")),
+            condition=condition if isinstance(condition, str) else None,
+        )
+
+
+_NEXT_TURN_POLICIES = ("last", "entry", "rule", "start_agent")
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class SessionState:
     """A session's state after one journaled step, as ``Swarm.history`` lists it."""
@@ -155,6 +194,8 @@ class RunResult:
     truncated: bool = False
     """Whether the final answer was cut by the model's output limit (``finish_reason`` was
     ``length``, or the Responses API said ``incomplete``): it may be missing its end."""
+    next_turn: NextTurnDecision | None = None
+    """For a later turn of a conversation: who the next-turn policy let answer, and why."""
 
     def to_input(self) -> list[dict[str, Any]]:
         """The conversation as plain JSON messages, for a caller who stores history elsewhere;

@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel
 
+from swarmkit.conversation import NextTurn
+from swarmkit.events import Event
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import DecisionSource
-from swarmkit.limits import UsageLimits
+from swarmkit.limits import Spend, UsageLimits
 from swarmkit.plan import AgentPlan
-from swarmkit.result import RunResult
 from swarmkit.runtime import Runtime
 from swarmkit.tools import ToolRunner
 
@@ -65,15 +66,38 @@ class SwarmSpec:
     """Seconds on the run's clock one agent's stay may take."""
     context_type: type[BaseModel] | None = None
     """The Pydantic model the context validates against, when the swarm declares one."""
+    next_turn: NextTurn = field(default_factory=NextTurn)
+    """Who answers a conversation's next user message."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SubRun:
+    """What a delegation tool call asks a Delegator to run."""
+
+    agent: str
+    """The agent that answers."""
+    task: str
+    """Its prompt: the call's ``input``."""
+    session_id: str
+    """The sub-run's session id."""
+    context: Mapping[str, Any]
+    """A copy of the delegating run's context."""
+    spend: Spend
+    """The sub-run's call counts, chained to the delegating run's (usage limits are shared)."""
+    streaming: bool = False
+    """Whether the delegating run streams text deltas (the sub-run then does too)."""
+    quiet: bool = False
+    """Whether only the result is read (the sub-run builds no per-step events)."""
+    replay_only: bool = False
+    """The delegating run's journal already holds the outcome: replay the journaled sub-run
+    for its events only (nothing if it is not in the journal), never calling anything."""
 
 
 class Delegator(Protocol):
-    """Runs a sub-run for a delegation tool call and gives back its result."""
+    """Runs a sub-run for a delegation tool call: its events, ending with RunFinished."""
 
-    async def __call__(
-        self, agent: str, task: str, session_id: str, context: Mapping[str, Any]
-    ) -> RunResult:
-        """Run ``agent`` on ``task`` as session ``session_id`` with a copy of ``context``."""
+    def __call__(self, sub: SubRun) -> AsyncGenerator[Event, None]:
+        """Run (or resume, or replay) ``sub.agent`` on ``sub.task`` as ``sub.session_id``."""
         ...
 
 

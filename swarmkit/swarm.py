@@ -22,6 +22,7 @@ from swarmkit.config import (
     compile_spec,
     with_models,
 )
+from swarmkit.conversation import NextTurnSetting
 from swarmkit.events import Event, EventObserver
 from swarmkit.exceptions import ConfigurationError, RunError
 from swarmkit.graph import HandoffGraph
@@ -85,6 +86,7 @@ class Swarm:
         agent_timeout: float | None = None,
         context_type: type[BaseModel] | None = None,
         observers: Sequence[EventObserver] = (),
+        next_turn: NextTurnSetting = "last",
     ) -> None:
         # The keywords are exactly SwarmConfig's fields (tests/test_architecture.py checks it).
         config = SwarmConfig(**{k: v for k, v in locals().items() if k != "self"})
@@ -223,6 +225,7 @@ class Swarm:
         limits: UsageLimits | None = None,
         history: History | None = None,
         continue_session: bool = False,
+        start_agent: str | None = None,
         **seams: Any,
     ) -> RunResult:
         """Run the swarm on ``prompt`` until an agent answers or a limit stops it.
@@ -237,6 +240,9 @@ class Swarm:
         with its active agent, messages and context) or its ``to_input()`` messages; or
         ``session_id=`` a journaled conversation with ``continue_session=True``, which starts
         from its latest turn and journals this one as ``{session_id}__turn_N``.
+        Who takes such a turn's first step is the swarm's ``next_turn`` policy (journaled, and
+        in ``RunResult.next_turn``); ``start_agent=`` names the agent instead, for this call
+        (and for a fresh run, replaces the entry agent).
 
         ``runtime=``, ``tool_runner=`` and ``decisions=`` still work here but are deprecated:
         use ``swarm.with_seams(...)``.
@@ -251,6 +257,7 @@ class Swarm:
             limits=limits,
             history=history,
             continue_session=continue_session,
+            start_agent=start_agent,
             _streaming=False,
             **seams,
         )
@@ -282,6 +289,7 @@ class Swarm:
         limits: UsageLimits | None = None,
         history: History | None = None,
         continue_session: bool = False,
+        start_agent: str | None = None,
         _streaming: bool = True,
         **seams: Any,
     ) -> AsyncGenerator[Event, None]:
@@ -299,7 +307,7 @@ class Swarm:
             seams=self._seams(deps, seams),
             streaming=_streaming,
             limits=limits,
-            turn=Turn(history=history, continue_session=continue_session),
+            turn=Turn(history=history, continue_session=continue_session, start_agent=start_agent),
         )
 
     async def replay(

@@ -99,6 +99,10 @@ def turn(
     return ScriptedTurn(content=content, calls=calls, agent=for_agent)
 
 
+SCRIPTED_PROVIDER = "swarmkit.scripted"
+"""The provider the test models declare (a value of our own: no listed provider applies)."""
+
+
 class ScriptedModel:
     """A model that answers from a script and records every request it was sent.
 
@@ -113,8 +117,11 @@ class ScriptedModel:
         *turns: ScriptedTurn,
         per_agent: Mapping[str, Sequence[ScriptedTurn]] | None = None,
         name: str = "scripted",
+        provider: str = SCRIPTED_PROVIDER,
     ) -> None:
         self.name = name
+        self.provider = provider
+        """Who serves it, as traces name it: ``swarmkit.scripted`` unless it plays another."""
         self.requests: list[ModelRequest] = []
         self._queue = list(turns)
         self._per_agent = {agent: list(script) for agent, script in (per_agent or {}).items()}
@@ -179,6 +186,12 @@ class RecordingModel:
         self.requests: list[ModelRequest] = []
 
     @property
+    def provider(self) -> str | None:
+        """The wrapped model's provider, so traces name who really answers."""
+        declared = getattr(self.model, "provider", None)
+        return declared if isinstance(declared, str) else None
+
+    @property
     def calls(self) -> int:
         """How many requests were passed on."""
         return len(self.requests)
@@ -201,6 +214,9 @@ class RecordingModel:
 
 class NeverCalledModel:
     """A model that fails the test if it is ever asked anything (for replays: zero calls)."""
+
+    provider = SCRIPTED_PROVIDER
+    """Traced like a scripted model."""
 
     async def respond(self, request: ModelRequest) -> ModelResponse:
         """Fail loudly, showing the request that should not have happened."""

@@ -9,7 +9,16 @@ import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal, Protocol, get_origin, get_type_hints, overload
+from typing import (
+    Annotated,
+    Any,
+    Literal,
+    Protocol,
+    TypedDict,
+    get_origin,
+    get_type_hints,
+    overload,
+)
 
 import pydantic_core
 from pydantic import BaseModel, ConfigDict, Field, PydanticUserError, create_model
@@ -23,6 +32,7 @@ from swarmkit._schema import (
     arguments_schema,
     to_strict_schema,
 )
+from swarmkit.bounds import value_problem
 from swarmkit.conditions import Condition, compile_condition
 from swarmkit.context import RunContext
 from swarmkit.exceptions import (
@@ -75,6 +85,10 @@ class ToolOutcome:
     """On failure, the error; a ToolExecutionError chains the tool's exception as its cause."""
     usage: Mapping[str, Usage] = field(default_factory=dict)
     """Model usage the call incurred per agent (a delegated sub-run's), counted in the run."""
+    model_calls: int = 0
+    """Model calls a delegated sub-run made (its own sub-runs' included), for the usage limits."""
+    tool_calls: int = 0
+    """Function tool calls a delegated sub-run made, for the usage limits."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,6 +152,9 @@ class FunctionTool:
         JSON object; checking them against the schema is left to the function's owner.
         """
         _check_tool_name(name)
+        problem = value_problem(parameters)  # before deepcopy and the reshaping recurse
+        if problem is not None:
+            raise ConfigurationError(f"the parameters schema of tool {name!r}: {problem}")
         source = copy.deepcopy(dict(parameters))  # the tool owns its schema from here on
         shaped = to_strict_schema(source) if strict else None
         schema: ArgumentsSchema[BaseModel] = ArgumentsSchema(
@@ -248,13 +265,28 @@ def outcome_to_data(outcome: ToolOutcome) -> dict[str, Any]:
         "payload": to_jsonable_python(dict(result.payload)) if result and result.payload else None,
         "error": None if error is None else {"kind": _error_kind(error), "tool": error.tool_name},
         "usage": {agent: to_jsonable_python(used) for agent, used in outcome.usage.items()},
+        # Only a delegation's outcome has calls: other records stay as they always were.
+        **_calls_data(outcome),
     }
+
+
+class _Counted(TypedDict):
+    model_calls: int
+    tool_calls: int
+
+
+def _calls_data(outcome: ToolOutcome) -> dict[str, Any]:
+    if not (outcome.model_calls or outcome.tool_calls):
+        return {}
+    return {"calls": {"model": outcome.model_calls, "tool": outcome.tool_calls}}
 
 
 def outcome_from_data(data: Mapping[str, Any]) -> ToolOutcome:
     """The outcome ``outcome_to_data`` described (journals written before errors had kinds too)."""
     content = str(data["content"])
     usage = {str(agent): Usage(**used) for agent, used in (data.get("usage") or {}).items()}
+    calls = data.get("calls") or {}
+    counted = _Counted(model_calls=int(calls.get("model", 0)), tool_calls=int(calls.get("tool", 0)))
     if not data["is_error"]:
         result = ToolResult(
             output=content,
@@ -263,14 +295,14 @@ def outcome_from_data(data: Mapping[str, Any]) -> ToolOutcome:
             payload=data.get("payload"),
             ask=data.get("ask"),
         )
-        return ToolOutcome(content=content, is_error=False, result=result, usage=usage)
+        return ToolOutcome(content=content, is_error=False, result=result, usage=usage, **counted)
     described = data.get("error")
     if not isinstance(described, Mapping):
-        return ToolOutcome(content=content, is_error=True, usage=usage)
+        return ToolOutcome(content=content, is_error=True, usage=usage, **counted)
     kind = described.get("kind")
     error_type = ToolArgumentsError if kind == "arguments" else ToolExecutionError
     error = error_type(content, tool_name=str(described.get("tool", "")))
-    return ToolOutcome(content=content, is_error=True, error=error, usage=usage)
+    return ToolOutcome(content=content, is_error=True, error=error, usage=usage, **counted)
 
 
 def _error_kind(error: ToolError) -> ToolErrorKind:

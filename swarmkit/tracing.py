@@ -31,6 +31,8 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, Trac
 from swarmkit import __version__
 from swarmkit import events as ev
 from swarmkit._log import log
+from swarmkit.bounds import load_json
+from swarmkit.models import UNKNOWN_PROVIDER
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
 from swarmkit.result import RunResult
 
@@ -99,7 +101,7 @@ class RunTracing:
         if not self.capture_content or text is None:
             return None
         try:
-            data = json.loads(text)
+            data = load_json(text)
         except ValueError:
             return text
         if not isinstance(data, dict | list):
@@ -116,11 +118,18 @@ traced = RunTracing()
 
 
 class _RunSpans:
-    """The open spans of one run, fed its events in order; the innermost one is current."""
+    """The open spans of one run, fed its events in order; the innermost one is current.
 
-    def __init__(self, tracing: RunTracing, tracer: Tracer) -> None:
+    A delegated sub-run's events arrive wrapped in the parent's stream: each sub-run gets its
+    own ``_RunSpans`` whose run span is a child of the delegating tool call's span, so the
+    nesting is live; only the top run switches the current span.
+    """
+
+    def __init__(self, tracing: RunTracing, tracer: Tracer, parent: Span | None = None) -> None:
         self._tracing = tracing
         self._tracer = tracer
+        self._parent = parent
+        self._children: dict[str, _RunSpans] = {}
         self._run: Span | None = None
         self._agent: Span | None = None
         self._model: Span | None = None
@@ -153,6 +162,8 @@ class _RunSpans:
                 self._run_finished(event.result)
             case ev.TextDelta() | ev.ModelAttemptDiscarded():
                 return True  # text is not traced (content, when asked for, is the answer's)
+            case ev.SubRunEvent():
+                self._sub_run(event)
             case _:
                 assert_never(event)
         self._make_current()
@@ -172,11 +183,16 @@ class _RunSpans:
         """The run raised (or its reader stopped): fail the open spans unless it just stopped."""
         if isinstance(error, GeneratorExit):
             return
+        for child in self._children.values():
+            child.abort(error)
         for span in self._open():
             _fail(span, error)
 
     def close(self) -> None:
         """End whatever is still open and restore the context the run started in."""
+        for child in self._children.values():
+            child.close()
+        self._children.clear()
         for span in self._open():
             span.end()
         self._tools.clear()
@@ -196,8 +212,16 @@ class _RunSpans:
             "swarmkit.entry_agent": event.entry_agent,
             "swarmkit.replay": event.replay,
         }
+        decision = event.next_turn
+        if decision is not None:  # a later turn of a conversation: who answers, and why
+            attributes["swarmkit.next_turn.policy"] = decision.policy
+            attributes["swarmkit.next_turn.agent"] = decision.agent
+            attributes["swarmkit.next_turn.last_agent"] = decision.last_agent
+            if decision.condition is not None:
+                attributes["swarmkit.next_turn.condition"] = decision.condition
         _set_content(attributes, "swarmkit.prompt", self._tracing.content(event.prompt))
-        self._run = self._tracer.start_span("swarmkit.run", attributes=attributes)
+        where = trace.set_span_in_context(self._parent) if self._parent is not None else None
+        self._run = self._tracer.start_span("swarmkit.run", context=where, attributes=attributes)
         if not self._run.is_recording():
             return False
         self._make_current()
@@ -212,6 +236,7 @@ class _RunSpans:
             {
                 "gen_ai.operation.name": "invoke_agent",
                 "gen_ai.agent.name": event.agent,
+                "gen_ai.provider.name": event.provider or UNKNOWN_PROVIDER,
                 "swarmkit.sub_session_id": event.sub_session_id,
             },
         )
@@ -227,8 +252,7 @@ class _RunSpans:
 
     def _model_started(self, event: ev.ModelCallStarted) -> None:
         attributes: dict[str, Any] = {"gen_ai.operation.name": "chat", "swarmkit.turn": event.turn}
-        if event.provider is not None:
-            attributes["gen_ai.provider.name"] = event.provider
+        attributes["gen_ai.provider.name"] = event.provider or UNKNOWN_PROVIDER
         if event.model is not None:
             attributes["gen_ai.request.model"] = event.model
         name = f"chat {event.model}" if event.model else "chat"
@@ -291,6 +315,17 @@ class _RunSpans:
             _set_content(attributes, "swarmkit.handoff.payload", self._content(payload))
         self._start("swarmkit.handoff", self._agent, attributes).end()
 
+    def _sub_run(self, event: ev.SubRunEvent) -> None:
+        child = self._children.get(event.session_id)
+        if child is None:
+            parent = self._tools.get(event.tool_call_id) or self._agent or self._run
+            child = self._children[event.session_id] = _RunSpans(
+                self._tracing, self._tracer, parent
+            )
+        child.observe(event.event)
+        if isinstance(event.event, ev.RunFinished):
+            del self._children[event.session_id]
+
     def _run_finished(self, result: RunResult) -> None:
         if self._model is not None and result.error is not None:
             _fail(self._model, result.error)
@@ -334,7 +369,10 @@ class _RunSpans:
 
     def _make_current(self) -> None:
         # The innermost open span is current between events, so spans of the step that
-        # follows (an MCP call, an HTTP request) nest under it.
+        # follows (an MCP call, an HTTP request) nest under it. A sub-run runs in its own
+        # task: its spans are parented explicitly, and the context stays the top run's.
+        if self._parent is not None:
+            return
         innermost = self._innermost()
         if innermost is self._current:
             return

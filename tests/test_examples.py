@@ -14,6 +14,7 @@ from examples import (
     rule_routing,
     support_triage,
     tracing,
+    two_swarms_over_a2a,
     typed_handoffs,
 )
 
@@ -150,3 +151,15 @@ async def test_tracing_prints_a_span_tree_per_run_and_the_same_tree_for_the_repl
     shapes = {name: [line.split("  [")[0] for line in lines] for name, lines in trees.items()}
     assert shapes["replay"] == shapes["llm-decided"]
     assert all("replay=True" in line for line in trees["replay"])
+
+
+async def test_two_swarms_on_two_ports_hand_work_to_each_other_over_a2a() -> None:
+    """The shop hands the warehouse a typed stock query; the customer's session replays with
+    both servers gone."""
+    result, replayed = await two_swarms_over_a2a.main()
+
+    assert result.trail == ("assistant", "shop")
+    assert result.final_output == "12 of A-1 left."
+    assert result.stop_reason == "final_output"
+    assert replayed.final_output == result.final_output
+    assert replayed.trail == result.trail

@@ -645,3 +645,57 @@ def test_a_fan_of_equalities_reads_subclasses_of_str_and_int() -> None:
     assert graph.route("by-tier", {"tier": _Tier.GOLD}) == "gold"
     assert graph.route("by-level", {"level": _Level.HIGH}) == "level3"
     assert graph.route("by-level", {"level": True}) is None
+
+
+# LLM edges: handoffs the model decides, declared in the graph.
+
+
+def test_an_llm_edge_is_listed_apart_and_never_routed() -> None:
+    """route() and edges() see rules only; llm_edges() lists the model's edges in order."""
+    graph = HandoffGraph()
+    graph.add_edge("triage", "tech", decided_by="llm")
+    graph.add_edge("triage", "billing", decided_by="llm")
+    graph.add_edge("triage", "tech", decided_by="llm")  # the same edge twice is one edge
+    graph.add_edge("tech", "triage", decided_by="llm")  # closes no cycle: not routed
+
+    assert graph.route("triage", {}) is None
+    assert graph.edges("triage") == []
+    assert [(e.target, e.decided_by) for e in graph.llm_edges("triage")] == [
+        ("tech", "llm"),
+        ("billing", "llm"),
+    ]
+    assert graph.nodes() == ["billing", "tech", "triage"]
+    assert graph.is_dag()
+
+
+def test_an_llm_edge_takes_no_condition_priority_or_mapping() -> None:
+    """A condition belongs to a rule: asking for one on an LLM edge says what to fix."""
+    graph = HandoffGraph()
+    with pytest.raises(ConfigurationError, match="takes no when="):
+        graph.add_edge("a", "b", when="x == 1", decided_by="llm")
+    with pytest.raises(ConfigurationError, match="takes no when="):
+        graph.add_edge("a", "b", priority=2, decided_by="llm")
+    with pytest.raises(ConfigurationError, match="decided_by must be 'rule' or 'llm'"):
+        graph.add_edge("a", "b", decided_by="model")
+    assert len(graph) == 0
+
+
+def test_llm_edges_survive_export_copy_and_pickle_and_are_drawn_dotted() -> None:
+    """to_dict keeps them under their own key (version unchanged); copies keep them too."""
+    graph = HandoffGraph()
+    graph.add_edge("a", "b", when="x == 1")
+    graph.add_edge("a", "c", decided_by="llm")
+    data = json.loads(json.dumps(graph.to_dict()))
+
+    assert data["version"] == GRAPH_VERSION
+    assert data["llm_edges"] == [{"source": "a", "target": "c"}]
+    assert all("llm" not in str(edge) for edge in data["edges"])
+    for again in (
+        HandoffGraph.from_dict(data),
+        copy.copy(graph),
+        pickle.loads(pickle.dumps(graph)),
+    ):
+        assert again.llm_edges() == graph.llm_edges()
+        assert again.to_dict() == graph.to_dict()
+    assert '-.->|"llm"|' in graph.to_mermaid()
+    assert '"a" -> "c" [label="llm", style=dotted];' in graph.to_dot()

@@ -211,3 +211,49 @@ def test_inputs_that_raise_in_swarmstate_route_here(state: dict[str, Any]) -> No
     ours.add_edge("a", "b", when="x.k == 1")
     ours.add_edge("a", "c")
     assert ours.route("a", state) == "c"
+
+
+class _Text(str):
+    """A str subclass, which conditions compare as the text it holds."""
+
+
+_VALUES_TRIED: list[Any] = [None, True, False, 0, 1, 2, 3, 3.0, 1.5, -1, float("nan"), "", "a", "b"]
+_VALUES_TRIED += [_Text("a"), [3], {"a": 1}, 2**60]
+
+
+@pytest.mark.parametrize("op", ["==", "!=", "<", "<=", ">", ">="])
+def test_every_comparison_alone_or_in_a_band_routes_like_swarmstate(op: str) -> None:
+    """A key against each kind of constant, either side, alone or in a band, routes as
+    swarmstate does."""
+    constants = ["1", "3", "1.5", "-1", "'a'", "''", "null", "true", "9007199254740993"]
+    for constant in constants:
+        for when in (
+            f"a {op} {constant}",
+            f"{constant} {op} a",
+            f"x.a {op} {constant}",
+            f"a {op} {constant} and a > -1",
+            f"a {op} {constant} and -1 < a and 3 >= a",
+        ):
+            ours, theirs = HandoffGraph(), swarmstate.HandoffGraph()
+            for number, other in enumerate((when, "b == 'zz'", "c != c", "d > 100")):
+                ours.add_edge("n", f"t{number}", when=other)
+                theirs.add_edge("n", f"t{number}", when=other)
+            for value in _VALUES_TRIED:
+                for state in ({"a": value}, {"x": {"a": value}}, {}):
+                    answered, expected = _reference_route(theirs, "n", state)
+                    if answered:
+                        assert ours.route("n", state) == expected, (when, state)
+
+
+def test_an_or_chain_of_texts_routes_like_swarmstate() -> None:
+    """``tier == 'a' or tier == 'b' or ...`` routes as swarmstate does, a str subclass too."""
+    when = "tier == 'a' or tier == 'b' or tier == '' or tier == '1'"
+    ours, theirs = HandoffGraph(), swarmstate.HandoffGraph()
+    ours.add_edge("n", "hit", when=when)
+    theirs.add_edge("n", "hit", when=when)
+    for value in _VALUES_TRIED:
+        state = {"tier": value}
+        answered, expected = _reference_route(theirs, "n", state)
+        if answered:
+            assert ours.route("n", state) == expected, state
+    assert ours.route("n", {"tier": _Text("b")}) == "hit"

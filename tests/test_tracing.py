@@ -357,3 +357,80 @@ async def test_a_tracing_failure_never_fails_the_run() -> None:
 
     assert result.stop_reason == "final_output" and result.final_output == "Refunded."
     assert trace.get_current_span() is trace.INVALID_SPAN
+
+
+class _PlainModel:
+    """A model that declares no provider."""
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        return await ScriptedModel(text("hello")).respond(request)
+
+
+async def test_every_chat_and_agent_span_names_a_provider(exporter: InMemorySpanExporter) -> None:
+    """gen_ai.provider.name is Required: a scripted model names its own, an undeclared _OTHER."""
+    scripted = Swarm(
+        [Agent(name="a")], "a", model=ScriptedModel(text("hi")), observers=[_tracing(exporter)]
+    )
+    plain = Swarm([Agent(name="b")], "b", model=_PlainModel(), observers=[_tracing(exporter)])
+
+    await scripted.run("hi")
+    await plain.run("hi")
+
+    provider = {
+        span.name: (span.attributes or {}).get("gen_ai.provider.name")
+        for span in exporter.get_finished_spans()
+        if span.name.startswith(("chat", "invoke_agent"))
+    }
+    assert provider == {
+        "chat scripted": "swarmkit.scripted",
+        "invoke_agent a": "swarmkit.scripted",
+        "chat": "_OTHER",
+        "invoke_agent b": "_OTHER",
+    }
+
+
+@pytest.mark.parametrize(
+    ("base_url", "provider"),
+    [
+        (None, "openai"),
+        ("https://api.openai.com/v1", "openai"),
+        ("https://my-team.openai.azure.com/openai/v1", "azure.ai.openai"),
+        ("https://api.groq.com/openai/v1", "groq"),
+        ("https://api.mistral.ai/v1", "mistral_ai"),
+        ("https://generativelanguage.googleapis.com/v1beta/openai/", "gcp.gemini"),
+        ("http://127.0.0.1:8000/v1", "openai"),
+    ],
+)
+def test_the_openai_adapters_name_the_provider_their_base_url_serves(
+    base_url: str | None, provider: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compatible server the conventions list is named by its host; others speak openai."""
+    from swarmkit.models import OpenAIModel, OpenAIResponsesModel  # noqa: PLC0415
+
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert OpenAIModel("m", base_url=base_url).provider == provider
+    assert OpenAIResponsesModel("m", base_url=base_url).provider == provider
+
+
+async def test_a_later_turn_s_run_span_names_the_next_turn_decision(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """The run span of turn 2 says which policy chose which agent."""
+    model = ScriptedModel(transfer("billing"), text("refunded"), text("triage again"))
+    swarm = Swarm(
+        [Agent(name="triage", handoffs=["billing"]), Agent(name="billing", handoffs=[])],
+        "triage",
+        model=model,
+        next_turn="entry",
+        observers=[_tracing(exporter)],
+    )
+    first = await swarm.run("Refund me")
+
+    await swarm.run("Hello", history=first)
+
+    runs = _named(exporter.get_finished_spans(), "swarmkit.run")
+    attributes = dict(runs[-1].attributes or {})
+    assert attributes["swarmkit.next_turn.policy"] == "entry"
+    assert attributes["swarmkit.next_turn.agent"] == "triage"
+    assert attributes["swarmkit.next_turn.last_agent"] == "billing"
+    assert "swarmkit.next_turn.policy" not in dict(runs[0].attributes or {})

@@ -116,8 +116,10 @@ def before_call(swarm: SwarmSpec, state: RunState) -> LimitBreach | None:
     if limits is None:
         return None
     calls = limits.max_model_calls
-    if calls is not None and state.turns >= calls:
-        return _breach(state, "max_model_calls", calls, state.turns, "model calls")
+    if calls is not None:
+        made = state.spend.root.model_calls
+        if made >= calls:
+            return _breach(state, "max_model_calls", calls, made, "model calls")
     return _spent(limits, state, at_limit=True)
 
 
@@ -135,9 +137,12 @@ def before_tool_call(swarm: SwarmSpec, state: RunState) -> LimitBreach | None:
     """The breach a next function tool call would make, or None (else the call is counted)."""
     limits = swarm.usage_limits
     allowed = limits.max_tool_calls if limits is not None else None
-    if allowed is not None and state.tool_calls >= allowed:
-        return _breach(state, "max_tool_calls", allowed, state.tool_calls, "tool calls")
+    if allowed is not None:
+        made = state.spend.root.tool_calls
+        if made >= allowed:
+            return _breach(state, "max_tool_calls", allowed, made, "tool calls")
     state.tool_calls += 1
+    state.spend.add(tool_calls=1)
     return None
 
 
@@ -148,7 +153,7 @@ def shaped(swarm: SwarmSpec, state: RunState, request: ModelRequest) -> ModelReq
     if limits is None or not limits.answer_on_last_call or not request.tools:
         return request
     calls = limits.max_model_calls
-    if calls is None or state.turns + 1 < calls:
+    if calls is None or state.spend.root.model_calls + 1 < calls:
         return request
     state.limit = _breach(state, "max_model_calls", calls, calls, "model calls")
     return replace(request, settings=replace(request.settings, tool_choice="none"))

@@ -13,8 +13,8 @@ from swarmkit._log import log
 from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
 from swarmkit._run._callbacks import handoff_callback
-from swarmkit._run._conversation import start_data
-from swarmkit._run._delegate import run_delegations
+from swarmkit._run._conversation import start_data, with_own_memory
+from swarmkit._run._delegate import Delegating, run_delegations
 from swarmkit._run._limits import apply_refusal_policy, continuation, may_hand_off, refusal
 from swarmkit._run._mapping import mapped_payload
 from swarmkit._run._offers import not_offered
@@ -50,7 +50,14 @@ from swarmkit.journal._digest import RequestHistory
 from swarmkit.journal._tape import StepWriter, with_history
 from swarmkit.limits import LimitBreach
 from swarmkit.messages import ToolCall, ToolMessage, UserMessage
-from swarmkit.models import AttemptDiscarded, ModelRequest, ModelResponse, StreamingModel, Usage
+from swarmkit.models import (
+    AttemptDiscarded,
+    ModelRequest,
+    ModelResponse,
+    StreamingModel,
+    Usage,
+    provider_of,
+)
 from swarmkit.models import TextDelta as ModelTextDelta
 from swarmkit.plan import AgentPlan
 from swarmkit.result import DecidedBy, HandoffRecord, RuleDecision
@@ -88,6 +95,11 @@ class RunLoop:
         self._seams = seams
         self._streaming = streaming
         self._quiet = quiet
+        # Limits that are not configured cost nothing: with neither usage limits nor time
+        # limits, a live step skips their checks (a replay still asks the journal for stops).
+        self._limits = swarm.usage_limits
+        self._timed = swarm.run_timeout is not None or swarm.agent_timeout is not None
+        self._limited = self._limits is not None or self._timed
 
     async def events(self) -> AsyncGenerator[ev.Event, None]:
         """Run to the end, yielding every event exactly once."""
@@ -99,6 +111,7 @@ class RunLoop:
             prompt=state.prompt,
             entry_agent=state.agent,
             replay=self._tape.replaying,
+            next_turn=state.start.decision if state.start else None,
         )
         self._log("run_started")
         pending: PendingDecision | None = None
@@ -180,10 +193,17 @@ class RunLoop:
             call = await self._start_call(plan)
             if call.started is not None:
                 yield call.started
-            response = await self._tape.replayed_response(
-                plan.name, call.turn, call.request, call.history
-            )
-            if response is None:
+            try:
+                response = await self._tape.replayed_response(
+                    plan.name, call.turn, call.request, call.history
+                )
+            finally:
+                # Counted once the call is under way (a journaled failure counts too), not
+                # while its record is reached: the state history shows states between steps.
+                self._count_call(call)
+            if response is None and not self._timed and not self._streams(plan):
+                response = await self._plain_call(plan, call)
+            elif response is None:
                 async for item in self._live_call(plan, call):
                     if isinstance(item, ModelResponse):
                         response = item
@@ -287,17 +307,40 @@ class RunLoop:
     # -- model ---------------------------------------------------------------------------
 
     async def _start_call(self, plan: AgentPlan) -> _Call:
-        """Check the limits, build the request and count the turn, before the model is asked."""
+        """Check the limits and build the request (the turn's number), before the model is
+        asked."""
         state = self._state
-        await self._within_limits(budget.before_call(self._swarm, state))
-        # The history goes to the tape by reference: a replayed step never copies it.
         replaying = self._tape.replaying
+        if self._limited or replaying:
+            await self._within_limits(budget.before_call(self._swarm, state))
+            replaying = self._tape.replaying
+        # The history goes to the tape by reference: a replayed step never copies it.
         request = await build_request(self._swarm, state, plan, head_only=replaying)
-        request = budget.shaped(self._swarm, state, request)
+        if self._limits is not None:
+            request = budget.shaped(self._swarm, state, request)
         history = RequestHistory(view=state.view, items=state.own_items, count=len(state.own_items))
-        state.turns += 1
-        started = None if self._quiet else _call_started(plan, state.turns)
-        return _Call(request=request, history=history, turn=state.turns, started=started)
+        turn = state.turns + 1
+        started = None if self._quiet else _call_started(plan, turn)
+        return _Call(request=request, history=history, turn=turn, started=started)
+
+    def _count_call(self, call: _Call) -> None:
+        self._state.turns = call.turn
+        self._state.spend.add(model_calls=1)
+
+    def _streams(self, plan: AgentPlan) -> bool:
+        return self._streaming and isinstance(plan.model, StreamingModel)
+
+    async def _plain_call(self, plan: AgentPlan, call: _Call) -> ModelResponse:
+        """Ask the model with no time limit and no stream (the common live call): no generator
+        in between; journal the answer."""
+        request = with_history(call.request, call.history) if self._tape.replaying else call.request
+        try:
+            response = await plan.model.respond(request)
+        except ModelError as exc:
+            self._tape.record_model_error(plan.name, call.turn, request, exc)
+            raise
+        self._tape.record_response(plan.name, call.turn, request, response)
+        return response
 
     async def _live_call(
         self, plan: AgentPlan, call: _Call
@@ -325,10 +368,11 @@ class RunLoop:
         """Count the answer's usage against the limits and add it, attributed, to the history."""
         state = self._state
         state.usage[plan.name] = state.usage.get(plan.name, Usage()) + response.usage
-        model_name = response.model or getattr(plan.model, "name", plan.name)
-        await self._within_limits(
-            budget.after_answer(self._swarm, state, str(model_name), response.usage)
-        )
+        if self._limited or self._tape.replaying:
+            model_name = response.model or getattr(plan.model, "name", plan.name)
+            await self._within_limits(
+                budget.after_answer(self._swarm, state, str(model_name), response.usage)
+            )
         message = replies.attributed(response.message, plan.name)
         state.append(message)
         if message.content:
@@ -362,6 +406,8 @@ class RunLoop:
     # -- time and usage limits -----------------------------------------------------------
 
     def _time_left(self) -> float | None:
+        if not self._timed:
+            return None
         return budget.time_left(self._swarm, self._state, self._seams.runtime.clock())
 
     def _expired(self) -> LimitBreach | None:
@@ -378,7 +424,7 @@ class RunLoop:
         held = self._tape.held_stop()
         if held is not None:
             breach = LimitBreach.from_data(held.data) if held.data is not None else None
-        elif breach is None:
+        elif breach is None and self._timed:
             breach = budget.time_breach(self._swarm, self._state, self._seams.runtime.clock())
         if breach is None:
             return
@@ -474,7 +520,8 @@ class RunLoop:
         self, plan: AgentPlan, calls: list[ToolCall], results: dict[str, ToolMessage]
     ) -> AsyncIterator[ev.Event]:
         state, tape = self._state, self._tape
-        async for item in run_delegations(plan, calls, state, tape, self._seams):
+        how = Delegating(quiet=self._quiet, streaming=self._streaming)
+        async for item in run_delegations(plan, calls, state, tape, self._seams, how=how):
             if not isinstance(item, tuple):
                 yield item
                 continue
@@ -525,7 +572,10 @@ class RunLoop:
                 return replies.rejected_outcome(decision), arguments, decision
             if isinstance(decision, Edit):
                 arguments = json.dumps(dict(decision.payload))
-        await self._within_limits(budget.before_tool_call(self._swarm, self._state))
+        if self._limited or self._tape.replaying:
+            await self._within_limits(budget.before_tool_call(self._swarm, self._state))
+        else:
+            self._state.tool_calls += 1
         outcome = await self._tape.replayed_outcome(plan.name, call, arguments)
         if outcome is None:
             state = self._state
@@ -632,7 +682,13 @@ class RunLoop:
         state.refusals.append(detail)
         await self._tape.note(
             "handoff_refused",
-            {"source": plan.name, "target": target, "decided_by": decided_by, "reason": reason},
+            {
+                "source": plan.name,
+                "target": target,
+                "decided_by": decided_by,
+                "reason": reason,
+                "detail": detail,
+            },
         )
         self._log(
             "handoff_refused",
@@ -665,8 +721,8 @@ class RunLoop:
             message=request.message,
             condition=condition,
         )
-        state.handoffs.append(record)
         await self._tape.note("handoff", record_data(record))
+        state.handoffs.append(record)
         state.used_by_agent[plan.name] += 1
         state.previous_agent, state.agent = plan.name, request.target
         state.payload, state.handoff_message = request.payload, request.message
@@ -699,6 +755,7 @@ class RunLoop:
             agent=agent,
             sub_session_id=f"{state.session_id}__swarm_{agent}_{state.handoff_count}",
             handoff_count=state.handoff_count,
+            provider=provider_of(self._swarm.plans[agent].model),
         )
         await self._tape.note(
             "agent_started",
@@ -730,6 +787,8 @@ class RunLoop:
             state.view = history
         else:
             state.view = (replies.latest_user_message(history, state.prompt),)
+        if self._swarm.plans[target].agent.memory == "own":
+            state.view = with_own_memory(history, target, state.view)
         state.own_items = []
 
 
@@ -752,7 +811,7 @@ def _call_started(plan: AgentPlan, turn: int) -> ev.ModelCallStarted:
         agent=plan.name,
         turn=turn,
         model=_text_attribute(plan.model, "name"),
-        provider=_text_attribute(plan.model, "provider"),
+        provider=provider_of(plan.model),
     )
 
 

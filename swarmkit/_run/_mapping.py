@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from swarmkit._run._state import RunState, rule_state
+from swarmkit.bounds import load_json
 
 _MISSING = object()
 
@@ -32,7 +32,7 @@ def _last_tool_output(state: RunState) -> Any:
     if text is None:
         return None
     try:
-        return json.loads(text)
+        return load_json(text)
     except ValueError:
         return None
 

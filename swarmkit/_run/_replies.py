@@ -9,6 +9,7 @@ from typing import Any
 
 from swarmkit import events as ev
 from swarmkit._run._state import Candidate
+from swarmkit.bounds import load_json
 from swarmkit.exceptions import HandoffPayloadError
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject, decision_audit
@@ -22,7 +23,7 @@ def attributed(message: AssistantMessage, agent: str) -> AssistantMessage:
     """The model's message marked with the agent that said it."""
     if message.agent == agent:
         return message
-    return AssistantMessage(content=message.content, tool_calls=message.tool_calls, agent=agent)
+    return replace(message, agent=agent)  # keeps the provider's reasoning state
 
 
 def tool_resulted(agent: str, message: ToolMessage) -> ev.ToolResulted:
@@ -133,7 +134,7 @@ def candidate_target(plan: AgentPlan, candidate: Candidate) -> str:
     if transfer is not None:
         return transfer.target
     try:
-        target = json.loads(candidate.call.arguments).get("target")
+        target = load_json(candidate.call.arguments).get("target")
     except (ValueError, AttributeError):
         target = None
     return target if isinstance(target, str) else candidate.call.name
@@ -142,7 +143,7 @@ def candidate_target(plan: AgentPlan, candidate: Candidate) -> str:
 def tool_pending(plan: AgentPlan, call: ToolCall) -> PendingDecision:
     """The pending decision for a tool that needs a human's approval."""
     try:
-        arguments = json.loads(call.arguments or "{}")
+        arguments = load_json(call.arguments or "{}")
     except ValueError:
         arguments = {"raw": call.arguments}
     payload = arguments if isinstance(arguments, dict) else {"value": arguments}

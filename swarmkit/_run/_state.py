@@ -13,7 +13,7 @@ from swarmkit._run._conversation import Continuation
 from swarmkit.context import RunContext
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import PendingDecision
-from swarmkit.limits import LimitBreach
+from swarmkit.limits import LimitBreach, Spend
 from swarmkit.messages import Message, ToolCall
 from swarmkit.models import Usage
 from swarmkit.result import DecidedBy, Failure, HandoffRecord, RuleDecision, RunResult, StopReason
@@ -36,7 +36,7 @@ class StopRun(Exception):
         self.reason = reason
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class RunState:
     """Everything that changes during one run; the Swarm itself holds none of it."""
 
@@ -96,6 +96,9 @@ class RunState:
     """The time or usage limit that ended (or shaped the end of) the run."""
     tool_calls: int = 0
     """Function tool calls made (for max_tool_calls)."""
+    spend: Spend = field(default_factory=Spend)
+    """Model and tool calls counted against the usage limits, with the sub-runs' (a sub-run's
+    is chained to its parent's)."""
     cost: float | None = None
     """The cost so far, when the usage limits price calls."""
     run_started_at: float = 0.0
@@ -214,6 +217,7 @@ def build_result(
         pending=pending,
         limit=state.limit,
         cost=state.cost,
+        next_turn=state.start.decision if state.start else None,
     )
 
 

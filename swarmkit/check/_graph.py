@@ -143,6 +143,7 @@ def unreachable_findings(
                 where=f"agent {agent}",
                 message=f"no rule edge or transfer tool leads from {entry!r} to {agent!r} "
                 "(after max_handoffs, handoff budgets and conditions that never hold)",
-                fix="list it in a reachable agent's handoffs, add a rule edge to it, or remove "
-                "it (ignore this if a tool's ToolResult(goto=...) reaches it)",
+                fix="list it in a reachable agent's handoffs (or give it an LLM edge in the "
+                "graph), add a rule edge to it, or remove it (ignore this if a tool's "
+                "ToolResult(goto=...) reaches it)",
             )

@@ -40,6 +40,7 @@ from swarmkit.cli._usage import (
     fail,
 )
 from swarmkit.exceptions import ConfigurationError, JournalError, SwarmkitError
+from swarmkit.journal import mask_locations
 
 if TYPE_CHECKING:
     from swarmkit.cli._journal_file import journal_path, open_for_reading, open_for_writing
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     except (SwarmkitError, OSError) as exc:
         return fail(str(exc), EXIT_FAILED)
     except RunStopped as exc:
-        print(f"swarmkit: {exc}", file=sys.stderr)
+        print(f"swarmkit: {mask_locations(str(exc))}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)
@@ -320,6 +321,11 @@ def _add_sessions(commands: Any) -> None:
         commands, "sessions", "List the journal's sessions, newest first.", "_sessions"
     )
     command.add_argument(
+        "--threads",
+        action="store_true",
+        help="group a conversation's turns (SESSION, SESSION__turn_2, ...) under it",
+    )
+    command.add_argument(
         "--state",
         choices=("running", "waiting", "failed", "limited", "finished", "cancelled"),
         help="only sessions in this state (a Ctrl-C-cancelled session lists as waiting)",
@@ -362,6 +368,11 @@ def _add_export(commands: Any) -> None:
     command = _command(commands, "export", "Write a session to stdout as JSONL.", "_export")
     command.add_argument("session", metavar="SESSION", help="the session id")
     command.add_argument("--format", choices=["jsonl"], default="jsonl", help="default: jsonl")
+    command.add_argument(
+        "--thread",
+        action="store_true",
+        help="also the conversation's later turns (SESSION__turn_2, ...): import takes them all",
+    )
     _journal_option(command)
 
 

@@ -15,11 +15,14 @@ from swarmkit.cli._usage import EXIT_FAILED, EXIT_OK, UsageError
 from swarmkit.console import one_line, plural
 from swarmkit.exceptions import SessionBusyError, SessionNotFoundError
 from swarmkit.journal import (
+    Conversation,
     JournalRecord,
     SessionInfo,
     export_jsonl,
-    import_jsonl,
+    group_turns,
+    import_jsonl_sessions,
     journal_label,
+    turn_sessions,
 )
 
 
@@ -30,10 +33,13 @@ async def _sessions(args: argparse.Namespace) -> int:
     if args.state:
         infos = tuple(info for info in infos if info.state == args.state)
     if not infos:
-        print(f"no sessions in {path}")
+        print(f"no sessions in {journal_label(path)}")
+        return EXIT_OK
+    started = _local_times()
+    if args.threads:
+        print(_table(_thread_rows(group_turns(infos), started)))
         return EXIT_OK
     header = ("SESSION", "STATUS", "STOP", "RECORDS", "STARTED", "PROMPT")
-    started = _local_times()
     print(_table([header, *(_session_row(info, started) for info in infos)]))
     print(f"({plural(len(infos), 'session')} in {journal_label(path)})")
     return EXIT_OK
@@ -74,25 +80,56 @@ def _confirmed(question: str) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
+def _thread_rows(
+    threads: Sequence[Conversation], started: Callable[[float], str]
+) -> list[tuple[str, ...]]:
+    """One row per conversation (its latest turn's status), then one per turn under it."""
+    rows: list[tuple[str, ...]] = [("CONVERSATION", "TURNS", "STATUS", "STOP", "STARTED", "PROMPT")]
+    for thread in threads:
+        turns = thread.turns
+        count, first = str(len(turns)), started(thread.started_at)
+        state = _state_cells(thread.latest)
+        rows.append((thread.conversation_id, count, *state, first, _prompt(turns[0])))
+        if len(turns) > 1:
+            rows += [
+                (
+                    f"  {n}. {turn.session_id}",
+                    "",
+                    *_state_cells(turn),
+                    started(turn.started_at),
+                    _prompt(turn),
+                )
+                for n, turn in enumerate(turns, start=1)
+            ]
+    return rows
+
+
 async def _export(args: argparse.Namespace) -> int:
     records = await _read_session(args.journal, args.session)
     sys.stdout.write(export_jsonl(records))
+    if args.thread:  # the conversation's later turns, each an export of its own, in order
+        with open_for_reading(journal_path(args.journal)) as journal:
+            for session_id in (await turn_sessions(journal, args.session))[1:]:
+                sys.stdout.write(export_jsonl(await journal.read(session_id)))
     return EXIT_OK
 
 
 async def _import_session(args: argparse.Namespace) -> int:
     text = sys.stdin.read() if args.file == "-" else _read_text(Path(args.file))
-    records = import_jsonl(text)
-    session_id = records[0].session_id
+    sessions = import_jsonl_sessions(text)
     path = journal_path(args.journal)
     with open_for_writing(path) as journal:
-        if await journal.next_seq(session_id):
-            raise UsageError(
-                f"session {session_id!r} is already in {journal_label(path)}; delete it there "
-                f"first: swarmkit delete {session_id} --journal {journal_label(path)}"
-            )
-        await journal.append(records)  # one step: the whole session or nothing
-    print(f"imported {session_id} ({plural(len(records), 'record')}) into {journal_label(path)}")
+        for records in sessions:  # every session checked before the first is written
+            session_id = records[0].session_id
+            if await journal.next_seq(session_id):
+                raise UsageError(
+                    f"session {session_id!r} is already in {journal_label(path)}; delete it "
+                    f"there first: swarmkit delete {session_id} --journal {journal_label(path)}"
+                )
+        for records in sessions:
+            await journal.append(records)  # one step: the whole session or nothing
+            label = f"{records[0].session_id} ({plural(len(records), 'record')})"
+            print(f"imported {label} into {journal_label(path)}")
     return EXIT_OK
 
 
@@ -109,7 +146,7 @@ async def _read_session(option: str | Path | None, session_id: str) -> tuple[Jou
         try:
             return await journal.read(session_id)
         except SessionNotFoundError as exc:
-            raise UsageError(f"{exc} (swarmkit sessions --journal {path})") from exc
+            raise UsageError(f"{exc} (swarmkit sessions --journal {journal_label(path)})") from exc
 
 
 def _session_row(info: SessionInfo, started: Callable[[float], str]) -> tuple[str, ...]:
@@ -121,6 +158,14 @@ def _session_row(info: SessionInfo, started: Callable[[float], str]) -> tuple[st
         started(info.started_at),
         one_line(info.prompt or "", limit=48),
     )
+
+
+def _state_cells(info: SessionInfo) -> tuple[str, str]:
+    return info.status, info.stop_reason or "-"
+
+
+def _prompt(info: SessionInfo) -> str:
+    return one_line(info.prompt or "", limit=48)
 
 
 def _local_times() -> Callable[[float], str]:

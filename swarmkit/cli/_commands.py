@@ -40,6 +40,7 @@ from swarmkit.interrupts import Decision, approve, edit, reject
 from swarmkit.journal import (
     JournalRecord,
     SQLiteJournal,
+    env_cipher,
     journal_label,
     session_status,
     status_of,
@@ -128,7 +129,10 @@ async def _run(args: argparse.Namespace) -> int:
         except (asyncio.CancelledError, KeyboardInterrupt) as stop:
             if view.session_id is None:
                 raise
-            resume = f"{program()} resume {view.session_id} --swarm {args.target} --journal {path}"
+            resume = (
+                f"{program()} resume {view.session_id} --swarm {args.target} "
+                f"--journal {journal_label(path)}"
+            )
             message = f"stopped by Ctrl-C; the run is journaled; continue it: {resume}"
             raise RunStopped(message) from stop
     _say_how_to_continue(result, args.target, path)
@@ -244,8 +248,9 @@ async def _ui(args: argparse.Namespace) -> int:
     if isinstance(path, str):  # Postgres: one pool serves pages, listing and decisions
         writable = listing_journal = open_for_writing(path)
     else:
-        writable = SQLiteJournal(path, read_only=not args.allow_decisions)
-        listing_journal = SQLiteJournal(path, read_only=True)
+        cipher = env_cipher()
+        writable = SQLiteJournal(path, read_only=not args.allow_decisions, cipher=cipher)
+        listing_journal = SQLiteJournal(path, read_only=True, cipher=cipher)
     with writable as journal, listing_journal as listing:
         viewer = Viewer(journal, swarm=swarm, allow_decisions=args.allow_decisions, listing=listing)
         server = ViewerServer(viewer, port=args.port)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from swarmkit.journal import mask_locations
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -35,5 +37,5 @@ class RunStopped(Exception):
 
 def fail(message: str, code: int) -> int:
     """Print the one-line error and return the exit code."""
-    print(f"swarmkit: error: {message}", file=sys.stderr)
+    print(f"swarmkit: error: {mask_locations(message)}", file=sys.stderr)
     return code

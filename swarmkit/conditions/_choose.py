@@ -7,13 +7,22 @@ become one dict lookup; every other edge keeps its own compiled closure, tried i
 
 from __future__ import annotations
 
+import itertools
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from swarmkit.conditions._ast import Compare, Literal, Path, PathKey
 from swarmkit.conditions._compile import EXACT_LIMIT, Condition, Predicate
-from swarmkit.conditions._values import State, adapt_state, as_float, is_number, path_getter
+from swarmkit.conditions._values import (
+    State,
+    _dict_get,
+    adapt_state,
+    as_float,
+    is_number,
+    path_getter,
+)
 
 Result = TypeVar("Result")
 
@@ -69,6 +78,8 @@ def compile_first_match(branches: Sequence[tuple[Condition | None, Result]]) -> 
         return lambda state: fallback
     if len(steps) == 1 and isinstance(steps[0], _Table):
         return _table_chooser(steps[0], fallback, roots, careful)
+    if len(steps) >= _FLAT_FROM and all(isinstance(step, tuple) for step in steps):
+        return _flat_chooser(branches, fallback, roots, careful)
     if len(steps) == 2 and all(isinstance(step, tuple) for step in steps):
         return _two_test_chooser(steps, fallback, roots, careful)  # type: ignore[arg-type]
     if all(isinstance(step, tuple) for step in steps):
@@ -223,3 +234,81 @@ def _carefully(branches: tuple[tuple[Condition | None, object], ...], state: Sta
         if condition is None or condition(state):  # calling a Condition never raises
             return result
     return None
+
+
+# From this many tests on, a node's single comparisons are read in one loop (see _flat_entry).
+_FLAT_FROM: Final = 3
+_TEXT_KINDS: Final[frozenset[type]] = frozenset({str})
+_NUMBER_KINDS: Final[frozenset[type]] = frozenset({int, float})
+_OPERATORS: Final[dict[str, Callable[[Any, Any], bool]]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+_MIRRORED: Final = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+_Flat = tuple[Any, Any, Any, Any, bool, Predicate, object]
+
+
+def _flat_entry(condition: Condition, result: object) -> _Flat:
+    """``(key, operator, constant, kinds, when missing, test, result)``: a top-level key
+    compared with a text or a number is answered in the loop for values of exactly those
+    kinds; any other value, and any other condition (key None), goes to its own test."""
+    generic: _Flat = (None, None, None, None, False, condition._test, result)
+    tree = condition.tree
+    if not isinstance(tree, Compare) or tree.op not in _OPERATORS:
+        return generic
+    op: str = tree.op
+    left, right = tree.left, tree.right
+    if isinstance(left, Literal):
+        op, left, right = _MIRRORED[op], right, left
+    if not (isinstance(left, Path) and isinstance(right, Literal) and len(left.keys) == 1):
+        return generic
+    constant = right.value
+    if isinstance(constant, str):
+        kinds = _TEXT_KINDS
+    elif isinstance(constant, int | float) and not isinstance(constant, bool):
+        if not abs(constant) < EXACT_LIMIT:
+            return generic
+        kinds = _NUMBER_KINDS
+    else:
+        return generic
+    # A missing key (None) equals and orders with nothing, so only != holds for it.
+    return (left.keys[0], _OPERATORS[op], constant, kinds, op == "!=", condition._test, result)
+
+
+def _flat_chooser(
+    branches: Sequence[tuple[Condition | None, Result]],
+    fallback: object,
+    roots: frozenset[str],
+    careful: tuple[Any, ...],
+) -> Chooser:
+    tested = itertools.takewhile(lambda branch: branch[0] is not None, branches)
+    entries = tuple(_flat_entry(condition, result) for condition, result in tested)  # type: ignore[arg-type]
+    get = _dict_get
+
+    def choose(state: Any) -> object:
+        if state.__class__ is not dict:
+            state = adapt_state(state, roots)
+        try:
+            for key, order, constant, kinds, missing, test, result in entries:
+                if key is None:
+                    if test(state):
+                        return result
+                    continue
+                value = get(state, key)
+                if value.__class__ in kinds:
+                    if order(value, constant):
+                        return result
+                elif value is None:
+                    if missing:
+                        return result
+                elif test(state):
+                    return result
+        except Exception:  # a foreign object in the state misbehaved: go carefully
+            return _carefully(careful, state)
+        return fallback
+
+    return choose

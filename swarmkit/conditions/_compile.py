@@ -26,6 +26,7 @@ from swarmkit.conditions._ast import (
     Not,
     Or,
     Path,
+    PathKey,
     path_keys,
     path_text,
 )
@@ -185,9 +186,17 @@ def _predicate(node: Expr) -> Predicate:
         case Not(operand=operand):
             return _negation(_predicate(operand))
         case And(operands=operands):
-            return _all(tuple(_predicate(operand) for operand in operands))
+            general = _all(tuple(_predicate(operand) for operand in operands))
+            bounds = _bounds_of_one_path(operands)
+            if bounds is None:
+                return general
+            return _number_range(*path_getter(bounds[0]), bounds[1], general)
         case Or(operands=operands):
-            return _any(tuple(_predicate(operand) for operand in operands))
+            general = _any(tuple(_predicate(operand) for operand in operands))
+            texts = _texts_of_one_path(operands)
+            if texts is None:
+                return general
+            return _text_choice(*path_getter(texts[0]), frozenset(texts[1]), general)
         case ListDisplay() | Index() | Negate() | Arithmetic():
             read = _value(node)
             return lambda state: truthy(read(state))
@@ -238,6 +247,101 @@ def _any(tests: tuple[Predicate, ...]) -> Predicate:
             if each(state):
                 return True
         return False
+
+    return test
+
+
+def _texts_of_one_path(
+    operands: tuple[Expr, ...],
+) -> tuple[tuple[PathKey, ...], list[str]] | None:
+    """``(path, texts)`` when every operand is ``path == 'text'`` on one path (three or more)."""
+    if len(operands) < 3:
+        return None
+    keys: tuple[PathKey, ...] | None = None
+    texts: list[str] = []
+    for operand in operands:
+        if not isinstance(operand, Compare) or operand.op != "==":
+            return None
+        left, right = operand.left, operand.right
+        if isinstance(left, Literal):
+            left, right = right, left
+        if not (isinstance(left, Path) and isinstance(right, Literal)):
+            return None
+        if not isinstance(right.value, str) or (keys is not None and left.keys != keys):
+            return None
+        keys = left.keys
+        texts.append(right.value)
+    assert keys is not None
+    return keys, texts
+
+
+def _bounds_of_one_path(
+    operands: tuple[Expr, ...],
+) -> tuple[tuple[PathKey, ...], tuple[tuple[Callable[[Any, Any], bool], int | float], ...]] | None:
+    """``(path, ((order, number), ...))`` when every operand orders one path against a number
+    (``score >= 80 and score < 90``), else None."""
+    keys: tuple[PathKey, ...] | None = None
+    bounds: list[tuple[Callable[[Any, Any], bool], int | float]] = []
+    for operand in operands:
+        if not isinstance(operand, Compare) or operand.op not in _FAST_ORDER:
+            return None
+        op: str = operand.op
+        left, right = operand.left, operand.right
+        if isinstance(left, Literal):
+            op, left, right = _MIRRORED[op], right, left
+        if not (isinstance(left, Path) and isinstance(right, Literal)):
+            return None
+        number = right.value
+        if isinstance(number, bool) or not is_number(number) or not abs(number) < EXACT_LIMIT:
+            return None
+        if keys is not None and left.keys != keys:
+            return None
+        keys = left.keys
+        bounds.append((_FAST_ORDER[op], number))
+    assert keys is not None
+    return keys, tuple(bounds)
+
+
+def _number_range(
+    get: PathGetter,
+    arg: Any,
+    bounds: tuple[tuple[Callable[[Any, Any], bool], int | float], ...],
+    general: Predicate,
+) -> Predicate:
+    # A band on one path: read it once; a value that is not a plain number goes term by term
+    # (a missing one orders with nothing).
+    if len(bounds) == 2:
+        (low, low_number), (high, high_number) = bounds
+
+        def between(state: State) -> bool:
+            value = get(state, arg)
+            kind = value.__class__
+            if kind is int or kind is float:
+                return low(value, low_number) and high(value, high_number)
+            return value is not None and general(state)
+
+        return between
+
+    def test(state: State) -> bool:
+        value = get(state, arg)
+        kind = value.__class__
+        if kind is int or kind is float:
+            for order, number in bounds:  # noqa: SIM110
+                if not order(value, number):
+                    return False
+            return True
+        return value is not None and general(state)
+
+    return test
+
+
+def _text_choice(get: PathGetter, arg: Any, texts: frozenset[str], general: Predicate) -> Predicate:
+    # path == 'a' or path == 'b' or ...: one set lookup for a str; anything else term by term.
+    def test(state: State) -> bool:
+        value = get(state, arg)
+        if value.__class__ is str:
+            return value in texts
+        return value is not None and general(state)
 
     return test
 

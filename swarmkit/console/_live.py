@@ -18,6 +18,7 @@ from swarmkit.events import (
     RuleEvaluated,
     RunFinished,
     RunStarted,
+    SubRunEvent,
     TextDelta,
     ToolCalled,
     ToolResulted,
@@ -103,8 +104,26 @@ class LiveView:
             case RunFinished(result=result):
                 self.result = result
                 return result_lines(result)
+            case SubRunEvent():
+                return self._sub_run(event)
             case _:
                 assert_never(event)
+
+    def _sub_run(self, event: SubRunEvent) -> list[str]:
+        """A delegate's step, shown as its own agent's rows; its start and end in one row each."""
+        inner: Event = event.event
+        while isinstance(inner, SubRunEvent):
+            inner = inner.event
+        match inner:
+            case RunStarted(entry_agent=agent):
+                return [self._row(agent, "asked", f"by {event.agent} ({event.tool_name})")]
+            case RunFinished(result=result):
+                why = result.stop_reason
+                return [self._row(result.final_agent, "done", f"{why}, for {event.agent}")]
+            case TextDelta() | ModelAttemptDiscarded() | ModelCallStarted():
+                return []
+            case _:
+                return self._lines(inner)
 
     def _rule(self, event: RuleEvaluated) -> list[str]:
         graph = self._swarm.graph

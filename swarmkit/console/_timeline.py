@@ -97,7 +97,22 @@ def _run_started(data: Mapping[str, Any]) -> list[str]:
         lines.append(
             f"         continues {data.get('continues') or '-'} ({earlier} earlier messages)"
         )
+    decision = data.get("next_turn")
+    if isinstance(decision, Mapping):
+        lines.append(f"         next turn {_next_turn(decision)}")
     return lines
+
+
+def _next_turn(decision: Mapping[str, Any]) -> str:
+    """Who the next-turn policy chose, and why, in words."""
+    agent, last = decision.get("agent"), decision.get("last_agent")
+    why = {
+        "last": f"{agent} answered last",
+        "entry": f"every message starts at the entry agent (last was {last})",
+        "start_agent": f"the call's start_agent (last was {last})",
+        "rule": f"rule {decision.get('condition')!r} held (last was {last})",
+    }.get(str(decision.get("policy")), str(decision.get("policy")))
+    return f"{agent}: {one_line(why, limit=200)}"
 
 
 def _agent_started(data: Mapping[str, Any]) -> list[str]:
@@ -129,10 +144,13 @@ def _handoff(data: Mapping[str, Any]) -> list[str]:
 
 
 def _refused(data: Mapping[str, Any]) -> list[str]:
-    return [
+    lines = [
         f"refused  {data.get('source')} -> {data.get('target')} ({data.get('reason')}), asked "
         f"by {data.get('decided_by')}"
     ]
+    if data.get("detail"):
+        lines.append(f"         {one_line(str(data['detail']), limit=300)}")
+    return lines
 
 
 def _model_call(data: Mapping[str, Any]) -> list[str]:

@@ -27,7 +27,7 @@ from swarmkit.journal import (
     response_from_data,
     response_to_data,
 )
-from swarmkit.models import Model, ModelRequest, ModelResponse
+from swarmkit.models import Model, ModelRequest, ModelResponse, provider_of
 from swarmkit.runtime import Runtime
 from swarmkit.tools import FunctionTool, ToolOutcome, outcome_from_data, outcome_to_data
 
@@ -116,6 +116,8 @@ class StepModel:
     def __init__(self, model: Model) -> None:
         self.model = model
         self.name = getattr(model, "name", None) or type(model).__name__
+        self.provider = provider_of(model)
+        """The wrapped model's provider, so traces and events name who answers."""
 
     async def respond(self, request: ModelRequest) -> ModelResponse:
         """The model's answer, recorded as a step (or replayed from one)."""

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from swarmkit.journal._jsonl import export_jsonl, import_jsonl
+from swarmkit.journal._cipher import AESGCMCipher, JournalCipher, env_cipher, generate_key
+from swarmkit.journal._jsonl import export_jsonl, import_jsonl, import_jsonl_sessions
 from swarmkit.journal._memory import InMemoryJournal
 from swarmkit.journal._open import (
     is_postgres_location,
     journal_label,
+    mask_locations,
     open_journal,
     postgres_journal_class,
 )
@@ -23,16 +25,27 @@ from swarmkit.journal._records import (
 )
 from swarmkit.journal._sqlite import SQLiteJournal
 from swarmkit.journal._times import StepTime, step_times
-from swarmkit.journal._turns import TURN_MARK, turn_session_id, turn_sessions
+from swarmkit.journal._turns import (
+    TURN_MARK,
+    Conversation,
+    conversations,
+    group_turns,
+    turn_of,
+    turn_session_id,
+    turn_sessions,
+)
 
 if TYPE_CHECKING:
     from swarmkit.journal._codec import response_from_data, response_to_data
     from swarmkit.journal._postgres import PostgresJournal
 
 __all__ = [
+    "AESGCMCipher",
+    "Conversation",
     "InMemoryJournal",
     "JOURNAL_SCHEMA_VERSION",
     "Journal",
+    "JournalCipher",
     "JournalRecord",
     "PostgresJournal",
     "SQLiteJournal",
@@ -40,16 +53,23 @@ __all__ = [
     "Status",
     "StepTime",
     "TURN_MARK",
+    "conversations",
+    "env_cipher",
     "export_jsonl",
+    "generate_key",
+    "group_turns",
     "import_jsonl",
+    "import_jsonl_sessions",
     "is_postgres_location",
     "journal_label",
+    "mask_locations",
     "open_journal",
     "response_from_data",
     "response_to_data",
     "session_status",
     "status_of",
     "step_times",
+    "turn_of",
     "turn_session_id",
     "turn_sessions",
 ]

@@ -9,14 +9,15 @@ from pydantic_core import to_jsonable_python
 
 from swarmkit.filters import render_history
 from swarmkit.journal._records import JournalRecord, corrupt_record
-from swarmkit.messages import AssistantMessage, ToolCall
+from swarmkit.messages import AssistantMessage, ProviderState, ToolCall
 from swarmkit.models import ModelRequest, ModelResponse, Usage
 from swarmkit.tools import ToolOutcome, outcome_from_data
 
-UNCOMPARED_KEYS = frozenset({"sub_session_id", "session_id", "fingerprint"})
-"""Keys replay does not compare: session names (a fork has its own) and the configuration
+UNCOMPARED_KEYS = frozenset({"sub_session_id", "session_id", "fingerprint", "detail"})
+"""Keys replay does not compare: session names (a fork has its own), the configuration
 fingerprint (a changed configuration that matters changes a model request's digest, whose
-divergence shows a readable diff of what changed)."""
+divergence shows a readable diff of what changed) and a refusal's explanation (journals from
+before it was kept lack it; the refusal's reason is compared)."""
 
 _SUMMARY_TAIL = 3
 
@@ -27,17 +28,39 @@ def json_safe(value: Any) -> Any:
 
 
 def response_to_data(response: ModelResponse) -> dict[str, Any]:
-    """A model response as journal data."""
+    """A model response as journal data; provider state, when there is some, verbatim."""
     message = response.message
-    return {
+    data = {
         "content": message.content,
-        "tool_calls": [
-            {"id": c.id, "name": c.name, "arguments": c.arguments} for c in message.tool_calls
-        ],
+        "tool_calls": [_call_data(c) for c in message.tool_calls],
         "usage": _usage_data(response.usage),
         "finish_reason": response.finish_reason,
         "model": response.model,
     }
+    if message.provider_state is not None:
+        data["provider_state"] = _state_data(message.provider_state)
+    return data
+
+
+def _call_data(call: ToolCall) -> dict[str, Any]:
+    data: dict[str, Any] = {"id": call.id, "name": call.name, "arguments": call.arguments}
+    if call.provider_state is not None:
+        data["provider_state"] = _state_data(call.provider_state)
+    return data
+
+
+def _state_data(state: ProviderState) -> dict[str, Any]:
+    return {"provider": state.provider, "data": json_safe(state.data)}
+
+
+def _state_of(data: Any) -> ProviderState | None:
+    if data is None:
+        return None
+    if not _is_mapping(data) or type(data.get("provider")) is not str:
+        raise ValueError("provider_state must be an object naming its provider")
+    if not _is_mapping(data.get("data")):
+        raise ValueError("provider_state.data must be an object")
+    return ProviderState(provider=data["provider"], data=data["data"])
 
 
 def _usage_data(usage: Usage) -> dict[str, Any]:
@@ -48,16 +71,33 @@ def _usage_data(usage: Usage) -> dict[str, Any]:
     }
     if not usage.reported:
         data["reported"] = False
+    # Written only when there are some, so a record without them reads as before.
+    if usage.cache_read_tokens:
+        data["cache_read_tokens"] = usage.cache_read_tokens
+    if usage.cache_write_tokens:
+        data["cache_write_tokens"] = usage.cache_write_tokens
     return data
 
 
 def response_from_data(data: Mapping[str, Any], agent: str | None = None) -> ModelResponse:
     """A model response read back from journal data (its message said by ``agent``)."""
     calls = tuple(
-        ToolCall(id=c["id"], name=c["name"], arguments=c["arguments"]) for c in data["tool_calls"]
+        ToolCall(
+            id=c["id"],
+            name=c["name"],
+            arguments=c["arguments"],
+            provider_state=_state_of(c.get("provider_state")),
+        )
+        for c in data["tool_calls"]
+    )
+    message = AssistantMessage(
+        content=data["content"],
+        tool_calls=calls,
+        agent=agent,
+        provider_state=_state_of(data.get("provider_state")),
     )
     return ModelResponse(
-        message=AssistantMessage(content=data["content"], tool_calls=calls, agent=agent),
+        message=message,
         usage=Usage(**data["usage"]),
         finish_reason=data["finish_reason"],
         model=data["model"],
@@ -81,7 +121,9 @@ def outcome_of(record: JournalRecord) -> ToolOutcome:
     """The outcome a ``tool_call`` record holds; ``JournalError`` naming it if malformed."""
     data = record.data.get("outcome")
     try:
-        if not _is_mapping(data) or not isinstance(data.get("content"), str):
+        if not (type(data) is dict or _is_mapping(data)) or not isinstance(
+            data.get("content"), str
+        ):
             raise ValueError("an outcome is an object with text content")
         if type(data.get("is_error")) is not bool:
             raise ValueError("is_error must be true or false")
@@ -91,16 +133,23 @@ def outcome_of(record: JournalRecord) -> ToolOutcome:
         raise corrupt_record(record.session_id, record.seq, record.kind, detail) from exc
 
 
-_USAGE_COUNTS = ("prompt_tokens", "completion_tokens", "total_tokens")
+_USAGE_COUNTS = (
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "cache_read_tokens",
+    "cache_write_tokens",
+)
 
 
 def _check_response(data: object) -> None:
     """Raise ValueError unless ``data`` has the shape ``response_to_data`` writes."""
     # Exact-type tests first (what JSON decodes to), the general ones only for anything else:
     # every replayed step checks one response.
-    if not _is_mapping(data):
+    if type(data) is not dict and not _is_mapping(data):
         raise ValueError("a response is an object")
-    if not _is_text_or_none(data["content"]):
+    content = data["content"]
+    if content is not None and type(content) is not str and not _is_text_or_none(content):
         raise ValueError("content must be text or null")
     if type(data["tool_calls"]) is not list and not isinstance(data["tool_calls"], list):
         raise ValueError("tool_calls must be a list")
@@ -109,14 +158,18 @@ def _check_response(data: object) -> None:
             if type(call[key]) is not str and not isinstance(call[key], str):
                 raise ValueError("a tool call's id, name and arguments must be text")
     usage = data["usage"]
-    if not _is_mapping(usage):
+    if type(usage) is not dict and not _is_mapping(usage):
         raise ValueError("usage must map token counts to integers")
     for key in _USAGE_COUNTS:
         if type(usage.get(key, 0)) is not int:
             raise ValueError("usage must map token counts to integers")
     if type(usage.get("reported", True)) is not bool:
         raise ValueError("usage.reported must be true or false")
-    if not (_is_text_or_none(data["finish_reason"]) and _is_text_or_none(data["model"])):
+    finish_reason, model = data["finish_reason"], data["model"]
+    if not (
+        (type(finish_reason) is str or _is_text_or_none(finish_reason))
+        and (type(model) is str or _is_text_or_none(model))
+    ):
         raise ValueError("finish_reason and model must be text or null")
 
 

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 from swarmkit.messages import (
     AssistantMessage,
     Message,
+    ProviderState,
     SystemMessage,
+    ToolCall,
     ToolMessage,
     UserMessage,
 )
@@ -177,13 +179,28 @@ def _message_text(item: object) -> bytes | None:
         case SystemMessage(content=content) | UserMessage(content=content):
             parts: list[object] = [item.kind, content]
         case AssistantMessage(content=content, tool_calls=calls):
-            parts = [item.kind, content, [[c.id, c.name, c.arguments] for c in calls]]
+            parts = [item.kind, content, [_call_parts(c) for c in calls]]
+            if item.provider_state is not None:
+                # Only a message with state has this part, so older digests stay as they were.
+                parts.append(_state_text(item.provider_state))
         case ToolMessage(tool_call_id=call_id, name=name, content=content):
             parts = [item.kind, call_id, name, content]
         case _:
             return None
     # surrogatepass: a lone surrogate (text that is not valid Unicode) hashes as itself.
     return _json_list(parts).encode("utf-8", "surrogatepass")
+
+
+def _call_parts(call: ToolCall) -> list[object]:
+    parts: list[object] = [call.id, call.name, call.arguments]
+    if call.provider_state is not None:
+        parts.append(_state_text(call.provider_state))
+    return parts
+
+
+def _state_text(state: ProviderState) -> str:
+    """Provider state as one canonical text (its JSON, keys sorted)."""
+    return _canonical({"provider": state.provider, "data": state.data}).decode()
 
 
 def _json_list(parts: list[object]) -> str:

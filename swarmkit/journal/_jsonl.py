@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 from swarmkit.exceptions import JournalError
@@ -74,6 +75,23 @@ def import_jsonl(text: str | bytes) -> tuple[JournalRecord, ...]:
     if not records:
         raise JournalError(f"line {header_line + 1}: no records after the header")
     return records
+
+
+def import_jsonl_sessions(text: str | bytes) -> tuple[tuple[JournalRecord, ...], ...]:
+    """The sessions of several exports one after the other (a thread: each turn's export),
+    each as ``import_jsonl`` reads it; ``JournalError`` names the line in the whole text."""
+    if isinstance(text, bytes | bytearray):
+        text = _utf8(bytes(text))
+    lines = text.splitlines()
+    # Keys are sorted: a header line opens with "session_id", a record's with "data".
+    starts = [n for n, line in enumerate(lines) if line.lstrip().startswith('{"session_id"')]
+    if not starts or any(line.strip() for line in lines[: starts[0]]):
+        return (import_jsonl(text),)
+    bounds = [*starts, len(lines)]
+    # Blank lines in place of the earlier exports keep each error's line number true.
+    return tuple(
+        import_jsonl("\n" * start + "\n".join(lines[start:end])) for start, end in pairwise(bounds)
+    )
 
 
 def _parse_header(line: int, text: str) -> str:

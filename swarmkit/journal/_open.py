@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from swarmkit.exceptions import ConfigurationError
+from swarmkit.journal._cipher import JournalCipher
 from swarmkit.journal._sqlite import SQLiteJournal
 
 if TYPE_CHECKING:
@@ -23,25 +25,55 @@ def is_postgres_location(location: str | os.PathLike[str]) -> bool:
 
 
 def journal_label(location: str | os.PathLike[str]) -> str:
-    """``location`` as it may be shown: a Postgres URL loses its password."""
+    """``location`` as it may be shown: a Postgres URL loses its password, whether it is
+    given as ``user:password@`` or as a ``?password=`` (or ``sslpassword=``) parameter."""
     if not is_postgres_location(location):
         return str(location)
     parts = urlsplit(str(location))
-    if parts.password is None:
-        return str(location)
+    query = _SECRET_PARAMETER.sub(r"\1***", parts.query)
+    try:
+        password = parts.password
+    except ValueError:  # a netloc urlsplit cannot read: hide all that could be a secret
+        password = ""
+    if password is None:
+        return urlunsplit(parts._replace(query=query))
     host = parts.netloc.rpartition("@")[2]
     netloc = f"{parts.username}:***@{host}" if parts.username else f":***@{host}"
-    return urlunsplit(parts._replace(netloc=netloc))
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
-def open_journal(location: str | os.PathLike[str]) -> SQLiteJournal | PostgresJournal:
-    """``PostgresJournal`` for a ``postgresql://`` URL, else the ``SQLiteJournal`` at the path.
+def mask_locations(text: str) -> str:
+    """``text`` with the password of every Postgres URL or ``password=`` setting in it hidden,
+    for anything a command prints."""
+    text = _POSTGRES_URL.sub(lambda found: _label_in_text(found.group()), text)
+    return _SECRET_SETTING.sub(r"\1***", text)
+
+
+def _label_in_text(url: str) -> str:
+    # Punctuation that ends a sentence ("...db?password=x: ...") is not part of the URL.
+    bare = url.rstrip(":,.;)")
+    return journal_label(bare) + url[len(bare) :]
+
+
+_SECRET_PARAMETER = re.compile(r"((?:^|&)(?:ssl)?password=)[^&]*", re.IGNORECASE)
+_POSTGRES_URL = re.compile(r"postgres(?:ql)?://[^\s'\"]+")
+# A libpq key=value connection string: password=secret (possibly quoted).
+_SECRET_SETTING = re.compile(
+    r"((?:^|[\s'\"])(?:ssl)?password\s*=\s*)(?!\*\*\*)('[^']*'|[^\s'\"]+)", re.I
+)
+
+
+def open_journal(
+    location: str | os.PathLike[str], *, cipher: JournalCipher | None = None
+) -> SQLiteJournal | PostgresJournal:
+    """``PostgresJournal`` for a ``postgresql://`` URL, else the ``SQLiteJournal`` at the path;
+    ``cipher`` seals record bodies at rest.
 
     Postgres needs the extra: ``pip install 'swarmkit-agents[postgres]'``.
     """
     if is_postgres_location(location):
-        return postgres_journal_class()(str(location))
-    return SQLiteJournal(Path(location))
+        return postgres_journal_class()(str(location), cipher=cipher)
+    return SQLiteJournal(Path(location), cipher=cipher)
 
 
 def postgres_journal_class() -> type[PostgresJournal]:

@@ -24,11 +24,20 @@ from swarmkit.exceptions import (
     SessionNotFoundError,
 )
 from swarmkit.journal import _postgres_schema as sql
+from swarmkit.journal._cipher import (
+    JournalCipher,
+    open_data,
+    opened_infos,
+    place,
+    seal_data,
+    seal_prompt,
+)
 from swarmkit.journal._records import (
     JournalRecord,
     SessionInfo,
     check_continues,
     check_lease_args,
+    check_session_id,
     check_step,
     decode_data,
     encode_data,
@@ -115,13 +124,16 @@ class PostgresJournal:
         clock: Callable[[], float] | None = None,
         max_connections: int = 10,
         connect_timeout: float = 10.0,
+        cipher: JournalCipher | None = None,
     ) -> None:
         """Use the database at ``dsn``; nothing connects until the first call.
 
         ``max_connections`` bounds each event loop's pool; ``connect_timeout`` is how many
         seconds a call waits for a connection before it fails with ``JournalError``.
+        ``cipher`` (an ``AESGCMCipher``) seals record bodies and prompts at rest.
         """
         self._where = _describe(dsn)
+        self._cipher = cipher
         self._dsn = dsn
         self._clock = clock
         self._max_connections = max_connections
@@ -129,6 +141,8 @@ class PostgresJournal:
         self._schema_ready = False
         self._closed = False
         self._pools: dict[asyncio.AbstractEventLoop, _LoopPool] = {}
+        self._held: dict[str, str] = {}
+        """The owner of each session lease this object took and has not given up."""
 
     @property
     def where(self) -> str:
@@ -148,12 +162,18 @@ class PostgresJournal:
             cursor = await conn.execute(statement, params)
             return cursor.rowcount
 
-        if await self._use("append to", write) != len(records):
+        try:
+            written = await self._use("append to", write)
+        except JournalError:
+            await self._drop_lease(session_id)
+            raise
+        if written != len(records):
             check_continues(session_id, await self.next_seq(session_id), first)
             raise JournalError(f"session {session_id!r} changed while appending; try again")
 
     async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
         """Every record of the session in seq order."""
+        check_session_id(session_id)
 
         async def select(conn: psycopg.AsyncConnection[Any]) -> list[tuple[int, str, str, float]]:
             cursor = await conn.execute(sql.SELECT_RECORDS, (session_id,))
@@ -162,10 +182,20 @@ class PostgresJournal:
         rows = await self._use("read", select)
         if not rows:
             raise SessionNotFoundError(session_id)
-        return tuple(
-            JournalRecord(session_id=session_id, seq=seq, kind=kind, data=decode_data(data), at=at)
-            for seq, kind, data, at in rows
-        )
+        cipher = self._cipher
+        try:
+            return tuple(
+                JournalRecord(
+                    session_id=session_id,
+                    seq=seq,
+                    kind=kind,
+                    data=decode_data(open_data(cipher, data, session_id, seq, kind)),
+                    at=at,
+                )
+                for seq, kind, data, at in rows
+            )
+        except ValueError as exc:
+            raise JournalError(f"session {session_id!r} holds a corrupt record: {exc}") from exc
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first, from the sessions table."""
@@ -183,10 +213,11 @@ class PostgresJournal:
             return agent_lists[text]
 
         rows = await self._use("list sessions of", select)
-        return tuple(session_info(row, agents(row[7])) for row in rows)
+        return opened_infos(self._cipher, [session_info(row, agents(row[7])) for row in rows])
 
     async def next_seq(self, session_id: str) -> int:
         """The seq the session's next record must have; 0 for a new session."""
+        check_session_id(session_id)
 
         async def select(conn: psycopg.AsyncConnection[Any]) -> int:
             row = await (await conn.execute(sql.NEXT_SEQ, (session_id,))).fetchone()
@@ -196,6 +227,7 @@ class PostgresJournal:
 
     async def delete(self, session_id: str) -> None:
         """Remove the session and its records in one statement."""
+        check_session_id(session_id)
 
         async def remove(conn: psycopg.AsyncConnection[Any]) -> int:
             async with conn.transaction():
@@ -208,6 +240,7 @@ class PostgresJournal:
 
     async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
         """Take or renew the session's writer lease, seen by every worker of the database."""
+        check_session_id(session_id)
         check_lease_args(owner, ttl)
         params = {"session_id": session_id, "owner": owner, "ttl": float(ttl), "now": self._now()}
 
@@ -219,17 +252,40 @@ class PostgresJournal:
                     return None if row[0] is None else (str(row[0]), float(row[1]))
             raise JournalError(f"the lease of session {session_id!r} keeps changing; try again")
 
-        held = await self._use("take a lease in", take)
+        try:
+            held = await self._use("take a lease in", take)
+        except JournalError:
+            await self._drop_lease(session_id)
+            raise
         if held is not None:
             raise SessionBusyError(session_id, owner=held[0], expires_at=held[1])
+        self._held[session_id] = owner
 
     async def release_lease(self, session_id: str, *, owner: str) -> None:
         """Give up the lease if ``owner`` holds it."""
+        check_session_id(session_id)
 
         async def release(conn: psycopg.AsyncConnection[Any]) -> None:
             await conn.execute(sql.RELEASE_LEASE, (session_id, owner))
 
+        if self._held.get(session_id) == owner:
+            del self._held[session_id]
         await self._use("release a lease in", release)
+
+    async def _drop_lease(self, session_id: str) -> None:
+        """A write of the session failed, so its run is over: give its lease up now, so a
+        resume need not wait out the lease. A killed connection is replaced by the pool, so
+        the release is tried on a few connections; a database that is down keeps the lease
+        until it expires."""
+        owner = self._held.pop(session_id, None)
+        if owner is None:
+            return
+        for _ in range(3):
+            try:
+                await self.release_lease(session_id, owner=owner)
+            except JournalError:
+                continue
+            return
 
     async def aclose(self) -> None:
         """Close the current event loop's pool; later calls raise ``JournalError``."""
@@ -275,7 +331,8 @@ class PostgresJournal:
         return None if self._clock is None else self._clock()
 
     def _step_params(self, session_id: str, records: Sequence[JournalRecord]) -> dict[str, Any]:
-        datas = [encode_data(record) for record in records]  # refuses non-JSON before any I/O
+        # Refuses non-JSON before any I/O.
+        datas = [seal_data(self._cipher, encode_data(r), *place(r)) for r in records]
         facts = step_facts(records)
         return {
             "session_id": session_id,
@@ -285,7 +342,7 @@ class PostgresJournal:
             "datas": sql.RECORD_SEPARATOR.join(datas),
             "finished": facts.finished,
             "stop_reason": facts.stop_reason,
-            "prompt": facts.prompt,
+            "prompt": seal_prompt(self._cipher, facts.prompt, session_id),
             "agents": json.dumps(list(facts.agents)),
             "now": self._now(),
             # Each record's time from the run's clock, null (the step's time) when it has none.

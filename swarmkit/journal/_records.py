@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -236,6 +237,26 @@ def decode_record(
     return JournalRecord(session_id=session_id, seq=seq, kind=kind, data=data, at=time)
 
 
+def decode_records(
+    session_id: str, rows: Sequence[tuple[int, str, object] | tuple[int, str, object, object]]
+) -> tuple[JournalRecord, ...]:
+    """A session's stored rows read back, with the garbage collector paused meanwhile.
+
+    Decoding builds many small containers and no cycles: a collection triggered by those
+    allocations would only scan, again and again, the records decoded so far (at 10,000 steps
+    the collector took about a fifth of a replay). It runs with no await, so nothing else runs
+    while it is paused.
+    """
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        return tuple(decode_record(session_id, *row) for row in rows)
+    finally:
+        if paused:
+            gc.enable()
+
+
 def corrupt_record(session_id: str, seq: object, kind: object, detail: str) -> JournalError:
     """The error for a record that cannot be read: which one, and what to do about it."""
     return JournalError(
@@ -244,12 +265,26 @@ def corrupt_record(session_id: str, seq: object, kind: object, detail: str) -> J
     )
 
 
+def check_session_id(session_id: object) -> None:
+    """Refuse a session id a store cannot hold: not a str, or text with a lone surrogate
+    (half of a character, which UTF-8, SQLite and Postgres cannot encode)."""
+    if isinstance(session_id, str) and _LONE_SURROGATE.search(session_id) is not None:
+        raise ConfigurationError(
+            f"session id {session_id!r} holds a lone surrogate (half of a character), which no "
+            "journal can store; use an id of valid Unicode text"
+        )
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def check_step(records: Sequence[JournalRecord]) -> str:
     """Check a non-empty step holds one session with consecutive seqs; return the session id."""
     first = records[0]
     session_id = first.session_id
     if not isinstance(session_id, str) or not session_id:
         raise JournalError(f"session_id must be a non-empty string, got {session_id!r}")
+    check_session_id(session_id)
     for offset, record in enumerate(records):
         if record.session_id != session_id:
             raise JournalError(

@@ -11,11 +11,20 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import TypeVar
 
-from swarmkit.exceptions import JournalError, SessionNotFoundError
+from swarmkit.exceptions import JournalError, SessionBusyError, SessionNotFoundError
+from swarmkit.journal._cipher import (
+    JournalCipher,
+    opened,
+    opened_infos,
+    place,
+    seal_data,
+    seal_prompt,
+)
 from swarmkit.journal._group_commit import GroupCommit
 from swarmkit.journal._records import (
     JournalRecord,
@@ -24,8 +33,9 @@ from swarmkit.journal._records import (
     StepFacts,
     check_continues,
     check_lease_args,
+    check_session_id,
     check_step,
-    decode_record,
+    decode_records,
     encode_data,
     merge_agents,
     session_info,
@@ -50,6 +60,13 @@ _UPDATE_SESSION = (
     "UPDATE sessions SET records = records + ?, updated_at = ?, finished = finished OR ?,"
     " stop_reason = CASE WHEN ? THEN ? ELSE stop_reason END, prompt = coalesce(prompt, ?),"
     " agents = ? WHERE session_id = ?"
+)
+# A later step of a session whose agents it does not extend: the seq check and the summary's
+# update in one statement (no row changed means the seq does not continue the session).
+_CONTINUE_SESSION = (
+    "UPDATE sessions SET records = records + ?, updated_at = ?, finished = finished OR ?,"
+    " stop_reason = CASE WHEN ? THEN ? ELSE stop_reason END, prompt = coalesce(prompt, ?)"
+    " WHERE session_id = ? AND records = ?"
 )
 _SELECT_SESSIONS = (
     "SELECT session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents"
@@ -84,6 +101,7 @@ class SQLiteJournal:
         clock: Callable[[], float] = time.time,
         timeout: float = 30.0,
         read_only: bool = False,
+        cipher: JournalCipher | None = None,
     ) -> None:
         """Open or create the journal at ``path``; its parent directory must exist.
 
@@ -94,8 +112,10 @@ class SQLiteJournal:
         ``timeout`` is how many seconds a write waits for another process's write to finish.
         ``read_only=True`` opens an existing journal for reading only (sessions, read, replay),
         e.g. one on a read-only disk or owned by another user; it never changes the file.
+        ``cipher`` (an ``AESGCMCipher``) seals record bodies and prompts at rest.
         """
         self._path = Path(path)
+        self._cipher = cipher
         self._clock = clock
         self._timeout = timeout
         self._lock = threading.Lock()
@@ -123,6 +143,9 @@ class SQLiteJournal:
         # lease up in the same transaction ("folded"), so the release that follows is free.
         self._held: dict[str, tuple[str, float]] = {}
         self._folded: dict[str, tuple[str, float]] = {}
+        # Owners whose run failed to write its session and could not give the lease up in the
+        # file (its write lock was still taken): the next lease taken here replaces theirs.
+        self._dropped: dict[str, str] = {}
         self._leases_table = False
 
     @property
@@ -136,9 +159,15 @@ class SQLiteJournal:
             return
         session_id = check_step(records)
         now = self._clock()
+        cipher = self._cipher
         # written_at holds the run's time of each record when it has one (JournalRecord.at).
-        rows = [(session_id, r.seq, r.kind, encode_data(r), _time(r, now)) for r in records]
+        rows = [
+            (session_id, r.seq, r.kind, seal_data(cipher, encode_data(r), *place(r)), _time(r, now))
+            for r in records
+        ]
         facts = step_facts(records)
+        if cipher is not None:
+            facts = replace(facts, prompt=seal_prompt(cipher, facts.prompt, session_id))
         folded = self._folded.get(session_id)
         lease = folded or self._held.get(session_id)
         release = lease is not None and facts.finished
@@ -150,29 +179,42 @@ class SQLiteJournal:
             if release and lease is not None:
                 _release_lease(conn, session_id, lease[0])
 
-        await self._commits.write("append to", work)
+        try:
+            await self._commits.write("append to", work)
+        except JournalError as exc:
+            await self._drop_lease(session_id, exc)
+            raise
         if lease is not None:
             self._note_lease(session_id, lease, folded=release)
 
     async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
         """Every record of the session in seq order."""
+        check_session_id(session_id)
         rows = self._run(
             "read", lambda conn: conn.execute(_SELECT_RECORDS, (session_id,)).fetchall()
         )
         if not rows:
             raise SessionNotFoundError(session_id)
-        return tuple(decode_record(session_id, seq, kind, data, at) for seq, kind, data, at in rows)
+        # Opened even without a cipher: a sealed record then says the journal is encrypted.
+        cipher = self._cipher
+        opened_rows = [
+            (seq, kind, opened(cipher, data, session_id, seq, kind), at)
+            for seq, kind, data, at in rows
+        ]
+        return decode_records(session_id, opened_rows)
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first."""
-        return self._run("list sessions of", _list_sessions)
+        return opened_infos(self._cipher, self._run("list sessions of", _list_sessions))
 
     async def next_seq(self, session_id: str) -> int:
         """The seq the session's next record must have; 0 for a new session."""
+        check_session_id(session_id)
         return self._run("read", lambda conn: _next_seq(conn, session_id))
 
     async def delete(self, session_id: str) -> None:
         """Remove the session and its records in one transaction."""
+        check_session_id(session_id)
         deleted = await self._commits.write(
             "delete from", lambda conn: _delete_session(conn, session_id)
         )
@@ -181,18 +223,31 @@ class SQLiteJournal:
 
     async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
         """Take or renew the session's writer lease in the file, so other processes see it."""
+        check_session_id(session_id)
         check_lease_args(owner, ttl)
         now = self._clock()
         create = not self._leases_table
-        await self._commits.write(
-            "take a lease in",
-            lambda conn: _take_lease(conn, session_id, owner, ttl, now, create=create),
-        )
+        dropped = self._dropped.get(session_id)
+
+        def take(conn: sqlite3.Connection) -> None:
+            if dropped is not None:
+                _release_lease(conn, session_id, dropped, known=not create)
+            _take_lease(conn, session_id, owner, ttl, now, create=create)
+
+        try:
+            await self._commits.write("take a lease in", take)
+        except SessionBusyError:
+            raise
+        except JournalError as exc:
+            await self._drop_lease(session_id, exc)
+            raise
+        self._dropped.pop(session_id, None)
         self._leases_table = True
         self._note_lease(session_id, (owner, ttl), folded=False)
 
     async def release_lease(self, session_id: str, *, owner: str) -> None:
         """Give up the lease if ``owner`` holds it."""
+        check_session_id(session_id)
         folded = self._folded.get(session_id)
         if folded is not None and folded[0] == owner:
             # The run's finishing step already gave it up, in the step's own transaction.
@@ -277,6 +332,23 @@ class SQLiteJournal:
     def _closed_error(self, action: str) -> JournalError:
         return JournalError(f"cannot {action} the journal at {self._path}: it is closed")
 
+    async def _drop_lease(self, session_id: str, failure: JournalError) -> None:
+        """A write of the session failed, so its run is over: give its lease up now, so a
+        resume need not wait out the lease. With the file's write lock taken by another
+        process the release could not be written: the next lease taken here replaces it."""
+        lease = self._folded.pop(session_id, None) or self._held.pop(session_id, None)
+        if lease is None:
+            return
+        self._dropped[session_id] = lease[0]
+        cause = failure.__cause__
+        if isinstance(cause, sqlite3.Error) and is_busy(cause):
+            return  # the lock is still taken: trying now would only wait out the timeout again
+        with contextlib.suppress(JournalError):
+            await self._commits.write(
+                "release a lease in", lambda conn: _release_lease(conn, session_id, lease[0])
+            )
+            del self._dropped[session_id]
+
     def _note_lease(self, session_id: str, lease: tuple[str, float], *, folded: bool) -> None:
         """After a commit: whether this object still holds the session's lease in the file."""
         self._held.pop(session_id, None)
@@ -300,6 +372,16 @@ def _write_step(
     # unique index alone catches an overlap but not a gap, e.g. after another connection
     # deleted the session.
     session_id, first_seq = rows[0][0], rows[0][1]
+    if first_seq > 0 and not facts.agents:
+        # The common step: no read of the session's row first.
+        finished, stop_reason = facts.finished, facts.stop_reason
+        continued = conn.execute(
+            _CONTINUE_SESSION,
+            (len(rows), now, finished, finished, stop_reason, facts.prompt, session_id, first_seq),
+        )
+        if continued.rowcount == 1:
+            conn.executemany(_INSERT_RECORD, rows)
+            return
     row = conn.execute(_SESSION_ROW, (session_id,)).fetchone()
     check_continues(session_id, 0 if row is None else int(row[0]), first_seq)
     if row is None:

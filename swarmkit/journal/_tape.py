@@ -66,6 +66,9 @@ class Held:
     """The journaled record's data, or None when the journal holds none (nothing happened)."""
 
 
+_NOTHING_HELD = Held(data=None)
+
+
 class StepWriter(Protocol):
     """The run loop's only door to durability: it journals steps, or serves them back.
 
@@ -231,6 +234,7 @@ class Tape:
         self._decided_at: float | None = None
         self._session_id = session_id
         self._prefix = tuple(prefix)
+        self._end = len(self._prefix)
         self._cursor = 0
         self._go_live = go_live
         self._next_seq = next_seq
@@ -261,7 +265,7 @@ class Tape:
     @property
     def replaying(self) -> bool:
         """Whether the next step is served from the journal."""
-        return self._cursor < len(self._prefix)
+        return self._cursor < self._end
 
     @property
     def executes_tools(self) -> bool:
@@ -272,19 +276,19 @@ class Tape:
 
     def upcoming(self, kind: str) -> Mapping[str, Any] | None:
         """While replaying, the next journaled record's data when it is of ``kind``, else None."""
-        if not self.replaying:
+        if self._cursor >= self._end:
             return None
         record = self._prefix[self._cursor]
         return record.data if record.kind == kind else None
 
     def held_stop(self) -> Held | None:
         """What the journal held for a limit check here (see ``StepWriter.held_stop``)."""
-        if not self.replaying:
+        if self._cursor >= self._end:
             return None
-        recorded = self.upcoming("limit_reached")
-        if recorded is None or self._pass_resumed_stop():
-            return Held(data=None)
-        return Held(data=recorded)
+        record = self._prefix[self._cursor]
+        if record.kind != "limit_reached" or self._pass_resumed_stop():
+            return _NOTHING_HELD
+        return Held(data=record.data)
 
     def _pass_resumed_stop(self) -> bool:
         """At a limit's stop (``limit_reached``, ``run_finished``) that a resume went on from:
@@ -301,7 +305,7 @@ class Tape:
         if self._journal is None and not self._prefix:
             return
         clean = self._clean(data)
-        if self.replaying:
+        if self._cursor < self._end:
             self._expect(kind, clean)
         else:
             self._check_may_go_live(kind, clean)
@@ -311,7 +315,7 @@ class Tape:
         self, agent: str, turn: int, request: ModelRequest, history: RequestHistory | None = None
     ) -> ModelResponse | None:
         """The journaled response to this request, or None when the run is live."""
-        self._live_step = not self.replaying
+        self._live_step = self._cursor >= self._end
         self._step_digest = None
         if self._live_step:
             self._check_may_go_live("model_call", {"agent": agent, "turn": turn})
@@ -364,7 +368,7 @@ class Tape:
 
         ``arguments`` are the ones the tool runs with when a person edited the model's.
         """
-        self._live_step = not self.replaying
+        self._live_step = self._cursor >= self._end
         if self._live_step:
             self._check_may_go_live("tool_call", {"agent": agent, "name": call.name})
             await self._flush_costly()
@@ -418,7 +422,7 @@ class Tape:
     async def interrupt(self, pending: Mapping[str, Any]) -> Decision | None:
         """At a pause point: the human's decision if the journal (or resume) has one, else None."""
         await self.note("interrupt", pending)
-        if not self.replaying:
+        if self._cursor >= self._end:
             return self._take_resume_decision() if self._resuming_here() else None
         finished = self._prefix[self._cursor]
         after = self._cursor + 1
@@ -440,7 +444,7 @@ class Tape:
 
     def record_decision(self, decision: Decision) -> None:
         """Journal a decision a DecisionSource gave live, so replay takes the same path."""
-        self._add("resumed", decision_to_data(decision))
+        self._add("resumed", self._clean(decision_to_data(decision)))
         self._decided_at = self._pending[-1].at if self._pending else None
 
     async def flush(self) -> None:
@@ -496,7 +500,7 @@ class Tape:
 
     async def close(self) -> None:
         """Check the whole journal was replayed, then write what is pending."""
-        if self.replaying:
+        if self._cursor < self._end:
             record = self._prefix[self._cursor]
             raise ReplayDivergenceError(
                 f"replay of session {self._session_id!r} ended at step {record.seq}, but the "
@@ -549,12 +553,17 @@ class Tape:
                 for record in self._prefix[self._cursor : cursor]:
                     travel.replayed(record)
             self._cursor = cursor
-            if not (self.replaying and self._prefix[cursor].kind == STATE_EDITED):
+            if not (self._cursor < self._end and self._prefix[cursor].kind == STATE_EDITED):
                 break
             if travel is not None:
                 travel.apply(self._prefix[cursor].data["context_update"])
             cursor += 1
-        if travel is not None and travel.edit is not None and not self.replaying and not self._live:
+        if (
+            travel is not None
+            and travel.edit is not None
+            and self._cursor >= self._end
+            and not self._live
+        ):
             self._live = True
             travel.apply(travel.edit["context_update"])
             self._add(STATE_EDITED, self._clean(travel.edit))
@@ -616,6 +625,8 @@ class Tape:
             for key in ("arguments", "proposed_arguments"):
                 if isinstance(clean.get(key), str):
                     clean[key] = self._redact.json_text(clean[key])
+            if "request" in clean:  # its rendered turns quote arguments and payloads
+                clean["request"] = self._redact.in_text(clean["request"])
         return clean
 
 

@@ -1,7 +1,7 @@
-"""Models the run loop can talk to: the protocol, its records, and the OpenAI adapter.
+"""Models the run loop can talk to: the protocol, its records, and the provider adapters.
 
-The adapter's names load on first use, so importing swarmkit imports neither ``openai`` nor
-its HTTP client (a workflow sandbox refuses them; most of a test suite never needs them).
+The adapters' names load on first use, so importing swarmkit imports no provider SDK nor an
+HTTP client (a workflow sandbox refuses them; most of a test suite never needs them).
 """
 
 from __future__ import annotations
@@ -23,20 +23,29 @@ from swarmkit.models._base import (
     Usage,
 )
 from swarmkit.models._deadline import Timeouts
+from swarmkit.models._names import model_from_string
+from swarmkit.models._providers import UNKNOWN_PROVIDER, provider_for_url, provider_of
 
 if TYPE_CHECKING:
+    from swarmkit.models._anthropic import AnthropicModel
+    from swarmkit.models._gemini import GeminiModel
     from swarmkit.models._openai import OpenAIModel
     from swarmkit.models._responses import OpenAIResponsesModel
     from swarmkit.models._retry import RetryPolicy
 
 _LAZY = {
+    "AnthropicModel": "swarmkit.models._anthropic",
+    "GeminiModel": "swarmkit.models._gemini",
     "OpenAIModel": "swarmkit.models._openai",
     "OpenAIResponsesModel": "swarmkit.models._responses",
     "RetryPolicy": "swarmkit.models._retry",
 }
 
 __all__ = [
+    "UNKNOWN_PROVIDER",
+    "AnthropicModel",
     "AttemptDiscarded",
+    "GeminiModel",
     "Model",
     "ModelDelta",
     "ModelRequest",
@@ -52,11 +61,14 @@ __all__ = [
     "ToolCallDelta",
     "ToolSpec",
     "Usage",
+    "provider_for_url",
+    "provider_of",
+    "model_from_string",
 ]
 
 
 def __getattr__(name: str) -> Any:
-    """Import the OpenAI adapter's public names when they are first asked for."""
+    """Import an adapter's public names when they are first asked for."""
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

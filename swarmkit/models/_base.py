@@ -118,6 +118,10 @@ class Usage:
     """Their sum, as the API reported it."""
     reported: bool = True
     """False when a call's usage is unknown (a stream that never said): the counts are a floor."""
+    cache_read_tokens: int = 0
+    """Prompt tokens served from the provider's prompt cache (part of ``prompt_tokens``)."""
+    cache_write_tokens: int = 0
+    """Prompt tokens written to the provider's prompt cache (part of ``prompt_tokens``)."""
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -125,6 +129,8 @@ class Usage:
             completion_tokens=self.completion_tokens + other.completion_tokens,
             total_tokens=self.total_tokens + other.total_tokens,
             reported=self.reported and other.reported,
+            cache_read_tokens=self.cache_read_tokens + other.cache_read_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )
 
 
@@ -190,7 +196,12 @@ ModelDelta = TextDelta | ToolCallDelta | AttemptDiscarded
 
 @runtime_checkable
 class Model(Protocol):
-    """Anything that answers a model request: the OpenAI adapter, a scripted model, a replay."""
+    """Anything that answers a model request: the OpenAI adapter, a scripted model, a replay.
+
+    A model may also declare ``name`` (the model it asks for) and ``provider`` (who serves it,
+    as traces name it in ``gen_ai.provider.name``, e.g. ``openai`` or ``anthropic``); a model
+    that declares no provider is traced as ``_OTHER``.
+    """
 
     async def respond(self, request: ModelRequest) -> ModelResponse:
         """Answer one request with a complete response."""

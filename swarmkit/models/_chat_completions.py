@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, assert_never
 
 from swarmkit.messages import (
     AssistantMessage,
     Message,
+    ProviderState,
     SystemMessage,
     ToolCall,
     ToolMessage,
@@ -27,6 +28,22 @@ from swarmkit.models._base import (
     Usage,
 )
 from swarmkit.models._wire_cache import MESSAGES_MARK, WireCache, json_bytes, spliced_body
+
+PROVIDER = "openai"
+"""The name Chat Completions state is kept under, whichever server speaks it."""
+
+MESSAGE_FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
+"""Fields of an answer's message that reasoning servers (vLLM, DeepSeek, OpenRouter) return
+and want back with the turn."""
+
+CALL_FIELDS = ("extra_content",)
+"""Fields of a tool call a server wants back with it (Gemini's ``extra_content.google``)."""
+
+
+def kept_fields(source: Mapping[str, Any], names: Sequence[str]) -> ProviderState | None:
+    """The fields of ``names`` that ``source`` holds (not null), as Chat Completions state."""
+    data = {name: source[name] for name in names if source.get(name) is not None}
+    return ProviderState(provider=PROVIDER, data=data) if data else None
 
 
 class IncompleteResponseError(ValueError):
@@ -181,18 +198,26 @@ def assistant_param(message: AssistantMessage) -> dict[str, Any]:
     accepts ``""``; so a turn with only tool calls is sent with empty text.
     """
     param: dict[str, Any] = {"role": "assistant", "content": sendable(message.content or "")}
+    state = message.provider_state
+    if state is not None and state.provider == PROVIDER:
+        param.update(state.data)
     if message.tool_calls:
         param["tool_calls"] = [tool_call_param(c) for c in message.tool_calls]
     return param
 
 
 def tool_call_param(call: ToolCall) -> dict[str, Any]:
-    """A tool call as the model made it; arguments go back as the raw text, even if malformed."""
-    return {
+    """A tool call as the model made it; arguments go back as the raw text, even if malformed,
+    with the fields the server tied to it (Gemini's thought signature in ``extra_content``)."""
+    param = {
         "id": call.id,
         "type": "function",
         "function": {"name": call.name, "arguments": sendable(call.arguments)},
     }
+    state = call.provider_state
+    if state is not None and state.provider == PROVIDER:
+        param.update(state.data)
+    return param
 
 
 def tool_param(spec: ToolSpec) -> dict[str, Any]:
@@ -263,6 +288,7 @@ def parse_completion(data: Mapping[str, Any]) -> ModelResponse:
         message=AssistantMessage(
             content=content or refusal or None,
             tool_calls=parse_tool_calls(_list(message.get("tool_calls"), "message.tool_calls")),
+            provider_state=kept_fields(message, MESSAGE_FIELDS),
         ),
         usage=parse_usage(data.get("usage")),
         finish_reason=_text(choice.get("finish_reason"), "finish_reason"),
@@ -285,9 +311,27 @@ def parse_tool_calls(raw: Sequence[Any]) -> tuple[ToolCall, ...]:
                 id=_text(call.get("id"), f"{where}.id") or f"call_{index}",
                 name=_text(function.get("name"), f"{where}.function.name") or "",
                 arguments=_text(function.get("arguments"), f"{where}.function.arguments") or "",
+                provider_state=kept_fields(call, CALL_FIELDS),
             )
         )
-    return tuple(calls)
+    return unique_ids(calls)
+
+
+def unique_ids(calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
+    """The calls with unique ids: a repeated id gets a suffix (``c1``, ``c1_2``), so each
+    call's result answers that call, and the model is never sent one result twice."""
+    if len({call.id for call in calls}) == len(calls):
+        return tuple(calls)
+    seen: set[str] = set()
+    unique: list[ToolCall] = []
+    for call in calls:
+        call_id, number = call.id, 1
+        while call_id in seen:
+            number += 1
+            call_id = f"{call.id}_{number}"
+        seen.add(call_id)
+        unique.append(call if call_id == call.id else replace(call, id=call_id))
+    return tuple(unique)
 
 
 def parse_usage(raw: Any) -> Usage:
@@ -313,6 +357,8 @@ class _PartialCall:
     """The tool name, once a chunk carried it."""
     arguments: list[str] = field(default_factory=list)
     """The argument fragments so far."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """The server's own fields of the call (``extra_content``), once a chunk carried them."""
 
 
 @dataclass(kw_only=True, slots=True)
@@ -329,6 +375,8 @@ class StreamAssembler:
     """Token counts, from the chunk that carries them (unknown until one does)."""
     model: str | None = None
     """The model name the server reported."""
+    reasoning: dict[str, list[str]] = field(default_factory=dict)
+    """The reasoning text fragments so far, by field (``reasoning_content`` ...)."""
 
     def add(self, chunk: Mapping[str, Any]) -> list[ModelDelta]:
         """Take in one chunk; return the deltas it carries, in order."""
@@ -348,6 +396,10 @@ class StreamAssembler:
         self.finish_reason = reason or self.finish_reason
         delta = _mapping(choice.get("delta") or {}, "delta")
         deltas: list[ModelDelta] = []
+        for name in ("reasoning_content", "reasoning"):
+            piece = delta.get(name)
+            if isinstance(piece, str) and piece:
+                self.reasoning.setdefault(name, []).append(piece)
         content = _text(delta.get("content"), "delta.content")
         if content:
             self.text.append(content)
@@ -367,20 +419,32 @@ class StreamAssembler:
         # The name arrives whole on the call's first piece; later pieces may repeat it.
         call.name = call.name or name or ""
         call.arguments.append(arguments or "")
+        call.extra.update({n: piece[n] for n in CALL_FIELDS if piece.get(n) is not None})
         return ToolCallDelta(index=index, id=call_id, name=name, arguments=arguments or "")
 
     def response(self) -> ModelResponse:
         """The assembled response; a stream that never said why it stopped was cut short."""
         if self.finish_reason is None:
             raise IncompleteResponseError("the stream ended without a finish reason")
-        calls = tuple(
-            ToolCall(
-                id=call.id or f"call_{index}", name=call.name, arguments="".join(call.arguments)
-            )
-            for index, call in sorted(self.calls.items())
+        calls = unique_ids(
+            [
+                ToolCall(
+                    id=call.id or f"call_{index}",
+                    name=call.name,
+                    arguments="".join(call.arguments),
+                    provider_state=kept_fields(call.extra, CALL_FIELDS),
+                )
+                for index, call in sorted(self.calls.items())
+            ]
+        )
+        reasoning = {name: "".join(pieces) for name, pieces in self.reasoning.items()}
+        message = AssistantMessage(
+            content="".join(self.text) or None,
+            tool_calls=calls,
+            provider_state=kept_fields(reasoning, MESSAGE_FIELDS),
         )
         return ModelResponse(
-            message=AssistantMessage(content="".join(self.text) or None, tool_calls=calls),
+            message=message,
             usage=self.usage,
             finish_reason=self.finish_reason,
             model=self.model,

@@ -61,6 +61,22 @@ class Timeouts:
         )
 
 
+def timeouts_of(timeout: float | None, timeouts: Timeouts | None) -> Timeouts:
+    """An adapter's deadlines from its ``timeout=`` shortcut or its ``timeouts=``."""
+    if timeouts is not None and not isinstance(timeouts, Timeouts):
+        raise ConfigurationError(
+            f"timeouts= must be a Timeouts, got {type(timeouts).__name__}; "
+            "e.g. timeouts=Timeouts(total=120.0)"
+        )
+    if timeout is not None and timeouts is not None:
+        raise ConfigurationError(
+            "pass either timeout= (the whole-response deadline) or timeouts=, not both"
+        )
+    if timeout is not None:
+        return Timeouts.within(timeout)
+    return timeouts or Timeouts()
+
+
 def _is_positive_seconds(value: object) -> bool:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False

@@ -14,7 +14,6 @@ import openai
 from openai import AsyncOpenAI, AsyncStream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from swarmkit._log import log
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._chat_completions import (
@@ -23,8 +22,15 @@ from swarmkit.models._chat_completions import (
     parse_completion,
     request_json,
 )
-from swarmkit.models._deadline import AttemptDeadline, Timeouts
-from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, scrub_secrets
+from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
+from swarmkit.models._providers import provider_for_url
+from swarmkit.models._retry import (
+    CallRetrier,
+    RetryPolicy,
+    decoding_answers,
+    log_call_finished,
+    scrub_secrets,
+)
 from swarmkit.runtime import Runtime
 
 _COMPLETIONS = "/chat/completions"
@@ -38,9 +44,6 @@ class OpenAIModel:
     first call from ``api_key``/``base_url`` or ``OPENAI_API_KEY``/``OPENAI_BASE_URL``, so an
     OpenAIModel can be constructed (and a journal replayed) with no key set.
     """
-
-    provider = "openai"
-    """Who serves the model, as traces name it (``gen_ai.provider.name``)."""
 
     def __init__(
         self,
@@ -66,9 +69,12 @@ class OpenAIModel:
         _check_arguments(model, client, base_url, api_key, retry)
         self.name = model
         """The model name sent with every request."""
+        self.provider = _provider(client, base_url)
+        """Who serves the model, as traces name it (``gen_ai.provider.name``): ``openai``, or
+        the listed provider whose host the base URL names (Azure OpenAI, Groq, Mistral...)."""
         self.retry = retry or RetryPolicy()
         """The retry policy of every call."""
-        self.timeouts = _timeouts_of(timeout, timeouts)
+        self.timeouts = timeouts_of(timeout, timeouts)
         """The deadlines of each attempt."""
         self._base_url = base_url
         self._api_key = api_key
@@ -191,18 +197,15 @@ class OpenAIModel:
     def _log_finished(
         self, response: ModelResponse, *, attempt: int, started: float, stream: bool
     ) -> None:
-        log(
-            "swarmkit.models",
-            "model_call_finished",
-            model=self.name,
-            latency_ms=round((self._clock() - started) * 1000, 3),
-            prompt_tokens=response.usage.prompt_tokens,
-            completion_tokens=response.usage.completion_tokens,
-            total_tokens=response.usage.total_tokens,
-            attempt=attempt,
-            finish_reason=response.finish_reason,
-            stream=stream,
-        )
+        latency = self._clock() - started
+        log_call_finished(self.name, response, attempt=attempt, latency_s=latency, stream=stream)
+
+
+def _provider(client: AsyncOpenAI | None, base_url: str | None) -> str:
+    """The provider the endpoint is: the client's, the given or the environment's base URL."""
+    if client is not None:
+        return provider_for_url(str(client.base_url))
+    return provider_for_url(base_url or os.environ.get("OPENAI_BASE_URL"))
 
 
 def _check_arguments(
@@ -231,21 +234,6 @@ def _check_arguments(
             f"retry= must be a RetryPolicy, got {type(retry).__name__}; "
             "e.g. retry=RetryPolicy(max_attempts=3)"
         )
-
-
-def _timeouts_of(timeout: float | None, timeouts: Timeouts | None) -> Timeouts:
-    if timeouts is not None and not isinstance(timeouts, Timeouts):
-        raise ConfigurationError(
-            f"timeouts= must be a Timeouts, got {type(timeouts).__name__}; "
-            "e.g. timeouts=Timeouts(total=120.0)"
-        )
-    if timeout is not None and timeouts is not None:
-        raise ConfigurationError(
-            "pass either timeout= (the whole-response deadline) or timeouts=, not both"
-        )
-    if timeout is not None:
-        return Timeouts.within(timeout)
-    return timeouts or Timeouts()
 
 
 def _http_timeout(timeouts: Timeouts) -> openai.Timeout:

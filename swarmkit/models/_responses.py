@@ -8,7 +8,6 @@ from typing import Any
 
 from openai import AsyncOpenAI, AsyncStream
 
-from swarmkit._log import log
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._chat_completions import IncompleteResponseError
 from swarmkit.models._deadline import AttemptDeadline
@@ -18,7 +17,7 @@ from swarmkit.models._responses_wire import (
     parse_response,
     request_json,
 )
-from swarmkit.models._retry import decoding_answers
+from swarmkit.models._retry import decoding_answers, log_call_finished
 
 _RESPONSES = "/responses"
 
@@ -98,18 +97,9 @@ class OpenAIResponsesModel(OpenAIModel):
     def _log_finished(
         self, response: ModelResponse, *, attempt: int, started: float, stream: bool
     ) -> None:
-        log(
-            "swarmkit.models",
-            "model_call_finished",
-            model=self.name,
-            api="responses",
-            latency_ms=round((self._clock() - started) * 1000, 3),
-            prompt_tokens=response.usage.prompt_tokens,
-            completion_tokens=response.usage.completion_tokens,
-            total_tokens=response.usage.total_tokens,
-            attempt=attempt,
-            finish_reason=response.finish_reason,
-            stream=stream,
+        latency = self._clock() - started
+        log_call_finished(
+            self.name, response, attempt=attempt, latency_s=latency, stream=stream, api="responses"
         )
 
 

@@ -9,6 +9,7 @@ from typing import Any, assert_never
 from swarmkit.messages import (
     AssistantMessage,
     Message,
+    ProviderState,
     SystemMessage,
     ToolCall,
     ToolMessage,
@@ -24,7 +25,14 @@ from swarmkit.models._base import (
     ToolSpec,
     Usage,
 )
-from swarmkit.models._chat_completions import IncompleteResponseError, plain_json
+from swarmkit.models._chat_completions import (
+    IncompleteResponseError,
+    UnexpectedResponseError,
+    plain_json,
+    unique_ids,
+)
+from swarmkit.models._chat_completions import _count as checked_count
+from swarmkit.models._chat_completions import _text as checked_text
 from swarmkit.models._wire_cache import MESSAGES_MARK, WireCache, json_bytes, spliced_body
 
 _TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete"})
@@ -68,7 +76,7 @@ def input_items(message: Message) -> list[dict[str, Any]]:
             return [{"role": "user", "content": content}]
         case AssistantMessage(content=content, tool_calls=calls):
             said = [{"role": "assistant", "content": content}] if content else []
-            return said + [function_call_item(call) for call in calls]
+            return reasoning_items(message) + said + [function_call_item(call) for call in calls]
         case ToolMessage(tool_call_id=call_id, content=content):
             return [{"type": "function_call_output", "call_id": call_id, "output": content}]
         case _:
@@ -76,6 +84,29 @@ def input_items(message: Message) -> list[dict[str, Any]]:
 
 
 _ITEMS_JSON = WireCache(lambda message: b",".join(map(json_bytes, input_items(message))))
+
+
+PROVIDER = "openai-responses"
+"""The name Responses state (reasoning items) is kept under."""
+
+
+def reasoning_items(message: AssistantMessage) -> list[dict[str, Any]]:
+    """The reasoning items the turn came with, verbatim (encrypted content and all), so the
+    calls that follow them are accepted; none for a turn another API made."""
+    state = message.provider_state
+    if state is None or state.provider != PROVIDER:
+        return []
+    return [dict(item) for item in state.data.get("items", ())]
+
+
+def reasoning_state(output: Sequence[Any]) -> ProviderState | None:
+    """The reasoning items among a response's output items, as the turn's state."""
+    items = [
+        dict(item)
+        for item in output
+        if isinstance(item, Mapping) and item.get("type") == "reasoning"
+    ]
+    return ProviderState(provider=PROVIDER, data={"items": items}) if items else None
 
 
 def function_call_item(call: ToolCall) -> dict[str, Any]:
@@ -143,36 +174,51 @@ def parse_response(data: Mapping[str, Any]) -> ModelResponse:
     if not isinstance(output, list):
         raise IncompleteResponseError("the response holds no output")
     text = "".join(_item_text(item) for item in output if isinstance(item, Mapping))
-    calls = parse_calls([item for item in output if isinstance(item, Mapping)])
+    calls = parse_calls(output)
+    message = AssistantMessage(
+        content=text or None, tool_calls=calls, provider_state=reasoning_state(output)
+    )
     return ModelResponse(
-        message=AssistantMessage(content=text or None, tool_calls=calls),
+        message=message,
         usage=parse_usage(data.get("usage")),
         finish_reason=finish_reason(data, has_calls=bool(calls)),
-        model=data.get("model"),
+        model=checked_text(data.get("model"), "model"),
     )
 
 
-def parse_calls(items: Sequence[Mapping[str, Any]]) -> tuple[ToolCall, ...]:
-    """The function calls among output items, in order, arguments as the raw text."""
-    calls = [item for item in items if item.get("type") == "function_call"]
-    return tuple(
-        ToolCall(
-            id=call.get("call_id") or call.get("id") or f"call_{index}",
-            name=call.get("name") or "",
-            arguments=call.get("arguments") or "",
-        )
-        for index, call in enumerate(calls)
+def parse_calls(items: Sequence[Any]) -> tuple[ToolCall, ...]:
+    """The function calls among output items, in order, arguments as the raw text; a field
+    of the wrong JSON type is an ``UnexpectedResponseError`` naming its path."""
+    calls = [
+        (at, item)
+        for at, item in enumerate(items)
+        if isinstance(item, Mapping) and item.get("type") == "function_call"
+    ]
+    return unique_ids(
+        [_call(item, f"output[{at}]", index) for index, (at, item) in enumerate(calls)]
     )
 
 
-def parse_usage(raw: Any) -> Usage:
+def _call(item: Mapping[str, Any], where: str, index: int) -> ToolCall:
+    call_id = checked_text(item.get("call_id"), f"{where}.call_id")
+    item_id = checked_text(item.get("id"), f"{where}.id")
+    return ToolCall(
+        id=call_id or item_id or f"call_{index}",
+        name=checked_text(item.get("name"), f"{where}.name") or "",
+        arguments=checked_text(item.get("arguments"), f"{where}.arguments") or "",
+    )
+
+
+def parse_usage(raw: Any, where: str = "usage") -> Usage:
     """Token counts; a response without them has unknown usage (not zero)."""
-    if not isinstance(raw, Mapping):
+    if raw is None:
         return Usage(reported=False)
+    if not isinstance(raw, Mapping):
+        raise UnexpectedResponseError(f"{where} must be an object or null")
     return Usage(
-        prompt_tokens=int(raw.get("input_tokens") or 0),
-        completion_tokens=int(raw.get("output_tokens") or 0),
-        total_tokens=int(raw.get("total_tokens") or 0),
+        prompt_tokens=checked_count(raw.get("input_tokens"), f"{where}.input_tokens"),
+        completion_tokens=checked_count(raw.get("output_tokens"), f"{where}.output_tokens"),
+        total_tokens=checked_count(raw.get("total_tokens"), f"{where}.total_tokens"),
     )
 
 
@@ -239,6 +285,8 @@ class ResponseStreamAssembler:
     def add(self, event: Mapping[str, Any]) -> list[ModelDelta]:
         """Take in one event; return the deltas it carries."""
         kind = event.get("type")
+        if not isinstance(kind, str):
+            return []  # not an event this adapter knows; the terminal event decides
         if kind in ("response.output_text.delta", "response.refusal.delta"):
             return self._add_text(str(event.get("delta") or ""))
         if kind == "response.output_item.added":
@@ -264,10 +312,13 @@ class ResponseStreamAssembler:
         item = _mapping(event.get("item"))
         if item.get("type") != "function_call":
             return []
-        call = _PartialCall(index=len(self.calls), id=item.get("call_id") or "")
-        call.name = item.get("name") or ""
-        call.arguments.append(item.get("arguments") or "")
-        self.calls[int(event.get("output_index") or 0)] = call
+        where = "output_item.added.item"
+        call = _PartialCall(
+            index=len(self.calls), id=checked_text(item.get("call_id"), f"{where}.call_id") or ""
+        )
+        call.name = checked_text(item.get("name"), f"{where}.name") or ""
+        call.arguments.append(checked_text(item.get("arguments"), f"{where}.arguments") or "")
+        self.calls[_output_index(event)] = call
         return [
             ToolCallDelta(
                 index=call.index, id=call.id or None, name=call.name, arguments=call.arguments[0]
@@ -275,8 +326,8 @@ class ResponseStreamAssembler:
         ]
 
     def _add_arguments(self, event: Mapping[str, Any]) -> list[ModelDelta]:
-        call = self.calls.get(int(event.get("output_index") or 0))
-        delta = str(event.get("delta") or "")
+        call = self.calls.get(_output_index(event))
+        delta = checked_text(event.get("delta"), "function_call_arguments.delta.delta") or ""
         if call is None or not delta:
             return []
         call.arguments.append(delta)
@@ -285,32 +336,47 @@ class ResponseStreamAssembler:
     def _finish_item(self, event: Mapping[str, Any]) -> None:
         """A finished function call is authoritative: its whole arguments replace the pieces."""
         item = _mapping(event.get("item"))
-        call = self.calls.get(int(event.get("output_index") or 0))
+        call = self.calls.get(_output_index(event))
         if call is None or item.get("type") != "function_call":
             return
-        call.id = item.get("call_id") or call.id
-        call.name = item.get("name") or call.name
-        if isinstance(item.get("arguments"), str):
-            call.arguments = [item["arguments"]]
+        where = "output_item.done.item"
+        call.id = checked_text(item.get("call_id"), f"{where}.call_id") or call.id
+        call.name = checked_text(item.get("name"), f"{where}.name") or call.name
+        arguments = checked_text(item.get("arguments"), f"{where}.arguments")
+        if arguments is not None:
+            call.arguments = [arguments]
 
     def response(self) -> ModelResponse:
         """The assembled response; a stream that never finished the response was cut short."""
         if self.final is None:
             raise IncompleteResponseError("the stream ended before the response was completed")
-        calls = tuple(
-            ToolCall(
-                id=call.id or f"call_{call.index}",
-                name=call.name,
-                arguments="".join(call.arguments),
-            )
-            for call in self.calls.values()
+        calls = unique_ids(
+            [
+                ToolCall(
+                    id=call.id or f"call_{call.index}",
+                    name=call.name,
+                    arguments="".join(call.arguments),
+                )
+                for call in self.calls.values()
+            ]
+        )
+        output = self.final.get("output")
+        message = AssistantMessage(
+            content="".join(self.text) or None,
+            tool_calls=calls,
+            provider_state=reasoning_state(output if isinstance(output, list) else []),
         )
         return ModelResponse(
-            message=AssistantMessage(content="".join(self.text) or None, tool_calls=calls),
-            usage=parse_usage(self.final.get("usage")),
+            message=message,
+            usage=parse_usage(self.final.get("usage"), "response.usage"),
             finish_reason=finish_reason(self.final, has_calls=bool(calls)),
-            model=self.final.get("model"),
+            model=checked_text(self.final.get("model"), "response.model"),
         )
+
+
+def _output_index(event: Mapping[str, Any]) -> int:
+    index = event.get("output_index")
+    return checked_count(index, f"{event.get('type')}.output_index")
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

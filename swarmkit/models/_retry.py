@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import email.utils
+import functools
 import json
 import math
 import random
 import re
 import time
+import warnings
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
 from contextlib import aclosing, contextmanager
 from dataclasses import dataclass
@@ -19,7 +21,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from swarmkit._log import log
 from swarmkit.exceptions import ConfigurationError, ModelError
-from swarmkit.models._base import AttemptDiscarded
+from swarmkit.models._base import AttemptDiscarded, ModelResponse
 from swarmkit.models._chat_completions import (
     ErrorAnswerError,
     IncompleteResponseError,
@@ -30,6 +32,28 @@ from swarmkit.models._deadline import DeadlineExceededError
 T = TypeVar("T")
 
 
+class StatusError(Exception):
+    """An API answered with an HTTP error status: another SDK's error in our terms, so one
+    retry policy serves every adapter."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status_code: int,
+        headers: Mapping[str, str],
+        body: object = None,
+    ) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+        self.headers = headers
+        self.body = body
+
+
+class ConnectionFailedError(Exception):
+    """The request never got an answer: the connection failed or the client timed out."""
+
+
 API_FAILURES: tuple[type[Exception], ...] = (
     openai.OpenAIError,
     # openai raises the plain decoder error for a truncated or non-JSON body or stream event.
@@ -38,13 +62,15 @@ API_FAILURES: tuple[type[Exception], ...] = (
     UnexpectedResponseError,
     ErrorAnswerError,
     DeadlineExceededError,
+    StatusError,
+    ConnectionFailedError,
 )
 """Failures of the API (as opposed to bugs or cancellation): these end as ModelError."""
 
 _KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-]{4,}|Bearer\s+\S+)")
 
 _HINTS = {
-    401: "check the API key (OPENAI_API_KEY or api_key=)",
+    401: "check the API key ({key} or api_key=)",
     403: "check that the API key may use this model",
     404: "check the model name and the base_url",
 }
@@ -113,9 +139,11 @@ def _is_real(value: object) -> bool:
 def is_retryable(exc: BaseException) -> bool:
     """Whether another attempt may succeed: rate limits, server errors, lost or garbled answers."""
     match exc:
-        case openai.APIStatusError():
+        case openai.APIStatusError() | StatusError():
             return exc.status_code == 429 or exc.status_code >= 500
         case openai.APIConnectionError() | json.JSONDecodeError() | IncompleteResponseError():
+            return True
+        case ConnectionFailedError():
             return True
         case DeadlineExceededError():
             return True
@@ -165,14 +193,16 @@ def error_is_transient(body: object) -> bool:
 
 def status_of(exc: BaseException | None) -> int | None:
     """The HTTP status of a failed call, when the server answered with one."""
-    return exc.status_code if isinstance(exc, openai.APIStatusError) else None
+    return exc.status_code if isinstance(exc, openai.APIStatusError | StatusError) else None
 
 
 def failure_reason(exc: BaseException | None) -> str:
     """A short, stable name for a failure, for logs and messages."""
     match exc:
-        case openai.APIStatusError():
+        case openai.APIStatusError() | StatusError():
             return f"http_{exc.status_code}"
+        case ConnectionFailedError():
+            return "connection_error"
         case openai.APITimeoutError():
             return "timeout"
         case openai.APIConnectionError():
@@ -233,19 +263,64 @@ def delay_after(
 ) -> float:
     """The wait before the next attempt: what the server asked for (capped), else our backoff
     (``draw`` is the randomness of its jitter)."""
-    if isinstance(exc, openai.APIStatusError):
-        asked = retry_after_seconds(exc.response.headers)
+    headers = (
+        exc.response.headers
+        if isinstance(exc, openai.APIStatusError)
+        else exc.headers
+        if isinstance(exc, StatusError)
+        else None
+    )
+    if headers is not None:
+        asked = retry_after_seconds(headers)
         if asked is not None:
             return min(asked, policy.max_retry_after)
     return policy.backoff(attempt, draw)
 
 
+def log_call_finished(
+    model: str, response: ModelResponse, *, attempt: int, latency_s: float, stream: bool, **api: str
+) -> None:
+    """The ``model_call_finished`` log event every adapter emits after a call (``api=`` names
+    the API where an adapter speaks more than one)."""
+    log(
+        "swarmkit.models",
+        "model_call_finished",
+        model=model,
+        **api,
+        latency_ms=round(latency_s * 1000, 3),
+        prompt_tokens=response.usage.prompt_tokens,
+        completion_tokens=response.usage.completion_tokens,
+        total_tokens=response.usage.total_tokens,
+        attempt=attempt,
+        finish_reason=response.finish_reason,
+        stream=stream,
+    )
+
+
+MIN_MASKED_KEY = 8
+"""Keys shorter than this are not masked: replacing every "a" of a message would mangle it,
+and a key that short is no secret (a placeholder for a server that needs none)."""
+
+
 def scrub_secrets(text: str, secrets: tuple[str, ...] = ()) -> str:
     """The text with API keys (the known ones and anything shaped like one) masked."""
     for secret in secrets:
-        if secret:
+        if len(secret) >= MIN_MASKED_KEY:
             text = text.replace(secret, "***")
+        elif secret:
+            _warn_short_key(secret)
     return _KEY_PATTERN.sub("***", text)
+
+
+@functools.lru_cache(maxsize=16)
+def _warn_short_key(secret: str) -> None:
+    """Say once per key that a short key is left unmasked."""
+    warnings.warn(
+        f"an API key shorter than {MIN_MASKED_KEY} characters is not masked in error messages "
+        "and logs; use the real key, or any placeholder, for a server that needs none",
+        UserWarning,
+        stacklevel=3,
+    )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -262,6 +337,8 @@ class CallRetrier:
     """Keys to mask in every message and log line."""
     random: Callable[[], float] = random.random
     """The jitter's randomness (a runtime's, so an engine draws the same values on replay)."""
+    key_env: str = "OPENAI_API_KEY"
+    """The environment variable of the API key, named in the hint for a refused key."""
 
     async def call(self, attempt_once: Callable[[int], Awaitable[T]]) -> T:
         """The result of the first successful attempt; ``attempt_once`` gets the attempt number."""
@@ -351,7 +428,7 @@ class CallRetrier:
         tries = f" after {attempts} attempts" if attempts > 1 else ""
         detail = scrub_secrets(str(exc), self.secrets)
         status = status_of(exc)
-        hint = f"; {_HINTS[status]}" if status in _HINTS else ""
+        hint = f"; {_HINTS[status].format(key=self.key_env)}" if status in _HINTS else ""
         return f"model {self.model!r} failed{tries} ({failure_reason(exc)}): {detail}{hint}"
 
 

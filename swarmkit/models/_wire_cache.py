@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
@@ -25,9 +26,16 @@ T = TypeVar("T")
 
 def json_bytes(value: Any) -> bytes:
     """``value`` as the openai client encodes a JSON body: compact UTF-8, no NaN or infinity."""
-    return _ENCODER.encode(value).encode()
+    text = _ENCODER.encode(value)
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        # A lone surrogate (a model that sent half a character, in a tool name say) cannot be
+        # UTF-8: it becomes U+FFFD, so the call goes out and the session stays resumable.
+        return _LONE_SURROGATE.sub("\ufffd", text).encode()
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # One encoder for every call: json.dumps with options builds a new one each time.
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 

@@ -22,7 +22,7 @@ from swarmkit.exceptions import (
 )
 from swarmkit.interrupts import Decision, PendingDecision, decision_from_data
 from swarmkit.journal import InMemoryJournal, JournalRecord, response_from_data
-from swarmkit.models import Model, ModelRequest, ModelResponse
+from swarmkit.models import UNKNOWN_PROVIDER, Model, ModelRequest, ModelResponse, provider_of
 from swarmkit.result import RunResult
 from swarmkit.runtime import Runtime
 from swarmkit.swarm import Swarm
@@ -288,8 +288,10 @@ def _workflow_clock() -> float:
 class ActivityModel:
     """The workflow's stand-in for a model: each call runs the real model in an activity."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, provider: str = UNKNOWN_PROVIDER) -> None:
         self.name = name
+        self.provider = provider
+        """The registered model's provider, so traces and events name who answers."""
 
     async def respond(self, request: ModelRequest) -> ModelResponse:
         """Run the model call as one activity (retried by Temporal only)."""
@@ -366,7 +368,7 @@ def durable_swarm(registry: Registry, name: str, observe: EventObserver | None =
                 f"registered on this worker (registered: {known}); add it to "
                 "SwarmPlugin(models={...})"
             )
-        models[agent] = ActivityModel(model)
+        models[agent] = ActivityModel(model, provider_of(registry.models[model]))
     # The same configuration and fingerprint; only the models differ, and the models are not
     # part of what a session's history depends on (their answers are in it).
     durable = swarm.with_models(models)

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
+from swarmkit.bounds import json_problem
 from swarmkit.exceptions import SessionNotFoundError, SwarmkitError
-from swarmkit.journal import TURN_MARK, Journal, JournalRecord, turn_sessions
+from swarmkit.journal import Journal, JournalRecord, turn_of, turn_sessions
 from swarmkit.swarm import Swarm
 from swarmkit.ui._decisions import DecisionRefused, decide, decision_from
 from swarmkit.ui._picture import Edge, draw_svg, mark_path, swarm_edges
@@ -21,6 +22,9 @@ from swarmkit.ui._redact import redact
 from swarmkit.ui._replay import replay_session
 from swarmkit.ui._sessions import SessionList, SessionQuery
 from swarmkit.ui._timeline import path_of, session_view
+
+MAX_BODY_DEPTH = 32
+"""How deep a request body's JSON may nest (an edited payload is a few levels)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -76,10 +80,13 @@ class Viewer:
                 return Reply(status=200, body=await self.sessions.page(_query(query)))
             case "GET", ["sessions", session_id]:
                 return await self._session(unquote(session_id))
-            case "POST", ["sessions", session_id, "replay"]:
-                return await self._replay(unquote(session_id), _json(body))
-            case "POST", ["sessions", session_id, "decision"]:
-                return await self._decide(unquote(session_id), _json(body))
+            case "POST", ["sessions", session_id, "replay" | "decision" as action]:
+                data = _json(body)
+                if isinstance(data, str):
+                    return _error(400, data)
+                if action == "replay":
+                    return await self._replay(unquote(session_id), data)
+                return await self._decide(unquote(session_id), data)
             case _, ["sessions", _, "replay" | "decision"]:
                 return _error(405, "this request changes state: send it as POST")
             case _:
@@ -98,16 +105,19 @@ class Viewer:
             return _error(404, f"no session {session_id!r} in the journal")
         view = session_view(records, self.swarm)
         view["drawing"] = self._drawing(records, view["trail"])
-        view["thread"] = await self._thread(session_id)
         view["can_replay"] = self.swarm is not None
         view["can_decide"] = self.swarm is not None and self.allow_decisions
+        view["thread"] = await self._thread(session_id)
         return Reply(status=200, body=view)
 
-    async def _thread(self, session_id: str) -> list[str]:
-        """The conversation's turns, first to last, when the session is one of several."""
-        conversation = session_id.split(TURN_MARK, 1)[0]
-        turns = await turn_sessions(self.journal, conversation)
-        return turns if len(turns) > 1 else []
+    async def _thread(self, session_id: str) -> dict[str, Any]:
+        """The conversation a session is a turn of, with all its turns, first to last."""
+        conversation, turn = turn_of(session_id)
+        return {
+            "conversation": conversation,
+            "turn": turn,
+            "turns": await turn_sessions(self.journal, conversation),
+        }
 
     def _drawing(self, records: tuple[JournalRecord, ...], trail: list[str]) -> str:
         edges: list[Edge] = swarm_edges(self.swarm) if self.swarm else []
@@ -174,11 +184,19 @@ def _int(text: str | None, default: int) -> int:
         return default
 
 
-def _json(body: bytes) -> dict[str, Any]:
+def _json(body: bytes) -> dict[str, Any] | str:
+    """A POST's JSON object, or why the body is refused (too deep or too long)."""
     if not body:
         return {}
     try:
-        value = json.loads(body)
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return {}
+    problem = json_problem(text, max_depth=MAX_BODY_DEPTH)
+    if problem is not None:
+        return f"the request body is refused: {problem}"
+    try:
+        value = json.loads(text)
     except ValueError:
         return {}
     return value if isinstance(value, dict) else {}

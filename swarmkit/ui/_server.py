@@ -33,6 +33,12 @@ from swarmkit.ui._app import Reply, Viewer
 TOKEN_HEADER = "X-Swarmkit-Token"
 """The header that carries the token on API requests."""
 
+MAX_BODY = 1_000_000
+"""The largest request body read, in bytes; a longer one is refused with 413."""
+
+READ_TIMEOUT = 10.0
+"""Seconds a request's headers or body may take to arrive before the connection is dropped."""
+
 _STATIC = {
     "app.js": "text/javascript; charset=utf-8",
     "app.css": "text/css; charset=utf-8",
@@ -52,9 +58,17 @@ class ViewerServer:
     """Serves a Viewer on ``host:port`` (port 0 picks a free one) until ``close()``."""
 
     def __init__(
-        self, viewer: Viewer, *, host: str = "127.0.0.1", port: int = 0, token: str | None = None
+        self,
+        viewer: Viewer,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        token: str | None = None,
+        read_timeout: float = READ_TIMEOUT,
     ) -> None:
         self.viewer = viewer
+        self.read_timeout = read_timeout
+        """Seconds a request's headers or body may take to arrive."""
         self.token = token or secrets.token_urlsafe(24)
         """The launch token; the printed URL carries it."""
         self._loop = asyncio.new_event_loop()
@@ -158,6 +172,11 @@ class _Handler(BaseHTTPRequestHandler):
     # the client's delayed ACK (~40 ms) on every kept-alive request.
     disable_nagle_algorithm = True
 
+    def setup(self) -> None:
+        # A client that stalls mid-headers or mid-body gives its thread back after this long.
+        super().setup()
+        self.connection.settimeout(self.server.owner.read_timeout)
+
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the command's output is the URL; requests are not logged."""
 
@@ -183,7 +202,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._handle("HEAD")
 
     def _handle(self, method: str) -> None:
-        body = self._body()
+        length = self._content_length()
+        if length is None:
+            self.close_connection = True
+            self._refuse(HTTPStatus.BAD_REQUEST, "Content-Length must be a non-negative integer")
+            return
         url = urlsplit(self.path)
         query = dict(parse_qsl(url.query))
         given = query.get("token")
@@ -191,10 +214,15 @@ class _Handler(BaseHTTPRequestHandler):
         if first_visit and self._host_allowed():
             self._first_visit(given or "", url.path)
             return
+        # The token is checked before the body is read: a stranger's body is never waited for.
         refusal = self._refusal(method, url.path)
+        if refusal is None and length > MAX_BODY:
+            refusal = HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"a body may hold {MAX_BODY} bytes"
         if refusal is not None:
+            self.close_connection = length > 0  # the unread body must not pass for a request
             self._refuse(*refusal)
         elif url.path.startswith("/api/"):
+            body = self.rfile.read(length) if length else b""
             reply = self.server.owner.call(method, url.path, query, body)
             self._send_json(reply.status, reply.body)
         else:
@@ -219,9 +247,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _host_allowed(self) -> bool:
         return self.headers.get("Host", "") in self.server.owner.allowed_hosts
 
-    def _body(self) -> bytes:
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(min(length, 1_000_000)) if length > 0 else b""
+    def _content_length(self) -> int | None:
+        """The body's length; None when the header is not a plain non-negative number."""
+        text = (self.headers.get("Content-Length") or "0").strip()
+        return int(text) if text.isascii() and text.isdigit() else None
 
     def _has_token(self, owner: ViewerServer) -> bool:
         cookie = SimpleCookie(self.headers.get("Cookie", ""))

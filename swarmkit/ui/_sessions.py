@@ -10,11 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from swarmkit.journal import Journal, JournalRecord, SessionInfo, Status, session_status
+from swarmkit.exceptions import SwarmkitError
+from swarmkit.journal import (
+    Journal,
+    JournalRecord,
+    SessionInfo,
+    Status,
+    session_status,
+    turn_of,
+)
 
 MAX_PAGE = 200
 """The most rows one page holds."""
@@ -67,8 +75,7 @@ def figures(records: Sequence[JournalRecord]) -> SessionFigures:
             handoffs += 1
         elif record.kind == "model_call":
             calls += 1
-            usage = (record.data.get("response") or {}).get("usage") or {}
-            tokens += int(usage.get("total_tokens") or 0)
+            tokens += _tokens(record.data.get("response"))
     return SessionFigures(
         trail=tuple(trail),
         handoffs=handoffs,
@@ -78,6 +85,13 @@ def figures(records: Sequence[JournalRecord]) -> SessionFigures:
         first_at=records[0].at if records else None,
         last_at=records[-1].at if records else None,
     )
+
+
+def _tokens(response: object) -> int:
+    """A journaled response's total tokens; 0 when a damaged record holds no number there."""
+    usage = response.get("usage") if isinstance(response, Mapping) else None
+    total = usage.get("total_tokens") if isinstance(usage, Mapping) else None
+    return total if isinstance(total, int) and not isinstance(total, bool) else 0
 
 
 def status_of(info: SessionInfo) -> str:
@@ -142,7 +156,11 @@ class SessionList:
         cached = self._figures.get(info.session_id)
         if cached is not None and cached[0] == info.records:
             return cached[1]
-        found = figures(await self._journal.read(info.session_id))
+        try:
+            found = figures(await self._journal.read(info.session_id))
+        except SwarmkitError:
+            # A session with a corrupt record still gets its row; its page says what is wrong.
+            found = SessionFigures(trail=(), handoffs=0, model_calls=0, tokens=0)
         self._figures[info.session_id] = (info.records, found)
         return found
 
@@ -179,6 +197,7 @@ class SessionList:
             "duration": _duration(info, found),
             "records": info.records,
             "prompt": info.prompt,
+            **dict(zip(("conversation", "turn"), turn_of(info.session_id), strict=True)),
         }
 
     async def _current(self) -> tuple[SessionInfo, ...]:

@@ -5,11 +5,21 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from swarmkit.exceptions import SwarmkitError
 from swarmkit.graph import RouteExplanation
 from swarmkit.journal import JournalRecord, StepTime, session_status, step_times
 from swarmkit.swarm import Swarm
 from swarmkit.ui._redact import REDACTED, is_secret_key
 from swarmkit.ui._sessions import figures
+
+JOURNAL_KINDS = frozenset(
+    {
+        "run_started", "agent_started", "model_call", "tool_call", "tool_required", "rule",
+        "handoff", "handoff_refused", "on_handoff", "output_rejected", "interrupt", "resumed",
+        "limit_reached", "state_edited", "run_finished",
+    }
+)  # fmt: skip
+"""The record kinds swarmkit writes; a step of any other kind is shown as unknown."""
 
 # Bulky or internal fields a person does not read on the page (a model call's request is
 # sent apart, as what the model saw).
@@ -23,6 +33,7 @@ def session_view(records: Sequence[JournalRecord], swarm: Swarm | None) -> dict[
     finished = [r for r in records if r.kind == "run_finished"]
     last = finished[-1].data if finished else None
     stop_reason = last.get("stop_reason") if last else None
+    stop_reason = stop_reason if isinstance(stop_reason, str) else None
     times = step_times(records)
     return {
         "session_id": records[0].session_id,
@@ -72,14 +83,18 @@ def path_of(records: Sequence[JournalRecord]) -> list[dict[str, Any]]:
     """Every handoff performed, in order: source, target, number and who decided it."""
     return [
         {
-            "source": r.data.get("source"),
-            "target": r.data.get("target"),
+            "source": _text(r.data.get("source")),
+            "target": _text(r.data.get("target")),
             "number": r.data.get("number"),
-            "decided_by": r.data.get("decided_by"),
+            "decided_by": _text(r.data.get("decided_by")),
         }
         for r in records
         if r.kind == "handoff"
     ]
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _steps(records: Sequence[JournalRecord], swarm: Swarm | None) -> list[dict[str, Any]]:
@@ -90,20 +105,40 @@ def _steps(records: Sequence[JournalRecord], swarm: Swarm | None) -> list[dict[s
     for record in records:
         data = {k: v for k, v in record.data.items() if k not in _HIDDEN.get(record.kind, ())}
         step: dict[str, Any] = {"seq": record.seq, "kind": record.kind, "data": data}
-        if record.kind == "run_started":
-            context = dict(record.data.get("context") or {})
-        elif record.kind == "agent_started":
-            agent = str(record.data.get("agent"))
-            handoff_count = int(record.data.get("handoff_count") or 0)
-        elif record.kind == "tool_call":
-            update = (record.data.get("outcome") or {}).get("update")
-            if isinstance(update, Mapping):
-                context.update(update)
-        if swarm is not None and _routes_here(record, swarm, explained, handoff_count):
-            state = {**context, "swarm": {"agent": agent, "handoff_count": handoff_count}}
-            step["explain"] = _explanation(swarm, agent, state)
+        if record.kind not in JOURNAL_KINDS:
+            step["unknown"] = True
+        try:
+            if record.kind == "run_started":
+                context = dict(record.data.get("context") or {})
+            elif record.kind == "agent_started":
+                agent = str(record.data.get("agent"))
+                handoff_count = int(record.data.get("handoff_count") or 0)
+            elif record.kind == "tool_call":
+                update = (record.data.get("outcome") or {}).get("update")
+                if isinstance(update, Mapping):
+                    context.update(update)
+                sub_run = _sub_run_of(record, swarm, handoff_count)
+                if sub_run is not None:
+                    data["sub_session"] = sub_run
+            if swarm is not None and _routes_here(record, swarm, explained, handoff_count):
+                state = {**context, "swarm": {"agent": agent, "handoff_count": handoff_count}}
+                step["explain"] = _explanation(swarm, agent, state)
+        except (TypeError, ValueError, AttributeError, SwarmkitError) as exc:
+            # One record the viewer cannot read (a foreign or damaged journal) is shown as
+            # such; the steps around it still render.
+            step["unreadable"] = f"{type(exc).__name__}: {exc}"
         steps.append(step)
     return steps
+
+
+def _sub_run_of(record: JournalRecord, swarm: Swarm | None, handoff_count: int) -> str | None:
+    """The session id of the sub-run a delegation tool call ran, when the swarm says it is one."""
+    data = record.data
+    plan = swarm.plans.get(str(data.get("agent"))) if swarm is not None else None
+    delegate = plan.delegates.get(str(data.get("name"))) if plan is not None else None
+    if delegate is None:
+        return None
+    return f"{record.session_id}__swarm_{delegate.agent}_{handoff_count}_{data.get('id')}"
 
 
 def _routes_here(

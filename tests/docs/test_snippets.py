@@ -8,10 +8,11 @@ import pytest
 
 from tests.docs.snippets import ROOT, pages, run_page, snippets
 
-LIVE_BLOCKS = 6
+LIVE_BLOCKS = 7
 """Blocks marked ``<!-- not run: ... -->``: the Postgres and Temporal guide (4: they need
 those servers), the MCP guide (1: a server and a live model) and openai-agents' run on the
-migration page (1: a live key; its agents and handoff are built and checked). Raise it only
+migration page (1: a live key; its agents and handoff are built and checked), the models
+guide's live calls (1: three providers' keys; the swarms are built offline). Raise it only
 for a block that truly cannot run offline in a moment."""
 
 

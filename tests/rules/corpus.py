@@ -4,7 +4,8 @@ Session ``s{i:04d}``: ``category`` cycles billing, sales, other; every 10th cust
 ``tier == 'vip'`` (the swarm's existing rule sends those to support). The model sends
 billing to billing (but every 20th billing ticket, the noise, to sales), sales to sales,
 and flips a seeded coin between billing and sales for ``other``. Every 4th session the
-triage agent first calls ``verify`` (a context update), so its turn costs two model calls.
+triage agent first calls ``verify`` (a context update holding a secret the journal redacts),
+so its turn costs two model calls.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ AGENTS = ("triage", "billing", "sales", "support")
 
 @tool
 def verify() -> ToolResult:
-    """Mark the customer as verified."""
-    return ToolResult(output="verified", update={"verified": True})
+    """Mark the customer as verified (and keep the session's credential, which the journal
+    redacts: a path the learner must never use)."""
+    return ToolResult(output="verified", update={"verified": True, "api_key": "sk-secret"})
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,6 @@ def plan(index: int) -> Plan:
         "category": category,
         "tier": "vip" if vip else "standard",
         "amount": index % 100,
-        "api_key": "sk-secret",
     }
     noise = category == "billing" and index % 20 == 1
     coin = category == "other"

@@ -9,11 +9,13 @@ from pydantic import BaseModel
 
 from swarmkit import (
     Agent,
+    ConfigurationError,
     Handoff,
     HandoffCycleError,
     HandoffGraph,
     JournalError,
     ReplayDivergenceError,
+    RunContext,
     Swarm,
     ToolResult,
     tool,
@@ -167,18 +169,49 @@ async def test_fork_continues_live_from_a_step_as_a_new_session() -> None:
     assert (await journal.read(forked.session_id))[-1].kind == "run_finished"
 
 
-async def test_secret_context_keys_are_never_journaled() -> None:
-    """Configured secret keys are written as [redacted]."""
+async def test_a_secret_context_key_is_refused_at_run_pointing_to_deps() -> None:
+    """A context value under a secret key is refused before anything is journaled: the journal
+    would keep "[redacted]", and a resumed run's tools would see that placeholder (issue 33)."""
     journal = InMemoryJournal()
     swarm = Swarm([Agent(name="a")], "a", model=ScriptedModel(text("ok")))
 
-    await swarm.run(
-        "x", context={"api_key": "sk-live-123", "user": "ann"}, journal=journal, session_id="s"
+    with pytest.raises(
+        ConfigurationError, match=r"context key 'billing\.api_key' names a secret.*deps="
+    ):
+        await swarm.run(
+            "x", context={"billing": {"api_key": "sk-live-123"}}, journal=journal, session_id="s"
+        )
+    with pytest.raises(ConfigurationError, match="deps="):
+        async for _ in swarm.stream("x", context={"dbPassword": "hunter2"}, journal=journal):
+            pass
+
+    assert await journal.sessions() == ()
+
+
+async def test_a_secret_in_deps_reaches_tools_after_a_resume(tmp_path: Path) -> None:
+    """Secrets passed as deps= are never journaled and a resumed run's tools get them whole."""
+    seen: list[str] = []
+
+    @tool
+    def charge(context: RunContext) -> str:
+        """Charge the card."""
+        seen.append(context.deps["api_key"])
+        return "charged"
+
+    journal = SQLiteJournal(tmp_path / "j.db")
+    swarm = Swarm([Agent(name="a", tools=[charge])], "a", model=ScriptedModel(tool_call("charge")))
+    with pytest.raises(AssertionError):  # the script runs out after the tool: the run dies
+        await swarm.run("x", journal=journal, session_id="s", deps={"api_key": "sk-live-123"})
+    with SQLiteJournal(tmp_path / "j.db") as reader:
+        exported = export_jsonl(await reader.read("s"))
+
+    resumed = await swarm.with_model(ScriptedModel(tool_call("charge"), text("ok"))).resume(
+        "s", journal, deps={"api_key": "sk-live-123"}
     )
 
-    exported = export_jsonl(await journal.read("s"))
+    assert resumed.final_output == "ok"
+    assert seen == ["sk-live-123", "sk-live-123"]
     assert "sk-live-123" not in exported
-    assert "[redacted]" in exported and "ann" in exported
 
 
 async def test_running_twice_into_one_session_is_refused() -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from swarmkit import Agent, HandoffGraph, Swarm, ToolResult, tool
+import pytest
+
+from swarmkit import Agent, ConfigurationError, HandoffGraph, Swarm, ToolResult, tool
+from swarmkit.drawing import draw_swarm
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 
 
@@ -112,3 +115,62 @@ async def test_rule_closing_a_cycle_is_refused_and_the_model_decides() -> None:
     assert result.trail == ("a", "b")
     assert result.stop_reason == "cycle"
     assert [d.performed for d in result.rule_decisions] == [True, False]
+
+
+def _llm_edged(*agents: Agent, model: ScriptedModel | None = None) -> Swarm:
+    graph = HandoffGraph()
+    graph.add_edge("triage", "tech", decided_by="llm")
+    return Swarm(list(agents), "triage", model=model or ScriptedModel(), graph=graph)
+
+
+async def test_an_llm_edge_in_the_graph_is_the_same_as_listing_the_handoff() -> None:
+    """triage (handoffs=None) is offered only tech, as with handoffs=["tech"], and transfers."""
+    model = ScriptedModel(transfer("tech"), text("Rebooted."))
+    declared = _llm_edged(
+        Agent(name="triage"), Agent(name="tech"), Agent(name="billing"), model=model
+    )
+    listed = Swarm(
+        [Agent(name="triage", handoffs=["tech"]), Agent(name="tech"), Agent(name="billing")],
+        "triage",
+        model=ScriptedModel(),
+    )
+
+    result = await declared.run("router down")
+
+    assert list(declared.plans["triage"].transfers) == list(listed.plans["triage"].transfers)
+    assert list(declared.plans["triage"].transfers) == ["transfer_to_tech"]
+    assert [t.name for t in model.requests[0].tools] == ["transfer_to_tech"]
+    assert [(h.target, h.decided_by) for h in result.handoffs] == [("tech", "llm")]
+    assert result.rule_decisions == ()
+
+
+def test_an_llm_edge_an_agents_own_handoffs_do_not_list_is_a_configuration_error() -> None:
+    """The graph and handoffs= may not contradict each other; listing the target agrees."""
+    with pytest.raises(ConfigurationError, match="declares LLM edges from 'triage' to 'tech'"):
+        _llm_edged(
+            Agent(name="triage", handoffs=["billing"]), Agent(name="tech"), Agent(name="billing")
+        )
+    agreeing = _llm_edged(
+        Agent(name="triage", handoffs=["billing", "tech"]),
+        Agent(name="tech"),
+        Agent(name="billing"),
+    )
+    assert sorted(agreeing.plans["triage"].transfers) == ["transfer_to_billing", "transfer_to_tech"]
+
+
+def test_check_counts_llm_edges_when_it_looks_for_unreachable_agents() -> None:
+    """With triage's only handoff declared in the graph, billing is reached by nothing."""
+    swarm = _llm_edged(Agent(name="triage"), Agent(name="tech", handoffs=[]), Agent(name="billing"))
+
+    findings = [(f.code, f.where) for f in swarm.check()]
+
+    assert findings == [("unreachable_agent", "agent billing")]
+
+
+def test_the_swarm_drawing_shows_the_graphs_llm_edges_as_handoffs() -> None:
+    """draw_swarm draws triage -> tech (solid, the LLM's) and no edge to billing."""
+    swarm = _llm_edged(Agent(name="triage"), Agent(name="tech", handoffs=[]), Agent(name="billing"))
+
+    drawing = draw_swarm(swarm, "ascii")
+
+    assert drawing.split("[[triage]]")[1] == "\n  --> tech\n"

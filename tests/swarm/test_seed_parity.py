@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from swarmkit import Agent, ConfigurationError, Handoff, HandoffGraph, Swarm, approve, edit, reject
 from swarmkit.graph import ON_FAILURE, ON_SUCCESS
-from swarmkit.journal import InMemoryJournal
+from swarmkit.journal import InMemoryJournal, Journal
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, tool_call, transfer
 from swarmkit.tools import ToolResult, tool
 
@@ -65,7 +65,7 @@ def test_then_needs_a_budget_and_a_member_of_the_swarm() -> None:
         Swarm([Agent(name="a", handoff_budget=1, then="z")], "a", model=ScriptedModel())
 
 
-def _billing_swarm(journal: InMemoryJournal, *turns: Any) -> Swarm:
+def _billing_swarm(journal: Journal, *turns: Any) -> Swarm:
     graph = HandoffGraph()
     graph.add_edge(
         "triage",
@@ -203,6 +203,65 @@ async def test_history_lists_the_state_after_each_step() -> None:
     assert all(s.context == {"tier": "basic"} and s.agent == "triage" for s in states)
 
 
+@tool
+def note_city(city: str) -> ToolResult:
+    """Remember the customer's city."""
+    return ToolResult(output=f"noted {city}", update={"city": city})
+
+
+def _handing_off(journal: InMemoryJournal, model: ScriptedModel) -> Swarm:
+    a = Agent(name="a", tools=[note_city], handoffs=["b"])
+    return Swarm([a, Agent(name="b", handoffs=[])], "a", model=model, journal=journal)
+
+
+async def test_history_lists_only_states_that_existed_around_a_tool_call_and_a_handoff() -> None:
+    """No state is taken mid-step: a model call or a handoff counts once its step is done."""
+    journal = InMemoryJournal()
+    script = ScriptedModel(tool_call("note_city", city="Oslo"), transfer("b"), text("Done."))
+    await _handing_off(journal, script).run("go", session_id="s")
+    states = await _handing_off(journal, ScriptedModel()).history("s", journal)
+
+    table = [
+        (s.step, s.kind, s.agent, s.handoff_count, s.turns, [m.kind for m in s.messages])
+        for s in states
+    ]
+    asked, told = ["user", "assistant"], ["user", "assistant", "tool", "assistant"]
+    assert table == [
+        (0, "run_started", "a", 0, 0, ["user"]),
+        (1, "agent_started", "a", 0, 0, ["user"]),
+        (2, "model_call", "a", 0, 1, asked),
+        (3, "tool_call", "a", 0, 1, [*asked, "tool"]),
+        (4, "model_call", "a", 0, 2, told),
+        (5, "handoff", "b", 1, 2, told),
+        (6, "agent_started", "b", 1, 2, [*told, "tool"]),
+        (7, "model_call", "b", 1, 3, [*told, "tool", "assistant"]),
+        (8, "run_finished", "b", 1, 3, [*told, "tool", "assistant"]),
+    ]
+    assert [s.context for s in states[2:4]] == [{}, {"city": "Oslo"}]
+
+
+async def test_a_fork_at_a_listed_state_starts_from_exactly_that_state() -> None:
+    """Forked after a's transfer call (no handoff yet): the fork performs handoff #1 live."""
+    journal = InMemoryJournal()
+    script = ScriptedModel(tool_call("note_city", city="Oslo"), transfer("b"), text("Done."))
+    await _handing_off(journal, script).run("go", session_id="s")
+    states = await _handing_off(journal, ScriptedModel()).history("s", journal)
+    fork_model = ScriptedModel(text("Forked."))
+
+    forked = await _handing_off(journal, fork_model).fork("s", at=4, context_update={"vip": 1})
+
+    assert (states[4].agent, states[4].handoff_count, states[4].turns) == ("a", 0, 2)
+    assert [(h.source, h.target, h.number) for h in forked.handoffs] == [("a", "b", 1)]
+    assert forked.turns == states[4].turns + len(fork_model.requests)
+    assert forked.context == {**states[4].context, "vip": 1}
+    fork_states = await _handing_off(journal, ScriptedModel()).history(forked.session_id)
+    shown = [(s.agent, s.context, s.handoff_count, s.turns, s.messages) for s in fork_states]
+    assert shown[:5] == [
+        (s.agent, s.context, s.handoff_count, s.turns, s.messages) for s in states[:5]
+    ]
+    assert (fork_states[5].kind, fork_states[5].context) == ("state_edited", forked.context)
+
+
 async def test_a_fork_from_an_edited_state_goes_its_own_way_and_replays_exactly() -> None:
     """Fork after the tool call with tier=gold: the rule now fires; the fork replays."""
     journal = InMemoryJournal()
@@ -221,3 +280,17 @@ async def test_a_fork_from_an_edited_state_goes_its_own_way_and_replays_exactly(
     edited = [r for r in await journal.read("s__fork_3") if r.kind == "state_edited"]
     assert [r.data["forked_from"] for r in edited] == ["s"]
     await _replays(_tiered(journal, ScriptedModel()), forked, journal)
+
+
+async def test_a_refused_mapping_is_journaled_with_its_validation_error() -> None:
+    """The handoff_refused record's detail names the field that failed and why."""
+    journal = InMemoryJournal()
+    swarm = _billing_swarm(journal, tool_call("fetch_ticket", number=0), text("Amount?"))
+    result = await swarm.run("refund please", session_id="mapped")
+    records = await journal.read("mapped")
+    refused = [r.data for r in records if r.kind == "handoff_refused"]
+    assert [(d["target"], d["reason"], d["decided_by"]) for d in refused] == [
+        ("billing", "payload", "rule")
+    ]
+    assert "amount_eur" in refused[0]["detail"]
+    assert refused[0]["detail"] == result.refusals[0]

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from swarmkit import Agent, Swarm
+from swarmkit.events import Event, SubRunEvent, TextDelta
 from swarmkit.journal import InMemoryJournal
-from swarmkit.temporal import session_result, start_session
+from swarmkit.temporal import session_events, session_result, start_session
 from swarmkit.testing import ScriptedModel, text, turn
 from swarmkit.testing import tool_call as call
 from tests.temporal.harness import activity_counts, running_worker
@@ -59,3 +60,38 @@ async def test_a_supervisor_session_matches_the_in_process_run(temporal_address:
         f"{handle.id}__swarm_flights_0_call_1",
         f"{handle.id}__swarm_hotels_0_call_2",
     }
+
+
+async def test_a_supervisor_sessions_events_carry_its_sub_runs_as_in_process(
+    temporal_address: str,
+) -> None:
+    """The events query streams the delegates' events wrapped, in call order, as a local run."""
+    local = [
+        _kind(e)
+        async for e in _planner_swarm(_models()).stream(
+            "plan a trip", session_id="trip", journal=InMemoryJournal()
+        )
+        if not isinstance(e, TextDelta) and not _is_delta(e)
+    ]
+    models = _models()
+    async with running_worker(
+        temporal_address, swarms={"planner": _planner_swarm(models)}, models=dict(models)
+    ) as (client, queue):
+        handle = await start_session(client, "planner", "plan a trip", task_queue=queue)
+        await session_result(handle)
+        events = await session_events(handle)
+
+    assert [_kind(e) for e in events] == local
+    assert any(isinstance(e, SubRunEvent) for e in events)
+
+
+def _kind(event: Event) -> str:
+    if isinstance(event, SubRunEvent):
+        return f"{event.tool_call_id}:{_kind(event.event)}"
+    return event.kind
+
+
+def _is_delta(event: Event) -> bool:
+    return isinstance(event, SubRunEvent) and (
+        isinstance(event.event, TextDelta) or _is_delta(event.event)
+    )

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
+from swarmkit import Agent, Swarm
 from swarmkit.demo import support_swarm
+from swarmkit.journal import SQLiteJournal
+from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 from swarmkit.ui import ViewerServer
+from tests.swarm.test_seed_parity import _billing_swarm
 from tests.ui.conftest import SECRET, ServeViewer, append, client
 from tests.ui.swarms import changed_swarm, pausing_swarm
 
@@ -217,3 +222,71 @@ def test_a_replay_the_session_does_not_allow_answers_with_the_reason(
 
     assert reply.status_code == 409
     assert "run_started" in reply.json()["error"]
+
+
+def test_a_refused_mapped_handoff_shows_its_validation_error(
+    tmp_path: Path, serve: ServeViewer
+) -> None:
+    """The viewer's refusal step carries the journaled validation error as its detail."""
+    path = tmp_path / "refused.db"
+    with SQLiteJournal(path) as journal:
+        swarm = _billing_swarm(journal, tool_call("fetch_ticket", number=0), text("Amount?"))
+        asyncio.run(swarm.run("refund please", session_id="refused"))
+    steps = client(serve(path)).get("/api/sessions/refused").json()["steps"]
+    refused = [step["data"] for step in steps if step["kind"] == "handoff_refused"]
+    assert refused[0]["reason"] == "payload"
+    assert "amount_eur" in refused[0]["detail"]
+
+
+def test_a_conversation_s_turns_are_one_thread_in_the_list_and_the_session(
+    tmp_path: Path, serve: ServeViewer
+) -> None:
+    """Rows name their conversation and turn; a turn's page lists the whole thread."""
+    path = tmp_path / "chat.db"
+    model = ScriptedModel(transfer("billing"), text("refunded"), text("hello again"))
+    with SQLiteJournal(path) as journal:
+        swarm = Swarm(
+            [Agent(name="triage", handoffs=["billing"]), Agent(name="billing", handoffs=[])],
+            "triage",
+            model=model,
+            next_turn="entry",
+            journal=journal,
+        )
+        swarm.run_sync("Refund me", session_id="chat", continue_session=True)
+        swarm.run_sync("Hello", session_id="chat", continue_session=True)
+    http = client(serve(path))
+
+    rows = {r["session_id"]: r for r in http.get("/api/sessions").json()["rows"]}
+    turn = http.get("/api/sessions/chat__turn_2").json()
+
+    assert (rows["chat__turn_2"]["conversation"], rows["chat__turn_2"]["turn"]) == ("chat", 2)
+    assert (rows["chat"]["conversation"], rows["chat"]["turn"]) == ("chat", 1)
+    assert turn["thread"] == {"conversation": "chat", "turn": 2, "turns": ["chat", "chat__turn_2"]}
+    started = turn["steps"][0]["data"]
+    assert started["next_turn"] == {
+        "policy": "entry",
+        "agent": "triage",
+        "last_agent": "billing",
+        "condition": None,
+    }
+
+
+def test_a_supervisors_delegation_step_links_its_sub_run(
+    tmp_path: Path, serve: ServeViewer
+) -> None:
+    """A delegation's tool step names the sub-run's session, which the viewer then shows."""
+    path = tmp_path / "boss.db"
+    helper = Agent(name="helper", handoffs=[], model=ScriptedModel(text("42")))
+    boss_model = ScriptedModel(tool_call("ask_helper", input="the answer?"), text("It is 42."))
+    boss = Agent(name="boss", tools=[helper.as_tool()], handoffs=[], model=boss_model)
+    swarm = Swarm([boss, helper], "boss")
+    with SQLiteJournal(path) as journal:
+        swarm.run_sync("go", session_id="boss", journal=journal)
+    http = client(serve(path, swarm=swarm))
+
+    steps = http.get("/api/sessions/boss").json()["steps"]
+    linked = [s["data"].get("sub_session") for s in steps if s["kind"] == "tool_call"]
+    sub_run = http.get("/api/sessions/boss__swarm_helper_0_call_1").json()
+
+    assert linked == ["boss__swarm_helper_0_call_1"]
+    assert sub_run["trail"] == ["helper"]

@@ -117,7 +117,7 @@ def test_a_conversations_turns_are_one_thread(tmp_path: Path, serve: ServeViewer
     first = http.get("/api/sessions/chat").json()["thread"]
     second = http.get("/api/sessions/chat__turn_2").json()["thread"]
 
-    assert first == second == ["chat", "chat__turn_2"]
+    assert first["turns"] == second["turns"] == ["chat", "chat__turn_2"]
 
 
 @pytest.fixture(scope="module")

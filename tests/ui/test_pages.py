@@ -8,10 +8,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from swarmkit import Agent, Swarm
 from swarmkit.demo import support_swarm
+from swarmkit.journal import SQLiteJournal
+from swarmkit.testing import ScriptedModel, text, transfer
 from swarmkit.ui import ViewerServer
 from tests.ui.browser import launch, screenshot_path
-from tests.ui.conftest import SECRET, ServeViewer, append
+from tests.ui.conftest import SECRET, ServeViewer, _run, append
 from tests.ui.swarms import changed_swarm, pausing_swarm
 
 if TYPE_CHECKING:
@@ -190,3 +193,68 @@ def test_a_running_session_updates_as_its_steps_are_journaled(
 
 
 _REFUSED = {"source": "triage", "target": "human", "reason": "cycle", "decided_by": "llm"}
+
+
+def test_a_later_turn_shows_its_thread_and_next_turn_decision(
+    page: Page, tmp_path: Path, serve: ServeViewer
+) -> None:
+    """The list marks turn 2 of chat; its page lists the thread and who the policy chose."""
+    path = tmp_path / "chat.db"
+    _run(_chat(path))
+    server = serve(path)
+
+    _open(page, server)
+    assert "turn 2 of chat" in page.locator("tr[data-session=chat__turn_2]").inner_text()
+    _open(page, server, "/session/chat__turn_2")
+
+    assert "Conversation chat: turn 2 of 2" in page.locator("#thread").inner_text()
+    assert page.locator("#thread a").inner_text() == "chat"
+    decision = page.locator("#timeline .next-turn").inner_text()
+    assert "triage" in decision and "entry" in decision and "last was billing" in decision
+
+
+async def _chat(path: Path) -> None:
+    """Two turns of conversation ``chat``, the second started at triage by next_turn="entry"."""
+    model = ScriptedModel(transfer("billing"), text("refunded"), text("hello again"))
+    with SQLiteJournal(path) as journal:
+        swarm = Swarm(
+            [Agent(name="triage", handoffs=["billing"]), Agent(name="billing", handoffs=[])],
+            "triage",
+            model=model,
+            next_turn="entry",
+            journal=journal,
+        )
+        await swarm.run("Refund me", session_id="chat", continue_session=True)
+        await swarm.run("Hello", session_id="chat", continue_session=True)
+
+
+def test_a_foreign_record_kind_renders_as_an_unknown_step(
+    page: Page, demo_journal: Path, serve: ServeViewer
+) -> None:
+    """A `__proto__` record and a damaged model call show as labelled steps, and the steps
+    around them and the sessions list still render (issue 33)."""
+    append(demo_journal, "bad", [("agent_started", {"agent": "triage", "handoff_count": 0})])
+    append(
+        demo_journal,
+        "bad",
+        [
+            ("__proto__", {"__proto__": {"x": 1}}),
+            ("model_call", {"agent": "triage", "response": 5}),
+        ],
+        start=1,
+    )
+    append(demo_journal, "bad", [("agent_started", {"agent": "billing"})], start=3)
+    server = serve(demo_journal)
+
+    _open(page, server)
+    listed = page.locator("#sessions tbody tr").count()
+    _open(page, server, "/session/bad")
+    labels = page.locator("#timeline .step .kind").all_inner_texts()
+
+    assert listed == 4
+    assert labels == [
+        "agent",
+        "unknown record (__proto__)",
+        "model",
+        "agent",
+    ]

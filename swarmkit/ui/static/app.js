@@ -79,7 +79,8 @@ async function sessionsPage() {
   } }, statusSelect, agentInput, search, el("button", { type: "submit" }, "Filter"));
 
   const rows = data.rows.map((row) => el("tr", { "data-session": row.session_id },
-    el("td", {}, el("a", { href: "/session/" + encodeURIComponent(row.session_id), class: "mono" }, row.session_id)),
+    el("td", {}, el("a", { href: "/session/" + encodeURIComponent(row.session_id), class: "mono" }, row.session_id),
+      row.turn > 1 ? el("span", { class: "muted turn" }, ` turn ${row.turn} of `, el("a", { href: "/session/" + encodeURIComponent(row.conversation), class: "mono" }, row.conversation)) : null),
     el("td", {}, stateBadge(row.state || row.status)),
     el("td", { class: "wide" }, row.stop_reason || "–"),
     el("td", {}, row.agents.join(" → ")),
@@ -142,7 +143,7 @@ function renderSession(s) {
     el("p", {}, el("a", { href: "/" }, "← all sessions")),
     el("h1", {}, "Session ", el("span", { class: "mono" }, s.session_id)),
     summary,
-    threadPanel(s),
+    threadPanel(s.thread),
     s.pending ? pendingPanel(s) : null,
     el("h2", {}, "The swarm, and the path this session took"), drawing,
     replayPanel(s),
@@ -152,13 +153,13 @@ function renderSession(s) {
   ].filter(Boolean));
 }
 
-// A conversation's turns are sessions of their own: the page links them as one thread.
-function threadPanel(s) {
-  if (!s.thread || !s.thread.length) return null;
-  return el("div", { class: "panel", id: "thread" }, el("b", {}, `Conversation: ${s.thread.length} turns `),
-    s.thread.map((id, index) => id === s.session_id
-      ? el("span", { class: "turn current" }, `turn ${index + 1}`)
-      : el("a", { class: "turn", href: "/session/" + encodeURIComponent(id) }, `turn ${index + 1}`)));
+function threadPanel(t) {
+  // A conversation's turns are sessions of their own: the page lists them as one thread.
+  if (!t || t.turns.length < 2) return null;
+  const turns = t.turns.map((id, i) => el("li", {}, i + 1 === t.turn
+    ? el("b", { class: "mono" }, id)
+    : el("a", { href: "/session/" + encodeURIComponent(id), class: "mono" }, id)));
+  return el("div", { id: "thread" }, el("h2", {}, `Conversation ${t.conversation}: turn ${t.turn} of ${t.turns.length}`), el("ol", {}, turns));
 }
 
 function pendingPanel(s) {
@@ -228,14 +229,22 @@ function replayResult(r) {
 // -- timeline steps -------------------------------------------------------------------------------
 
 function stepItem(step, origin) {
-  const describe = STEPS[step.kind] || ((d) => [el("pre", {}, json(d))]);
-  const label = LABELS[step.kind] || step.kind;
-  const body = describe(step.data, step);
+  // Own keys only: a record kind such as "__proto__" or "constructor" must not find
+  // Object.prototype's members.
+  const known = !step.unknown && !step.unreadable;
+  let body = [el("pre", {}, json(step.data))];
+  let readable = known;
+  try {
+    if (known && Object.hasOwn(STEPS, step.kind)) body = STEPS[step.kind](step.data, step);
+  } catch (error) {
+    readable = false;  // a record whose fields are not what its kind promises
+  }
+  const label = !readable ? unknownLabel(step) : (Object.hasOwn(LABELS, step.kind) ? LABELS[step.kind] : step.kind);
   if (step.saw) body.push(whatTheModelSaw(step.saw));
   if (step.explain) body.push(explanation(step.explain));
   const at = step.at !== undefined && origin ? el("span", { class: "at muted", title: when(step.at) },
     "+" + duration(step.at - origin), TIMED.has(step.kind) ? el("span", { class: "took" }, " (" + duration(step.duration) + ")") : null) : el("span");
-  return el("li", { class: "step step-" + step.kind, "data-seq": step.seq },
+  return el("li", { class: "step step-" + (readable ? step.kind : "unknown"), "data-seq": step.seq },
     el("span", { class: "seq" }, step.seq), el("span", { class: "kind" }, label, at), el("div", {}, body));
 }
 
@@ -271,12 +280,17 @@ function waterfall(s) {
   return el("div", { class: "panel", id: "waterfall" }, el("h2", {}, `Waterfall (${duration(s.duration)})`), rows);
 }
 
+function unknownLabel(step) {
+  return step.unknown ? `unknown record (${String(step.kind)})` : `unreadable record (${String(step.kind)})`;
+}
+
 const LABELS = { run_started: "start", agent_started: "agent", model_call: "model", tool_call: "tool",
   handoff_refused: "refused", interrupt: "pause", run_finished: "stop" };
 const DECIDED = { rule: "a rule", llm: "the LLM", tool: "a tool" };
 
 const STEPS = {
-  run_started: (d) => [el("div", {}, `entry agent ${d.entry_agent}`), el("pre", {}, d.prompt), el("div", { class: "muted" }, "context ", el("code", {}, JSON.stringify(d.context || {})))],
+  run_started: (d) => [el("div", {}, `entry agent ${d.entry_agent}`), el("pre", {}, d.prompt), el("div", { class: "muted" }, "context ", el("code", {}, JSON.stringify(d.context || {}))),
+    d.next_turn ? el("div", { class: "next-turn" }, "next turn ", el("b", {}, d.next_turn.agent), ` by policy ${d.next_turn.policy}`, d.next_turn.condition ? el("code", {}, " " + d.next_turn.condition) : null, ` (last was ${d.next_turn.last_agent})`) : null],
   agent_started: (d) => [el("div", {}, el("b", {}, d.agent), ` is active (${d.handoff_count ? "after handoff #" + d.handoff_count : "entry agent"})`)],
   rule: (d) => [el("div", {}, `${d.agent}: rule `, el("code", {}, d.condition || "always"), ` fired → `, el("b", {}, d.target), " (no model call)")],
   model_call: (d) => {
@@ -292,6 +306,7 @@ const STEPS = {
     return [el("div", {}, `${d.agent} `, el("code", {}, d.name), " ", el("code", { class: "executed" }, shown(d.arguments))),
       dec ? el("div", { class: "decision" }, decided(dec)) : null,
       d.proposed_arguments !== undefined ? el("div", { class: "proposed muted" }, "the model proposed ", el("code", {}, shown(d.proposed_arguments))) : null,
+      d.sub_session ? el("div", { class: "muted" }, "sub-run ", el("a", { href: "/session/" + encodeURIComponent(d.sub_session), class: "mono" }, d.sub_session)) : null,
       el("pre", { class: o.is_error ? "errors" : "" }, (o.is_error ? "error: " : "→ ") + shown(o.content))];
   },
   handoff: (d) => [el("div", {}, `#${d.number} ${d.source} → `, el("b", {}, d.target), `, decided by ${DECIDED[d.decided_by] || d.decided_by}`, d.decided_by === "rule" ? el("code", {}, " " + (d.condition || "always")) : null),

@@ -1,0 +1,213 @@
+"""Encryption at rest for journals: record bodies and prompts sealed with AES-GCM.
+
+A journal given ``cipher=`` seals each record's data (and each session's prompt) before it
+is stored; the session id, kind, sequence number and times stay in clear, so sessions can be
+listed and ordered without the key. A sealed body is stored as the JSON object
+``{"sealed": "swarmkit-aesgcm:v1:<key id>:<base64 nonce+ciphertext>"}``, so both stores keep
+their schema. The record's session id, seq and kind are the associated data: a sealed body
+moved to another record does not open.
+
+``cryptography`` (extra ``swarmkit-agents[encryption]``) loads only when a cipher is built.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any, Protocol
+
+from swarmkit.exceptions import ConfigurationError, JournalError
+from swarmkit.journal._records import JournalRecord, SessionInfo
+
+KEYS_VARIABLE = "SWARMKIT_JOURNAL_KEYS"
+"""The environment variable ``AESGCMCipher.from_env()`` reads: ``id:base64key[,id:base64key]``,
+the first key being the one new records are sealed with."""
+
+_PREFIX = "swarmkit-aesgcm:v1:"
+_SEALED_KEY = "sealed"
+_NONCE_BYTES = 12
+
+
+class JournalCipher(Protocol):
+    """Seals and opens text; ``context`` is bound to the result (associated data)."""
+
+    def seal(self, text: str, *, context: str) -> str:
+        """``text`` sealed, as printable text."""
+        ...
+
+    def open(self, sealed: str, *, context: str) -> str:
+        """The text ``seal`` sealed with the same ``context``; ``JournalError`` if it cannot."""
+        ...
+
+
+class AESGCMCipher:
+    """AES-256-GCM with named keys: new text is sealed with ``current``; text sealed with any
+    key in ``keys`` opens. Rotate by adding a new key as ``current`` and keeping the old ones
+    for as long as records sealed with them must be read.
+    """
+
+    def __init__(self, keys: Mapping[str, bytes], *, current: str | None = None) -> None:
+        if not keys:
+            raise ConfigurationError("AESGCMCipher needs at least one key: {'k1': 32 bytes}")
+        for key_id, key in keys.items():
+            _check_key(key_id, key)
+        self._current = current if current is not None else next(iter(keys))
+        if self._current not in keys:
+            raise ConfigurationError(f"current key {self._current!r} is not among the keys")
+        from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: PLC0415
+
+        self._aead = {key_id: AESGCM(bytes(key)) for key_id, key in keys.items()}
+
+    @classmethod
+    def from_env(cls, variable: str = KEYS_VARIABLE) -> AESGCMCipher:
+        """The cipher of the keys in ``variable`` (``id:base64key,...``, current first)."""
+        text = os.environ.get(variable, "").strip()
+        if not text:
+            raise ConfigurationError(
+                f"no journal keys in ${variable}: set it to id:base64key (make a key with "
+                "swarmkit.journal.generate_key())"
+            )
+        return cls(parse_keys(text, variable))
+
+    @property
+    def current(self) -> str:
+        """The id of the key new records are sealed with."""
+        return self._current
+
+    def seal(self, text: str, *, context: str) -> str:
+        """``text`` sealed with the current key, as printable text."""
+        nonce = os.urandom(_NONCE_BYTES)
+        sealed = self._aead[self._current].encrypt(nonce, text.encode(), context.encode())
+        return f"{_PREFIX}{self._current}:{base64.b64encode(nonce + sealed).decode()}"
+
+    def open(self, sealed: str, *, context: str) -> str:
+        """The text inside ``sealed``; ``JournalError`` for a missing or wrong key."""
+        from cryptography.exceptions import InvalidTag  # noqa: PLC0415
+
+        key_id, _, body = sealed.removeprefix(_PREFIX).partition(":")
+        aead = self._aead.get(key_id)
+        if aead is None:
+            raise JournalError(
+                f"it is sealed with key {key_id!r}, which this journal's cipher does not hold "
+                f"(it holds {', '.join(map(repr, self._aead))}); add that key to read it"
+            )
+        try:
+            raw = base64.b64decode(body, validate=True)
+            return aead.decrypt(raw[:_NONCE_BYTES], raw[_NONCE_BYTES:], context.encode()).decode()
+        except (InvalidTag, binascii.Error, ValueError):
+            raise JournalError(
+                f"it does not open with key {key_id!r}: the key is wrong or the record was altered"
+            ) from None
+
+
+def env_cipher(variable: str = KEYS_VARIABLE) -> AESGCMCipher | None:
+    """The cipher of ``$SWARMKIT_JOURNAL_KEYS`` when it is set, else None (what the commands
+    open journals with)."""
+    return AESGCMCipher.from_env(variable) if os.environ.get(variable, "").strip() else None
+
+
+def generate_key() -> str:
+    """A new random 256-bit key, base64-encoded, for ``SWARMKIT_JOURNAL_KEYS``."""
+    return base64.b64encode(os.urandom(32)).decode()
+
+
+def parse_keys(text: str, where: str = KEYS_VARIABLE) -> dict[str, bytes]:
+    """``id:base64key,...`` as a dict of keys, in order."""
+    keys: dict[str, bytes] = {}
+    for entry in filter(None, (part.strip() for part in text.split(","))):
+        key_id, colon, encoded = entry.partition(":")
+        try:
+            keys[key_id] = base64.b64decode(encoded, validate=True)
+        except binascii.Error:
+            colon = ""
+        if not colon or not key_id:
+            raise ConfigurationError(f"{where}: each key is id:base64key, got {entry[:6]!r}...")
+    return keys
+
+
+def _check_key(key_id: object, key: object) -> None:
+    if not isinstance(key_id, str) or not key_id or ":" in key_id or "," in key_id:
+        raise ConfigurationError(f"a key id is a non-empty str without ':' or ',', got {key_id!r}")
+    if not isinstance(key, bytes | bytearray) or len(key) != 32:
+        raise ConfigurationError(
+            f"key {key_id!r} must be 32 bytes (AES-256); make one with generate_key()"
+        )
+
+
+# -- what the stores call ----------------------------------------------------------------------
+
+
+def seal_data(cipher: JournalCipher | None, text: str, session_id: str, seq: int, kind: str) -> str:
+    """A record's JSON data text as stored: sealed inside ``{"sealed": ...}`` with a cipher."""
+    if cipher is None:
+        return text
+    sealed = cipher.seal(text, context=_record_context(session_id, seq, kind))
+    return f'{{"{_SEALED_KEY}":"{sealed}"}}'
+
+
+def open_data(cipher: JournalCipher | None, text: str, session_id: str, seq: int, kind: str) -> str:
+    """A stored data text back as the record's JSON; ``JournalError`` naming the record when
+    it is sealed and there is no cipher, or the cipher cannot open it."""
+    if not text.startswith(f'{{"{_SEALED_KEY}":"{_PREFIX}'):
+        return text  # written before the journal was encrypted
+    where = f"record {seq} ({kind!r}) of session {session_id!r}"
+    if cipher is None:
+        raise JournalError(
+            f"{where} is encrypted: open the journal with cipher=AESGCMCipher(...) (the CLI "
+            f"reads keys from ${KEYS_VARIABLE})"
+        )
+    sealed = text[len(_SEALED_KEY) + 5 : -2]
+    try:
+        return cipher.open(sealed, context=_record_context(session_id, seq, kind))
+    except JournalError as exc:
+        raise JournalError(f"{where} cannot be read: {exc}") from None
+
+
+def seal_prompt(cipher: JournalCipher | None, prompt: str | None, session_id: str) -> str | None:
+    """A session's prompt as its sessions row stores it."""
+    if cipher is None or prompt is None:
+        return prompt
+    return cipher.seal(prompt, context=f"{session_id}\x1fprompt")
+
+
+def open_prompt(cipher: JournalCipher | None, prompt: Any, session_id: str) -> Any:
+    """A stored prompt for a listing: opened with the cipher, else shown as encrypted."""
+    if not isinstance(prompt, str) or not prompt.startswith(_PREFIX):
+        return prompt
+    if cipher is None:
+        return "[encrypted]"
+    try:
+        return cipher.open(prompt, context=f"{session_id}\x1fprompt")
+    except JournalError:
+        return "[encrypted: no key opens it]"
+
+
+def opened(
+    cipher: JournalCipher | None, data: object, session_id: str, seq: int, kind: str
+) -> object:
+    """A stored data value as ``decode_record`` takes it: opened when it is sealed text."""
+    return open_data(cipher, data, session_id, seq, kind) if isinstance(data, str) else data
+
+
+def place(record: JournalRecord) -> tuple[str, int, str]:
+    """The session id, seq and kind that a record's sealed body is bound to."""
+    return record.session_id, record.seq, record.kind
+
+
+def opened_infos(
+    cipher: JournalCipher | None, infos: Sequence[SessionInfo]
+) -> tuple[SessionInfo, ...]:
+    """Session summaries with their prompts opened (or marked encrypted)."""
+    return tuple(
+        info
+        if not isinstance(info.prompt, str) or not info.prompt.startswith(_PREFIX)
+        else replace(info, prompt=open_prompt(cipher, info.prompt, info.session_id))
+        for info in infos
+    )
+
+
+def _record_context(session_id: str, seq: int, kind: str) -> str:
+    return f"{session_id}\x1f{seq}\x1f{kind}"

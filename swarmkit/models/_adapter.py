@@ -1,0 +1,186 @@
+"""What every native adapter shares: arguments, retries, deadlines, key masking and logs.
+
+An adapter says how one attempt goes (``_attempt`` and ``_stream_attempt``) and how its SDK's
+errors read in our terms (``_translate``); everything around an attempt is here, once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import aclosing, contextmanager
+from typing import Any
+
+from swarmkit.exceptions import ConfigurationError
+from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
+from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
+from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, log_call_finished
+from swarmkit.runtime import Runtime
+
+
+class NativeModel:
+    """The common part of :class:`AnthropicModel` and :class:`GeminiModel`."""
+
+    provider = ""
+    """Who serves the model, as traces name it (``gen_ai.provider.name``)."""
+    key_env = ""
+    """The environment variable the API key is read from."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        timeouts: Timeouts | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.perf_counter,
+        runtime: Runtime | None = None,
+    ) -> None:
+        """Check and keep what every adapter takes; ``runtime`` supplies the waits between
+        attempts and the jitter's randomness (it wins over ``sleep=``)."""
+        kind = type(self).__name__
+        if not isinstance(model, str) or not model:
+            raise ConfigurationError(
+                f"{kind} needs a model name as a non-empty string, got {model!r:.80}"
+            )
+        for name, value in (("base_url", base_url), ("api_key", api_key)):
+            if value is not None and not isinstance(value, str):
+                raise ConfigurationError(f"{name}= must be a string, got {type(value).__name__}")
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise ConfigurationError(
+                f"retry= must be a RetryPolicy, got {type(retry).__name__}; "
+                "e.g. retry=RetryPolicy(max_attempts=3)"
+            )
+        self.name = model
+        """The model name sent with every request."""
+        self.retry = retry or RetryPolicy()
+        """The retry policy of every call."""
+        self.timeouts = timeouts_of(timeout, timeouts)
+        """The deadlines of each attempt."""
+        self._api_key = api_key
+        self._base_url = base_url
+        self._sleep = runtime.sleep if runtime is not None else sleep
+        self._random = runtime.random if runtime is not None else random.random
+        self._clock = clock
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r})"
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        """Answer with one complete response, retrying transient failures."""
+        self._ready_client()  # a missing key is the caller's to fix, not retried
+        started = self._clock()
+        retrier = self._retrier()
+
+        async def attempt_once(attempt: int) -> ModelResponse:
+            deadline = AttemptDeadline(self.timeouts)
+            with self._translated():
+                response = await self._attempt(request, deadline)
+            self._log_finished(response, attempt=attempt, started=started, stream=False)
+            return response
+
+        return await retrier.call(attempt_once)
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta | ModelResponse]:
+        """Yield text and tool-call deltas as they arrive, then the assembled response.
+
+        A retried attempt's deltas start again from the beginning of the answer, after an
+        ``AttemptDiscarded`` marker, as with :class:`OpenAIModel`.
+        """
+        self._ready_client()
+        started = self._clock()
+        retrier = self._retrier()
+
+        async def attempt_once(attempt: int) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
+            deadline = AttemptDeadline(self.timeouts)
+            items = self._stream_attempt(request, deadline)
+            async with aclosing(items):
+                while True:
+                    with self._translated():
+                        item = await anext(items, None)
+                    if item is None:
+                        return
+                    if isinstance(item, ModelResponse):
+                        self._log_finished(item, attempt=attempt, started=started, stream=True)
+                    yield item
+
+        async with aclosing(retrier.stream(attempt_once)) as items:
+            async for item in items:
+                yield item
+
+    async def _attempt(self, request: ModelRequest, deadline: AttemptDeadline) -> ModelResponse:
+        raise NotImplementedError
+
+    def _stream_attempt(
+        self, request: ModelRequest, deadline: AttemptDeadline
+    ) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
+        raise NotImplementedError
+
+    def _translate(self, exc: Exception) -> Exception | None:
+        """The SDK's error in our terms (``StatusError`` ...), or None for one that is not
+        the API's fault."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _check_client(
+        client: object, kind: type, label: str, *, base_url: str | None, api_key: str | None
+    ) -> None:
+        """A given SDK client: of the SDK's own type, and not beside base_url=/api_key=."""
+        if client is None:
+            return
+        if not isinstance(client, kind):
+            raise ConfigurationError(f"client= must be {label}, got {type(client).__name__}")
+        if base_url is not None or api_key is not None:
+            raise ConfigurationError("pass either client= or base_url=/api_key=, not both")
+
+    def _secrets(self) -> tuple[str, ...]:
+        return ()
+
+    def _ready_client(self) -> object:
+        """The SDK's client, built on the first call (so no key is needed until then)."""
+        raise NotImplementedError
+
+    @contextmanager
+    def _translated(self) -> Iterator[None]:
+        try:
+            with decoding_answers():
+                yield
+        except Exception as exc:
+            ours = self._translate(exc)
+            if ours is None or ours is exc:
+                raise
+            raise ours from exc
+
+    def _retrier(self) -> CallRetrier:
+        return CallRetrier(
+            model=self.name,
+            policy=self.retry,
+            sleep=self._sleep,
+            secrets=self._secrets(),
+            random=self._random,
+            key_env=self.key_env,
+        )
+
+    def _log_finished(
+        self, response: ModelResponse, *, attempt: int, started: float, stream: bool
+    ) -> None:
+        latency = self._clock() - started
+        log_call_finished(
+            self.name,
+            response,
+            attempt=attempt,
+            latency_s=latency,
+            stream=stream,
+            api=self.provider,
+        )
+
+
+def headers_of(response: Any) -> dict[str, str]:
+    """The headers of an SDK's HTTP response, or none."""
+    headers = getattr(response, "headers", None)
+    return dict(headers.items()) if headers is not None else {}

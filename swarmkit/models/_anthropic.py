@@ -1,0 +1,167 @@
+"""AnthropicModel: the Model protocol on Anthropic's Messages API, through the ``anthropic`` SDK."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any
+
+try:
+    import anthropic
+except ImportError as exc:  # pragma: no cover - depends on the installed extras
+    raise ImportError(
+        "AnthropicModel needs the anthropic package: pip install 'swarmkit-agents[anthropic]'"
+    ) from exc
+
+from swarmkit.exceptions import ConfigurationError
+from swarmkit.models._adapter import NativeModel, headers_of
+from swarmkit.models._anthropic_wire import (
+    RequestOptions,
+    StreamAssembler,
+    parse_message,
+    request_params,
+)
+from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
+from swarmkit.models._chat_completions import ErrorAnswerError
+from swarmkit.models._deadline import AttemptDeadline, Timeouts
+from swarmkit.models._retry import ConnectionFailedError, RetryPolicy, StatusError
+from swarmkit.runtime import Runtime
+
+
+class AnthropicModel(NativeModel):
+    """A Claude model served through ``anthropic.AsyncAnthropic`` (the Messages API).
+
+    As with :class:`OpenAIModel`, the SDK's own retries are off, so each attempt is one HTTP
+    request under our retry policy and deadlines, and keys are masked in every error. Without
+    an injected client one is built on the first call from ``api_key``/``base_url`` or
+    ``ANTHROPIC_API_KEY``/``ANTHROPIC_BASE_URL``.
+
+    ``thinking_budget`` switches on extended thinking; its signed thinking blocks are kept on
+    the assistant message and sent back unchanged, as the API requires beside tool use.
+    ``cache_prompt`` marks the instructions and tools for prompt caching.
+    """
+
+    provider = "anthropic"
+    key_env = "ANTHROPIC_API_KEY"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        client: anthropic.AsyncAnthropic | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        max_tokens: int = 4096,
+        thinking_budget: int | None = None,
+        cache_prompt: bool = False,
+        timeout: float | None = None,
+        timeouts: Timeouts | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        runtime: Runtime | None = None,
+    ) -> None:
+        """Describe the model; ``max_tokens`` is sent when an agent's settings set none."""
+        extra: dict[str, Any] = {} if sleep is None else {"sleep": sleep}
+        super().__init__(
+            model,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            timeouts=timeouts,
+            retry=retry,
+            runtime=runtime,
+            **extra,
+        )
+        self._check_client(
+            client,
+            anthropic.AsyncAnthropic,
+            "an anthropic.AsyncAnthropic",
+            base_url=base_url,
+            api_key=api_key,
+        )
+        for name, value in (("max_tokens", max_tokens), ("thinking_budget", thinking_budget)):
+            if value is not None and (type(value) is not int or value < 1):
+                raise ConfigurationError(f"{name}= must be a whole number of tokens, got {value!r}")
+        self.options = RequestOptions(
+            max_tokens=max_tokens, thinking_budget=thinking_budget, cache_prompt=cache_prompt
+        )
+        """What shapes every request beside the agent's settings."""
+        self._client = None if client is None else self._without_retries(client)
+        self._owns_client = client is None
+
+    async def _attempt(self, request: ModelRequest, deadline: AttemptDeadline) -> ModelResponse:
+        client = self._ready_client()
+        params = request_params(self.name, request, self.options)
+        message = await deadline.within("first_byte", client.messages.create(**params))
+        return parse_message(message.to_dict(mode="json"))
+
+    async def _stream_attempt(
+        self, request: ModelRequest, deadline: AttemptDeadline
+    ) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
+        client = self._ready_client()
+        params = request_params(self.name, request, self.options)
+        events = await deadline.within("first_byte", client.messages.create(**params, stream=True))
+        assembler = StreamAssembler()
+        async with events:
+            arriving = aiter(events)
+            while True:
+                event = await deadline.within("stream_gap", anext(arriving, None))
+                if event is None:
+                    break
+                for delta in assembler.add(event.to_dict(mode="json")):
+                    yield delta
+        yield assembler.response()
+
+    def _translate(self, exc: Exception) -> Exception | None:
+        match exc:
+            case anthropic.APIStatusError() if exc.status_code >= 400:
+                return StatusError(
+                    exc.message,
+                    status_code=exc.status_code,
+                    headers=headers_of(exc.response),
+                    body=exc.body,
+                )
+            case anthropic.APIStatusError() | anthropic.APIResponseValidationError():
+                # An error event inside a 200 stream: transient when its type says so.
+                body = exc.body if isinstance(exc.body, dict) else {}
+                error = body.get("error", body)
+                return ErrorAnswerError(exc.message, body=error if isinstance(error, dict) else {})
+            case anthropic.APIConnectionError():
+                return ConnectionFailedError(str(exc) or type(exc).__name__)
+            case _:
+                return None
+
+    def _secrets(self) -> tuple[str, ...]:
+        client = self._client
+        return (client.api_key or "",) if client is not None else (self._api_key or "",)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client this model built (an injected client is left to its owner)."""
+        if self._owns_client and self._client is not None:
+            await self._client.close()
+            self._client = None
+
+    def _ready_client(self) -> anthropic.AsyncAnthropic:
+        if self._client is None:
+            self._client = self._build_client()
+        return self._client
+
+    def _build_client(self) -> anthropic.AsyncAnthropic:
+        api_key = self._api_key or os.environ.get(self.key_env)
+        if not api_key:
+            raise ConfigurationError(
+                f"{self!r} has no API key: pass api_key= or set {self.key_env}"
+            )
+        return anthropic.AsyncAnthropic(
+            api_key=api_key,
+            base_url=self._base_url,
+            timeout=self._http_timeout(),
+            max_retries=0,
+        )
+
+    def _without_retries(self, client: anthropic.AsyncAnthropic) -> anthropic.AsyncAnthropic:
+        return client.with_options(max_retries=0, timeout=self._http_timeout())
+
+    def _http_timeout(self) -> anthropic.Timeout:
+        # Connect and a backstop for the whole attempt; the other deadlines are ours.
+        return anthropic.Timeout(self.timeouts.total, connect=self.timeouts.connect)

@@ -1,0 +1,155 @@
+"""GeminiModel: the Model protocol on the Gemini API, through the ``google-genai`` SDK."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any
+
+try:
+    import httpx
+    from google import genai
+    from google.genai import errors, types
+except ImportError as exc:  # pragma: no cover - depends on the installed extras
+    raise ImportError(
+        "GeminiModel needs the google-genai package: pip install 'swarmkit-agents[google]'"
+    ) from exc
+
+from swarmkit.exceptions import ConfigurationError
+from swarmkit.models._adapter import NativeModel, headers_of
+from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
+from swarmkit.models._deadline import AttemptDeadline, Timeouts
+from swarmkit.models._gemini_wire import StreamAssembler, contents, parse_response, request_config
+from swarmkit.models._retry import ConnectionFailedError, RetryPolicy, StatusError
+from swarmkit.runtime import Runtime
+
+
+class GeminiModel(NativeModel):
+    """A Gemini model served through ``google.genai.Client`` (``generateContent``).
+
+    The SDK's own retries stay off (it retries only when given retry options), so each attempt
+    is one HTTP request under our retry policy and deadlines. Without an injected client one is
+    built on the first call from ``api_key``/``base_url`` or ``GEMINI_API_KEY`` (or
+    ``GOOGLE_API_KEY``). Each function call keeps its thought signature and goes back with it,
+    as Gemini requires; a call another provider's model made gets Gemini's documented stand-in.
+    """
+
+    provider = "gcp.gemini"  # OpenTelemetry's name for the Gemini API
+    key_env = "GEMINI_API_KEY"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        client: genai.Client | None = None,
+        api_key: str | None = None,
+        base_url: str | None = None,
+        thinking_budget: int | None = None,
+        timeout: float | None = None,
+        timeouts: Timeouts | None = None,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
+        runtime: Runtime | None = None,
+    ) -> None:
+        """Describe the model; ``thinking_budget`` sets the thinking tokens (None: the model's
+        default)."""
+        extra: dict[str, Any] = {} if sleep is None else {"sleep": sleep}
+        super().__init__(
+            model,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            timeouts=timeouts,
+            retry=retry,
+            runtime=runtime,
+            **extra,
+        )
+        self._check_client(
+            client, genai.Client, "a google.genai.Client", base_url=base_url, api_key=api_key
+        )
+        if thinking_budget is not None and (
+            type(thinking_budget) is not int or thinking_budget < 0
+        ):
+            raise ConfigurationError(
+                f"thinking_budget= must be a whole number of tokens, got {thinking_budget!r}"
+            )
+        self.thinking_budget = thinking_budget
+        """The thinking tokens each call may spend (None: the model's default)."""
+        self._client = client
+        self._owns_client = client is None
+
+    async def _attempt(self, request: ModelRequest, deadline: AttemptDeadline) -> ModelResponse:
+        client = self._ready_client()
+        call = client.aio.models.generate_content(
+            model=self.name, contents=contents(request.messages), config=self._config(request)
+        )
+        return parse_response(await deadline.within("first_byte", call))
+
+    async def _stream_attempt(
+        self, request: ModelRequest, deadline: AttemptDeadline
+    ) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
+        client = self._ready_client()
+        call = client.aio.models.generate_content_stream(
+            model=self.name, contents=contents(request.messages), config=self._config(request)
+        )
+        chunks = await deadline.within("first_byte", call)
+        assembler = StreamAssembler()
+        while True:
+            chunk = await deadline.within("stream_gap", anext(chunks, None))
+            if chunk is None:
+                break
+            for delta in assembler.add(chunk):
+                yield delta
+        yield assembler.response()
+
+    def _config(self, request: ModelRequest) -> types.GenerateContentConfig:
+        config = request_config(request)
+        if self.thinking_budget is not None:
+            config.thinking_config = types.ThinkingConfig(thinking_budget=self.thinking_budget)
+        if request.settings.extra_body:
+            config.http_options = types.HttpOptions(extra_body=dict(request.settings.extra_body))
+        return config
+
+    def _translate(self, exc: Exception) -> Exception | None:
+        match exc:
+            case errors.APIError():
+                return StatusError(
+                    str(exc),
+                    status_code=int(exc.code or 0),
+                    headers=headers_of(exc.response),
+                    body=exc.details,
+                )
+            case httpx.TransportError():
+                return ConnectionFailedError(str(exc) or type(exc).__name__)
+            case _:
+                return None
+
+    def _secrets(self) -> tuple[str, ...]:
+        client = self._client
+        key = getattr(getattr(client, "_api_client", None), "api_key", None)
+        return (key or self._api_key or "",)
+
+    async def aclose(self) -> None:
+        """Close the HTTP client this model built (an injected client is left to its owner)."""
+        if self._owns_client and self._client is not None:
+            await self._client.aio.aclose()
+            self._client = None
+
+    def _ready_client(self) -> genai.Client:
+        if self._client is None:
+            self._client = self._build_client()
+        return self._client
+
+    def _build_client(self) -> genai.Client:
+        api_key = self._api_key or os.environ.get(self.key_env) or os.environ.get("GOOGLE_API_KEY")
+        if not api_key:
+            raise ConfigurationError(
+                f"{self!r} has no API key: pass api_key= or set {self.key_env}"
+            )
+        options = types.HttpOptions(
+            base_url=self._base_url,
+            api_version="v1beta",
+            # Milliseconds: a backstop for the whole attempt; the other deadlines are ours.
+            timeout=int(self.timeouts.total * 1000),
+        )
+        return genai.Client(api_key=api_key, http_options=options)

@@ -1,0 +1,76 @@
+"""A run whose journal write failed gives its session's lease up, so a resume works at once
+instead of waiting out the lease (issue 33, finding 4)."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from swarmkit import Agent, JournalError, SQLiteJournal, Swarm, tool
+from swarmkit.journal import Journal, PostgresJournal
+from swarmkit.testing import ScriptedModel, text, tool_call
+
+
+def _swarm(model: ScriptedModel, journal: Journal, step: object) -> Swarm:
+    return Swarm([Agent(name="a", tools=[step])], "a", model=model, journal=journal)  # type: ignore[list-item]
+
+
+async def test_a_sqlite_lock_timeout_releases_the_lease(tmp_path: Path) -> None:
+    """A write that timed out on another process's lock leaves a session this journal can
+    resume at once, once the lock is gone."""
+    path = tmp_path / "journal.db"
+    journal = SQLiteJournal(path, timeout=0.05)
+    blockers: list[sqlite3.Connection] = []
+
+    @tool
+    def block() -> str:
+        """Another process takes the journal's write lock (once)."""
+        if not blockers:
+            blocker = sqlite3.connect(path, isolation_level=None)
+            blocker.execute("BEGIN IMMEDIATE")
+            blockers.append(blocker)
+        return "blocked"
+
+    model = ScriptedModel(tool_call("block"), text("unreached"))
+    with pytest.raises(JournalError, match="database is locked"):
+        await _swarm(model, journal, block).run("go", session_id="s")
+    blockers[0].rollback()
+    blockers[0].close()
+
+    resumed = await _swarm(ScriptedModel(text("done")), journal, block).resume("s")
+
+    assert resumed.final_output == "done"
+
+
+async def test_a_killed_postgres_backend_releases_the_lease(postgres_dsn: str) -> None:
+    """pg_terminate_backend mid-run fails the run's next write; another worker resumes at once."""
+    journal = PostgresJournal(postgres_dsn)
+    kills: list[str] = []
+
+    @tool
+    def kill() -> str:
+        """An operator kills every connection of the journal's database (once)."""
+        if kills:
+            return "killed"
+        kills.append("killed")
+        with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+            admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND pid <> pg_backend_pid() "
+                "AND backend_type = 'client backend'"
+            )
+        return "killed"
+
+    model = ScriptedModel(tool_call("kill"), text("unreached"))
+    with pytest.raises(JournalError, match="cannot append to the journal"):
+        await _swarm(model, journal, kill).run("go", session_id="s")
+
+    other_worker = PostgresJournal(postgres_dsn)
+    resumed = await _swarm(ScriptedModel(text("done")), other_worker, kill).resume("s")
+
+    assert resumed.final_output == "done"
+    await journal.aclose()
+    await other_worker.aclose()

@@ -245,7 +245,7 @@ function stepItem(step, origin) {
   const at = step.at !== undefined && origin ? el("span", { class: "at muted", title: when(step.at) },
     "+" + duration(step.at - origin), TIMED.has(step.kind) ? el("span", { class: "took" }, " (" + duration(step.duration) + ")") : null) : el("span");
   return el("li", { class: "step step-" + (readable ? step.kind : "unknown"), "data-seq": step.seq },
-    el("span", { class: "seq" }, step.seq), el("span", { class: "kind" }, label, at), el("div", {}, body));
+    el("span", { class: "seq" }, step.seq), el("span", { class: "kind" }, label), el("div", {}, body), at);
 }
 
 const TIMED = new Set(["model_call", "tool_call", "resumed"]);

@@ -26,7 +26,7 @@ $(DEV): pyproject.toml | $(BIN)/python
 	@touch $(DEV) $(CORE)
 
 demo: $(CORE)
-	@echo "== running the offline demo: three tickets, journaled to .swarmkit/demo.sqlite, then replayed"
+	@echo "== running the offline demo: three tickets, journaled to .swarmkit/journal.sqlite, then replayed"
 	$(BIN)/swarmkit demo
 
 test: $(DEV)

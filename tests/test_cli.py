@@ -95,7 +95,7 @@ def test_demo_offline_runs_journals_and_replays_with_zero_model_calls(
     assert "RefundRequest" in out
     assert out.count("0 model calls made") == 3
     assert "DIFFERENT" not in out and "DIVERGED" not in out
-    assert (tmp_path / ".swarmkit" / "demo.sqlite").is_file()
+    assert (tmp_path / ".swarmkit" / "journal.sqlite").is_file()  # the default journal
 
 
 def test_demo_without_a_key_runs_offline(capsys: Capture, tmp_path: Path) -> None:

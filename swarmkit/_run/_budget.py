@@ -176,5 +176,7 @@ def _spent(limits: UsageLimits, state: RunState, *, at_limit: bool) -> LimitBrea
 def _breach(
     state: RunState, name: LimitName, allowed: float, used: float, unit: str
 ) -> LimitBreach:
-    message = f"{name}={allowed:g} reached: the run used {used:g} {unit}"
+    # "1 model call", "2 tool calls"; a cost or a time keeps its unit as it is.
+    counted = unit if used != 1 or not unit.endswith("s") else unit[:-1]
+    message = f"{name}={allowed:g} reached: the run used {used:g} {counted}"
     return LimitBreach(limit=name, allowed=allowed, used=used, agent=state.agent, message=message)

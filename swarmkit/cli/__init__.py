@@ -39,7 +39,7 @@ from swarmkit.cli._usage import (
     UsageError,
     fail,
 )
-from swarmkit.exceptions import ConfigurationError, JournalError, SwarmkitError
+from swarmkit.exceptions import ConfigurationError, JournalError, SwarmkitError, ViewerError
 from swarmkit.journal import mask_locations
 
 if TYPE_CHECKING:
@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         return _stdout_closed()
     except UsageError as exc:
         return fail(str(exc), EXIT_USAGE)
-    except (ConfigurationError, JournalError) as exc:
+    except (ConfigurationError, JournalError, ViewerError) as exc:
+        # A taken port is the caller's to change (--port), like any other bad option.
         return fail(str(exc), EXIT_USAGE)
     except (SwarmkitError, OSError) as exc:
         return fail(str(exc), EXIT_FAILED)

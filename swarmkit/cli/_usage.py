@@ -16,7 +16,8 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
 DEFAULT_JOURNAL = Path(".swarmkit") / "journal.sqlite"
-DEMO_JOURNAL = Path(".swarmkit") / "demo.sqlite"
+DEMO_JOURNAL = DEFAULT_JOURNAL
+"""The demo journals where every other command reads by default (fresh session ids each run)."""
 DEFAULT_DEMO_MODEL = "gpt-4o-mini"
 DRAWING_FORMATS = ("mermaid", "dot", "ascii")  # swarmkit.drawing.FORMATS, checked by a test
 MISSING_KEY = "set OPENAI_API_KEY or pass --model with --base-url for a local server"

@@ -81,7 +81,7 @@ def _still_open(records: Sequence[JournalRecord]) -> list[str]:
     models = sum(1 for r in records if r.kind == "model_call")
     return [
         f"open     no run_finished: the run crashed, was killed, or is still running; it "
-        f"stopped after record {last.seq} ({last.kind}), {models} model calls in; "
+        f"stopped after record {last.seq} ({last.kind}), {plural(models, 'model call')} in; "
         "swarm.resume(session_id) continues it"
     ]
 

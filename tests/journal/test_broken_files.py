@@ -531,7 +531,7 @@ def test_show_of_a_crashed_run_says_it_is_open_and_where_it_stopped(
     out = capsys.readouterr().out
     assert "None" not in out
     assert "open     no run_finished: the run crashed, was killed, or is still running" in out
-    assert "(model_call), 1 model calls in; swarm.resume(session_id) continues it" in out
+    assert "(model_call), 1 model call in; swarm.resume(session_id) continues it" in out
 
 
 def test_show_of_a_run_that_raised_does_not_print_none(journal_path: Path, capsys: Capture) -> None:

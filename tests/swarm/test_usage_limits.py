@@ -238,7 +238,7 @@ async def test_the_console_shows_the_limit_and_the_cost() -> None:
     result = await _looker(ScriptedModel(tool_call("look")), limits).run("x", journal=journal)
 
     ending = "\n".join(result_lines(result))
-    assert "limit:  max_model_calls=1 reached: the run used 1 model calls (agent a)" in ending
+    assert "limit:  max_model_calls=1 reached: the run used 1 model call (agent a)" in ending
     assert "cost:   0.25" in ending
     steps = "\n".join(timeline(await journal.read(result.session_id)))
     assert "limit    max_model_calls=1 reached" in steps

@@ -28,11 +28,12 @@ def taken_port() -> Iterator[int]:
 def test_a_taken_port_is_one_clear_line(
     demo_journal: Path, taken_port: int, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The command exits 1 with one line naming the port and how to pick another."""
+    """A usage error: the command exits 2 with one line naming the port and how to pick
+    another."""
     code = main(["ui", "--journal", str(demo_journal), "--port", str(taken_port)])
 
     err = capsys.readouterr().err
-    assert code == 1
+    assert code == 2
     assert err.count("\n") == 1
     assert f"port {taken_port} on 127.0.0.1 is taken" in err
     assert "--port" in err

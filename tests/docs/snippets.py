@@ -2,9 +2,11 @@
 
 A block is a fence opened by a line that is exactly three backticks and ``python``. Blocks of
 one page run in order in one namespace (a later block may use what an earlier one defined),
-on one event loop, so a block may ``await`` at top level. A block that needs a live API key
-or a server the page cannot start in a moment is marked by a line ``<!-- not run: REASON -->``
-just before its fence; it is counted, never run.
+on one event loop, so a block may ``await`` at top level. A page whose blocks need servers
+names them in a line ``<!-- servers: postgres temporal -->``; the test starts them as the other
+tests do and hands their addresses to the blocks in ``DATABASE_URL`` and ``TEMPORAL_ADDRESS``.
+A block that needs a live API key is marked by a line ``<!-- not run: REASON -->`` just before
+its fence; it is counted, never run.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_RUN_MARKER = "<!-- not run: "
+_SERVERS = re.compile(r"^<!-- servers: ([a-z ]+) -->$", re.MULTILINE)
 _FENCE = re.compile(r"^```python\n(.*?)^```$", re.DOTALL | re.MULTILINE)
 
 
@@ -39,6 +42,12 @@ class Snippet:
 def pages() -> list[Path]:
     """README.md and every Markdown page under docs/, in a stable order."""
     return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def servers(page: Path) -> list[str]:
+    """The servers a page's blocks need (``<!-- servers: ... -->``), by name."""
+    found = _SERVERS.search(page.read_text(encoding="utf-8"))
+    return found.group(1).split() if found else []
 
 
 def snippets(page: Path) -> list[Snippet]:

@@ -2,24 +2,43 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
 
-from tests.docs.snippets import ROOT, pages, run_page, snippets
+from tests.docs.snippets import ROOT, pages, run_page, servers, snippets
 
-LIVE_BLOCKS = 7
-"""Blocks marked ``<!-- not run: ... -->``: the Postgres and Temporal guide (4: they need
-those servers), the MCP guide (1: a server and a live model) and openai-agents' run on the
-migration page (1: a live key; its agents and handoff are built and checked), the models
-guide's live calls (1: three providers' keys; the swarms are built offline). Raise it only
-for a block that truly cannot run offline in a moment."""
+LIVE_BLOCKS = 2
+"""Blocks marked ``<!-- not run: ... -->``: openai-agents' run on the migration page (a live
+key; its agents and handoff are built and checked) and the models guide's live calls (three
+providers' keys; the swarms are built offline). Raise it only for a block that needs a key."""
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda page: str(page.relative_to(ROOT)))
-def test_the_python_blocks_of_the_page_run(page: Path, tmp_path: Path) -> None:
-    """Each page's blocks run in order in one namespace, offline, in a scratch folder."""
-    run_page(page, tmp_path)
+def test_the_python_blocks_of_the_page_run(
+    page: Path, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each page's blocks run in order in one namespace, in a scratch folder, with the servers
+    the page names started on loopback (and nothing else reachable)."""
+    with contextlib.ExitStack() as started:
+        for name in servers(page):
+            variable, address = _start(name, request, started)
+            monkeypatch.setenv(variable, address)
+        run_page(page, tmp_path)
+
+
+def _start(
+    name: str, request: pytest.FixtureRequest, started: contextlib.ExitStack
+) -> tuple[str, str]:
+    """Start a server a page needs, as the other tests do; its variable and address."""
+    if name == "postgres":
+        return "DATABASE_URL", request.getfixturevalue("postgres_server").dsn
+    if name == "temporal":
+        from swarmkit.temporal import dev_server  # noqa: PLC0415 - only this page needs it
+
+        return "TEMPORAL_ADDRESS", started.enter_context(dev_server(request.path.parent))
+    raise AssertionError(f"unknown server {name!r} in a <!-- servers: --> line")
 
 
 def test_the_runner_finds_the_readme_and_every_docs_page() -> None:

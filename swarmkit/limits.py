@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from swarmkit.exceptions import ConfigurationError
@@ -55,8 +55,15 @@ class UsageLimits:
     answer_on_last_call: bool = False
     """Make the last call ``max_model_calls`` allows with ``tool_choice="none"``, so the run
     ends with an answer (as ``on_max_turns="finish"`` does) instead of a cut-off tool call."""
+    per: Literal["run", "conversation"] = "run"
+    """What the limits count over: this run (each turn of a conversation afresh, the default),
+    or the whole conversation: every earlier turn's calls, tokens and cost count too, so a
+    turn whose conversation has spent its budget stops with ``usage_limit`` before a model is
+    paid. (``max_handoffs``, ``max_turns`` and cycle detection always count per run.)"""
 
     def __post_init__(self) -> None:
+        if self.per not in ("run", "conversation"):
+            raise ConfigurationError(f"per must be 'run' or 'conversation', got {self.per!r}")
         for name in _COUNTS:
             _check_count(name, getattr(self, name))
         if self.max_cost is not None:
@@ -68,6 +75,45 @@ class UsageLimits:
                 )
         if self.cost is not None and not callable(self.cost):
             raise ConfigurationError("cost must be a function (model_name, usage) -> float")
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Spent:
+    """What a conversation has spent: model and tool calls, tokens and cost, over its turns."""
+
+    model_calls: int = 0
+    """Model calls made."""
+    tool_calls: int = 0
+    """Function tool calls made."""
+    usage: Usage = field(default_factory=Usage)
+    """Tokens, summed over every agent and call."""
+    cost: float = 0.0
+    """The cost, as the limits' ``cost`` function priced each call (0 without one)."""
+
+    def __add__(self, other: Spent) -> Spent:
+        return Spent(
+            model_calls=self.model_calls + other.model_calls,
+            tool_calls=self.tool_calls + other.tool_calls,
+            usage=self.usage + other.usage,
+            cost=self.cost + other.cost,
+        )
+
+    def to_data(self) -> dict[str, Any]:
+        """As journal data."""
+        return asdict(self)
+
+    @classmethod
+    def from_data(cls, data: object) -> Spent:
+        """What ``to_data`` wrote (nothing spent for a record without it)."""
+        if not isinstance(data, Mapping):
+            return cls()
+        usage = data.get("usage")
+        return cls(
+            model_calls=int(data.get("model_calls") or 0),
+            tool_calls=int(data.get("tool_calls") or 0),
+            usage=Usage(**usage) if isinstance(usage, Mapping) else Usage(),
+            cost=float(data.get("cost") or 0.0),
+        )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

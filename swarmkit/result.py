@@ -11,7 +11,7 @@ from pydantic import TypeAdapter
 from pydantic_core import to_jsonable_python
 
 from swarmkit.interrupts import PendingDecision
-from swarmkit.limits import LimitBreach
+from swarmkit.limits import LimitBreach, Spent
 from swarmkit.messages import Message, messages_to_data
 from swarmkit.models import Usage
 
@@ -196,6 +196,9 @@ class RunResult:
     ``length``, or the Responses API said ``incomplete``): it may be missing its end."""
     next_turn: NextTurnDecision | None = None
     """For a later turn of a conversation: who the next-turn policy let answer, and why."""
+    conversation_spent: Spent = field(default_factory=Spent)
+    """What the conversation has spent up to the end of this run: its earlier turns (when the
+    run continued one) plus this run's calls, tokens and cost."""
 
     def to_input(self) -> list[dict[str, Any]]:
         """The conversation as plain JSON messages, for a caller who stores history elsewhere;

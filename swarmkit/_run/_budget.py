@@ -29,6 +29,11 @@ def start_run(swarm: SwarmSpec, state: RunState, now: float) -> None:
     limits = swarm.usage_limits
     if limits is not None and limits.cost is not None:
         state.cost = 0.0
+    if limits is not None and limits.per == "conversation" and state.start is not None:
+        # The earlier turns' calls count from the first check on, so a spent conversation
+        # stops before this turn pays for a model call.
+        earlier = state.start.spent
+        state.spend.add(model_calls=earlier.model_calls, tool_calls=earlier.tool_calls)
 
 
 def time_left(swarm: SwarmSpec, state: RunState, now: float) -> float | None:
@@ -161,11 +166,14 @@ def shaped(swarm: SwarmSpec, state: RunState, request: ModelRequest) -> ModelReq
 
 def _spent(limits: UsageLimits, state: RunState, *, at_limit: bool) -> LimitBreach | None:
     total = sum(state.usage.values(), Usage())
+    cost = state.cost or 0.0
+    if limits.per == "conversation" and state.start is not None:
+        total, cost = total + state.start.spent.usage, cost + state.start.spent.cost
     figures: list[tuple[LimitName, float | None, float, str]] = [
         ("max_input_tokens", limits.max_input_tokens, total.prompt_tokens, "input tokens"),
         ("max_output_tokens", limits.max_output_tokens, total.completion_tokens, "output tokens"),
         ("max_total_tokens", limits.max_total_tokens, total.total_tokens, "total tokens"),
-        ("max_cost", limits.max_cost, state.cost or 0.0, "cost"),
+        ("max_cost", limits.max_cost, cost, "cost"),
     ]
     for name, allowed, used, unit in figures:
         if allowed is not None and (used >= allowed if at_limit else used > allowed):

@@ -20,6 +20,7 @@ from typing import Any
 
 from swarmkit.conversation import NextTurn
 from swarmkit.exceptions import ConfigurationError
+from swarmkit.limits import Spent
 from swarmkit.messages import (
     AssistantMessage,
     Message,
@@ -48,6 +49,8 @@ class Continuation:
     """The session of the turn this one continues, when known."""
     decision: NextTurnDecision | None = None
     """Who the next-turn policy (or ``start_agent=``) chose, and why."""
+    spent: Spent = field(default_factory=Spent)
+    """What the conversation's earlier turns spent (for ``UsageLimits(per="conversation")``)."""
 
 
 def continuation(history: History, agents: Collection[str], entry_agent: str) -> Continuation:
@@ -58,6 +61,7 @@ def continuation(history: History, agents: Collection[str], entry_agent: str) ->
             messages=history.messages,
             context=dict(history.context),
             previous_session=history.session_id,
+            spent=history.conversation_spent,
         )
     if isinstance(history, str | bytes) or not isinstance(history, Sequence):
         raise ConfigurationError(
@@ -104,6 +108,8 @@ def start_data(start: Continuation) -> dict[str, Any]:
     }
     if start.decision is not None:
         data["next_turn"] = start.decision.to_data()
+    if start.spent != Spent():
+        data["spent"] = start.spent.to_data()
     return data
 
 
@@ -117,6 +123,7 @@ def start_from_data(data: Mapping[str, Any]) -> Continuation | None:
         context=dict(data.get("context") or {}),
         previous_session=data.get("continues"),
         decision=NextTurnDecision.from_data(data.get("next_turn")),
+        spent=Spent.from_data(data.get("spent")),
     )
 
 

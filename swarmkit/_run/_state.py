@@ -13,7 +13,7 @@ from swarmkit._run._conversation import Continuation
 from swarmkit.context import RunContext
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import PendingDecision
-from swarmkit.limits import LimitBreach, Spend
+from swarmkit.limits import LimitBreach, Spend, Spent
 from swarmkit.messages import Message, ToolCall
 from swarmkit.models import Usage
 from swarmkit.result import DecidedBy, Failure, HandoffRecord, RuleDecision, RunResult, StopReason
@@ -197,6 +197,13 @@ def build_result(
     pending: PendingDecision | None,
 ) -> RunResult:
     """The run's result."""
+    spent = Spent(
+        model_calls=state.turns,
+        tool_calls=state.tool_calls,
+        usage=sum(state.usage.values(), Usage()),
+        cost=state.cost or 0.0,
+    )
+    earlier = state.start.spent if state.start is not None else Spent()
     return RunResult(
         final_output=state.output_value if state.output_expected else state.last_text,
         final_output_text=state.last_text,
@@ -218,6 +225,7 @@ def build_result(
         limit=state.limit,
         cost=state.cost,
         next_turn=state.start.decision if state.start else None,
+        conversation_spent=earlier + spent,
     )
 
 

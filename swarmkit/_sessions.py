@@ -585,8 +585,9 @@ def _continue_from(state: RunState, start: Continuation, spec: SwarmSpec) -> Non
     state.start = start
     state.transcript = [*start.messages, first]
     # No handoff brings the agent in, so no input filter or pass_full_history applies: it
-    # goes on with the whole conversation.
-    state.view = tuple(state.transcript)
+    # goes on with the whole conversation, unless it remembers nothing of earlier turns.
+    remembers = spec.plans[start.agent].agent.memory != "none"
+    state.view = tuple(state.transcript) if remembers else (first,)
     state.context = {**start.context, **state.context}
 
 

@@ -55,11 +55,12 @@ class Agent:
     max_output_retries: int = 2
     """How many times an answer that does not validate is sent back with the error before the
     run stops with ``invalid_output``."""
-    memory: Literal["shared", "own"] = "shared"
+    memory: Literal["shared", "own", "none"] = "shared"
     """What the agent remembers when it is handed the conversation again: ``"shared"`` (what
-    the handoff's input filter gives it), or ``"own"``: its own earlier turns too (its
+    the handoff's input filter gives it), ``"own"``: its own earlier turns too (its
     messages, tool calls and their results, from every turn of the conversation), even when
-    the filter forwarded only the last message."""
+    the filter forwarded only the last message, or ``"none"``: nothing of the conversation's
+    earlier turns, only what was said in this one."""
 
     def __post_init__(self) -> None:
         _check_name(self.name)
@@ -181,9 +182,9 @@ def _check_fields(agent: Agent) -> None:
             f"ModelSettings(temperature=0.2); got {type(agent.model_settings).__name__}"
         )
     _check_output(agent)
-    if agent.memory not in ("shared", "own"):
+    if agent.memory not in ("shared", "own", "none"):
         raise ConfigurationError(
-            f"agent {agent.name!r}: memory must be 'shared' or 'own', got {agent.memory!r}"
+            f"agent {agent.name!r}: memory must be 'shared', 'own' or 'none', got {agent.memory!r}"
         )
 
 

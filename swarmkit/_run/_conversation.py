@@ -127,6 +127,12 @@ def start_from_data(data: Mapping[str, Any]) -> Continuation | None:
     )
 
 
+def this_turn_only(view: Sequence[Message], start: Continuation) -> tuple[Message, ...]:
+    """``view`` without the messages of the conversation's earlier turns (``memory="none"``)."""
+    earlier = {id(message) for message in start.messages}
+    return tuple(message for message in view if id(message) not in earlier)
+
+
 def with_own_memory(
     transcript: Sequence[Message], agent: str, view: tuple[Message, ...]
 ) -> tuple[Message, ...]:

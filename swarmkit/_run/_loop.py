@@ -13,7 +13,7 @@ from swarmkit._log import log
 from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
 from swarmkit._run._callbacks import handoff_callback
-from swarmkit._run._conversation import start_data, with_own_memory
+from swarmkit._run._conversation import start_data, this_turn_only, with_own_memory
 from swarmkit._run._delegate import Delegating, run_delegations
 from swarmkit._run._limits import apply_refusal_policy, continuation, may_hand_off, refusal
 from swarmkit._run._mapping import mapped_payload
@@ -787,8 +787,11 @@ class RunLoop:
             state.view = history
         else:
             state.view = (replies.latest_user_message(history, state.prompt),)
-        if self._swarm.plans[target].agent.memory == "own":
+        memory = self._swarm.plans[target].agent.memory
+        if memory == "own":
             state.view = with_own_memory(history, target, state.view)
+        elif memory == "none" and state.start is not None:
+            state.view = this_turn_only(state.view, state.start)
         state.own_items = []
 
 

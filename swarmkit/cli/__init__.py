@@ -400,6 +400,9 @@ def _add_delete(commands: Any) -> None:
         "first to keep a copy: swarmkit export SESSION > SESSION.jsonl",
     )
     command.add_argument("session", metavar="SESSION", help="the session id")
+    command.add_argument(
+        "--thread", action="store_true", help="delete every turn of the conversation SESSION"
+    )
     command.add_argument("--yes", action="store_true", help="do not ask")
     _journal_option(command)
 

@@ -16,6 +16,7 @@ from swarmkit.console import one_line, plural
 from swarmkit.exceptions import SessionBusyError, SessionNotFoundError
 from swarmkit.journal import (
     Conversation,
+    Journal,
     JournalRecord,
     SessionInfo,
     export_jsonl,
@@ -49,27 +50,40 @@ async def _delete(args: argparse.Namespace) -> int:
     path = journal_path(args.journal)
     label = journal_label(path)
     records = await _read_session(args.journal, args.session)
-    if not args.yes and not _confirmed(
-        f"delete session {args.session} ({plural(len(records), 'record')}) from {label}? [y/N] "
-    ):
+    sessions = [args.session]
+    if args.thread:
+        with open_for_reading(path) as reader:
+            sessions = await turn_sessions(reader, args.session) or sessions
+    what = (
+        f"session {args.session}"
+        if len(sessions) == 1
+        else (f"conversation {args.session} ({plural(len(sessions), 'turn')})")
+    )
+    if not args.yes and not _confirmed(f"delete {what} from {label}? [y/N] "):
         print(f"kept {args.session}; nothing was deleted")
         return EXIT_FAILED
-    owner = f"swarmkit delete {os.getpid()}"
     with open_for_writing(path) as journal:
-        try:
-            # Holding the session's lease while deleting refuses a session a live run writes.
-            await journal.acquire_lease(args.session, owner=owner, ttl=60.0)
-        except SessionBusyError as exc:
-            raise UsageError(
-                f"session {args.session!r} is being written by {exc.owner}; it is not deleted "
-                "(stop that run, or wait for its lease to expire if its process died)"
-            ) from exc
-        try:
-            await journal.delete(args.session)
-        finally:
-            await journal.release_lease(args.session, owner=owner)
-    print(f"deleted {args.session} ({plural(len(records), 'record')}) from {label}")
+        for session in sessions:
+            await _delete_one(journal, session)
+    count = plural(len(records), "record") if len(sessions) == 1 else plural(len(sessions), "turn")
+    print(f"deleted {args.session} ({count}) from {label}")
     return EXIT_OK
+
+
+async def _delete_one(journal: Journal, session: str) -> None:
+    """Delete one session while holding its lease, so a session a live run writes is refused."""
+    owner = f"swarmkit delete {os.getpid()}"
+    try:
+        await journal.acquire_lease(session, owner=owner, ttl=60.0)
+    except SessionBusyError as exc:
+        raise UsageError(
+            f"session {session!r} is being written by {exc.owner}; it is not deleted "
+            "(stop that run, or wait for its lease to expire if its process died)"
+        ) from exc
+    try:
+        await journal.delete(session)
+    finally:
+        await journal.release_lease(session, owner=owner)
 
 
 def _confirmed(question: str) -> bool:

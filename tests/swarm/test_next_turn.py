@@ -273,9 +273,33 @@ async def test_shared_memory_sees_only_what_the_handoff_forwarded() -> None:
     assert [m.content for m in model.requests[-1].messages[1:]] == ["Which one again?"]
 
 
+async def test_no_memory_sees_only_the_turn_it_is_in() -> None:
+    """memory="none": continuing, or handed the conversation, an agent sees nothing of the
+    earlier turns, only what was said in this one; replay sees the same."""
+    model = ScriptedModel(
+        text("Hello.", for_agent="triage"),
+        transfer("billing", for_agent="triage"),
+        text("Billing here.", for_agent="billing"),
+    )
+    triage = Agent(name="triage", instructions="Route.", memory="none")
+    billing = Agent(name="billing", instructions="Bill.", memory="none")
+    swarm = Swarm([triage, billing], "triage", model=model, journal=InMemoryJournal())
+
+    first = await swarm.run("hi, I am Ada", session_id="memo", continue_session=True)
+    second = await swarm.run("my invoice?", session_id="memo", continue_session=True)
+
+    to_triage, to_billing = model.requests[1].messages[1:], model.requests[2].messages[1:]
+    assert [m.content for m in to_triage] == ["my invoice?"]
+    assert "hi, I am Ada" not in [m.content for m in to_billing]
+    assert to_billing[0].content == "my invoice?"
+    assert first.final_output == "Hello." and second.final_output == "Billing here."
+    replayed = await swarm.with_model(ScriptedModel()).replay(second.session_id)
+    assert replayed.messages == second.messages
+
+
 def test_an_unknown_memory_is_a_configuration_error() -> None:
-    """memory takes 'shared' or 'own'."""
-    with pytest.raises(ConfigurationError, match="memory must be 'shared' or 'own'"):
+    """memory takes 'shared', 'own' or 'none'."""
+    with pytest.raises(ConfigurationError, match="memory must be 'shared', 'own' or 'none'"):
         Agent(name="a", memory="all")  # type: ignore[arg-type]
 
 
@@ -354,3 +378,23 @@ def test_a_thread_exports_and_imports_with_all_its_turns(
         copied = asyncio.run(conversations(journal))
     assert [turn.session_id for turn in copied[0].turns] == ["chat", "chat__turn_2", "chat__turn_3"]
     assert main(["import", str(exported), "--journal", str(target)]) == 2
+
+
+def test_deleting_a_thread_takes_all_its_turns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`swarmkit delete CONVERSATION --thread --yes` removes every turn; the plain form one."""
+    path = str(tmp_path / "chat.sqlite")
+    agent = Agent(name="helper", instructions="Answer.")
+    model = ScriptedModel(text("one"), text("two"), text("three"))
+    with SQLiteJournal(path) as journal:
+        swarm = Swarm([agent], "helper", model=model, journal=journal)
+        for prompt in ("a", "b", "c"):
+            swarm.run_sync(prompt, session_id="chat", continue_session=True)
+
+    assert main(["delete", "chat__turn_3", "--journal", path, "--yes"]) == 0
+    assert main(["delete", "chat", "--thread", "--journal", path, "--yes"]) == 0
+    out = capsys.readouterr().out
+    assert "deleted chat__turn_3 (" in out and "deleted chat (2 turns)" in out
+    with SQLiteJournal(path) as journal:
+        assert asyncio.run(journal.sessions()) == ()

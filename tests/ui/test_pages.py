@@ -213,6 +213,28 @@ def test_a_later_turn_shows_its_thread_and_next_turn_decision(
     assert "triage" in decision and "entry" in decision and "last was billing" in decision
 
 
+def test_a_conversations_turns_are_one_expandable_row_in_the_list(
+    page: Page, tmp_path: Path, serve: ServeViewer
+) -> None:
+    """The list shows a conversation once, as its latest turn; its toggle shows the rest."""
+    path = tmp_path / "chat.db"
+    _run(_chat(path))
+    server = serve(path)
+
+    _open(page, server)
+    latest, earlier = (
+        page.locator("tr[data-session=chat__turn_2]"),
+        page.locator("tr[data-session=chat]"),
+    )
+    assert latest.is_visible() and not earlier.is_visible()
+    toggle = latest.locator("button.turns")
+    assert toggle.inner_text() == "▸ 2 turns"
+    toggle.click()
+    assert earlier.is_visible() and toggle.get_attribute("aria-expanded") == "true"
+    toggle.click()
+    assert not earlier.is_visible()
+
+
 async def _chat(path: Path) -> None:
     """Two turns of conversation ``chat``, the second started at triage by next_turn="entry"."""
     model = ScriptedModel(transfer("billing"), text("refunded"), text("hello again"))

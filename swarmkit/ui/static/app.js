@@ -78,8 +78,19 @@ async function sessionsPage() {
     go("/?" + next);
   } }, statusSelect, agentInput, search, el("button", { type: "submit" }, "Filter"));
 
-  const rows = data.rows.map((row) => el("tr", { "data-session": row.session_id },
-    el("td", {}, el("a", { href: "/session/" + encodeURIComponent(row.session_id), class: "mono" }, row.session_id),
+  // A conversation's turns on this page are one thread: its latest turn (the list is newest
+  // first) stands for it, and a toggle shows the earlier turns under it.
+  const shown = new Map();
+  for (const row of data.rows) if (row.conversation) shown.set(row.conversation, (shown.get(row.conversation) || 0) + 1);
+  const headed = new Set();
+  const rows = data.rows.map((row) => {
+    const thread = row.conversation && shown.get(row.conversation) > 1 ? row.conversation : null;
+    const head = thread !== null && !headed.has(thread);
+    if (thread !== null) headed.add(thread);
+    const toggle = head ? el("button", { type: "button", class: "turns", "aria-expanded": "false",
+      onclick: (event) => showTurns(thread, event.currentTarget) }, `▸ ${shown.get(thread)} turns`) : null;
+    return el("tr", { "data-session": row.session_id, "data-thread": thread, class: thread && !head ? "earlier-turn" : null, hidden: Boolean(thread && !head) },
+    el("td", {}, toggle, el("a", { href: "/session/" + encodeURIComponent(row.session_id), class: "mono" }, row.session_id),
       row.turn > 1 ? el("span", { class: "muted turn" }, ` turn ${row.turn} of `, el("a", { href: "/session/" + encodeURIComponent(row.conversation), class: "mono" }, row.conversation)) : null),
     el("td", {}, stateBadge(row.state || row.status)),
     el("td", { class: "wide" }, row.stop_reason || "–"),
@@ -89,7 +100,8 @@ async function sessionsPage() {
     el("td", { class: "num" }, row.tokens),
     el("td", {}, when(row.started_at)),
     el("td", { class: "num" }, duration(row.duration)),
-    el("td", { class: "muted prompt", title: row.prompt || "" }, row.prompt || "")));
+    el("td", { class: "muted prompt", title: row.prompt || "" }, row.prompt || ""));
+  });
   const head = el("tr", {}, [["session"], ["state"], ["stop reason", "wide"], ["agents"], ["handoffs", "wide"], ["model calls", "wide"], ["tokens"], ["started"], ["duration"], ["prompt"]].map(([h, c]) => el("th", { class: c }, h)));
   const total = data.total === null ? "many" : data.total;
   const page = (to) => { params.set("offset", Math.max(0, to)); go("/?" + params); };
@@ -101,6 +113,15 @@ async function sessionsPage() {
   main.replaceChildren(el("h1", {}, "Sessions"), form,
     data.rows.length ? el("table", { id: "sessions" }, el("thead", {}, head), el("tbody", {}, rows))
       : el("p", { class: "muted" }, "No sessions match."), pager);
+}
+
+function showTurns(thread, button) {
+  const open = button.getAttribute("aria-expanded") !== "true";
+  button.setAttribute("aria-expanded", String(open));
+  button.textContent = (open ? "▾ " : "▸ ") + button.textContent.slice(2);
+  for (const tr of document.querySelectorAll("tr.earlier-turn")) {
+    if (tr.dataset.thread === thread) tr.hidden = !open;
+  }
 }
 
 // -- a session ----------------------------------------------------------------------------------

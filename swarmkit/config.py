@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -124,6 +124,11 @@ class SwarmConfig:
     ``continue_session=True``): ``"last"`` (the agent that answered goes on), ``"entry"`` (the
     entry agent re-routes every message), or a ``NextTurn`` (or its list of ``(when, agent)``
     rules) over the context and the new message. The decision is journaled with the turn."""
+    handoffs_per: Literal["run", "conversation"] = "run"
+    """What ``max_handoffs`` and cycle detection count over: each run (each turn of a
+    conversation afresh, the default), or the whole conversation, so a turn counts the
+    handoffs its earlier turns made and a handoff back to an agent an earlier turn visited
+    closes a cycle. (Usage limits choose with ``UsageLimits(per=...)``.)"""
 
 
 SPEC_FREE = frozenset(
@@ -175,6 +180,7 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         agent_timeout=check_timeout("agent_timeout", config.agent_timeout),
         context_type=config.context_type,
         next_turn=as_next_turn(config.next_turn, tuple(peers)),
+        handoffs_per=config.handoffs_per,
     )
 
 
@@ -208,6 +214,10 @@ def check_settings(config: SwarmConfig) -> None:
         max_turns=config.max_turns,
         max_revisits=config.max_revisits,
     )
+    if config.handoffs_per not in ("run", "conversation"):
+        raise ConfigurationError(
+            f"handoffs_per must be 'run' or 'conversation', got {config.handoffs_per!r}"
+        )
     for name in ("on_max_handoffs", "on_max_turns", "on_cycle"):
         if getattr(config, name) not in _POLICIES:
             raise ConfigurationError(

@@ -89,18 +89,27 @@ class Spent:
     """Tokens, summed over every agent and call."""
     cost: float = 0.0
     """The cost, as the limits' ``cost`` function priced each call (0 without one)."""
+    handoffs: int = 0
+    """Handoffs performed."""
+    visits: Mapping[str, int] = field(default_factory=dict)
+    """How often each agent became active."""
 
     def __add__(self, other: Spent) -> Spent:
+        visits = dict(self.visits)
+        for agent, count in other.visits.items():
+            visits[agent] = visits.get(agent, 0) + count
         return Spent(
             model_calls=self.model_calls + other.model_calls,
             tool_calls=self.tool_calls + other.tool_calls,
             usage=self.usage + other.usage,
             cost=self.cost + other.cost,
+            handoffs=self.handoffs + other.handoffs,
+            visits=visits,
         )
 
     def to_data(self) -> dict[str, Any]:
         """As journal data."""
-        return asdict(self)
+        return {**asdict(self), "visits": dict(self.visits)}
 
     @classmethod
     def from_data(cls, data: object) -> Spent:
@@ -113,6 +122,8 @@ class Spent:
             tool_calls=int(data.get("tool_calls") or 0),
             usage=Usage(**usage) if isinstance(usage, Mapping) else Usage(),
             cost=float(data.get("cost") or 0.0),
+            handoffs=int(data.get("handoffs") or 0),
+            visits={str(k): int(v) for k, v in (data.get("visits") or {}).items()},
         )
 
 

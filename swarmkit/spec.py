@@ -68,6 +68,8 @@ class SwarmSpec:
     """The Pydantic model the context validates against, when the swarm declares one."""
     next_turn: NextTurn = field(default_factory=NextTurn)
     """Who answers a conversation's next user message."""
+    handoffs_per: Literal["run", "conversation"] = "run"
+    """What ``max_handoffs`` and cycle detection count over: the run, or the conversation."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -87,6 +87,7 @@ class Swarm:
         context_type: type[BaseModel] | None = None,
         observers: Sequence[EventObserver] = (),
         next_turn: NextTurnSetting = "last",
+        handoffs_per: Literal["run", "conversation"] = "run",
     ) -> None:
         # The keywords are exactly SwarmConfig's fields (tests/test_architecture.py checks it).
         config = SwarmConfig(**{k: v for k, v in locals().items() if k != "self"})

@@ -26,7 +26,7 @@ def may_hand_off(
     """
     budget = plan.agent.handoff_budget
     within_budget = budget is None or state.used_by_agent[plan.name] < budget
-    if state.handoff_count >= swarm.max_handoffs:
+    if handoffs_made(swarm, state) >= swarm.max_handoffs:
         if within_budget and not state.limited_handoffs:
             state.limited_handoffs = had_options() if callable(had_options) else had_options
         return False
@@ -46,7 +46,19 @@ def allowed_targets(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> froze
 
 def closes_cycle(swarm: SwarmSpec, state: RunState, target: str) -> bool:
     """Whether entering ``target`` again would exceed its allowed revisits."""
-    return state.visits[target] > swarm.max_revisits
+    visits = state.visits[target]
+    if swarm.handoffs_per == "conversation" and state.start is not None:
+        visits += state.start.spent.visits.get(target, 0)
+    return visits > swarm.max_revisits
+
+
+def handoffs_made(swarm: SwarmSpec, state: RunState) -> int:
+    """Handoffs counted against ``max_handoffs``: this run's, and with ``handoffs_per=
+    "conversation"`` the earlier turns' too."""
+    made = state.handoff_count
+    if swarm.handoffs_per == "conversation" and state.start is not None:
+        made += state.start.spent.handoffs
+    return made
 
 
 def refusal(
@@ -58,10 +70,11 @@ def refusal(
     if target not in swarm.plans:
         known = ", ".join(sorted(swarm.plans))
         return "unknown_agent", f"there is no agent {target!r}; known agents: {known}"
-    if state.handoff_count >= swarm.max_handoffs:
+    if handoffs_made(swarm, state) >= swarm.max_handoffs:
         state.limited_handoffs = True
+        whose = "conversation" if swarm.handoffs_per == "conversation" else "run"
         return "max_handoffs", (
-            f"the run has used all {swarm.max_handoffs} handoffs (max_handoffs); "
+            f"the {whose} has used all {swarm.max_handoffs} handoffs (max_handoffs); "
             "answer the user yourself"
         )
     budget = plan.agent.handoff_budget

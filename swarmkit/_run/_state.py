@@ -202,6 +202,8 @@ def build_result(
         tool_calls=state.tool_calls,
         usage=sum(state.usage.values(), Usage()),
         cost=state.cost or 0.0,
+        handoffs=len(state.handoffs),
+        visits=dict(state.visits),
     )
     earlier = state.start.spent if state.start is not None else Spent()
     return RunResult(

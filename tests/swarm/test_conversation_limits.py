@@ -6,7 +6,7 @@ import pytest
 
 from swarmkit import Agent, ConfigurationError, InMemoryJournal, RunResult, Swarm, UsageLimits
 from swarmkit.models import Usage
-from swarmkit.testing import NeverCalledModel, ScriptedModel, text
+from swarmkit.testing import NeverCalledModel, ScriptedModel, text, transfer
 
 TEN = Usage(prompt_tokens=7, completion_tokens=3, total_tokens=10)
 
@@ -85,3 +85,55 @@ def test_an_unknown_scope_is_a_configuration_error() -> None:
     """per= takes "run" or "conversation"; anything else says so."""
     with pytest.raises(ConfigurationError, match="per must be 'run' or 'conversation'"):
         UsageLimits(per="session")  # type: ignore[arg-type]
+
+
+def _desk(model: ScriptedModel, per: str, journal: InMemoryJournal) -> Swarm:
+    """triage, billing and refunds, each free to hand off to the others."""
+    agents = [
+        Agent(name=name, instructions=f"You are {name}.")
+        for name in ("triage", "billing", "refunds")
+    ]
+    return Swarm(agents, "triage", model=model, journal=journal, max_handoffs=1, handoffs_per=per)  # type: ignore[arg-type]
+
+
+async def test_handoffs_per_conversation_count_the_earlier_turns() -> None:
+    """max_handoffs=1 over the conversation: turn 1 hands off once, so turn 2's handoff is
+    refused (max_handoffs) and the agent answers itself; per run, it goes through."""
+    script = (transfer("billing"), text("billed"), transfer("refunds"), text("answered here"))
+    results = {}
+    for per in ("conversation", "run"):
+        model = ScriptedModel(*script, text("refunded"))
+        swarm = _desk(model, per, InMemoryJournal())
+        await swarm.run("charge?", session_id="c", continue_session=True)
+        results[per] = await swarm.run("refund?", session_id="c", continue_session=True)
+
+    by_conversation, by_run = results["conversation"], results["run"]
+    assert by_conversation.handoffs == () and by_conversation.stop_reason == "max_handoffs"
+    assert "the conversation has used all 1 handoffs" in by_conversation.refusals[0]
+    assert by_conversation.conversation_spent.handoffs == 1
+    assert [h.target for h in by_run.handoffs] == ["refunds"]
+    assert by_run.conversation_spent.handoffs == 2
+
+
+async def test_a_handoff_back_to_an_earlier_turns_agent_is_a_cycle_per_conversation() -> None:
+    """Turn 1 went triage -> billing; turn 2 (billing) handing back to triage closes a cycle
+    counted over the conversation, and the refusal replays."""
+    model = ScriptedModel(transfer("billing"), text("billed"), transfer("triage"), text("here"))
+    journal = InMemoryJournal()
+    agents = [Agent(name=name, instructions=f"You are {name}.") for name in ("triage", "billing")]
+    swarm = Swarm(agents, "triage", model=model, journal=journal, handoffs_per="conversation")
+
+    await swarm.run("charge?", session_id="c", continue_session=True)
+    second = await swarm.run("and?", session_id="c", continue_session=True)
+
+    assert second.stop_reason == "cycle"
+    assert second.trail == ("billing",)
+    assert "would close a cycle" in second.refusals[0]
+    replayed = await swarm.with_model(NeverCalledModel()).replay(second.session_id)
+    assert replayed.stop_reason == "cycle" and replayed.refusals == second.refusals
+
+
+def test_an_unknown_handoff_scope_is_a_configuration_error() -> None:
+    """handoffs_per takes "run" or "conversation"."""
+    with pytest.raises(ConfigurationError, match="handoffs_per must be 'run' or 'conversation'"):
+        Swarm([Agent(name="a")], "a", model=ScriptedModel(), handoffs_per="turn")  # type: ignore[arg-type]

@@ -25,7 +25,7 @@ from swarmkit._run._decisions import check_decision
 from swarmkit._typed_context import typed_context
 from swarmkit.config import SwarmConfig, check_journal, check_usage_limits
 from swarmkit.events import Event, EventObserver, RunFinished
-from swarmkit.exceptions import ConfigurationError, JournalError
+from swarmkit.exceptions import ConfigurationError, JournalError, ReplayDivergenceError
 from swarmkit.interrupts import Decision, DecisionSource, PauseForDecision
 from swarmkit.journal import (
     Journal,
@@ -272,9 +272,11 @@ class Sessions:
         seams: RunSeams,
         prompt: str | None = None,
         context: Mapping[str, Any] | None = None,
+        live: bool = False,
     ) -> RunResult:
         """Replay a session as if it had started with another prompt or context (see
-        ``Swarm.what_if``): offline, the first request the change alters stops it."""
+        ``Swarm.what_if``): offline, the first request the change alters stops it; ``live``
+        forks a new session there instead, which goes on against the model."""
         store = self.store(journal, session_id)
         records = list(replayable(await store.read(session_id)))
         changes: dict[str, Any] = {}
@@ -286,7 +288,18 @@ class Sessions:
         # The changed start is taken as given; what it changes downstream is what is compared.
         records[0] = replace(records[0], data={**records[0].data, **self._clean_start(changes)})
         tape = self._tape(None, session_id, records, seams, go_live=False)
-        return await self._run_on(tape, seams, start, session_id, store)
+        try:
+            return await self._run_on(tape, seams, start, session_id, store)
+        except ReplayDivergenceError as diverged:
+            if not live:
+                raise
+            at = diverged.step
+        # Live: the steps before the first changed request are the fork's, labelled as such.
+        fork_id = f"{session_id}__whatif_{at}"
+        prefix = _fork_prefix(records, at, fork_id)
+        tape = self._tape(store, fork_id, prefix, seams, next_seq=len(prefix))
+        await self._open_fork(tape, store, prefix)
+        return await self._run_on(tape, seams, start, fork_id, store)
 
     def _clean_start(self, changes: Mapping[str, Any]) -> dict[str, Any]:
         """The changed start as the journal would hold it (secrets redacted)."""

@@ -353,22 +353,29 @@ class Swarm:
         *,
         prompt: str | None = None,
         context: Mapping[str, Any] | None = None,
+        rules: bool = True,
+        live: bool = False,
         deps: Any = None,
         **seams: Any,
     ) -> RunResult:
-        """Replay a session as if it had started with another ``prompt`` or ``context``.
+        """Replay a session as if it had started with another ``prompt`` or ``context``, or
+        with the HandoffGraph's rules off (``rules=False``).
 
-        Offline, with zero model calls: every step whose request the change leaves as it was
-        is served from the journal; the first request it alters raises
-        ReplayDivergenceError with the diff (where and how the change first matters). A
-        change that alters no request returns the replayed result.
+        Every step whose request the change leaves as it was is served from the journal. By
+        default (offline, zero model calls) the first request it alters raises
+        ReplayDivergenceError with the diff (where and how the change first matters); with
+        ``live=True`` the run forks there instead into a new session,
+        ``{session_id}__whatif_{step}``, journaled beside the original, which goes on against
+        the swarm's models. A change that alters no request returns the replayed result.
         """
-        return await self._sessions.what_if(
+        swarm = self if rules else self._derived(graph=None)
+        return await swarm._sessions.what_if(
             session_id,
             journal,
             seams=self._seams(deps, seams),
             prompt=prompt,
             context=context,
+            live=live,
         )
 
     async def resume(

@@ -145,6 +145,27 @@ def test_replay_with_a_changed_context_says_where_it_first_matters(capsys: Captu
     assert '+  "target": "billing",' in out and "0 model calls" in out
 
 
+def test_replay_live_forks_a_labelled_session_and_rules_off_stops_offline(
+    capsys: Capture,
+) -> None:
+    """replay --live forks SESSION__whatif_N where the change matters and runs it on the
+    swarm's model; --rules-off alone stops offline at the rule's step."""
+    outage = "Our dashboard shows 502 errors since 9:15. Is something down?"
+    run = ["run", "tests.cli_app:swarm", outage, "--context", '{"category": "outage"}']
+    assert main([*run, "--session-id", "o1"]) == 0
+    capsys.readouterr()
+
+    change = ["--context", '{"category": "billing"}', "--live"]
+    assert main(["replay", "tests.cli_app:swarm", "o1", *change]) == 0
+    assert main(["replay", "tests.cli_app:swarm", "o1", "--rules-off"]) == 0
+    assert main(["replay", "tests.cli_app:swarm", "o1", "--live"]) == 2
+    out = capsys.readouterr().out.splitlines()
+
+    assert out[0].startswith("what-if o1: forked live as o1__whatif_2: final_output (billing)")
+    assert out[1] == "what-if o1: the change first matters at step 2"
+    assert main(["show", "o1__whatif_2"]) == 0
+
+
 def test_checking_a_swarm_leaves_no_journal_file(capsys: Capture) -> None:
     """A module that builds SQLiteJournal(path) creates no file when only checked or drawn."""
     assert main(["check", SHOP]) == 0

@@ -362,6 +362,15 @@ def _add_replay(commands: Any) -> None:
     command.add_argument(
         "--context", metavar="JSON", help="what if it had started with this context (an object)"
     )
+    command.add_argument(
+        "--rules-off", action="store_true", help="what if the HandoffGraph's rules were off"
+    )
+    command.add_argument(
+        "--live",
+        action="store_true",
+        help="with a change: fork a new session (SESSION__whatif_N) where it first matters and "
+        "go on against the swarm's models, instead of stopping there offline",
+    )
     _journal_option(command)
 
 

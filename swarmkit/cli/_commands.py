@@ -188,8 +188,12 @@ async def _replay(args: argparse.Namespace) -> int:
     swarm = load_swarm(swarm_target(args))
     path = swarm_journal_path(args.journal, swarm)
     await _read_session(path, args.session)  # a missing one is a usage error
-    if args.prompt is not None or args.context is not None:
+    if args.prompt is not None or args.context is not None or args.rules_off:
         return await _what_if(swarm, path, args)
+    if args.live:
+        raise UsageError(
+            "--live forks where a change first matters: give --prompt, --context or --rules-off"
+        )
     with open_for_reading(path) as journal:
         try:
             result = await swarm.replay(args.session, journal)
@@ -205,17 +209,26 @@ async def _replay(args: argparse.Namespace) -> int:
 
 
 async def _what_if(swarm: Swarm, path: Path | str, args: argparse.Namespace) -> int:
-    """Replay as if asked something else: where the change first alters a request, offline."""
+    """Replay as if asked something else (or with the rules off): where the change first
+    alters a request, offline; or, with --live, a labelled fork that goes on from there."""
     context = None if args.context is None else _json_object("--context", args.context)
-    with open_for_reading(path) as journal:
+    change = {"prompt": args.prompt, "context": context, "rules": not args.rules_off}
+    opener = open_for_writing if args.live else open_for_reading
+    with opener(path) as journal:
         try:
-            result = await swarm.what_if(args.session, journal, prompt=args.prompt, context=context)
+            result = await swarm.what_if(args.session, journal, **change, live=args.live)
         except ReplayDivergenceError as exc:
             print(f"what-if {args.session}: the change first matters at step {exc.step}")
             print(f"  {str(exc).splitlines()[0]}")
             print(exc.diff)
             print("  (offline: the steps before it came from the journal, 0 model calls)")
             return EXIT_OK
+    if result.session_id != args.session:
+        print(
+            f"what-if {args.session}: forked live as {result.session_id}: {result.stop_reason} "
+            f"({result.final_agent}), trail {' -> '.join(result.trail)}"
+        )
+        return EXIT_OK
     print(
         f"what-if {args.session}: the change alters no request; the session ends the same "
         f"way ({result.stop_reason}, {result.final_agent}), 0 model calls"

@@ -54,3 +54,36 @@ async def test_a_change_that_alters_no_request_reproduces_the_session() -> None:
     result = await offline.what_if("o1", journal, context={"category": "outage", "note": "x"})
 
     assert result.trail == ("triage", "tech_support")
+
+
+async def test_rules_off_stops_where_a_rule_decided() -> None:
+    """With the rules off, the step a rule decided is one the model would now take: it stops
+    there offline, with zero model calls."""
+    journal = InMemoryJournal()
+    await _outage(journal)
+    offline = build_support_swarm(NeverCalledModel())
+
+    with pytest.raises(ReplayDivergenceError) as raised:
+        await offline.what_if("o1", journal, rules=False)
+
+    rule = next(r.seq for r in await journal.read("o1") if r.kind == "rule")
+    assert raised.value.step == rule
+
+
+async def test_live_forks_a_labelled_session_where_the_change_first_matters() -> None:
+    """live=True: the steps before the first changed one come from the journal, then the run
+    goes on against the model as a new session beside the original, which stays as it was."""
+    journal = InMemoryJournal()
+    await _outage(journal)
+    before = await journal.read("o1")
+    live = build_support_swarm(DemoModel())
+
+    result = await live.what_if("o1", journal, context={"category": "billing"}, live=True)
+
+    assert result.session_id == "o1__whatif_2"
+    assert result.trail == ("triage", "billing")
+    assert result.stop_reason == "final_output"
+    fork = await journal.read("o1__whatif_2")
+    assert fork[0].data["context"] == {"category": "billing"}
+    assert [r.kind for r in fork[:2]] == [r.kind for r in before[:2]]
+    assert await journal.read("o1") == before

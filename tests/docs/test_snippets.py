@@ -37,7 +37,7 @@ def _start(
     if name == "temporal":
         from swarmkit.temporal import dev_server  # noqa: PLC0415 - only this page needs it
 
-        return "TEMPORAL_ADDRESS", started.enter_context(dev_server(request.path.parent))
+        return "TEMPORAL_ADDRESS", started.enter_context(dev_server())
     raise AssertionError(f"unknown server {name!r} in a <!-- servers: --> line")
 
 

@@ -20,11 +20,11 @@ async def handoff_callback(
     config = plan.handoff_configs.get(request.target)
     if config is None or config.on_handoff is None:
         return None
-    journaled = tape.upcoming("on_handoff")
-    if journaled is not None:
-        error = journaled.get("error")
-    else:
+    held = tape.held("on_handoff")
+    if held is None:
         error = await _call(config, state, request)
+    else:
+        error = held.data.get("error") if held.data is not None else None
     await tape.note("on_handoff", {"agent": plan.name, "target": request.target, "error": error})
     return None if error is None else ("on_handoff_failed", str(error))
 

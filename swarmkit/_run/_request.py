@@ -16,11 +16,10 @@ from swarmkit.plan import AgentPlan
 from swarmkit.spec import SwarmSpec
 
 
-async def build_request(
-    swarm: SwarmSpec, state: RunState, plan: AgentPlan, *, head_only: bool = False
-) -> ModelRequest:
-    """The next model request of the active agent (after checking max_turns allows one);
-    ``head_only`` leaves out the history, for a caller that holds it by reference."""
+async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> ModelRequest:
+    """The next model request of the active agent (after checking max_turns allows one), with
+    only its system message: the caller holds the history by reference (``RequestHistory``)
+    and adds it where the request is sent or shown."""
     check_turn_budget(swarm, state)
     hidden = withheld(plan, state)
     tools = offered_tools(swarm, state, plan, hidden)
@@ -35,7 +34,7 @@ async def build_request(
     state.tool_choice = settings.tool_choice if tools else None
     system = SystemMessage(content=await instructions(state, plan))
     return ModelRequest(
-        messages=(system,) if head_only else (system, *state.view, *state.own_items),
+        messages=(system,),
         tools=tools,
         settings=settings,
         agent=plan.name,

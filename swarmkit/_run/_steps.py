@@ -1,8 +1,9 @@
-"""What one step of the loop did, as a value the driver dispatches on; events are only output.
+"""What one step of the loop came to, as a value the driver dispatches on; events are only output.
 
-A step that pauses for a person or stops at a limit unwinds as ``Interrupted`` / ``StopRun``
-(``_state``): those can happen at any depth of a step (a tool's approval inside a turn's tool
-calls), and the driver's one ``try`` turns them into the run's end.
+A pause or a stop can happen at any depth of a step (a tool's approval inside a turn's tool
+calls, a limit checked before a call): there it unwinds as the internal ``Interrupted`` /
+``StopRun`` (``_state``) to the step's end, which turns it into the step's value (``ended``).
+The driver only ever sees values.
 """
 
 from __future__ import annotations
@@ -10,6 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from swarmkit import events as ev
+from swarmkit._run._state import Interrupted, StopRun
+from swarmkit.exceptions import InputFilterError, ModelError
+from swarmkit.interrupts import PendingDecision
+from swarmkit.result import StopReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +39,24 @@ class Continued:
 
 
 @dataclass(frozen=True, slots=True)
+class Paused:
+    """The run waits for a person's decision; ``resume`` goes on from here."""
+
+    pending: PendingDecision
+    """What the person is asked."""
+
+
+@dataclass(frozen=True, slots=True)
+class Stopped:
+    """The run ends without an answer that stands: a limit, or a model or filter that failed."""
+
+    reason: StopReason
+    """Its stop reason."""
+    error: BaseException | None = None
+    """The failure, for ``error``."""
+
+
+@dataclass(frozen=True, slots=True)
 class Refused:
     """A handoff that was asked for and not performed; the asking agent goes on."""
 
@@ -41,8 +64,23 @@ class Refused:
     """Why, as streamed."""
 
 
-Step = Answered | HandedOff | Continued
+Step = Answered | HandedOff | Continued | Paused | Stopped
 """What a step of the active agent came to."""
+
+End = Answered | Paused | Stopped
+"""How a run's last step ended it."""
 
 HandoffOutcome = HandedOff | Refused
 """What asking for one handoff came to."""
+
+ENDING = (Interrupted, StopRun, ModelError, InputFilterError)
+"""What ends a step from any depth; ``ended`` turns it into the step's value."""
+
+
+def ended(exc: Exception) -> Paused | Stopped:
+    """The step value of a pause, a stop, or a model or filter failure that ended a step."""
+    if isinstance(exc, Interrupted):
+        return Paused(exc.pending)
+    if isinstance(exc, StopRun):
+        return Stopped(exc.reason)
+    return Stopped("error", error=exc)

@@ -76,17 +76,20 @@ class StepWriter(Protocol):
     with a durable history of its own can give the loop another.
     """
 
-    @property
-    def replaying(self) -> bool:
-        """Whether the next step is served from the journal."""
+    async def note(self, kind: str, data: Mapping[str, Any]) -> bool:
+        """A step the run decides by itself (a handoff, a rule, its start and end); whether
+        the journal held it (the step was replayed, not written)."""
         ...
 
-    async def note(self, kind: str, data: Mapping[str, Any]) -> None:
-        """A step the run decides by itself (a handoff, a rule, its start and end)."""
+    def held(self, kind: str) -> Held | None:
+        """What the journal held for the next step, a user's callback of ``kind``: None when
+        the step is live (the callback runs), else the journaled record's data (None when the
+        journal holds another kind of step there)."""
         ...
 
-    def upcoming(self, kind: str) -> Mapping[str, Any] | None:
-        """While replaying, the next journaled record's data when it is of ``kind``, else None."""
+    async def cancel(self, data: Mapping[str, Any]) -> None:
+        """The run was cancelled (Ctrl-C, a cancelled task): journal its end with ``data``
+        unless the step was the journal's to replay, write what is pending, let go."""
         ...
 
     def held_stop(self) -> Held | None:
@@ -263,23 +266,18 @@ class Tape:
             await self._renew(self._lease)
 
     @property
-    def replaying(self) -> bool:
-        """Whether the next step is served from the journal."""
-        return self._cursor < self._end
-
-    @property
     def executes_tools(self) -> bool:
         """Whether tools run for real even while replaying."""
         return self._execute_tools
 
     # -- steps ---------------------------------------------------------------------------
 
-    def upcoming(self, kind: str) -> Mapping[str, Any] | None:
-        """While replaying, the next journaled record's data when it is of ``kind``, else None."""
+    def held(self, kind: str) -> Held | None:
+        """What the journal held for a user's callback here (see ``StepWriter.held``)."""
         if self._cursor >= self._end:
             return None
         record = self._prefix[self._cursor]
-        return record.data if record.kind == kind else None
+        return Held(data=record.data) if record.kind == kind else _NOTHING_HELD
 
     def held_stop(self) -> Held | None:
         """What the journal held for a limit check here (see ``StepWriter.held_stop``)."""
@@ -300,16 +298,18 @@ class Tape:
         self._advance(at + 2)
         return True
 
-    async def note(self, kind: str, data: Mapping[str, Any]) -> None:
-        """A step the run decides by itself (a handoff, a rule, its start and end)."""
+    async def note(self, kind: str, data: Mapping[str, Any]) -> bool:
+        """A step the run decides by itself (a handoff, a rule, its start and end); whether
+        the journal held it."""
         if self._journal is None and not self._prefix:
-            return
+            return False
         clean = self._clean(data)
         if self._cursor < self._end:
             self._expect(kind, clean)
-        else:
-            self._check_may_go_live(kind, clean)
-            self._add(kind, clean)
+            return True
+        self._check_may_go_live(kind, clean)
+        self._add(kind, clean)
+        return False
 
     async def replayed_response(
         self, agent: str, turn: int, request: ModelRequest, history: RequestHistory | None = None
@@ -467,6 +467,12 @@ class Tape:
             raise JournalError(
                 f"cannot write step {records[0].seq} of session {self._session_id!r}: {exc}"
             ) from exc
+
+    async def cancel(self, data: Mapping[str, Any]) -> None:
+        """The run was cancelled: journal its end unless replaying, write what is pending."""
+        if self._cursor >= self._end:
+            await self.note("run_finished", data)
+        await self.abandon()
 
     async def abandon(self) -> None:
         """The run was cancelled or its task torn down: write what is pending, let go."""

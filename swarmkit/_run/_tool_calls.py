@@ -1,0 +1,167 @@
+"""A turn's tool calls: function tools in order, then delegations, then at most one handoff."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+from swarmkit import events as ev
+from swarmkit._run import _budget as budget
+from swarmkit._run import _replies as replies
+from swarmkit._run._delegate import Delegating, run_delegations
+from swarmkit._run._handoff import enter_view, is_handoff_call, take_one_handoff
+from swarmkit._run._parts import RunParts
+from swarmkit._run._pauses import tool_approval, tool_question
+from swarmkit._run._request import offered_tools
+from swarmkit._run._state import Candidate, run_context
+from swarmkit.exceptions import HandoffPayloadError
+from swarmkit.interrupts import Decision, Edit, Reject
+from swarmkit.limits import LimitBreach
+from swarmkit.messages import ToolCall, ToolMessage
+from swarmkit.plan import AgentPlan
+from swarmkit.tools import ToolOutcome
+
+
+async def run_tool_calls(
+    run: RunParts, plan: AgentPlan, calls: tuple[ToolCall, ...]
+) -> AsyncIterator[ev.Event]:
+    """Run the calls of one turn and add their results to the history in call order."""
+    state = run.state
+    results: dict[str, ToolMessage] = {}
+    candidates: list[Candidate] = []
+    delegations: list[ToolCall] = []
+    for call in calls:
+        if call.name in state.withheld:
+            results[call.id] = replies.not_offered(call)
+            yield replies.tool_resulted(plan.name, results[call.id])
+        elif call.name in plan.tools:
+            if not run.quiet:
+                yield ev.ToolCalled(
+                    agent=plan.name, tool_call_id=call.id, name=call.name, arguments=call.arguments
+                )
+            resulted = await _run_function_tool(run, plan, call, results, candidates)
+            if resulted is not None:
+                yield resulted
+        elif call.name in plan.delegates:
+            delegations.append(call)
+        elif is_handoff_call(plan, call):
+            candidates.append(Candidate(call=call, decided_by="llm"))
+        else:
+            results[call.id] = replies.unknown_tool(call, offered_tools(run.swarm, state, plan))
+            yield replies.tool_resulted(plan.name, results[call.id])
+    if delegations:
+        async for event in _run_delegations(run, plan, delegations, results):
+            yield event
+    if candidates:
+        async for event in take_one_handoff(run, plan, candidates, results):
+            yield event
+    for call in calls:
+        state.append(results[call.id])
+    if state.agent != plan.name:
+        await enter_view(run, plan)
+
+
+async def _run_function_tool(
+    run: RunParts,
+    plan: AgentPlan,
+    call: ToolCall,
+    results: dict[str, ToolMessage],
+    candidates: list[Candidate],
+) -> ev.ToolResulted | None:
+    """Run one function tool (its ToolCalled already yielded); the result's event. A tool that
+    asks a person pauses the run; one that says ``goto`` becomes a handoff candidate."""
+    outcome, arguments, decision = await _invoke(run, plan, call)
+    state = run.state
+    state.last_tool, state.last_tool_ok = call.name, not outcome.is_error
+    result = outcome.result
+    if result is not None and result.update:
+        state.context.update(result.update)
+    content, is_error = outcome.content, outcome.is_error
+    if result is not None and result.ask is not None:
+        content, is_error = await tool_question(run, plan, call, result.ask)
+    state.last_tool_output = content
+    results[call.id] = ToolMessage(
+        tool_call_id=call.id, name=call.name, content=content, is_error=is_error
+    )
+    if outcome.is_error:
+        run.log("tool_failed", tool=call.name)
+    resulted = None
+    if not run.quiet:
+        resulted = replies.tool_resulted(plan.name, results[call.id])
+        if decision is not None:
+            resulted = replies.with_decision(resulted, call, arguments, decision)
+    if result is None or result.goto is None:
+        return resulted
+    request = replies.goto_request(plan, call.id, result.goto, result.payload)
+    if isinstance(request, HandoffPayloadError):
+        results[call.id] = replies.with_note(results[call.id], str(request))
+        return resulted
+    candidates.append(
+        Candidate(call=call, decided_by="tool", request=request, tool_content=outcome.content)
+    )
+    return resulted
+
+
+async def _run_delegations(
+    run: RunParts, plan: AgentPlan, calls: list[ToolCall], results: dict[str, ToolMessage]
+) -> AsyncIterator[ev.Event]:
+    state = run.state
+    how = Delegating(quiet=run.quiet, streaming=run.streaming)
+    async for item in run_delegations(plan, calls, state, run.tape, run.seams, how=how):
+        if not isinstance(item, tuple):
+            yield item
+            continue
+        call, outcome = item
+        state.last_tool, state.last_tool_ok = call.name, not outcome.is_error
+        results[call.id] = ToolMessage(
+            tool_call_id=call.id,
+            name=call.name,
+            content=outcome.content,
+            is_error=outcome.is_error,
+        )
+        yield replies.tool_resulted(plan.name, results[call.id])
+
+
+async def _invoke(
+    run: RunParts, plan: AgentPlan, call: ToolCall
+) -> tuple[ToolOutcome, str, Decision | None]:
+    """Run a function tool (after a person's approval when it needs one): its outcome, the
+    arguments it ran with, and the person's decision."""
+    arguments = call.arguments
+    decision = (
+        await tool_approval(run, plan, call) if plan.tools[call.name].needs_approval else None
+    )
+    if isinstance(decision, Reject):
+        return replies.rejected_outcome(decision), arguments, decision
+    if isinstance(decision, Edit):
+        arguments = json.dumps(dict(decision.payload))
+    hit = run.limit_hit(_counted(run))
+    if hit is not None:
+        await run.stop(hit)
+    outcome = await run.tape.replayed_outcome(plan.name, call, arguments)
+    if outcome is None:
+        outcome = await _run_live(run, plan, call, arguments)
+        run.tape.record_outcome(plan.name, call, outcome, decision, arguments)
+    return outcome, arguments, decision
+
+
+def _counted(run: RunParts) -> LimitBreach | None:
+    """Count the call; with usage limits, the breach it would make instead."""
+    if run.limited:
+        return budget.before_tool_call(run.swarm, run.state)
+    run.state.tool_calls += 1
+    return None
+
+
+async def _run_live(run: RunParts, plan: AgentPlan, call: ToolCall, arguments: str) -> ToolOutcome:
+    state = run.state
+    key = f"{state.session_id}:{state.turns}:{call.id}"
+    context = run_context(state, idempotency_key=key)
+    invoked = run.seams.tool_runner.invoke(plan.tools[call.name], arguments, context)
+    try:
+        return await budget.within(run.time_left(), invoked)
+    except budget.Expired:
+        hit = run.limit_hit(run.expired())
+        if hit is not None:
+            await run.stop(hit)
+        raise

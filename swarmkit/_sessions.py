@@ -45,8 +45,7 @@ from swarmkit.journal._tape import (
     replayable,
     resumable_prefix,
 )
-from swarmkit.limits import UsageLimits
-from swarmkit.messages import UserMessage
+from swarmkit.limits import Spend, UsageLimits
 from swarmkit.redaction import Redactor, refuse_secret_context
 from swarmkit.result import RunResult, SessionState
 from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
@@ -514,8 +513,7 @@ class Sessions:
         else:
             prefix = resumable_prefix(records)
             tape = self._tape(store, session_id, prefix, seams, next_seq=len(records))
-        state = self._start_state(start, session_id, seams)
-        state.spend = sub.spend
+        state = self._start_state(start, session_id, seams, sub.spend)
         tape.bind_state(state.context.update)
         await tape.open()
         inner = replace(seams, delegate=self._delegator(store, seams, limits))
@@ -530,7 +528,9 @@ class Sessions:
 
     # -- states --------------------------------------------------------------------------
 
-    def _start_state(self, start: Start, session_id: str, seams: RunSeams) -> RunState:
+    def _start_state(
+        self, start: Start, session_id: str, seams: RunSeams, spend: Spend | None = None
+    ) -> RunState:
         """The state of a run that (re)starts from a journaled or delegated start."""
         return self._new_state(
             start.prompt,
@@ -539,6 +539,7 @@ class Sessions:
             seams,
             entry=start.entry,
             start=start.continues,
+            spend=spend,
         )
 
     def _new_state(
@@ -551,6 +552,7 @@ class Sessions:
         entry: str | None = None,
         typed: bool = False,
         start: Continuation | None = None,
+        spend: Spend | None = None,
     ) -> RunState:
         """A new run's state; ``typed`` validates a caller's context against context_type
         (a journaled one was validated when its run started; a sub-run's carries tool updates
@@ -563,16 +565,14 @@ class Sessions:
         context_type = self._spec.context_type
         if typed and context_type is not None:
             initial = typed_context(context_type, initial)
-        first = UserMessage(content=prompt)
         new_id = self._session_ids or seams.runtime.new_id
-        state = RunState(
+        state = RunState.opening(
             session_id=_check_session_id(session_id) or new_id(),
             prompt=prompt,
             context=initial,
             agent=entry or self._spec.entry_agent,
-            transcript=[first],
-            view=(first,),
             deps=seams.deps,
+            spend=spend,
         )
         if start is not None:
             _continue_from(state, start, self._spec)
@@ -593,15 +593,9 @@ def _continue_from(state: RunState, start: Continuation, spec: SwarmSpec) -> Non
         raise ConfigurationError(
             f"the history continues with agent {start.agent!r}, which this swarm does not have"
         )
-    first = state.transcript[-1]
-    state.agent = start.agent
-    state.start = start
-    state.transcript = [*start.messages, first]
     # No handoff brings the agent in, so no input filter or pass_full_history applies: it
     # goes on with the whole conversation, unless it remembers nothing of earlier turns.
-    remembers = spec.plans[start.agent].agent.memory != "none"
-    state.view = tuple(state.transcript) if remembers else (first,)
-    state.context = {**start.context, **state.context}
+    state.continue_from(start, remembers=spec.plans[start.agent].agent.memory != "none")
 
 
 async def last_result(events: AsyncIterator[Event]) -> RunResult:
@@ -641,8 +635,8 @@ def _snapshot(
         agent=state.agent,
         context=_plain(state.context) if context is None else context,
         handoff_count=state.handoff_count,
-        turns=state.turns,
-        messages=tuple(state.transcript),
+        turns=state.budget.turns,
+        messages=tuple(state.conversation.transcript),
     )
 
 

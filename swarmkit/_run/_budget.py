@@ -24,16 +24,48 @@ class Expired(Exception):
 
 def start_run(swarm: SwarmSpec, state: RunState, now: float) -> None:
     """A run (or a resumed part of one) starts: a fresh time allowance, the cost from zero."""
-    state.run_started_at = now
-    state.agent_started_at = now
+    state.budget.run_started_at = now
+    state.budget.agent_started_at = now
     limits = swarm.usage_limits
     if limits is not None and limits.cost is not None:
-        state.cost = 0.0
+        state.budget.cost = 0.0
     if limits is not None and limits.per == "conversation" and state.start is not None:
         # The earlier turns' calls count from the first check on, so a spent conversation
         # stops before this turn pays for a model call.
         earlier = state.start.spent
-        state.spend.add(model_calls=earlier.model_calls, tool_calls=earlier.tool_calls)
+        state.budget.spend.add(model_calls=earlier.model_calls, tool_calls=earlier.tool_calls)
+
+
+def agent_started(state: RunState, now: float) -> None:
+    """An agent became active: its time allowance starts."""
+    state.budget.agent_started_at = now
+
+
+def count_call(state: RunState, turn: int) -> None:
+    """A model call is under way: it is the run's ``turn``."""
+    state.budget.turns = turn
+    state.budget.spend.add(model_calls=1)
+
+
+def count_tool_call(state: RunState) -> None:
+    """A function tool runs (a run without usage limits: no breach to check)."""
+    state.budget.tool_calls += 1
+
+
+def add_usage(state: RunState, agent: str, usage: Usage) -> None:
+    """Tokens an agent's call (or its sub-run) used."""
+    spent = state.budget.usage
+    spent[agent] = spent.get(agent, Usage()) + usage
+
+
+def add_sub_run(state: RunState, *, model_calls: int, tool_calls: int) -> None:
+    """A replayed sub-run's calls count against the limits as when it ran."""
+    state.budget.spend.add(model_calls=model_calls, tool_calls=tool_calls)
+
+
+def stopped(state: RunState, breach: LimitBreach) -> None:
+    """The run ends at this limit."""
+    state.budget.limit = breach
 
 
 def time_left(swarm: SwarmSpec, state: RunState, now: float) -> float | None:
@@ -62,10 +94,14 @@ def _allowances(
     found: list[tuple[LimitName, float, float]] = []
     if swarm.run_timeout is not None:
         found.append(
-            ("run_timeout", swarm.run_timeout - (now - state.run_started_at), swarm.run_timeout)
+            (
+                "run_timeout",
+                swarm.run_timeout - (now - state.budget.run_started_at),
+                swarm.run_timeout,
+            )
         )
     if swarm.agent_timeout is not None:
-        left = swarm.agent_timeout - (now - state.agent_started_at)
+        left = swarm.agent_timeout - (now - state.budget.agent_started_at)
         found.append(("agent_timeout", left, swarm.agent_timeout))
     return found
 
@@ -122,7 +158,7 @@ def before_call(swarm: SwarmSpec, state: RunState) -> LimitBreach | None:
         return None
     calls = limits.max_model_calls
     if calls is not None:
-        made = state.spend.root.model_calls
+        made = state.budget.spend.root.model_calls
         if made >= calls:
             return _breach(state, "max_model_calls", calls, made, "model calls")
     return _spent(limits, state, at_limit=True)
@@ -134,7 +170,7 @@ def after_answer(swarm: SwarmSpec, state: RunState, model: str, usage: Usage) ->
     if limits is None:
         return None
     if limits.cost is not None:
-        state.cost = (state.cost or 0.0) + float(limits.cost(model, usage))
+        state.budget.cost = (state.budget.cost or 0.0) + float(limits.cost(model, usage))
     return _spent(limits, state, at_limit=False)
 
 
@@ -143,11 +179,11 @@ def before_tool_call(swarm: SwarmSpec, state: RunState) -> LimitBreach | None:
     limits = swarm.usage_limits
     allowed = limits.max_tool_calls if limits is not None else None
     if allowed is not None:
-        made = state.spend.root.tool_calls
+        made = state.budget.spend.root.tool_calls
         if made >= allowed:
             return _breach(state, "max_tool_calls", allowed, made, "tool calls")
-    state.tool_calls += 1
-    state.spend.add(tool_calls=1)
+    state.budget.tool_calls += 1
+    state.budget.spend.add(tool_calls=1)
     return None
 
 
@@ -158,15 +194,15 @@ def shaped(swarm: SwarmSpec, state: RunState, request: ModelRequest) -> ModelReq
     if limits is None or not limits.answer_on_last_call or not request.tools:
         return request
     calls = limits.max_model_calls
-    if calls is None or state.spend.root.model_calls + 1 < calls:
+    if calls is None or state.budget.spend.root.model_calls + 1 < calls:
         return request
-    state.limit = _breach(state, "max_model_calls", calls, calls, "model calls")
+    state.budget.limit = _breach(state, "max_model_calls", calls, calls, "model calls")
     return replace(request, settings=replace(request.settings, tool_choice="none"))
 
 
 def _spent(limits: UsageLimits, state: RunState, *, at_limit: bool) -> LimitBreach | None:
-    total = sum(state.usage.values(), Usage())
-    cost = state.cost or 0.0
+    total = sum(state.budget.usage.values(), Usage())
+    cost = state.budget.cost or 0.0
     if limits.per == "conversation" and state.start is not None:
         total, cost = total + state.start.spent.usage, cost + state.start.spent.cost
     figures: list[tuple[LimitName, float | None, float, str]] = [

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from swarmkit import events as ev
 from swarmkit._log import log
+from swarmkit._run import _budget as budget
 from swarmkit._run._state import RunState
 from swarmkit.delegation import AgentTool
 from swarmkit.exceptions import (
@@ -26,7 +27,6 @@ from swarmkit.exceptions import (
 from swarmkit.journal._tape import StepWriter
 from swarmkit.limits import Spend
 from swarmkit.messages import ToolCall
-from swarmkit.models import Usage
 from swarmkit.plan import AgentPlan
 from swarmkit.result import RunResult
 from swarmkit.spec import RunSeams, SubRun
@@ -68,7 +68,9 @@ async def run_delegations(
         if replayed is not None:
             outcomes[call.id] = replayed
             # The sub-run's calls count as they did when it ran.
-            state.spend.add(model_calls=replayed.model_calls, tool_calls=replayed.tool_calls)
+            budget.add_sub_run(
+                state, model_calls=replayed.model_calls, tool_calls=replayed.tool_calls
+            )
         if replayed is None or not how.quiet:
             delegate = plan.delegates[call.name]
             branches.append(_Branch(delegate, call, state, seams, how, replay=replayed is not None))
@@ -87,7 +89,7 @@ async def run_delegations(
     for call in calls:
         outcome = outcomes[call.id]
         for agent, used in outcome.usage.items():
-            state.usage[agent] = state.usage.get(agent, Usage()) + used
+            budget.add_usage(state, agent, used)
         yield call, outcome
 
 
@@ -116,7 +118,7 @@ class _Branch:
         self._session = sub_session_id(state, delegate, call)
         self._context = dict(state.context)
         # A replayed sub-run's calls were counted from the journaled outcome already.
-        self._spend = Spend() if replay else Spend(parent=state.spend)
+        self._spend = Spend() if replay else Spend(parent=state.budget.spend)
         self._seams = seams
         self._how = how
         # None ends the queue: the sub-run is over.

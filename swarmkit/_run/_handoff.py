@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from swarmkit import events as ev
+from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
 from swarmkit._run._callbacks import handoff_callback
 from swarmkit._run._conversation import this_turn_only, with_own_memory
@@ -19,7 +20,7 @@ from swarmkit.exceptions import HandoffPayloadError
 from swarmkit.filters import HandoffInput, apply_filter
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Edit, Reject
-from swarmkit.messages import ToolCall, ToolMessage
+from swarmkit.messages import Message, ToolCall, ToolMessage
 from swarmkit.models import provider_of
 from swarmkit.plan import AgentPlan
 from swarmkit.result import DecidedBy, HandoffRecord
@@ -100,7 +101,7 @@ async def refuse(
 ) -> ev.HandoffRefused:
     """Journal a refused handoff, then apply the swarm's policy for it (which may end the run)."""
     state = run.state
-    state.refusals.append(detail)
+    state.trail.refuse(detail)
     await run.tape.note(
         "handoff_refused",
         {
@@ -131,7 +132,7 @@ async def _perform(
         source=plan.name,
         target=request.target,
         decided_by=decided_by,
-        turn=state.turns,
+        turn=state.budget.turns,
         number=state.handoff_count + 1,
         payload=payload,
         payload_type=type(request.payload).__name__ if request.payload else None,
@@ -139,10 +140,8 @@ async def _perform(
         condition=condition,
     )
     await run.tape.note("handoff", record_data(record))
-    state.handoffs.append(record)
-    state.used_by_agent[plan.name] += 1
-    state.previous_agent, state.agent = plan.name, request.target
-    state.payload, state.handoff_message = request.payload, request.message
+    state.trail.hand_off(record, request.payload)
+    state.agent = request.target
     run.log("handoff_performed", source=plan.name, target=request.target, decided_by=decided_by)
     performed = ev.HandoffPerformed(
         source=plan.name,
@@ -160,11 +159,10 @@ async def _perform(
 async def enter(run: RunParts, agent: str) -> ev.AgentStarted:
     """An agent becomes active (the first one after a person's go-ahead, when asked for)."""
     state = run.state
-    if not state.trail:
+    if not state.trail.agents:
         await entry_approved(run, agent)
-    state.trail.append(agent)
-    state.visits[agent] += 1
-    state.agent_started_at = run.seams.runtime.clock()
+    state.trail.enter(agent)
+    budget.agent_started(state, run.seams.runtime.clock())
     started = ev.AgentStarted(
         agent=agent,
         sub_session_id=f"{state.session_id}__swarm_{agent}_{state.handoff_count}",
@@ -185,29 +183,30 @@ async def enter(run: RunParts, agent: str) -> ev.AgentStarted:
 async def enter_view(run: RunParts, source: AgentPlan) -> None:
     """Compute what the new active agent sees, through its input filter and its memory."""
     state, swarm = run.state, run.swarm
-    target = state.agent
+    conversation, target = state.conversation, state.agent
     config = source.handoff_configs.get(target) or swarm.peer_handoffs.get(target)
-    history = tuple(state.transcript)
+    history = tuple(conversation.transcript)
+    view: tuple[Message, ...]
     if config is not None and config.input_filter is not None:
         data = HandoffInput(
             history=history,
-            new_items=tuple(state.own_items),
-            payload=state.payload,
-            message=state.handoff_message,
+            new_items=tuple(conversation.own_items),
+            payload=state.trail.payload,
+            message=state.trail.handoff_message,
             source=source.name,
             target=target,
         )
-        state.view = await apply_filter(config.input_filter, data)
+        view = await apply_filter(config.input_filter, data)
     elif swarm.pass_full_history:
-        state.view = history
+        view = history
     else:
-        state.view = (replies.latest_user_message(history, state.prompt),)
+        view = (replies.latest_user_message(history, state.prompt),)
     memory = swarm.plans[target].agent.memory
     if memory == "own":
-        state.view = with_own_memory(history, target, state.view)
+        view = with_own_memory(history, target, view)
     elif memory == "none" and state.start is not None:
-        state.view = this_turn_only(state.view, state.start)
-    state.own_items = []
+        view = this_turn_only(view, state.start)
+    conversation.hand_over(view)
 
 
 def _parse(plan: AgentPlan, candidate: Candidate) -> HandoffRequest | HandoffPayloadError:

@@ -25,10 +25,10 @@ def may_hand_off(
     and a handoff budget that was not used up anyway.
     """
     budget = plan.agent.handoff_budget
-    within_budget = budget is None or state.used_by_agent[plan.name] < budget
+    within_budget = budget is None or state.trail.used_by_agent[plan.name] < budget
     if handoffs_made(swarm, state) >= swarm.max_handoffs:
-        if within_budget and not state.limited_handoffs:
-            state.limited_handoffs = had_options() if callable(had_options) else had_options
+        if within_budget and not state.limited.handoffs:
+            state.limited.handoffs = had_options() if callable(had_options) else had_options
         return False
     return within_budget
 
@@ -36,7 +36,7 @@ def may_hand_off(
 def allowed_targets(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> frozenset[str]:
     """The peers the agent is offered transfer tools for right now."""
     targets = frozenset(plan.handoff_configs)
-    if state.cycle:
+    if state.limited.cycle:
         # After a refused cycle, stop offering the way back to agents already on the trail.
         targets = frozenset(t for t in targets if not closes_cycle(swarm, state, t))
     if not may_hand_off(swarm, state, plan, had_options=bool(targets)):
@@ -46,7 +46,7 @@ def allowed_targets(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> froze
 
 def closes_cycle(swarm: SwarmSpec, state: RunState, target: str) -> bool:
     """Whether entering ``target`` again would exceed its allowed revisits."""
-    visits = state.visits[target]
+    visits = state.trail.visits[target]
     if swarm.handoffs_per == "conversation" and state.start is not None:
         visits += state.start.spent.visits.get(target, 0)
     return visits > swarm.max_revisits
@@ -71,19 +71,19 @@ def refusal(
         known = ", ".join(sorted(swarm.plans))
         return "unknown_agent", f"there is no agent {target!r}; known agents: {known}"
     if handoffs_made(swarm, state) >= swarm.max_handoffs:
-        state.limited_handoffs = True
+        state.limited.handoffs = True
         whose = "conversation" if swarm.handoffs_per == "conversation" else "run"
         return "max_handoffs", (
             f"the {whose} has used all {swarm.max_handoffs} handoffs (max_handoffs); "
             "answer the user yourself"
         )
     budget = plan.agent.handoff_budget
-    spent = budget is not None and state.used_by_agent[plan.name] >= budget
+    spent = budget is not None and state.trail.used_by_agent[plan.name] >= budget
     if spent and not continuation:
         return "budget", f"agent {plan.name!r} has used its handoff budget of {budget}"
     if swarm.detect_cycles and closes_cycle(swarm, state, target):
-        state.cycle = True
-        path = " -> ".join([*state.trail, target])
+        state.limited.cycle = True
+        path = " -> ".join([*state.trail.agents, target])
         return "cycle", f"handing off to {target!r} would close a cycle ({path})"
     return None
 
@@ -93,18 +93,18 @@ def apply_refusal_policy(
 ) -> None:
     """Stop or raise when the swarm's policy for this refusal says so; "finish" goes on."""
     if reason == "cycle" and swarm.on_cycle == "error":
-        cycle = [*state.trail[state.trail.index(target) :], target]
+        cycle = [*state.trail.agents[state.trail.agents.index(target) :], target]
         raise HandoffCycleError(
             f"handoff cycle {' -> '.join(cycle)}; allow loops with max_revisits= "
             "or use on_cycle='finish'",
-            trail=state.trail,
+            trail=state.trail.agents,
             session_id=state.session_id,
             cycle=cycle,
         )
     if reason == "max_handoffs" and swarm.on_max_handoffs == "error":
         raise MaxHandoffsExceeded(
             f"the run asked for more than max_handoffs={swarm.max_handoffs} handoffs",
-            trail=state.trail,
+            trail=state.trail.agents,
             session_id=state.session_id,
         )
     if reason == "cycle" and swarm.on_cycle == "stop":
@@ -115,28 +115,32 @@ def apply_refusal_policy(
 
 def check_turn_budget(swarm: SwarmSpec, state: RunState) -> None:
     """Before a model call: stop or raise when max_turns calls were made already."""
-    if state.turns < swarm.max_turns:
+    if state.budget.turns < swarm.max_turns:
         return
-    state.limited_turns = True
+    state.limited.turns = True
     if swarm.on_max_turns == "error":
         raise MaxTurnsExceeded(
             f"the run used all {swarm.max_turns} model calls (max_turns) without an "
             "answer; raise max_turns or use on_max_turns='finish'",
-            trail=state.trail,
+            trail=state.trail.agents,
             session_id=state.session_id,
         )
     raise StopRun("max_turns")
 
 
-def last_call(swarm: SwarmSpec, state: RunState) -> bool:
-    """Whether the next model call is the last max_turns allows."""
-    return state.turns + 1 >= swarm.max_turns
+def must_answer(swarm: SwarmSpec, state: RunState) -> bool:
+    """Whether the next model call is the last max_turns allows and must answer (then the cap
+    shaped the run)."""
+    if state.budget.turns + 1 < swarm.max_turns or swarm.on_max_turns != "finish":
+        return False
+    state.limited.turns = True
+    return True
 
 
 def continuation(state: RunState, plan: AgentPlan) -> str | None:
     """The ``then`` agent of an agent whose handoff budget is spent, if it has one."""
     agent = plan.agent
     budget = agent.handoff_budget
-    if agent.then is None or budget is None or state.used_by_agent[plan.name] < budget:
+    if agent.then is None or budget is None or state.trail.used_by_agent[plan.name] < budget:
         return None
     return agent.then

@@ -39,7 +39,6 @@ from swarmkit.models import (
     ModelRequest,
     ModelResponse,
     StreamingModel,
-    Usage,
     provider_of,
 )
 from swarmkit.models import TextDelta as ModelTextDelta
@@ -226,8 +225,12 @@ class RunLoop:
         request = await build_request(run.swarm, state, plan)
         if run.limited:
             request = budget.shaped(run.swarm, state, request)
-        history = RequestHistory(view=state.view, items=state.own_items, count=len(state.own_items))
-        turn = state.turns + 1
+        history = RequestHistory(
+            view=state.conversation.view,
+            items=state.conversation.own_items,
+            count=len(state.conversation.own_items),
+        )
+        turn = state.budget.turns + 1
         started = None if run.quiet else _call_started(plan, turn)
         return _Call(request=request, history=history, turn=turn, started=started)
 
@@ -240,9 +243,7 @@ class RunLoop:
         finally:
             # Counted once the call is under way (a journaled failure counts too), not
             # while its record is reached: the state history shows states between steps.
-            state = self._run.state
-            state.turns = call.turn
-            state.spend.add(model_calls=1)
+            budget.count_call(self._run.state, call.turn)
 
     def _streams(self, plan: AgentPlan) -> bool:
         return self._run.streaming and isinstance(plan.model, StreamingModel)
@@ -289,7 +290,7 @@ class RunLoop:
         """Count the answer's usage against the limits and add it, attributed, to the history."""
         run = self._run
         state = run.state
-        state.usage[plan.name] = state.usage.get(plan.name, Usage()) + response.usage
+        budget.add_usage(state, plan.name, response.usage)
         breach = None
         if run.limited:
             model_name = str(response.model or getattr(plan.model, "name", plan.name))
@@ -298,9 +299,9 @@ class RunLoop:
         if hit is not None:
             await run.stop(hit)
         message = replies.attributed(response.message, plan.name)
-        state.append(message)
+        state.conversation.add(message)
         if message.content:
-            state.last_text = message.content
+            state.conversation.say(message.content)
         if message is response.message:
             return response
         return ModelResponse(

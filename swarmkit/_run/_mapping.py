@@ -28,7 +28,7 @@ def mapped_payload(mapping: Mapping[str, str], state: RunState) -> dict[str, Any
 
 
 def _last_tool_output(state: RunState) -> Any:
-    text = state.last_tool_output
+    text = state.last_tool.output
     if text is None:
         return None
     try:

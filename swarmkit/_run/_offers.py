@@ -42,7 +42,7 @@ def not_offered(
     state: RunState, target: str, decided_by: DecidedBy
 ) -> tuple[RefusalReason, str] | None:
     """Why the model's handoff to ``target`` is refused: its offer's rule was false this turn."""
-    if decided_by != "llm" or target not in state.withheld_targets:
+    if decided_by != "llm" or target not in state.offer.withheld_targets:
         return None
     return "not_offered", f"the handoff to {target!r} was not offered on this turn"
 

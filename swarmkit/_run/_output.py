@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from swarmkit._run._state import RunState, StopRun
 from swarmkit._schema import ArgumentProblem, ArgumentsSchema, arguments_schema
 from swarmkit.journal._tape import StepWriter
-from swarmkit.messages import ToolMessage, UserMessage
+from swarmkit.messages import Message, ToolMessage, UserMessage
 from swarmkit.models import ModelResponse, OutputSchema
 from swarmkit.plan import AgentPlan
 
@@ -60,10 +60,10 @@ async def accept_answer(
     not validate goes back with the error; after ``max_output_retries`` of them the run stops
     with ``invalid_output``, keeping the last raw text.
     """
-    if _must_call_tool(state) and not state.reminded:
+    if _must_call_tool(state) and not state.output.reminded:
         await _remind_of_tool(tape, state, plan)
         return False
-    state.truncated = response.finish_reason == "length"
+    state.output.truncated = response.finish_reason == "length"
     return await _accept_output(tape, state, plan, response.message.content or "")
 
 
@@ -72,48 +72,51 @@ def after_tool_calls(state: RunState, response: ModelResponse) -> None:
     if response.finish_reason != "length":
         return
     cut = {call.id for call in response.message.tool_calls}
+
+    def noted(message: Message) -> Message:
+        if isinstance(message, ToolMessage) and message.is_error and message.tool_call_id in cut:
+            return replace(message, content=f"{message.content}\n{_CUT_NOTE}")
+        return message
+
     # Only this turn's results, the last ones added: earlier messages were sent as they are.
-    for messages in (state.transcript, state.own_items):
-        for index in range(max(0, len(messages) - len(response.message.tool_calls)), len(messages)):
-            message = messages[index]
-            if (
-                isinstance(message, ToolMessage)
-                and message.is_error
-                and message.tool_call_id in cut
-            ):
-                messages[index] = replace(message, content=f"{message.content}\n{_CUT_NOTE}")
+    state.conversation.amend_latest(len(response.message.tool_calls), noted)
 
 
 async def _accept_output(tape: StepWriter, state: RunState, plan: AgentPlan, text: str) -> bool:
     output_type = plan.agent.output_type
-    state.output_value = None
-    state.output_expected = output_type is not None
+    state.output.value = None
+    state.output.expected = output_type is not None
     if output_type is None:
         return True
     value = parse_output(output_type, text)
     if isinstance(value, BaseModel):
-        state.output_value = value
+        state.output.value = value
         return True
     await tape.note(
-        "output_rejected", {"agent": plan.name, "turn": state.turns, "problem": value.message}
+        "output_rejected",
+        {"agent": plan.name, "turn": state.budget.turns, "problem": value.message},
     )
-    if state.output_retries >= plan.agent.max_output_retries:
+    if state.output.retries >= plan.agent.max_output_retries:
         raise StopRun("invalid_output")
-    state.output_retries += 1
-    state.append(UserMessage(content=_retry_prompt(output_type, value)))
+    state.output.retries += 1
+    state.conversation.add(UserMessage(content=_retry_prompt(output_type, value)))
     return False
 
 
 def _must_call_tool(state: RunState) -> bool:
-    return state.tool_choice not in (None, "auto", "none")
+    return state.offer.tool_choice not in (None, "auto", "none")
 
 
 async def _remind_of_tool(tape: StepWriter, state: RunState, plan: AgentPlan) -> None:
-    choice = state.tool_choice
+    choice = state.offer.tool_choice
     what = "one of your tools" if choice == "required" else f"the tool {choice!r}"
-    await tape.note("tool_required", {"agent": plan.name, "turn": state.turns, "tool": choice})
-    state.reminded = True
-    state.append(UserMessage(content=f"You had to call {what}, but answered in text. Call it now."))
+    await tape.note(
+        "tool_required", {"agent": plan.name, "turn": state.budget.turns, "tool": choice}
+    )
+    state.output.reminded = True
+    state.conversation.add(
+        UserMessage(content=f"You had to call {what}, but answered in text. Call it now.")
+    )
 
 
 def _retry_prompt(output_type: type[BaseModel], problem: ArgumentProblem) -> str:

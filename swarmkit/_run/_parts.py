@@ -43,7 +43,7 @@ class RunParts:
             event,
             session_id=state.session_id,
             agent=state.agent,
-            turn=state.turns,
+            turn=state.budget.turns,
             **fields,
         )
 
@@ -71,7 +71,7 @@ class RunParts:
 
     async def stop(self, breach: LimitBreach) -> NoReturn:
         """End the run at a limit: journal it, then unwind to the step's end."""
-        self.state.limit = breach
+        budget.stopped(self.state, breach)
         await self.tape.note("limit_reached", breach.to_data())
         self.log("limit_reached", limit=breach.limit, allowed=breach.allowed, used=breach.used)
         raise StopRun(breach.stop_reason)

@@ -38,14 +38,14 @@ async def answer_stands(run: RunParts, plan: AgentPlan) -> bool:
         return True
     state = run.state
     pending = PendingDecision(
-        kind="answer", agent=plan.name, payload={"output": state.last_text or ""}
+        kind="answer", agent=plan.name, payload={"output": state.conversation.last_text or ""}
     )
     decision = await pause_point(run, pending)
     if isinstance(decision, Reject):
-        state.append(UserMessage(content=decision.reason))  # the agent answers again
+        state.conversation.add(UserMessage(content=decision.reason))  # the agent answers again
         return False
     if isinstance(decision, Edit):
-        state.last_text = str(decision.payload.get("output", state.last_text))
+        state.conversation.say(str(decision.payload.get("output", state.conversation.last_text)))
     return True
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from swarmkit._run._limits import allowed_targets, check_turn_budget, last_call
+from swarmkit._run._limits import allowed_targets, check_turn_budget, must_answer
 from swarmkit._run._offers import Withheld, withheld
 from swarmkit._run._output import request_schema
 from swarmkit._run._state import RunState, run_context
@@ -23,15 +23,14 @@ async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> M
     check_turn_budget(swarm, state)
     hidden = withheld(plan, state)
     tools = offered_tools(swarm, state, plan, hidden)
-    state.withheld, state.withheld_targets = hidden.tools, hidden.targets
+    state.offer.withheld, state.offer.withheld_targets = hidden.tools, hidden.targets
     settings = plan.agent.model_settings
-    if last_call(swarm, state) and tools and swarm.on_max_turns == "finish":
+    if tools and must_answer(swarm, state):
         # The last call the cap allows must answer: tools stay listed (the history mentions
         # them) but the model may not call them.
-        state.limited_turns = True
         settings = answer_only(settings)
     settings = offered_choice(settings, tools, state)
-    state.tool_choice = settings.tool_choice if tools else None
+    state.offer.tool_choice = settings.tool_choice if tools else None
     system = SystemMessage(content=await instructions(state, plan))
     return ModelRequest(
         messages=(system,),
@@ -58,7 +57,7 @@ def offered_choice(
     choice = settings.tool_choice
     if choice in (None, "auto", "none"):
         return settings
-    if any(isinstance(m, AssistantMessage) and m.tool_calls for m in state.own_items):
+    if any(isinstance(m, AssistantMessage) and m.tool_calls for m in state.conversation.own_items):
         return replace(settings, tool_choice="auto")
     if choice == "required" or any(t.name == choice for t in tools):
         return settings
@@ -85,14 +84,14 @@ async def instructions(state: RunState, plan: AgentPlan) -> str:
     # Fixed text needs no run context: building one per call is a replayed step's cost.
     fixed = agent.instructions if isinstance(agent.instructions, str) else None
     text = fixed if fixed is not None else await agent.render_instructions(run_context(state))
-    if state.previous_agent is None:
+    if state.trail.previous_agent is None:
         return text
-    note = [f"You were handed this conversation by agent {state.previous_agent!r}."]
-    if state.handoff_message:
-        note.append(f"Handoff message: {state.handoff_message}")
-    if state.payload is not None:
-        name = type(state.payload).__name__
-        note.append(f"Handoff payload ({name}): {payload_json(state.payload)}")
+    note = [f"You were handed this conversation by agent {state.trail.previous_agent!r}."]
+    if state.trail.handoff_message:
+        note.append(f"Handoff message: {state.trail.handoff_message}")
+    if state.trail.payload is not None:
+        name = type(state.trail.payload).__name__
+        note.append(f"Handoff payload ({name}): {payload_json(state.trail.payload)}")
     return "\n\n".join([text, "\n".join(note)]) if text else "\n".join(note)
 
 

@@ -81,7 +81,7 @@ async def consult_rules(run: RunParts, plan: AgentPlan) -> HandedOff | Continued
 
 async def _follow(run: RunParts, plan: AgentPlan, edge: Edge) -> HandoffOutcome:
     """Journal the rule that fired, then try its handoff; the decision joins the result."""
-    turn = run.state.turns
+    turn = run.state.budget.turns
     # Journaled before the handoff it causes, so the journal reads in the order of events.
     fired = {"agent": plan.name, "target": edge.target, "condition": edge.when, "turn": turn}
     await run.tape.note("rule", fired)
@@ -101,7 +101,7 @@ async def _follow(run: RunParts, plan: AgentPlan, edge: Edge) -> HandoffOutcome:
         turn=turn,
         performed=isinstance(outcome, HandedOff),
     )
-    run.state.rules.append(decision)
+    run.state.trail.follow_rule(decision)
     return outcome
 
 

@@ -31,7 +31,7 @@ async def run_tool_calls(
     candidates: list[Candidate] = []
     delegations: list[ToolCall] = []
     for call in calls:
-        if call.name in state.withheld:
+        if call.name in state.offer.withheld:
             results[call.id] = replies.not_offered(call)
             yield replies.tool_resulted(plan.name, results[call.id])
         elif call.name in plan.tools:
@@ -56,7 +56,7 @@ async def run_tool_calls(
         async for event in take_one_handoff(run, plan, candidates, results):
             yield event
     for call in calls:
-        state.append(results[call.id])
+        state.conversation.add(results[call.id])
     if state.agent != plan.name:
         await enter_view(run, plan)
 
@@ -72,14 +72,14 @@ async def _run_function_tool(
     asks a person pauses the run; one that says ``goto`` becomes a handoff candidate."""
     outcome, arguments, decision = await _invoke(run, plan, call)
     state = run.state
-    state.last_tool, state.last_tool_ok = call.name, not outcome.is_error
+    state.last_tool.name, state.last_tool.ok = call.name, not outcome.is_error
     result = outcome.result
     if result is not None and result.update:
         state.context.update(result.update)
     content, is_error = outcome.content, outcome.is_error
     if result is not None and result.ask is not None:
         content, is_error = await tool_question(run, plan, call, result.ask)
-    state.last_tool_output = content
+    state.last_tool.output = content
     results[call.id] = ToolMessage(
         tool_call_id=call.id, name=call.name, content=content, is_error=is_error
     )
@@ -112,7 +112,7 @@ async def _run_delegations(
             yield item
             continue
         call, outcome = item
-        state.last_tool, state.last_tool_ok = call.name, not outcome.is_error
+        state.last_tool.name, state.last_tool.ok = call.name, not outcome.is_error
         results[call.id] = ToolMessage(
             tool_call_id=call.id,
             name=call.name,
@@ -149,13 +149,13 @@ def _counted(run: RunParts) -> LimitBreach | None:
     """Count the call; with usage limits, the breach it would make instead."""
     if run.limited:
         return budget.before_tool_call(run.swarm, run.state)
-    run.state.tool_calls += 1
+    budget.count_tool_call(run.state)
     return None
 
 
 async def _run_live(run: RunParts, plan: AgentPlan, call: ToolCall, arguments: str) -> ToolOutcome:
     state = run.state
-    key = f"{state.session_id}:{state.turns}:{call.id}"
+    key = f"{state.session_id}:{state.budget.turns}:{call.id}"
     context = run_context(state, idempotency_key=key)
     invoked = run.seams.tool_runner.invoke(plan.tools[call.name], arguments, context)
     try:

@@ -13,15 +13,17 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from swarmkit._run import RESERVED_KEY, RunLoop, RunState
-from swarmkit._run._conversation import (
+from swarmkit._run import (
+    RESERVED_KEY,
     Continuation,
     History,
+    RunLoop,
+    RunState,
+    check_decision,
     choose_agent,
     continuation,
     start_from_data,
 )
-from swarmkit._run._decisions import check_decision
 from swarmkit._typed_context import typed_context
 from swarmkit.config import SwarmConfig, check_journal, check_usage_limits
 from swarmkit.events import Event, EventObserver, RunFinished
@@ -30,6 +32,7 @@ from swarmkit.interrupts import Decision, DecisionSource, PauseForDecision
 from swarmkit.journal import (
     Journal,
     JournalRecord,
+    RecordSink,
     session_status,
     turn_session_id,
     turn_sessions,
@@ -39,7 +42,6 @@ from swarmkit.journal._records import corrupt_record, json_default
 from swarmkit.journal._tape import (
     STATE_EDITED,
     LeaseTerms,
-    RecordSink,
     Tape,
     TimeTravel,
     replayable,
@@ -82,7 +84,9 @@ class Start:
 class Sessions:
     """Runs the sessions of one compiled swarm: every journal read and tape is made here."""
 
-    def __init__(self, spec: SwarmSpec, config: SwarmConfig, digests: PartCache) -> None:
+    def __init__(
+        self, spec: SwarmSpec, config: SwarmConfig, digests: PartCache | None = None
+    ) -> None:
         self._spec = spec
         self._journal = config.journal
         self._observers: tuple[EventObserver, ...] = tuple(config.observers)
@@ -90,7 +94,8 @@ class Sessions:
         self._lease_ttl = float(config.lease_ttl)
         self.redactor = Redactor.of(config.redact_keys)
         """Hides secret values in what a run journals."""
-        self._digests = digests
+        self.digests = digests if digests is not None else PartCache()
+        """Digests of requests' parts, shared by the swarms derived from one another."""
         self.defaults = RunSeams(
             runtime=config.runtime or DEFAULT_RUNTIME,
             tool_runner=config.tool_runner or InProcessToolRunner(),
@@ -435,7 +440,7 @@ class Sessions:
             execute_tools=execute_tools,
             decision=decision,
             redact=self.redactor,
-            digests=self._digests,
+            digests=self.digests,
             lease=lease,
             mirror=mirror,
             travel=travel,

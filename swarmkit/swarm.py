@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import warnings
 from collections.abc import AsyncGenerator, Callable, Collection, Mapping, Sequence
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
-from swarmkit._run._decisions import decision_problems
+from swarmkit._deprecated import check_per_call_seams, moved_attribute
+from swarmkit._run import decision_problems
 from swarmkit._sessions import Sessions, Turn, last_result
 from swarmkit.agent import Agent
 from swarmkit.config import (
@@ -27,9 +27,7 @@ from swarmkit.events import Event, EventObserver
 from swarmkit.exceptions import ConfigurationError, RunError
 from swarmkit.graph import HandoffGraph
 from swarmkit.interrupts import Decision, DecisionSource, FieldProblem, PendingDecision
-from swarmkit.journal import Journal
-from swarmkit.journal._digest import PartCache
-from swarmkit.journal._tape import RecordSink
+from swarmkit.journal import Journal, RecordSink
 from swarmkit.limits import UsageLimits
 from swarmkit.models import Model
 from swarmkit.plan import AgentPlan
@@ -39,7 +37,7 @@ from swarmkit.spec import LimitPolicy, RunSeams, SwarmSpec
 from swarmkit.tools import ToolRunner
 
 if TYPE_CHECKING:
-    from swarmkit._run._conversation import History
+    from swarmkit._run import History
     from swarmkit.check import Finding
 
 __all__ = ["DEFAULT_LEASE_TTL", "DEFAULT_REDACT_KEYS", "LimitPolicy", "Swarm"]
@@ -91,13 +89,11 @@ class Swarm:
     ) -> None:
         # The keywords are exactly SwarmConfig's fields (tests/test_architecture.py checks it).
         config = SwarmConfig(**{k: v for k, v in locals().items() if k != "self"})
-        self._set(config, compile_spec(config), PartCache())
+        spec = compile_spec(config)
+        self._set(config, spec, Sessions(spec, config))
 
-    def _set(self, config: SwarmConfig, spec: SwarmSpec, digests: PartCache) -> None:
-        self._config = config
-        self._spec = spec
-        self._sessions = Sessions(spec, config, digests)
-        self._digests = digests
+    def _set(self, config: SwarmConfig, spec: SwarmSpec, sessions: Sessions) -> None:
+        self._config, self._spec, self._sessions = config, spec, sessions
 
     def _derived(self, spec: SwarmSpec | None = None, **changes: Any) -> Swarm:
         """A new swarm from this one's config with ``changes``; what they leave alone of the
@@ -106,7 +102,7 @@ class Swarm:
         if spec is None:
             spec = self._spec if SPEC_FREE.issuperset(changes) else compile_spec(config)
         swarm = object.__new__(Swarm)
-        swarm._set(config, spec, self._digests)
+        swarm._set(config, spec, Sessions(spec, config, self._sessions.digests))
         return swarm
 
     # -- what it is ----------------------------------------------------------------------
@@ -148,18 +144,11 @@ class Swarm:
 
     def __getattr__(self, name: str) -> Any:
         """Settings that were attributes before ``config`` and ``spec``: still readable."""
-        owner = _MOVED.get(name)
-        if owner is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        warnings.warn(
-            f"swarm.{name} is deprecated: read swarm.{owner}.{_RENAMED.get(name, name)}",
-            DeprecationWarning,
-            stacklevel=2,
-        )
+        owner, new_name = moved_attribute(name, type(self).__name__)
         if name == "redactor":
             return self._sessions.redactor
         if owner == "spec":
-            return getattr(self._spec, _RENAMED.get(name, name))
+            return getattr(self._spec, new_name)
         return getattr(self._sessions.defaults, name, getattr(self._config, name))
 
     def fingerprint(self) -> dict[str, Any]:
@@ -179,8 +168,7 @@ class Swarm:
     ) -> tuple[FieldProblem, ...]:
         """What a paused run would refuse in ``decision`` (an edit that does not validate),
         field by field; empty when it can be taken. ``resume`` refuses by the same rule."""
-        data = pending if isinstance(pending, Mapping) else _pending_data(pending)
-        return decision_problems(self._spec, data, decision)
+        return decision_problems(self._spec, pending, decision)
 
     # -- variants ------------------------------------------------------------------------
 
@@ -437,37 +425,6 @@ class Swarm:
         )
 
     def _seams(self, deps: Any, given: Mapping[str, Any]) -> RunSeams:
-        if given:  # the deprecated per-call seams
-            unknown = sorted(set(given) - _SEAMS)
-            if unknown:
-                raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
-            warnings.warn(
-                f"passing {', '.join(sorted(given))} to a run is deprecated: use "
-                "swarm.with_seams(...) and run the swarm it returns",
-                DeprecationWarning,
-                stacklevel=3,
-            )
+        if given:
+            check_per_call_seams(given)
         return self._sessions.seams(deps, **given)
-
-
-_SEAMS = frozenset({"runtime", "tool_runner", "decisions"})
-
-_MOVED = {
-    **{f.name: "spec" for f in fields(SwarmSpec) if f.name not in ("plans", "fingerprint")},
-    "limits": "spec",
-    "peer_handoffs": "spec",
-    "runtime": "config",
-    "tool_runner": "config",
-    "decisions": "config",
-    "lease_ttl": "config",
-    "observers": "config",
-    "redactor": "config",
-    "context_type": "spec",
-}
-"""Attributes a Swarm had before ``config`` and ``spec``, and where each now lives."""
-
-_RENAMED = {"limits": "usage_limits", "redactor": "redact_keys"}
-
-
-def _pending_data(pending: PendingDecision) -> dict[str, Any]:
-    return {f.name: getattr(pending, f.name) for f in fields(pending)}

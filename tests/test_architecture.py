@@ -200,12 +200,6 @@ CORE_PRIVATE_IMPORTS = {
     ("_sessions.py", "swarmkit.journal._tape"),
     ("_sessions.py", "swarmkit.journal._digest"),
     ("_sessions.py", "swarmkit.journal._records"),
-    ("_sessions.py", "swarmkit._run._conversation"),
-    ("_sessions.py", "swarmkit._run._decisions"),
-    ("swarm.py", "swarmkit.journal._digest"),
-    ("swarm.py", "swarmkit.journal._tape"),
-    ("swarm.py", "swarmkit._run._decisions"),
-    ("swarm.py", "swarmkit._run._conversation"),
     # The check is the condition language's second interpreter: it reads the syntax tree.
     ("check", "swarmkit.conditions._ast"),
     ("check", "swarmkit.conditions._values"),

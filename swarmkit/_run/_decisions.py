@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import fields
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,7 +19,7 @@ from swarmkit.exceptions import (
     SwarmkitError,
     ToolArgumentsError,
 )
-from swarmkit.interrupts import Decision, Edit, FieldProblem
+from swarmkit.interrupts import Decision, Edit, FieldProblem, PendingDecision
 from swarmkit.plan import AgentPlan
 from swarmkit.spec import SwarmSpec
 
@@ -28,7 +29,10 @@ _STILL_WAITING = "the session still waits for a decision; resume it with a corre
 def decision_problems(
     spec: SwarmSpec, pending: Any, decision: Decision
 ) -> tuple[FieldProblem, ...]:
-    """What the paused handoff, tool or answer would refuse in an edited decision; () if none."""
+    """What the paused handoff, tool or answer would refuse in an edited decision; () if none.
+    ``pending`` is the journaled pause (a mapping) or the ``PendingDecision`` itself."""
+    if isinstance(pending, PendingDecision):
+        pending = {f.name: getattr(pending, f.name) for f in fields(pending)}
     if not isinstance(decision, Edit) or not isinstance(pending, Mapping):
         return ()
     plan = spec.plans.get(str(pending.get("agent")))

@@ -72,6 +72,14 @@ class SessionInfo:
     ``waiting`` here; ``session_status(records)`` tells the two apart."""
 
 
+class RecordSink(Protocol):
+    """Anything a tape can write records to: a ``Journal``, or an engine's mirror of one."""
+
+    async def append(self, records: Sequence[JournalRecord]) -> None:
+        """Store one step's records."""
+        ...
+
+
 @runtime_checkable
 class Journal(Protocol):
     """An append-only log of records per session; SQLite on disk or memory for tests."""

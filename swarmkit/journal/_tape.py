@@ -18,7 +18,7 @@ from swarmkit.journal._codec import (
     response_to_data,
 )
 from swarmkit.journal._digest import PartCache, RequestDigester, RequestHistory
-from swarmkit.journal._records import Journal, JournalRecord
+from swarmkit.journal._records import Journal, JournalRecord, RecordSink
 from swarmkit.messages import ToolCall
 from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.redaction import Redactor
@@ -48,14 +48,6 @@ def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, .
         if prefix and prefix[-1].kind == "model_call" and "error" in prefix[-1].data:
             prefix.pop()
     return tuple(prefix)
-
-
-class RecordSink(Protocol):
-    """Anything a tape can write records to: a ``Journal``, or an engine's mirror of one."""
-
-    async def append(self, records: Sequence[JournalRecord]) -> None:
-        """Store one step's records."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)

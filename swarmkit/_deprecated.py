@@ -1,0 +1,58 @@
+"""What a Swarm used to offer and still does for one release, with a warning naming the new way."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping
+from dataclasses import fields
+from typing import Any
+
+from swarmkit.spec import SwarmSpec
+
+PER_CALL_SEAMS = frozenset({"runtime", "tool_runner", "decisions"})
+"""The seams a run call used to take; ``Swarm.with_seams`` takes them now."""
+
+MOVED = {
+    **{f.name: "spec" for f in fields(SwarmSpec) if f.name not in ("plans", "fingerprint")},
+    "limits": "spec",
+    "peer_handoffs": "spec",
+    "runtime": "config",
+    "tool_runner": "config",
+    "decisions": "config",
+    "lease_ttl": "config",
+    "observers": "config",
+    "redactor": "config",
+    "context_type": "spec",
+}
+"""Attributes a Swarm had before ``config`` and ``spec``, and where each now lives."""
+
+RENAMED = {"limits": "usage_limits", "redactor": "redact_keys"}
+"""Those whose name changed in their new home."""
+
+
+def moved_attribute(name: str, type_name: str) -> tuple[str, str]:
+    """Warn that ``swarm.<name>`` moved; where it lives now (``"spec"``/``"config"``, and its
+    name there). AttributeError for a name a Swarm never had."""
+    owner = MOVED.get(name)
+    if owner is None:
+        raise AttributeError(f"{type_name!r} object has no attribute {name!r}")
+    new_name = RENAMED.get(name, name)
+    warnings.warn(
+        f"swarm.{name} is deprecated: read swarm.{owner}.{new_name}",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return owner, new_name
+
+
+def check_per_call_seams(given: Mapping[str, Any]) -> None:
+    """Warn about seams passed to one call (TypeError for a keyword that is not a seam)."""
+    unknown = sorted(set(given) - PER_CALL_SEAMS)
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+    warnings.warn(
+        f"passing {', '.join(sorted(given))} to a run is deprecated: use "
+        "swarm.with_seams(...) and run the swarm it returns",
+        DeprecationWarning,
+        stacklevel=4,
+    )

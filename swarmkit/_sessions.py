@@ -11,7 +11,7 @@ import os
 import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, assert_never
 
 from swarmkit._run import RESERVED_KEY, RunLoop, RunState
 from swarmkit._run._conversation import (
@@ -46,9 +46,16 @@ from swarmkit.journal._tape import (
     resumable_prefix,
 )
 from swarmkit.limits import UsageLimits
-from swarmkit.messages import UserMessage
+from swarmkit.messages import (
+    AssistantMessage,
+    Message,
+    SystemMessage,
+    ToolMessage,
+    UserMessage,
+)
+from swarmkit.models import ModelRequest
 from swarmkit.redaction import Redactor, refuse_secret_context
-from swarmkit.result import RunResult, SessionState
+from swarmkit.result import RunResult, SentRequest, SessionState
 from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
 from swarmkit.spec import Delegator, RunSeams, SubRun, SwarmSpec
 from swarmkit.tools import InProcessToolRunner, ToolRunner
@@ -363,6 +370,41 @@ class Sessions:
         await self._drive(tape, seams, state, store)
         states.extend(_snapshot(state, seen, context) for seen, context in pending)
         return tuple(states)
+
+    async def requests(
+        self, session_id: str, journal: Journal | None, *, seams: RunSeams
+    ) -> tuple[SentRequest, ...]:
+        """Every model call's whole request, rebuilt by a strict replay (see ``Swarm.requests``)."""
+        store = self.store(journal, session_id)
+        records = await store.read(session_id)
+        start = start_of(records, session_id)
+        state = self._start_state(start, session_id, seams)
+        sent: list[SentRequest] = []
+
+        def requested(seq: int, agent: str, turn: int, request: ModelRequest) -> None:
+            payload = state.payload.model_dump(mode="json") if state.payload else None
+            sent.append(
+                SentRequest(
+                    seq=seq,
+                    agent=agent,
+                    turn=turn,
+                    request=redacted_request(request, self.redactor),
+                    payload=self.redactor.value(payload),
+                )
+            )
+
+        travel = TimeTravel(apply=state.context.update, requested=requested)
+        tape = self._tape(
+            None, session_id, replayable(records), seams, go_live=False, travel=travel
+        )
+        try:
+            await self._drive(tape, seams, state, store)
+        except ReplayDivergenceError as diverged:
+            # A run still going (or crashed) asks for its next step past the journal's end:
+            # what it was sent so far is all there is.
+            if diverged.step <= records[-1].seq:
+                raise
+        return tuple(sent)
 
     async def fork(
         self,
@@ -711,3 +753,32 @@ def _check_session_id(session_id: str | None) -> str | None:
     if session_id is not None and (not isinstance(session_id, str) or not session_id):
         raise ConfigurationError(f"session_id must be a non-empty str, got {session_id!r}")
     return session_id
+
+
+def redacted_request(request: ModelRequest, redactor: Redactor) -> ModelRequest:
+    """``request`` with secrets hidden where a journal hides them: JSON under secret keys in
+    tool arguments and results, quoted secret pairs in text, secret keys in extra fields."""
+    tools = tuple(replace(t, description=redactor.in_text(t.description)) for t in request.tools)
+    extra = redactor.value(dict(request.settings.extra_body))
+    return replace(
+        request,
+        messages=tuple(_redacted_message(m, redactor) for m in request.messages),
+        tools=tools,
+        settings=replace(request.settings, extra_body=extra),
+    )
+
+
+def _redacted_message(message: Message, redactor: Redactor) -> Message:
+    match message:
+        case SystemMessage() | UserMessage():
+            return replace(message, content=redactor.in_text(message.content))
+        case AssistantMessage():
+            calls = tuple(
+                replace(c, arguments=redactor.json_text(c.arguments)) for c in message.tool_calls
+            )
+            return replace(message, content=redactor.in_text(message.content), tool_calls=calls)
+        case ToolMessage():
+            content = redactor.in_text(redactor.json_text(message.content))
+            return replace(message, content=content)
+        case _:
+            assert_never(message)

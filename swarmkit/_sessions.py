@@ -380,6 +380,7 @@ class Sessions:
         start = start_of(records, session_id)
         state = self._start_state(start, session_id, seams)
         sent: list[SentRequest] = []
+        done: dict[int, tuple[Message, Message]] = {}
 
         def requested(seq: int, agent: str, turn: int, request: ModelRequest) -> None:
             payload = state.payload.model_dump(mode="json") if state.payload else None
@@ -388,7 +389,7 @@ class Sessions:
                     seq=seq,
                     agent=agent,
                     turn=turn,
-                    request=redacted_request(request, self.redactor),
+                    request=redacted_request(request, self.redactor, done),
                     payload=self.redactor.value(payload),
                 )
             )
@@ -755,14 +756,27 @@ def _check_session_id(session_id: str | None) -> str | None:
     return session_id
 
 
-def redacted_request(request: ModelRequest, redactor: Redactor) -> ModelRequest:
+def redacted_request(
+    request: ModelRequest, redactor: Redactor, done: dict[int, tuple[Message, Message]]
+) -> ModelRequest:
     """``request`` with secrets hidden where a journal hides them: JSON under secret keys in
-    tool arguments and results, quoted secret pairs in text, secret keys in extra fields."""
+    tool arguments and results, quoted secret pairs in text, secret keys in extra fields.
+
+    ``done`` keeps each message already redacted (by identity): a session's requests share
+    their history's messages, so each is redacted once, not once per later call.
+    """
+
+    def clean(message: Message) -> Message:
+        kept = done.get(id(message))
+        if kept is None or kept[0] is not message:
+            kept = done[id(message)] = (message, _redacted_message(message, redactor))
+        return kept[1]
+
     tools = tuple(replace(t, description=redactor.in_text(t.description)) for t in request.tools)
     extra = redactor.value(dict(request.settings.extra_body))
     return replace(
         request,
-        messages=tuple(_redacted_message(m, redactor) for m in request.messages),
+        messages=tuple(clean(m) for m in request.messages),
         tools=tools,
         settings=replace(request.settings, extra_body=extra),
     )

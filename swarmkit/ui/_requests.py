@@ -6,6 +6,7 @@ count, when a person first opens a call's request, and kept for the next calls t
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 from collections import OrderedDict
 from typing import Any
@@ -37,7 +38,10 @@ class SentRequests:
     def __init__(self, swarm: Swarm, journal: Journal) -> None:
         self._swarm = swarm
         self._journal = journal
-        self._kept: OrderedDict[str, tuple[int, tuple[SentRequest, ...]]] = OrderedDict()
+        # Each session's replay (by record count) as a task: calls opened together share it.
+        self._kept: OrderedDict[str, tuple[int, asyncio.Task[tuple[SentRequest, ...]]]] = (
+            OrderedDict()
+        )
 
     async def of_call(self, session_id: str, records: int, seq: int) -> dict[str, Any]:
         """The request the model call at record ``seq`` was sent, as page data;
@@ -49,21 +53,20 @@ class SentRequests:
 
     async def _of_session(self, session_id: str, records: int) -> tuple[SentRequest, ...]:
         kept = self._kept.get(session_id)
-        if kept is not None and kept[0] == records:
-            self._kept.move_to_end(session_id)
-            return kept[1]
+        if kept is None or kept[0] != records:
+            kept = (records, asyncio.create_task(self._swarm.requests(session_id, self._journal)))
+            self._kept[session_id] = kept
+            while len(self._kept) > KEPT_SESSIONS:
+                self._kept.popitem(last=False)
+        self._kept.move_to_end(session_id)
         try:
-            sent = await self._swarm.requests(session_id, self._journal)
+            return await asyncio.shield(kept[1])
         except ReplayDivergenceError as exc:
             first_line = str(exc).split("\n", 1)[0]
             raise RequestsNotShown(
                 f"{first_line}; the swarm's current code no longer rebuilds this session's "
                 "requests, so the journal's summary is shown"
             ) from exc
-        self._kept[session_id] = (records, sent)
-        while len(self._kept) > KEPT_SESSIONS:
-            self._kept.popitem(last=False)
-        return sent
 
 
 def request_data(sent: SentRequest) -> dict[str, Any]:

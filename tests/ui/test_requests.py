@@ -18,7 +18,7 @@ from swarmkit.models import Model
 from swarmkit.testing import NeverCalledModel, ScriptedModel, raw_tool_call, text, transfer
 from swarmkit.ui import ViewerServer
 from tests.ui.browser import launch, screenshot_path
-from tests.ui.conftest import SECRET, ServeViewer, _run, client
+from tests.ui.conftest import SECRET, ServeViewer, _run, append, client
 from tests.ui.swarms import changed_swarm
 
 if TYPE_CHECKING:
@@ -244,3 +244,23 @@ def test_the_docs_screenshot_shows_the_demos_refund_with_what_the_model_saw(
         '"reason"'
         in page.locator("details.saw-tool[data-tool=issue_refund] pre.schema").inner_text()
     )
+
+
+def test_an_opened_request_stays_open_as_a_running_session_grows(
+    browser: Browser, demo_journal: Path, serve: ServeViewer
+) -> None:
+    """A running session's page is drawn again as steps come in; an opened call stays open."""
+    with SQLiteJournal(demo_journal) as journal:
+        records = _run(journal.read("demo-refund-1"))
+    copied = [(r.kind, dict(r.data)) for r in records]
+    cut = next(n for n, (kind, _) in enumerate(copied) if kind == "handoff")
+    append(demo_journal, "live", copied[:cut])
+    page = _page(browser, serve(demo_journal, swarm=support_swarm()), "/session/live", 1280)
+    first = _open_saw(page, 0)
+
+    append(demo_journal, "live", copied[cut:], start=cut)
+    page.wait_for_selector(".step-handoff")
+    page.wait_for_selector(".step-model_call details.saw[open][data-loaded=full]")
+
+    assert "messages as sent (1)" in first
+    assert page.locator(".step-model_call details.saw[open]").count() == 1

@@ -275,11 +275,17 @@ const TIMED = new Set(["model_call", "tool_call", "resumed"]);
 // latest messages); with the swarm known, opening it loads the whole request the swarm
 // rebuilds from the journal: every message as sent, the tools with their schemas, the settings
 // and the handoff payload (redacted by the server like everything else).
+// Calls whose "what the model saw" is open: a running session's page, drawn again as its
+// steps come in, keeps them open (and loads them again, with the new records).
+const openSaw = new Set();
+
 function whatTheModelSaw(saw, step, sessionId) {
+  const key = sessionId + "\u0000" + step.seq;
   const body = el("div", { class: "saw-body" }, sawSummary(saw,
     config.swarm ? null : "The journal keeps this summary only. Start swarmkit ui with --swarm module:attribute to see the whole request: every message as sent, the tools' schemas, the settings."));
   let loaded = false;
-  const details = el("details", { class: "saw", "data-seq": step.seq, ontoggle: async () => {
+  const details = el("details", { class: "saw", "data-seq": step.seq, open: openSaw.has(key), ontoggle: async () => {
+    if (details.open) openSaw.add(key); else openSaw.delete(key);
     if (!details.open || loaded || !config.swarm) return;
     loaded = true;
     body.replaceChildren(el("p", { class: "muted" }, "rebuilding the request from the journal…"));

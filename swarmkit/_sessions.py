@@ -11,7 +11,7 @@ import os
 import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, assert_never
+from typing import Any
 
 from swarmkit._run import RESERVED_KEY, RunLoop, RunState
 from swarmkit._run._conversation import (
@@ -22,6 +22,7 @@ from swarmkit._run._conversation import (
     start_from_data,
 )
 from swarmkit._run._decisions import check_decision
+from swarmkit._sent import redacted_request
 from swarmkit._typed_context import typed_context
 from swarmkit.config import SwarmConfig, check_journal, check_usage_limits
 from swarmkit.events import Event, EventObserver, RunFinished
@@ -46,13 +47,7 @@ from swarmkit.journal._tape import (
     resumable_prefix,
 )
 from swarmkit.limits import UsageLimits
-from swarmkit.messages import (
-    AssistantMessage,
-    Message,
-    SystemMessage,
-    ToolMessage,
-    UserMessage,
-)
+from swarmkit.messages import Message, UserMessage
 from swarmkit.models import ModelRequest
 from swarmkit.redaction import Redactor, refuse_secret_context
 from swarmkit.result import RunResult, SentRequest, SessionState
@@ -754,45 +749,3 @@ def _check_session_id(session_id: str | None) -> str | None:
     if session_id is not None and (not isinstance(session_id, str) or not session_id):
         raise ConfigurationError(f"session_id must be a non-empty str, got {session_id!r}")
     return session_id
-
-
-def redacted_request(
-    request: ModelRequest, redactor: Redactor, done: dict[int, tuple[Message, Message]]
-) -> ModelRequest:
-    """``request`` with secrets hidden where a journal hides them: JSON under secret keys in
-    tool arguments and results, quoted secret pairs in text, secret keys in extra fields.
-
-    ``done`` keeps each message already redacted (by identity): a session's requests share
-    their history's messages, so each is redacted once, not once per later call.
-    """
-
-    def clean(message: Message) -> Message:
-        kept = done.get(id(message))
-        if kept is None or kept[0] is not message:
-            kept = done[id(message)] = (message, _redacted_message(message, redactor))
-        return kept[1]
-
-    tools = tuple(replace(t, description=redactor.in_text(t.description)) for t in request.tools)
-    extra = redactor.value(dict(request.settings.extra_body))
-    return replace(
-        request,
-        messages=tuple(clean(m) for m in request.messages),
-        tools=tools,
-        settings=replace(request.settings, extra_body=extra),
-    )
-
-
-def _redacted_message(message: Message, redactor: Redactor) -> Message:
-    match message:
-        case SystemMessage() | UserMessage():
-            return replace(message, content=redactor.in_text(message.content))
-        case AssistantMessage():
-            calls = tuple(
-                replace(c, arguments=redactor.json_text(c.arguments)) for c in message.tool_calls
-            )
-            return replace(message, content=redactor.in_text(message.content), tool_calls=calls)
-        case ToolMessage():
-            content = redactor.in_text(redactor.json_text(message.content))
-            return replace(message, content=content)
-        case _:
-            assert_never(message)

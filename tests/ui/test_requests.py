@@ -29,6 +29,7 @@ class Unlock(BaseModel):
     """What the vault agent needs to open an account."""
 
     account: str
+    api_key: str
 
 
 @tool
@@ -53,7 +54,7 @@ def vault_journal(tmp_path: Path) -> Path:
     path = tmp_path / "vault.sqlite"
     model = ScriptedModel(
         raw_tool_call("login", json.dumps({"user": "dana", "db_password": SECRET})),
-        transfer("vault", account="A-7"),
+        transfer("vault", account="A-7", api_key=SECRET),
         text("Account A-7 is open."),
     )
     with SQLiteJournal(path) as journal:
@@ -81,7 +82,8 @@ def test_the_api_gives_a_calls_whole_request_when_the_swarm_is_known(
     assert [m["kind"] for m in desk["messages"]] == ["user", "assistant", "tool"]
     assert [m["kind"] for m in vault["messages"]] == ["user"]
     assert vault["instructions"].startswith("Open the account you are given.")
-    assert vault["payload"] == {"account": "A-7"} and vault["agent"] == "vault"
+    assert vault["payload"] == {"account": "A-7", "api_key": "[redacted]"}
+    assert vault["agent"] == "vault"
     login_tool = next(t for t in desk["tools"] if t["name"] == "login")
     assert login_tool["parameters"]["properties"]["user"] == {"title": "User", "type": "string"}
     assert "transfer_to_vault" in [t["name"] for t in desk["tools"]]
@@ -91,7 +93,8 @@ def test_the_api_gives_a_calls_whole_request_when_the_swarm_is_known(
 def test_no_secret_reaches_the_json_api_of_a_whole_request(
     vault_journal: Path, serve: ServeViewer
 ) -> None:
-    """The password the model sent and the token a tool returned are redacted in the reply."""
+    """The password the model sent, the token a tool returned and the key in the handoff's
+    payload (also quoted in the instructions) are redacted in the reply."""
     server = serve(vault_journal, swarm=_vault_swarm(NeverCalledModel()))
     http = client(server)
     replies = [
@@ -101,6 +104,7 @@ def test_no_secret_reaches_the_json_api_of_a_whole_request(
     assert all(reply.status_code == 200 for reply in replies)
     assert all(SECRET not in reply.text for reply in replies)
     assert "[redacted]" in replies[1].text
+    assert '"api_key\\": \\"[redacted]\\"' in replies[2].text  # in the instructions' note
 
 
 def test_without_the_swarm_the_api_says_how_to_see_the_whole_request(

@@ -9,6 +9,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import structlog
@@ -199,7 +200,7 @@ def _four_states(edited: str, capsys: Capture) -> list[str]:
     journal = ["--journal", "shop.sqlite"]
     assert main(["run", "tests.cli_app:failing_swarm", "hi", *journal, "--session-id", "f1"]) == 1
     assert main(["run", SHOP, "refund me", "--session-id", "w1"]) == 0
-    cancelled = [
+    cancelled: list[tuple[str, dict[str, Any]]] = [
         ("run_started", {"prompt": "stop me", "entry_agent": "billing", "context": {}}),
         ("run_finished", {"stop_reason": "interrupted", "cancelled": True}),
     ]

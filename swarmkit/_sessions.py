@@ -24,6 +24,7 @@ from swarmkit._run import (
     continuation,
     start_from_data,
 )
+from swarmkit._sent import redacted_request
 from swarmkit._typed_context import typed_context
 from swarmkit.config import SwarmConfig, check_journal, check_usage_limits
 from swarmkit.events import Event, EventObserver, RunFinished
@@ -48,8 +49,10 @@ from swarmkit.journal._tape import (
     resumable_prefix,
 )
 from swarmkit.limits import Spend, UsageLimits
+from swarmkit.messages import Message
+from swarmkit.models import ModelRequest
 from swarmkit.redaction import Redactor, refuse_secret_context
-from swarmkit.result import RunResult, SessionState
+from swarmkit.result import RunResult, SentRequest, SessionState
 from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
 from swarmkit.spec import Delegator, RunSeams, SubRun, SwarmSpec
 from swarmkit.tools import InProcessToolRunner, ToolRunner
@@ -367,6 +370,42 @@ class Sessions:
         await self._drive(tape, seams, state, store)
         states.extend(_snapshot(state, seen, context) for seen, context in pending)
         return tuple(states)
+
+    async def requests(
+        self, session_id: str, journal: Journal | None, *, seams: RunSeams
+    ) -> tuple[SentRequest, ...]:
+        """Every model call's whole request, rebuilt by a strict replay (see ``Swarm.requests``)."""
+        store = self.store(journal, session_id)
+        records = await store.read(session_id)
+        start = start_of(records, session_id)
+        state = self._start_state(start, session_id, seams)
+        sent: list[SentRequest] = []
+        done: dict[int, tuple[Message, Message]] = {}
+
+        def requested(seq: int, agent: str, turn: int, request: ModelRequest) -> None:
+            payload = state.trail.payload.model_dump(mode="json") if state.trail.payload else None
+            sent.append(
+                SentRequest(
+                    seq=seq,
+                    agent=agent,
+                    turn=turn,
+                    request=redacted_request(request, self.redactor, done),
+                    payload=self.redactor.value(payload),
+                )
+            )
+
+        travel = TimeTravel(apply=state.context.update, requested=requested)
+        tape = self._tape(
+            None, session_id, replayable(records), seams, go_live=False, travel=travel
+        )
+        try:
+            await self._drive(tape, seams, state, store)
+        except ReplayDivergenceError as diverged:
+            # A run still going (or crashed) asks for its next step past the journal's end:
+            # what it was sent so far is all there is.
+            if diverged.step <= records[-1].seq:
+                raise
+        return tuple(sent)
 
     async def fork(
         self,

@@ -13,7 +13,7 @@ from pydantic_core import to_jsonable_python
 from swarmkit.interrupts import PendingDecision
 from swarmkit.limits import LimitBreach, Spent
 from swarmkit.messages import Message, messages_to_data
-from swarmkit.models import Usage
+from swarmkit.models import ModelRequest, Usage
 
 StopReason = Literal[
     "final_output",
@@ -131,6 +131,25 @@ class SessionState:
     """Model calls made so far."""
     messages: tuple[Message, ...]
     """The conversation so far."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SentRequest:
+    """What one model call of a journaled session was sent, as ``Swarm.requests`` rebuilds it."""
+
+    seq: int
+    """The journal record (seq) of the ``model_call``."""
+    agent: str
+    """The agent whose model was called."""
+    turn: int
+    """The run's model call this was (1, 2, ...)."""
+    request: ModelRequest
+    """The whole request (secrets redacted): the instructions (a handoff's note and payload
+    included) as its first message, then every message as sent, after the input filters; the
+    tools offered, each with its JSON schema; and the settings (``tool_choice``, ...)."""
+    payload: Mapping[str, Any] | None = None
+    """The payload of the handoff that brought the agent in, as JSON data (secrets redacted);
+    None when no typed handoff did."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -31,7 +31,7 @@ from swarmkit.journal import Journal, RecordSink
 from swarmkit.limits import UsageLimits
 from swarmkit.models import Model
 from swarmkit.plan import AgentPlan
-from swarmkit.result import RunResult, SessionState
+from swarmkit.result import RunResult, SentRequest, SessionState
 from swarmkit.runtime import Runtime
 from swarmkit.spec import LimitPolicy, RunSeams, SwarmSpec
 from swarmkit.tools import ToolRunner
@@ -402,6 +402,15 @@ class Swarm:
         ``fork(session_id, at=state.step, ...)`` continues from any of them.
         """
         return await self._sessions.history(session_id, journal, seams=self._seams(deps, {}))
+
+    async def requests(
+        self, session_id: str, journal: Journal | None = None, *, deps: Any = None
+    ) -> tuple[SentRequest, ...]:
+        """What each model call of a journaled session was sent, in order: the instructions,
+        the messages after input filters, the tools with their schemas, the settings, the
+        handoff payload; secrets redacted. Rebuilt by replaying the session against the current
+        code with zero model calls: ``ReplayDivergenceError`` if the code changed since."""
+        return await self._sessions.requests(session_id, journal, seams=self._seams(deps, {}))
 
     async def fork(
         self,

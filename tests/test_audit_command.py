@@ -3,16 +3,19 @@ delete, and the exits a person relies on."""
 
 from __future__ import annotations
 
+import asyncio
+import io
 import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import structlog
 
 from swarmkit.cli import main
-from swarmkit.journal import import_jsonl
+from swarmkit.journal import JournalRecord, SQLiteJournal, import_jsonl
 
 Capture = pytest.CaptureFixture[str]
 SHOP = "tests.audit_app:shop"
@@ -190,3 +193,89 @@ class _Answer:
 
     def readline(self) -> str:
         return next(self._lines, "")
+
+
+def _four_states(edited: str, capsys: Capture) -> list[str]:
+    """Sessions s1 (finished), f1 (failed), w1 (waiting) and c1 (cancelled by Ctrl-C)."""
+    journal = ["--journal", "shop.sqlite"]
+    assert main(["run", "tests.cli_app:failing_swarm", "hi", *journal, "--session-id", "f1"]) == 1
+    assert main(["run", SHOP, "refund me", "--session-id", "w1"]) == 0
+    cancelled: list[tuple[str, dict[str, Any]]] = [
+        ("run_started", {"prompt": "stop me", "entry_agent": "billing", "context": {}}),
+        ("run_finished", {"stop_reason": "interrupted", "cancelled": True}),
+    ]
+    with SQLiteJournal("shop.sqlite") as store:
+        records = [
+            JournalRecord(session_id="c1", seq=n, kind=kind, data=data)
+            for n, (kind, data) in enumerate(cancelled)
+        ]
+        asyncio.run(store.append(records))
+    capsys.readouterr()
+    return journal
+
+
+def _states_listed(out: str) -> dict[str, str]:
+    return {line.split()[0]: line.split()[1] for line in out.splitlines()[1:-1]}
+
+
+def test_sessions_lists_each_state_in_the_viewers_words(edited: str, capsys: Capture) -> None:
+    """The STATE column says finished, failed, waiting and cancelled, as the viewer does."""
+    journal = _four_states(edited, capsys)
+
+    assert main(["sessions", *journal]) == 0
+    out = capsys.readouterr().out
+
+    assert out.splitlines()[0].split()[:3] == ["SESSION", "STATE", "STOP"]
+    assert _states_listed(out) == {
+        "s1": "finished",
+        "f1": "failed",
+        "w1": "waiting",
+        "c1": "cancelled",
+    }
+    assert "\033[" not in out
+
+
+def test_sessions_state_filter_tells_cancelled_from_waiting(edited: str, capsys: Capture) -> None:
+    """--state waiting lists the paused session only; --state cancelled the Ctrl-C one."""
+    journal = _four_states(edited, capsys)
+
+    assert main(["sessions", "--state", "waiting", *journal]) == 0
+    waiting = _states_listed(capsys.readouterr().out)
+    assert main(["sessions", "--state", "cancelled", *journal]) == 0
+    cancelled = _states_listed(capsys.readouterr().out)
+
+    assert (waiting, cancelled) == ({"w1": "waiting"}, {"c1": "cancelled"})
+
+
+class _Terminal(io.StringIO):
+    """Standard output that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_sessions_colours_states_on_a_terminal_unless_no_color(
+    edited: str, capsys: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a terminal failed is red and finished green; NO_COLOR turns colour off."""
+    journal = _four_states(edited, capsys)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stdout", terminal)
+    assert main(["sessions", *journal]) == 0
+    coloured = terminal.getvalue()
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = _Terminal()
+    monkeypatch.setattr(sys, "stdout", plain)
+    assert main(["sessions", *journal]) == 0
+
+    assert "\033[31mfailed" in coloured and "\033[32mfinished" in coloured
+    assert "\033[" not in plain.getvalue() and "failed" in plain.getvalue()
+
+
+def test_export_says_which_journal_it_read_on_stderr(edited: str, capsys: Capture) -> None:
+    """export names the journal file on stderr; stdout stays the JSONL export alone."""
+    assert main(["export", edited, "--journal", "shop.sqlite"]) == 0
+    out, err = capsys.readouterr()
+
+    assert err.strip() == "journal: shop.sqlite"
+    assert import_jsonl(out)[0].kind == "run_started"

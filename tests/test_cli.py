@@ -246,10 +246,10 @@ def test_run_refuses_a_session_id_already_in_the_journal(
 
 
 def test_sessions_lists_each_run(refund_session: str, capsys: Capture) -> None:
-    """The table shows id, status, stop reason, records and the prompt."""
+    """The table shows id, state, stop reason, records and the prompt."""
     assert main(["sessions"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split() == ["SESSION", "STATUS", "STOP", "RECORDS", "STARTED", "PROMPT"]
+    assert out[0].split() == ["SESSION", "STATE", "STOP", "RECORDS", "STARTED", "PROMPT"]
     assert out[1].startswith(refund_session)
     assert "finished" in out[1] and "final_output" in out[1] and "charged twice" in out[1]
 

@@ -329,7 +329,7 @@ def _add_sessions(commands: Any) -> None:
     command.add_argument(
         "--state",
         choices=("running", "waiting", "failed", "limited", "finished", "cancelled"),
-        help="only sessions in this state (a Ctrl-C-cancelled session lists as waiting)",
+        help="only sessions in this state (the words the viewer uses)",
     )
     _journal_option(command)
 

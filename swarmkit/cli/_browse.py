@@ -7,8 +7,9 @@ import math
 import os
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from swarmkit.cli._journal_file import journal_path, open_for_reading, open_for_writing
 from swarmkit.cli._usage import EXIT_FAILED, EXIT_OK, UsageError
@@ -19,10 +20,12 @@ from swarmkit.journal import (
     Journal,
     JournalRecord,
     SessionInfo,
+    Status,
     export_jsonl,
     group_turns,
     import_jsonl_sessions,
     journal_label,
+    session_status,
     turn_sessions,
 )
 
@@ -31,17 +34,20 @@ async def _sessions(args: argparse.Namespace) -> int:
     path = journal_path(args.journal)
     with open_for_reading(path) as journal:
         infos = await journal.sessions()
+        states = await _states(journal, infos)
     if args.state:
-        infos = tuple(info for info in infos if info.state == args.state)
+        infos = tuple(info for info in infos if states[info.session_id] == args.state)
     if not infos:
         print(f"no sessions in {journal_label(path)}")
         return EXIT_OK
     started = _local_times()
+    paint = _painter(sys.stdout)
     if args.threads:
-        print(_table(_thread_rows(group_turns(infos), started)))
+        print(_table(_thread_rows(group_turns(infos), started, states), paint, column=2))
         return EXIT_OK
-    header = ("SESSION", "STATUS", "STOP", "RECORDS", "STARTED", "PROMPT")
-    print(_table([header, *(_session_row(info, started) for info in infos)]))
+    header = ("SESSION", "STATE", "STOP", "RECORDS", "STARTED", "PROMPT")
+    rows = [header, *(_session_row(info, started, states) for info in infos)]
+    print(_table(rows, paint, column=1))
     print(f"({plural(len(infos), 'session')} in {journal_label(path)})")
     return EXIT_OK
 
@@ -94,22 +100,36 @@ def _confirmed(question: str) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
+async def _states(journal: Journal, infos: Sequence[SessionInfo]) -> dict[str, Status]:
+    """Each session's state in the viewer's words. A summary keeps no Ctrl-C flag, so one that
+    says waiting may be cancelled: those few sessions' records tell the two apart."""
+    states: dict[str, Status] = {}
+    for info in infos:
+        state = info.state
+        if state == "waiting":
+            state = session_status(await journal.read(info.session_id))
+        states[info.session_id] = state
+    return states
+
+
 def _thread_rows(
-    threads: Sequence[Conversation], started: Callable[[float], str]
+    threads: Sequence[Conversation],
+    started: Callable[[float], str],
+    states: Mapping[str, Status],
 ) -> list[tuple[str, ...]]:
-    """One row per conversation (its latest turn's status), then one per turn under it."""
-    rows: list[tuple[str, ...]] = [("CONVERSATION", "TURNS", "STATUS", "STOP", "STARTED", "PROMPT")]
+    """One row per conversation (its latest turn's state), then one per turn under it."""
+    rows: list[tuple[str, ...]] = [("CONVERSATION", "TURNS", "STATE", "STOP", "STARTED", "PROMPT")]
     for thread in threads:
         turns = thread.turns
         count, first = str(len(turns)), started(thread.started_at)
-        state = _state_cells(thread.latest)
+        state = _state_cells(thread.latest, states)
         rows.append((thread.conversation_id, count, *state, first, _prompt(turns[0])))
         if len(turns) > 1:
             rows += [
                 (
                     f"  {n}. {turn.session_id}",
                     "",
-                    *_state_cells(turn),
+                    *_state_cells(turn, states),
                     started(turn.started_at),
                     _prompt(turn),
                 )
@@ -120,6 +140,8 @@ def _thread_rows(
 
 async def _export(args: argparse.Namespace) -> int:
     records = await _read_session(args.journal, args.session)
+    # Which file was read goes to stderr: stdout is the exported data.
+    print(f"journal: {journal_label(journal_path(args.journal))}", file=sys.stderr)
     sys.stdout.write(export_jsonl(records))
     if args.thread:  # the conversation's later turns, each an export of its own, in order
         with open_for_reading(journal_path(args.journal)) as journal:
@@ -163,10 +185,12 @@ async def _read_session(option: str | Path | None, session_id: str) -> tuple[Jou
             raise UsageError(f"{exc} (swarmkit sessions --journal {journal_label(path)})") from exc
 
 
-def _session_row(info: SessionInfo, started: Callable[[float], str]) -> tuple[str, ...]:
+def _session_row(
+    info: SessionInfo, started: Callable[[float], str], states: Mapping[str, Status]
+) -> tuple[str, ...]:
     return (
         info.session_id,
-        info.status,
+        states[info.session_id],
         info.stop_reason or "-",
         str(info.records),
         started(info.started_at),
@@ -174,8 +198,32 @@ def _session_row(info: SessionInfo, started: Callable[[float], str]) -> tuple[st
     )
 
 
-def _state_cells(info: SessionInfo) -> tuple[str, str]:
-    return info.status, info.stop_reason or "-"
+def _state_cells(info: SessionInfo, states: Mapping[str, Status]) -> tuple[str, str]:
+    return states[info.session_id], info.stop_reason or "-"
+
+
+# The viewer's colour per state, as terminal colours: failed red, waiting yellow, limited
+# magenta, running blue, finished green, cancelled grey.
+_COLOURS = {
+    "failed": "31",
+    "waiting": "33",
+    "limited": "35",
+    "running": "34",
+    "finished": "32",
+    "cancelled": "90",
+}
+
+
+def _painter(out: TextIO) -> Callable[[str], str] | None:
+    """How a state cell is coloured: only on a terminal, and never with NO_COLOR set."""
+    if os.environ.get("NO_COLOR") or not out.isatty():
+        return None
+
+    def paint(cell: str) -> str:
+        colour = _COLOURS.get(cell.strip())
+        return cell if colour is None else f"\033[{colour}m{cell}\033[0m"
+
+    return paint
 
 
 def _prompt(info: SessionInfo) -> str:
@@ -200,9 +248,16 @@ def _local_times() -> Callable[[float], str]:
     return local_time
 
 
-def _table(rows: Sequence[Sequence[str]]) -> str:
+def _table(
+    rows: Sequence[Sequence[str]], paint: Callable[[str], str] | None = None, column: int = -1
+) -> str:
+    """Rows in aligned columns; ``paint`` colours the cells of ``column`` below the header
+    (after padding, so colour codes never shift the columns)."""
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    )
+    lines = []
+    for number, row in enumerate(rows):
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=True)]
+        if paint is not None and number > 0 and 0 <= column < len(cells):
+            cells[column] = paint(cells[column])
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)

@@ -168,6 +168,9 @@ class TimeTravel:
     edit: Mapping[str, Any] | None = None
     """For a fork: the ``state_edited`` data (``context_update``, ``forked_from``, ``at``) to
     journal and apply when the run goes live."""
+    requested: Callable[[int, str, int, ModelRequest], None] | None = None
+    """Called with each replayed model call's seq, agent, turn and whole request as sent
+    (for ``Swarm.requests``); None spares a replay building whole requests."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -328,6 +331,8 @@ class Tape:
                 self._model_data(agent, turn, with_history(request, history), digest),
                 why=f"the request {agent!r} sends at turn {turn} differs from the journaled one",
             )
+        if self._travel is not None and self._travel.requested is not None:
+            self._travel.requested(record.seq, agent, turn, with_history(request, history))
         self._advance(self._cursor + 1)
         if "error" in record.data:
             raise ModelError(str(record.data["error"]), model="journal", attempts=0)

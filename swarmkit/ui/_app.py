@@ -20,6 +20,7 @@ from swarmkit.ui._decisions import DecisionRefused, decide, decision_from
 from swarmkit.ui._picture import Edge, draw_svg, mark_path, swarm_edges
 from swarmkit.ui._redact import redact
 from swarmkit.ui._replay import replay_session
+from swarmkit.ui._requests import NEEDS_SWARM, RequestsNotShown, SentRequests
 from swarmkit.ui._sessions import SessionList, SessionQuery
 from swarmkit.ui._timeline import path_of, session_view
 
@@ -57,6 +58,7 @@ class Viewer:
         self.swarm = swarm
         self.allow_decisions = allow_decisions
         self.sessions = SessionList(journal, listing=listing)
+        self.requests = SentRequests(swarm, journal) if swarm is not None else None
 
     async def api(
         self, method: str, path: str, query: Mapping[str, str], body: bytes = b""
@@ -80,6 +82,8 @@ class Viewer:
                 return Reply(status=200, body=await self.sessions.page(_query(query)))
             case "GET", ["sessions", session_id]:
                 return await self._session(unquote(session_id))
+            case "GET", ["sessions", session_id, "requests", seq]:
+                return await self._request(unquote(session_id), seq)
             case "POST", ["sessions", session_id, "replay" | "decision" as action]:
                 data = _json(body)
                 if isinstance(data, str):
@@ -130,6 +134,21 @@ class Viewer:
             entry = agents[0]
         extra = [a for e in edges for a in (e.source, e.target) if a not in agents]
         return draw_svg([*agents, *dict.fromkeys(extra)], entry, edges, trail)
+
+    async def _request(self, session_id: str, seq: str) -> Reply:
+        """What the model call at record ``seq`` was sent, rebuilt by the swarm."""
+        if self.requests is None:
+            return _error(409, NEEDS_SWARM)
+        records = await self._read(session_id)
+        if records is None:
+            return _error(404, f"no session {session_id!r} in the journal")
+        if not seq.isdigit():
+            return _error(404, f"no record {seq!r} in session {session_id!r}")
+        try:
+            data = await self.requests.of_call(session_id, len(records), int(seq))
+        except RequestsNotShown as exc:
+            return _error(409, str(exc))
+        return Reply(status=200, body=data)
 
     async def _replay(self, session_id: str, body: Mapping[str, Any]) -> Reply:
         if self.swarm is None:

@@ -129,6 +129,9 @@ class SessionList:
         limit = max(1, min(query.limit, MAX_PAGE))
         offset = max(0, query.offset)
         matching = self._filtered(snapshot, query)
+        if query.status in _READ_TO_TELL:
+            # The summary says waiting for both: each candidate's records tell them apart.
+            matching = [i for i in matching if (await self.figures_of(i)).state == query.status]
         if not query.agent:
             rows = [await self._row(info) for info in matching[offset : offset + limit]]
             return {"rows": rows, "total": len(matching), "more": offset + limit < len(matching)}
@@ -233,10 +236,15 @@ class SessionList:
 def _matches(info: SessionInfo, query: SessionQuery) -> bool:
     if query.search and not _found(query.search, info):
         return False
-    # The summary holds no Ctrl-C flag: a cancelled session filters as waiting (its row,
-    # read from its records, says cancelled).
+    # The summary holds no Ctrl-C flag: a cancelled session's summary says waiting, and
+    # ``page`` reads the records of the sessions these let through.
+    if query.status in _READ_TO_TELL:
+        return info.state == "waiting"
     statuses = (info.status, info.stop_reason, status_of(info), info.state)
     return not query.status or query.status in statuses
+
+
+_READ_TO_TELL = frozenset({"waiting", "cancelled"})
 
 
 def _found(text: str, info: SessionInfo) -> bool:

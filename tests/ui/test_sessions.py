@@ -53,3 +53,21 @@ async def test_an_open_session_without_records_of_agents_has_empty_figures() -> 
     row = (await SessionList(journal).page(SessionQuery()))["rows"][0]
 
     assert (row["status"], row["agents"], row["handoffs"], row["tokens"]) == ("open", [], 0, 0)
+
+
+async def test_the_state_filter_tells_cancelled_from_waiting() -> None:
+    """A paused and a Ctrl-C-stopped session: each state filter lists its own one."""
+    journal = InMemoryJournal()
+    for session_id, ctrl_c in (("paused", False), ("stopped", True)):
+        await _start(journal, session_id)
+        end = {"stop_reason": "interrupted", "cancelled": ctrl_c}
+        await journal.append(
+            [JournalRecord(session_id=session_id, seq=1, kind="run_finished", data=end)]
+        )
+    sessions = SessionList(journal)
+
+    waiting = await sessions.page(SessionQuery(status="waiting"))
+    cancelled = await sessions.page(SessionQuery(status="cancelled"))
+
+    assert [(r["session_id"], r["state"]) for r in waiting["rows"]] == [("paused", "waiting")]
+    assert [(r["session_id"], r["state"]) for r in cancelled["rows"]] == [("stopped", "cancelled")]

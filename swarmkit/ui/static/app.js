@@ -170,7 +170,7 @@ function renderSession(s) {
     replayPanel(s),
     waterfall(s),
     el("h2", {}, "Timeline"),
-    el("ol", { class: "timeline", id: "timeline" }, s.steps.map((step) => stepItem(step, s.started_at))),
+    el("ol", { class: "timeline", id: "timeline" }, s.steps.map((step) => stepItem(step, s.started_at, s.session_id))),
   ].filter(Boolean));
 }
 
@@ -249,7 +249,7 @@ function replayResult(r) {
 
 // -- timeline steps -------------------------------------------------------------------------------
 
-function stepItem(step, origin) {
+function stepItem(step, origin, sessionId) {
   // Own keys only: a record kind such as "__proto__" or "constructor" must not find
   // Object.prototype's members.
   const known = !step.unknown && !step.unreadable;
@@ -261,7 +261,7 @@ function stepItem(step, origin) {
     readable = false;  // a record whose fields are not what its kind promises
   }
   const label = !readable ? unknownLabel(step) : (Object.hasOwn(LABELS, step.kind) ? LABELS[step.kind] : step.kind);
-  if (step.saw) body.push(whatTheModelSaw(step.saw));
+  if (step.saw) body.push(whatTheModelSaw(step.saw, step, sessionId));
   if (step.explain) body.push(explanation(step.explain));
   const at = step.at !== undefined && origin ? el("span", { class: "at muted", title: when(step.at) },
     "+" + duration(step.at - origin), TIMED.has(step.kind) ? el("span", { class: "took" }, " (" + duration(step.duration) + ")") : null) : el("span");
@@ -271,13 +271,63 @@ function stepItem(step, origin) {
 
 const TIMED = new Set(["model_call", "tool_call", "resumed"]);
 
-// What the model saw at one call, as the journal keeps it: the instructions, the tools
-// offered and the latest messages sent (redacted by the server like everything else).
-function whatTheModelSaw(saw) {
-  return el("details", { class: "saw" }, el("summary", {}, `what the model saw (${saw.messages} messages, ${(saw.tools || []).length} tools)`),
+// What the model saw at one call. The journal keeps a summary (instructions, tool names, the
+// latest messages); with the swarm known, opening it loads the whole request the swarm
+// rebuilds from the journal: every message as sent, the tools with their schemas, the settings
+// and the handoff payload (redacted by the server like everything else).
+// Calls whose "what the model saw" is open: a running session's page, drawn again as its
+// steps come in, keeps them open (and loads them again, with the new records).
+const openSaw = new Set();
+
+function whatTheModelSaw(saw, step, sessionId) {
+  const key = sessionId + "\u0000" + step.seq;
+  const body = el("div", { class: "saw-body" }, sawSummary(saw,
+    config.swarm ? null : "The journal keeps this summary only. Start swarmkit ui with --swarm module:attribute to see the whole request: every message as sent, the tools' schemas, the settings."));
+  let loaded = false;
+  const details = el("details", { class: "saw", "data-seq": step.seq, open: openSaw.has(key), ontoggle: async () => {
+    if (details.open) openSaw.add(key); else openSaw.delete(key);
+    if (!details.open || loaded || !config.swarm) return;
+    loaded = true;
+    body.replaceChildren(el("p", { class: "muted" }, "rebuilding the request from the journal…"));
+    const { ok, data } = await api(`sessions/${encodeURIComponent(sessionId)}/requests/${step.seq}`);
+    body.replaceChildren(ok ? el("div", { class: "saw-full" }, ...fullRequest(data))
+      : el("div", {}, el("p", { class: "errors saw-error" }, data.error), sawSummary(saw)));
+    details.dataset.loaded = ok ? "full" : "summary";
+  } }, el("summary", {}, `what the model saw (${saw.messages} messages, ${(saw.tools || []).length} tools)`), body);
+  return details;
+}
+
+function sawSummary(saw, note) {
+  return el("div", { class: "saw-summary" }, note ? el("p", { class: "muted saw-note" }, note) : null,
     el("div", { class: "muted" }, "instructions"), el("pre", {}, saw.instructions || ""),
     el("div", { class: "muted" }, "tools offered"), el("div", {}, (saw.tools || []).map((t) => el("code", { class: "tool-name" }, t))),
-    el("div", { class: "muted" }, "latest messages"), el("pre", {}, saw.latest || ""));
+    el("div", { class: "muted" }, "latest messages"), el("pre", {}, [].concat(saw.latest || "").join("\n")));
+}
+
+function fullRequest(r) {
+  const settings = Object.entries(r.settings || {});
+  return [
+    el("div", { class: "muted" }, "instructions"), el("pre", { class: "saw-instructions" }, r.instructions || ""),
+    r.payload !== null && r.payload !== undefined ? [el("div", { class: "muted" }, "handoff payload"), el("pre", { class: "saw-payload" }, json(r.payload))] : null,
+    el("div", { class: "muted" }, `messages as sent (${r.messages.length})`),
+    el("ol", { class: "saw-messages" }, r.messages.map(sentMessage)),
+    el("div", { class: "muted" }, `tools offered (${r.tools.length})`),
+    el("div", { class: "saw-tools" }, r.tools.length ? r.tools.map((t) => el("details", { class: "saw-tool", "data-tool": t.name },
+      el("summary", {}, el("code", {}, t.name), " ", el("span", { class: "muted" }, t.description || "")),
+      el("pre", { class: "schema" }, json(t.parameters)))) : el("span", { class: "muted" }, "none")),
+    el("div", { class: "muted" }, "settings"),
+    el("div", { class: "saw-settings" }, settings.length ? settings.map(([k, v]) => el("code", { class: "setting" }, `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)) : el("span", { class: "muted" }, "the model's defaults")),
+    r.output_schema ? [el("div", { class: "muted" }, `answer schema ${r.output_schema.name}`), el("pre", {}, json(r.output_schema.schema))] : null,
+  ];
+}
+
+function sentMessage(m) {
+  const who = m.kind === "assistant" && m.agent ? `assistant (${m.agent})` : m.kind === "tool" ? `tool result ${m.name}${m.is_error ? " (error)" : ""}` : m.kind;
+  return el("li", { class: "msg msg-" + m.kind },
+    el("span", { class: "role" }, who),
+    el("div", {},
+      m.content !== null && m.content !== undefined && m.content !== "" ? el("pre", {}, shown(m.content)) : null,
+      (m.tool_calls || []).map((c) => el("div", { class: "call" }, "calls ", el("code", {}, c.name), " ", el("code", {}, shown(c.arguments))))));
 }
 
 // The session on a time axis: one lane per agent (and one for people's decisions), a bar per

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 from collections.abc import Mapping
 from dataclasses import fields
@@ -54,5 +56,17 @@ def check_per_call_seams(given: Mapping[str, Any]) -> None:
         f"passing {', '.join(sorted(given))} to a run is deprecated: use "
         "swarm.with_seams(...) and run the swarm it returns",
         DeprecationWarning,
-        stacklevel=4,
+        stacklevel=_past_the_facade(),
     )
+
+
+_FACADE = os.path.join(os.path.dirname(__file__), "swarm.py")
+
+
+def _past_the_facade() -> int:
+    """The warning's stacklevel that points at the caller of the facade (``run`` goes through
+    ``stream``, so the depth differs by method)."""
+    level, frame = 2, sys._getframe(2)  # 1: the warning's caller; 2: its caller
+    while frame.f_back is not None and frame.f_code.co_filename == _FACADE:
+        level, frame = level + 1, frame.f_back
+    return level

@@ -13,6 +13,7 @@ from typing import Any
 
 from swarmkit.cli import UsageError, journal_path, load_swarm, open_for_reading
 from swarmkit.console import plural
+from swarmkit.redaction import Redactor
 from swarmkit.rules._corpus import CorpusFilter
 from swarmkit.rules._suggest import Suggestion, SuggestReport, suggest_rules
 from swarmkit.rules._whatif import UNKNOWN_AFTER, WhatIfReport, load_rules, report_data, whatif
@@ -75,7 +76,7 @@ async def _suggest(args: argparse.Namespace) -> int:
             min_precision=args.min_precision,
             min_support=args.min_support,
             where=_filter(args),
-            redactor=swarm.redactor,
+            redactor=Redactor.of(swarm.config.redact_keys),
         )
     if args.out:
         _write(Path(args.out), report)

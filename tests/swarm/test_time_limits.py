@@ -56,7 +56,7 @@ async def test_run_timeout_stops_before_the_call_that_would_start_too_late() -> 
     model = SlowModel(fixed, 6, script)
     swarm = Swarm([Agent(name="a", tools=[look])], "a", model=model, run_timeout=10)
 
-    result = await swarm.run("x", runtime=fixed.runtime())
+    result = await swarm.with_seams(runtime=fixed.runtime()).run("x")
 
     assert result.stop_reason == "timeout"
     assert result.limit is not None
@@ -73,7 +73,7 @@ async def test_agent_timeout_counts_one_agent_stay() -> None:
     agents = [Agent(name="a"), Agent(name="b", tools=[look])]
     swarm = Swarm(agents, "a", model=model, agent_timeout=5)
 
-    result = await swarm.run("x", runtime=fixed.runtime())
+    result = await swarm.with_seams(runtime=fixed.runtime()).run("x")
 
     assert result.stop_reason == "timeout"
     assert result.limit is not None
@@ -86,7 +86,7 @@ async def test_a_model_call_in_flight_is_cancelled_at_the_deadline() -> None:
     journal = InMemoryJournal()
     swarm = Swarm([Agent(name="a")], "a", model=HangingModel(), run_timeout=0.01, journal=journal)
 
-    result = await swarm.run("x", runtime=FixedRuntime().runtime())
+    result = await swarm.with_seams(runtime=FixedRuntime().runtime()).run("x")
 
     assert result.stop_reason == "timeout"
     kinds = [r.kind for r in await journal.read(result.session_id)]
@@ -106,7 +106,7 @@ async def test_a_tool_call_in_flight_is_cancelled_at_the_deadline() -> None:
     model = ScriptedModel(tool_call("hang"))
     swarm = Swarm([Agent(name="a", tools=[hang])], "a", model=model, agent_timeout=0.01)
 
-    result = await swarm.run("x", runtime=FixedRuntime().runtime())
+    result = await swarm.with_seams(runtime=FixedRuntime().runtime()).run("x")
 
     assert result.stop_reason == "timeout"
     assert result.limit is not None and result.limit.limit == "agent_timeout"
@@ -119,10 +119,10 @@ async def test_a_timed_out_run_resumes_with_a_fresh_allowance() -> None:
     script = ScriptedModel(tool_call("look"), tool_call("look"), text("done"))
     model = SlowModel(fixed, 6, script)
     swarm = Swarm([Agent(name="a", tools=[look])], "a", model=model, run_timeout=10)
-    first = await swarm.run("x", journal=journal, runtime=fixed.runtime())
+    first = await swarm.with_seams(runtime=fixed.runtime()).run("x", journal=journal)
     assert first.stop_reason == "timeout"
 
-    resumed = await swarm.resume(first.session_id, journal, runtime=fixed.runtime())
+    resumed = await swarm.with_seams(runtime=fixed.runtime()).resume(first.session_id, journal)
 
     assert resumed.stop_reason == "final_output"
     assert resumed.final_output == "done"
@@ -136,9 +136,8 @@ async def test_a_replayed_timeout_stops_at_the_same_place() -> None:
     journal = InMemoryJournal()
     model = SlowModel(fixed, 6, ScriptedModel(tool_call("look"), tool_call("look")))
     agents = [Agent(name="a", tools=[look])]
-    recorded = await Swarm(agents, "a", model=model, run_timeout=10).run(
-        "x", journal=journal, runtime=fixed.runtime()
-    )
+    recording = Swarm(agents, "a", model=model, run_timeout=10, runtime=fixed.runtime())
+    recorded = await recording.run("x", journal=journal)
     replaying = Swarm(agents, "a", model=NeverCalledModel(), run_timeout=10)
 
     replayed = await replaying.replay(recorded.session_id, journal)
@@ -160,7 +159,7 @@ async def test_a_streamed_run_under_a_time_limit_streams_as_usual() -> None:
     model = ScriptedModel(text("all good here"))
     swarm = Swarm([Agent(name="a")], "a", model=model, run_timeout=60)
 
-    events = [e async for e in swarm.stream("x", runtime=FixedRuntime().runtime())]
+    events = [e async for e in swarm.with_seams(runtime=FixedRuntime().runtime()).stream("x")]
 
     deltas = [e for e in events if isinstance(e, TextDelta)]
     assert "".join(d.text for d in deltas) == "all good here"
@@ -178,7 +177,7 @@ async def test_a_stream_that_stalls_is_cancelled_at_the_deadline() -> None:
 
     swarm = Swarm([Agent(name="a")], "a", model=Stalling(), agent_timeout=0.01)
 
-    events = [e async for e in swarm.stream("x", runtime=FixedRuntime().runtime())]
+    events = [e async for e in swarm.with_seams(runtime=FixedRuntime().runtime()).stream("x")]
 
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["Let me "]
     assert isinstance(events[-1], RunFinished)
@@ -194,9 +193,9 @@ async def test_a_limit_inside_a_resumed_run_stops_it_and_replay_follows_both_par
     model = SlowModel(fixed, 6, ScriptedModel(*turns))
     agents = [Agent(name="a", tools=[look])]
     swarm = Swarm(agents, "a", model=model, run_timeout=10)
-    first = await swarm.run("x", journal=journal, runtime=fixed.runtime())
+    first = await swarm.with_seams(runtime=fixed.runtime()).run("x", journal=journal)
 
-    resumed = await swarm.resume(first.session_id, journal, runtime=fixed.runtime())
+    resumed = await swarm.with_seams(runtime=fixed.runtime()).resume(first.session_id, journal)
     replayed = await Swarm(agents, "a", model=NeverCalledModel(), run_timeout=10).replay(
         first.session_id, journal
     )

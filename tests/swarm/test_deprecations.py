@@ -1,0 +1,60 @@
+"""What a Swarm offered before config, spec and with_seams still works for a release, and warns."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from swarmkit import Agent, RunFinished, Swarm
+from swarmkit.testing import FixedRuntime, ScriptedModel, text
+
+
+def _swarm() -> Swarm:
+    return Swarm([Agent(name="a")], "a", model=ScriptedModel(text("hi")), max_handoffs=3)
+
+
+def test_an_old_attribute_still_reads_and_names_its_new_home() -> None:
+    """swarm.max_handoffs reads the spec's value, with a warning pointing at the caller."""
+    swarm = _swarm()
+    with pytest.warns(DeprecationWarning, match=r"read swarm\.spec\.max_handoffs") as caught:
+        assert swarm.max_handoffs == 3
+    assert caught[0].filename == __file__
+
+
+def test_a_renamed_attribute_names_its_new_name() -> None:
+    """swarm.limits moved to swarm.spec.usage_limits."""
+    with pytest.warns(DeprecationWarning, match=r"swarm\.spec\.usage_limits"):
+        assert _swarm().limits is None
+
+
+def test_an_attribute_a_swarm_never_had_is_an_attribute_error() -> None:
+    """Only the moved names are forwarded; a typo is still an AttributeError."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(AttributeError, match="max_handofs"):
+            _swarm().max_handofs  # noqa: B018
+
+
+async def test_a_seam_passed_to_one_run_is_used_and_warns_at_the_caller() -> None:
+    """run(runtime=...) still takes that runtime for the run, and the warning points here."""
+    fixed = FixedRuntime()
+    with pytest.warns(DeprecationWarning, match=r"swarm\.with_seams") as caught:
+        result = await _swarm().run("x", runtime=fixed.runtime())
+    assert caught[0].filename == __file__
+    assert result.session_id == FixedRuntime().runtime().new_id()
+
+
+async def test_a_seam_passed_to_stream_warns_at_the_caller_too() -> None:
+    """stream() is one level shallower than run(); its warning also points at the caller."""
+    with pytest.warns(DeprecationWarning) as caught:
+        events = [e async for e in _swarm().stream("x", runtime=FixedRuntime().runtime())]
+    assert caught[0].filename == __file__
+    assert isinstance(events[-1], RunFinished)
+    assert events[-1].result.final_output == "hi"
+
+
+async def test_an_unknown_keyword_is_a_type_error_not_a_seam() -> None:
+    """A misspelt keyword is refused as Python refuses one, not taken for a deprecated seam."""
+    with pytest.raises(TypeError, match="runtim"):
+        await _swarm().run("x", runtim=None)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
 
 from swarmkit.exceptions import ConfigurationError
 
@@ -105,3 +106,9 @@ def _payload_class(path: str, known: Mapping[str, type[BaseModel]]) -> type[Base
     if not (isinstance(value, type) and issubclass(value, BaseModel)):
         raise ConfigurationError(f"payload class {path!r} is not a pydantic model")
     return value
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` as JSON-safe data, as a journal stores a context: what JSON cannot hold is
+    written as its str()."""
+    return to_jsonable_python(value, fallback=str)

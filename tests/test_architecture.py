@@ -192,10 +192,6 @@ INTEGRATION_PACKAGES = {
 """Packages built on the core's public seams only: the command, the viewer, engines, servers."""
 
 CORE_PRIVATE_IMPORTS = {
-    # The loop drives the journal's step writer, whose seam is internal to the core.
-    ("_run", "swarmkit.journal._tape"),
-    ("_run", "swarmkit.journal._digest"),
-    ("_run", "swarmkit.journal._codec"),
     # Sessions build tapes and leases from the journal's own parts (their one place).
     ("_sessions.py", "swarmkit.journal._tape"),
     ("_sessions.py", "swarmkit.journal._digest"),

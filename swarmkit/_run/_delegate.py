@@ -24,7 +24,7 @@ from swarmkit.exceptions import (
     ToolArgumentsError,
     ToolExecutionError,
 )
-from swarmkit.journal._tape import StepWriter
+from swarmkit.journal import StepWriter
 from swarmkit.limits import Spend
 from swarmkit.messages import ToolCall
 from swarmkit.plan import AgentPlan

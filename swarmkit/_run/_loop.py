@@ -30,10 +30,9 @@ from swarmkit._run._steps import (
     ended,
 )
 from swarmkit._run._tool_calls import run_tool_calls
+from swarmkit.context import json_safe
 from swarmkit.exceptions import JournalError, ModelError, ReplayDivergenceError
-from swarmkit.journal._codec import json_safe
-from swarmkit.journal._digest import RequestHistory
-from swarmkit.journal._tape import StepWriter, with_history
+from swarmkit.journal import RequestHistory, StepWriter
 from swarmkit.models import (
     AttemptDiscarded,
     ModelRequest,
@@ -252,7 +251,7 @@ class RunLoop:
         """Ask the model with no time limit and no stream (the common live call): no generator
         in between; journal the answer."""
         tape = self._run.tape
-        request = with_history(call.request, call.history)
+        request = call.history.sent_with(call.request)
         try:
             response = await plan.model.respond(request)
         except ModelError as exc:
@@ -266,7 +265,7 @@ class RunLoop:
     ) -> AsyncIterator[ev.Event | ModelResponse]:
         """Ask the model (the journal had no answer), within the time left; journal the answer."""
         run = self._run
-        request = with_history(call.request, call.history)
+        request = call.history.sent_with(call.request)
         response: ModelResponse | None = None
         try:
             responding = self._respond(plan, request, call.turn)

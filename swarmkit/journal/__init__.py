@@ -35,6 +35,7 @@ from swarmkit.journal._turns import (
     turn_session_id,
     turn_sessions,
 )
+from swarmkit.journal._writer import NOTHING_HELD, Held, RequestHistory, StepWriter
 
 if TYPE_CHECKING:
     from swarmkit.journal._codec import response_from_data, response_to_data
@@ -43,17 +44,21 @@ if TYPE_CHECKING:
 __all__ = [
     "AESGCMCipher",
     "Conversation",
+    "Held",
     "InMemoryJournal",
     "JOURNAL_SCHEMA_VERSION",
     "Journal",
     "JournalCipher",
     "JournalRecord",
+    "NOTHING_HELD",
     "PostgresJournal",
     "RecordSink",
+    "RequestHistory",
     "SQLiteJournal",
     "SessionInfo",
     "Status",
     "StepTime",
+    "StepWriter",
     "TURN_MARK",
     "conversations",
     "env_cipher",

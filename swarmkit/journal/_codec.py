@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-from pydantic_core import to_jsonable_python
-
+from swarmkit.context import json_safe
 from swarmkit.filters import render_history
 from swarmkit.journal._records import JournalRecord, corrupt_record
 from swarmkit.messages import AssistantMessage, ProviderState, ToolCall
@@ -20,11 +19,6 @@ divergence shows a readable diff of what changed) and a refusal's explanation (j
 before it was kept lack it; the refusal's reason is compared)."""
 
 _SUMMARY_TAIL = 3
-
-
-def json_safe(value: Any) -> Any:
-    """``value`` as JSON-safe data; what JSON cannot hold is written as its str()."""
-    return to_jsonable_python(value, fallback=str)
 
 
 def response_to_data(response: ModelResponse) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
+from swarmkit.journal._writer import RequestHistory
 from swarmkit.messages import (
     AssistantMessage,
     Message,
@@ -21,29 +22,6 @@ from swarmkit.models import ModelRequest
 
 if TYPE_CHECKING:
     from hashlib import _Hash
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class RequestHistory:
-    """The messages a request sends after its system message, held by reference, not copied.
-
-    They are ``view`` followed by the first ``count`` of ``items``. The run only ever appends
-    to ``items`` (a new list replaces it when another agent starts), so a digester that saw an
-    earlier count of the same list need only hash what was appended since.
-    """
-
-    view: tuple[Message, ...]
-    """What the agent was given when it started."""
-    items: Sequence[Message]
-    """What it added since: the run's own list, appended to and never edited."""
-    count: int
-    """How many of ``items`` the request holds."""
-
-    def messages(self, head: tuple[Message, ...] = ()) -> tuple[Message, ...]:
-        """``head`` followed by these messages, copied out once (for a request that is sent
-        or shown, never for one replayed)."""
-        items = self.items if self.count == len(self.items) else self.items[: self.count]
-        return (*head, *self.view, *items)
 
 
 class RequestDigester:

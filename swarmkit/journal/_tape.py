@@ -5,8 +5,8 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Protocol, cast
+from dataclasses import dataclass
+from typing import Any, cast
 
 from swarmkit.exceptions import JournalError, ModelError, ReplayDivergenceError
 from swarmkit.interrupts import Decision, decision_audit, decision_from_data, decision_to_data
@@ -17,8 +17,9 @@ from swarmkit.journal._codec import (
     response_of,
     response_to_data,
 )
-from swarmkit.journal._digest import PartCache, RequestDigester, RequestHistory
+from swarmkit.journal._digest import PartCache, RequestDigester
 from swarmkit.journal._records import Journal, JournalRecord, RecordSink
+from swarmkit.journal._writer import NOTHING_HELD, Held, RequestHistory
 from swarmkit.messages import ToolCall
 from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.redaction import Redactor
@@ -48,109 +49,6 @@ def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, .
         if prefix and prefix[-1].kind == "model_call" and "error" in prefix[-1].data:
             prefix.pop()
     return tuple(prefix)
-
-
-@dataclass(frozen=True, slots=True)
-class Held:
-    """What the journal holds for a step being replayed."""
-
-    data: Mapping[str, Any] | None
-    """The journaled record's data, or None when the journal holds none (nothing happened)."""
-
-
-_NOTHING_HELD = Held(data=None)
-
-
-class StepWriter(Protocol):
-    """The run loop's only door to durability: it journals steps, or serves them back.
-
-    ``Tape`` is the implementation for a swarmkit ``Journal`` (or none, or a mirror); an engine
-    with a durable history of its own can give the loop another.
-    """
-
-    async def note(self, kind: str, data: Mapping[str, Any]) -> bool:
-        """A step the run decides by itself (a handoff, a rule, its start and end); whether
-        the journal held it (the step was replayed, not written)."""
-        ...
-
-    def held(self, kind: str) -> Held | None:
-        """What the journal held for the next step, a user's callback of ``kind``: None when
-        the step is live (the callback runs), else the journaled record's data (None when the
-        journal holds another kind of step there)."""
-        ...
-
-    async def cancel(self, data: Mapping[str, Any]) -> None:
-        """The run was cancelled (Ctrl-C, a cancelled task): journal its end with ``data``
-        unless the step was the journal's to replay, write what is pending, let go."""
-        ...
-
-    def held_stop(self) -> Held | None:
-        """What the journal held for a limit check at this point: None when the step is live
-        (the run's limits decide); else the journaled ``limit_reached`` data, or no stop
-        (a stop a resume went on from is stepped over)."""
-        ...
-
-    async def replayed_response(
-        self, agent: str, turn: int, request: ModelRequest, history: RequestHistory | None = None
-    ) -> ModelResponse | None:
-        """The journaled response to this request, or None when the model must be called.
-
-        With ``history``, the request's messages are its first (the system message) followed
-        by the history's, held by reference (any others ``request`` holds are not read): a
-        replayed step then never copies the run's whole history.
-        """
-        ...
-
-    def record_response(
-        self, agent: str, turn: int, request: ModelRequest, response: ModelResponse
-    ) -> None:
-        """Journal a live model call."""
-        ...
-
-    def record_model_error(
-        self, agent: str, turn: int, request: ModelRequest, error: ModelError
-    ) -> None:
-        """Journal a model call that failed for good."""
-        ...
-
-    async def replayed_outcome(
-        self, agent: str, call: ToolCall, arguments: str | None = None
-    ) -> ToolOutcome | None:
-        """The journaled outcome of this tool call (run with ``arguments`` when a person
-        edited the model's), or None when the tool must run."""
-        ...
-
-    def record_outcome(
-        self,
-        agent: str,
-        call: ToolCall,
-        outcome: ToolOutcome,
-        decision: Decision | None = None,
-        arguments: str | None = None,
-    ) -> None:
-        """Journal a live tool call and its outcome: the arguments it ran with, and a person's
-        decision on it beside the model's proposal."""
-        ...
-
-    async def interrupt(self, pending: Mapping[str, Any]) -> Decision | None:
-        """At a pause point: the decision the journal or ``resume`` holds, else None."""
-        ...
-
-    def record_decision(self, decision: Decision) -> None:
-        """Journal a decision a DecisionSource gave live, so replay takes the same path."""
-        ...
-
-    async def flush(self) -> None:
-        """Make pending records durable."""
-        ...
-
-    async def close(self) -> None:
-        """The run ended: check the journal was used up, write what is pending, let go."""
-        ...
-
-    async def abandon(self) -> None:
-        """The run was cancelled or its task torn down: write what is pending, let go."""
-        ...
 
 
 STATE_EDITED = "state_edited"
@@ -272,7 +170,7 @@ class Tape:
         if self._cursor >= self._end:
             return None
         record = self._prefix[self._cursor]
-        return Held(data=record.data) if record.kind == kind else _NOTHING_HELD
+        return Held(data=record.data) if record.kind == kind else NOTHING_HELD
 
     def held_stop(self) -> Held | None:
         """What the journal held for a limit check here (see ``StepWriter.held_stop``)."""
@@ -280,7 +178,7 @@ class Tape:
             return None
         record = self._prefix[self._cursor]
         if record.kind != "limit_reached" or self._pass_resumed_stop():
-            return _NOTHING_HELD
+            return NOTHING_HELD
         return Held(data=record.data)
 
     def _pass_resumed_stop(self) -> bool:
@@ -640,9 +538,7 @@ _SECRET_CARRIERS = frozenset({"context", "outcome", "payload", "pending"})
 
 def with_history(request: ModelRequest, history: RequestHistory | None) -> ModelRequest:
     """The whole request: its system message followed by ``history`` (when given)."""
-    if history is None:
-        return request
-    return replace(request, messages=history.messages(request.messages[:1]))
+    return request if history is None else history.sent_with(request)
 
 
 def _tool_key(agent: str, call: ToolCall) -> dict[str, Any]:

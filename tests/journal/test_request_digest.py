@@ -7,7 +7,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swarmkit.journal._digest import RequestDigester, RequestHistory, _message_text
+from swarmkit.journal import RequestHistory
+from swarmkit.journal._digest import RequestDigester, _message_text
 from swarmkit.messages import (
     AssistantMessage,
     Message,

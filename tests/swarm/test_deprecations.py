@@ -6,7 +6,8 @@ import warnings
 
 import pytest
 
-from swarmkit import Agent, RunFinished, Swarm
+from swarmkit import Agent, Swarm
+from swarmkit.events import RunFinished
 from swarmkit.testing import FixedRuntime, ScriptedModel, text
 
 

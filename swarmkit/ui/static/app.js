@@ -34,6 +34,8 @@ function el(tag, attributes, ...children) {
 }
 
 const json = (value) => JSON.stringify(value, null, 2);
+// "1 handoff", "2 handoffs": a count and its noun agree.
+const count = (n, noun) => `${n} ${noun}${n === 1 ? "" : "s"}`;
 const badge = (text) => el("span", { class: "badge " + text }, text);
 // A session's state in the one vocabulary (running, waiting, failed, limited, finished,
 // cancelled), each with its colour.
@@ -88,7 +90,7 @@ async function sessionsPage() {
     const head = thread !== null && !headed.has(thread);
     if (thread !== null) headed.add(thread);
     const toggle = head ? el("button", { type: "button", class: "turns", "aria-expanded": "false",
-      onclick: (event) => showTurns(thread, event.currentTarget) }, `▸ ${shown.get(thread)} turns`) : null;
+      onclick: (event) => showTurns(thread, event.currentTarget) }, `▸ ${count(shown.get(thread), "turn")}`) : null;
     return el("tr", { "data-session": row.session_id, "data-thread": thread, class: thread && !head ? "earlier-turn" : null, hidden: Boolean(thread && !head) },
     el("td", {}, toggle, el("a", { href: "/session/" + encodeURIComponent(row.session_id), class: "mono" }, row.session_id),
       row.turn > 1 ? el("span", { class: "muted turn" }, ` turn ${row.turn} of `, el("a", { href: "/session/" + encodeURIComponent(row.conversation), class: "mono" }, row.conversation)) : null),
@@ -149,7 +151,6 @@ async function sessionPage(sessionId) {
 function renderSession(s) {
   const summary = el("div", { class: "summary" },
     el("div", {}, el("span", {}, "state"), stateBadge(s.state)),
-    el("div", {}, el("span", {}, "status"), badge(s.status)),
     s.started_at ? el("div", {}, el("span", {}, "started"), when(s.started_at)) : null,
     s.duration !== null && s.duration !== undefined ? el("div", {}, el("span", {}, "took"), duration(s.duration)) : null,
     el("div", {}, el("span", {}, "stop"), s.stop_reason || "–"),
@@ -239,7 +240,7 @@ function replayPanel(s) {
 
 function replayResult(r) {
   if (r.outcome === "reproduced") {
-    return el("p", {}, badge("reproduced"), ` ${r.stop_reason} (${r.final_agent}), trail ${r.trail.join(" → ")}, ${r.handoffs} handoffs, ${r.turns} model answers from the journal, 0 model calls`);
+    return el("p", {}, badge("reproduced"), ` ${r.stop_reason} (${r.final_agent}), trail ${r.trail.join(" → ")}, ${count(r.handoffs, "handoff")}, ${count(r.turns, "model answer")} from the journal, 0 model calls`);
   }
   const rows = r.rows.map((row) => el("tr", { class: row.change }, el("td", { class: "left" }, row.left), el("td", { class: "right" }, row.right)));
   return el("div", { id: "divergence" },
@@ -293,7 +294,7 @@ function whatTheModelSaw(saw, step, sessionId) {
     body.replaceChildren(ok ? el("div", { class: "saw-full" }, ...fullRequest(data))
       : el("div", {}, el("p", { class: "errors saw-error" }, data.error), sawSummary(saw)));
     details.dataset.loaded = ok ? "full" : "summary";
-  } }, el("summary", {}, `what the model saw (${saw.messages} messages, ${(saw.tools || []).length} tools)`), body);
+  } }, el("summary", {}, `what the model saw (${count(saw.messages, "message")}, ${count((saw.tools || []).length, "tool")})`), body);
   return details;
 }
 
@@ -386,7 +387,7 @@ const STEPS = {
   handoff_refused: (d) => [el("div", {}, `${d.source} → ${d.target} refused (${d.reason}), asked by ${d.decided_by}`), d.detail ? el("div", { class: "muted" }, d.detail) : null],
   interrupt: (d) => [el("div", {}, `waiting for a human: ${d.kind} ${d.tool_name || d.target}`), d.payload ? el("pre", {}, json(d.payload)) : null],
   resumed: (d) => [el("div", {}, `decision: ${d.kind}${d.reason ? " (" + d.reason + ")" : ""}`, d.decided_by ? ` by ${d.decided_by}` : "", d.note ? ` — ${d.note}` : ""), d.payload ? el("pre", {}, json(d.payload)) : null],
-  run_finished: (d) => [el("div", {}, badge(d.stop_reason), ` ${d.final_agent} was active after ${d.turns} model call${d.turns === 1 ? "" : "s"}; trail ${(d.trail || []).join(" → ")}`),
+  run_finished: (d) => [el("div", {}, badge(d.stop_reason), ` ${d.final_agent} was active after ${count(d.turns, "model call")}; trail ${(d.trail || []).join(" → ")}`),
     d.error ? el("div", { class: "errors" }, d.error) : null, d.final_output ? el("pre", {}, d.final_output) : null],
 };
 

@@ -12,9 +12,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-from swarmkit.conditions import Condition, PathValue, compile_condition, trace_condition
-from swarmkit.conditions._choose import compile_first_match
-from swarmkit.conditions._explain import shown
+from swarmkit.conditions import (
+    Condition,
+    PathValue,
+    compile_condition,
+    compile_first_match,
+    trace_condition,
+)
 from swarmkit.exceptions import ConfigurationError, GraphCycleError
 
 #: The ``format`` tag and the ``version`` that ``to_dict`` writes and ``from_dict`` reads.
@@ -523,10 +527,7 @@ def _describe_trial(trial: EdgeTrial) -> str:
     edge = trial.edge
     if edge.when is None:
         return f"-> {edge.target!r} always matches"
-    values = ", ".join(
-        f"{value.path}={shown(value.value)}" if value.found else f"{value.path} missing"
-        for value in trial.values
-    )
+    values = ", ".join(str(value) for value in trial.values)
     verdict = "matched" if trial.matched else "did not match"
     return f"-> {edge.target!r} when {edge.when} {verdict}" + (f" ({values})" if values else "")
 

@@ -196,12 +196,6 @@ CORE_PRIVATE_IMPORTS = {
     ("_sessions.py", "swarmkit.journal._tape"),
     ("_sessions.py", "swarmkit.journal._digest"),
     ("_sessions.py", "swarmkit.journal._records"),
-    # The check is the condition language's second interpreter: it reads the syntax tree.
-    ("check", "swarmkit.conditions._ast"),
-    ("check", "swarmkit.conditions._values"),
-    # HandoffGraph is the language's one host: routing and explanations come from it.
-    ("graph.py", "swarmkit.conditions._choose"),
-    ("graph.py", "swarmkit.conditions._explain"),
 }
 """Private modules the core reads across its own packages, each for the reason above."""
 

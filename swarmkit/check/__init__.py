@@ -38,7 +38,7 @@ from swarmkit.check._mapping import mapping_findings
 from swarmkit.check._report import has_errors, render_json, render_text
 from swarmkit.check._satisfiable import always_true, never_true
 from swarmkit.conditions import Condition
-from swarmkit.conditions._ast import Expr
+from swarmkit.conditions.syntax import Expr
 from swarmkit.graph import Edge
 from swarmkit.spec import SwarmSpec
 

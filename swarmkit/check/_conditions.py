@@ -11,8 +11,8 @@ from pydantic import BaseModel
 
 from swarmkit.check._finding import Finding
 from swarmkit.check._types import UNKNOWN, Declared, Undeclared, kinds_of, resolve
-from swarmkit.conditions._ast import Compare, Expr, Literal, Path, PathKey, _children, path_text
-from swarmkit.conditions._values import contains, equals
+from swarmkit.conditions.syntax import Compare, Expr, Literal, Path, PathKey, children, path_text
+from swarmkit.conditions.values import contains, equals
 
 RESERVED = "swarm"
 _ORDERED = frozenset({"number", "str"})
@@ -59,7 +59,7 @@ def _nodes(tree: Expr) -> Iterator[Expr]:
     while pending:
         node = pending.pop()
         yield node
-        pending.extend(_children(node))
+        pending.extend(children(node))
 
 
 def _resolve(node: Path, scope: Scope) -> Declared | Undeclared:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from swarmkit.check._finding import Finding
-from swarmkit.conditions._ast import Expr
+from swarmkit.conditions.syntax import Expr
 from swarmkit.graph import Edge
 
 

@@ -14,8 +14,8 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from swarmkit.conditions._ast import And, Compare, Constant, Expr, Literal, Not, Or, Path, PathKey
-from swarmkit.conditions._values import (
+from swarmkit.conditions.syntax import And, Compare, Constant, Expr, Literal, Not, Or, Path, PathKey
+from swarmkit.conditions.values import (
     contains,
     equals,
     greater,

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from swarmkit.conditions._ast import PathKey
+from swarmkit.conditions.syntax import PathKey
 
 ANY_KIND = frozenset({"str", "number", "bool", "null", "list", "mapping"})
 """Every kind of JSON value."""

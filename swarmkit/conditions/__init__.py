@@ -38,6 +38,7 @@ Conditions are capped at ``MAX_EXPRESSION_LENGTH`` characters and ``MAX_NESTING_
 levels; long ``and``/``or`` chains are flat, so no input exhausts the stack.
 """
 
+from swarmkit.conditions._choose import compile_first_match
 from swarmkit.conditions._compile import (
     MAX_EXPRESSION_LENGTH,
     Condition,
@@ -53,5 +54,6 @@ __all__ = [
     "ConditionTrace",
     "PathValue",
     "compile_condition",
+    "compile_first_match",
     "trace_condition",
 ]

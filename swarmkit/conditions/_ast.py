@@ -130,11 +130,12 @@ def path_keys(tree: Expr) -> list[tuple[PathKey, ...]]:
         if isinstance(node, Path):
             found.setdefault(node.keys)
         else:
-            pending.extend(reversed(_children(node)))
+            pending.extend(reversed(children(node)))
     return list(found)
 
 
-def _children(node: Expr) -> tuple[Expr, ...]:
+def children(node: Expr) -> tuple[Expr, ...]:
+    """The node's direct subexpressions, in reading order."""
     match node:
         case Literal() | Path():
             return ()

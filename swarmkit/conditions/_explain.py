@@ -20,6 +20,10 @@ class PathValue:
     found: bool
     """Whether every step of the path existed; a missing path reads as null."""
 
+    def __str__(self) -> str:
+        """As an explanation prints it: ``user.tier='gold'``, or ``user.tier missing``."""
+        return f"{self.path}={shown(self.value)}" if self.found else f"{self.path} missing"
+
 
 @dataclass(frozen=True, kw_only=True)
 class ConditionTrace:

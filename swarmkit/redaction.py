@@ -57,6 +57,11 @@ class Redactor:
         default_factory=lambda: tuple((p,) for p in DEFAULT_SECRET_PATTERNS)
     )
     """Each pattern as its words."""
+    _words: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Any word of any pattern, compiled once: text without one holds no secret key.
+        object.__setattr__(self, "_words", _any_word(self.patterns))
 
     @classmethod
     def of(cls, patterns: Collection[str]) -> Redactor:
@@ -106,7 +111,7 @@ class Redactor:
         """``value`` with secret ``"key": value`` pairs hidden inside its strings too: free
         text (a rendered conversation, instructions) that quotes JSON holding a secret."""
         if isinstance(value, str):
-            if not self._may_hold_secret(value):
+            if not self.may_hold_secret(value):
                 return value
             return _QUOTED_PAIR.sub(self._hide_pair, value)
         if isinstance(value, Mapping):
@@ -140,7 +145,7 @@ class Redactor:
     def json_text(self, text: str) -> str:
         """JSON text with secret values hidden; text that is not a JSON object or array, or
         that holds no secret, comes back unchanged."""
-        if not text.lstrip().startswith(("{", "[")) or not self._may_hold_secret(text):
+        if not self.may_hold_secret(text) or not text.lstrip().startswith(("{", "[")):
             return text
         try:
             data = load_json(text)
@@ -149,13 +154,11 @@ class Redactor:
         redacted = self.value(data, json_strings=True)
         return text if redacted == data else json.dumps(redacted, ensure_ascii=False)
 
-    def _may_hold_secret(self, text: str) -> bool:
+    def may_hold_secret(self, text: str) -> bool:
         """False only when no key in ``text`` can be secret: ASCII text, without an escape,
-        in which no word of any pattern appears. Tool arguments are mostly such text, and
-        skipping their parse keeps journaling and replaying a tool call cheap."""
-        if not text.isascii() or "\\" in text:
-            return True
-        return _any_word(self.patterns).search(text) is not None
+        in which no word of any pattern appears. Tool arguments and results are mostly such
+        text, and skipping their parse keeps journaling and replaying a tool call cheap."""
+        return not text.isascii() or "\\" in text or self._words.search(text) is not None
 
 
 def refuse_secret_context(context: Mapping[str, Any], redactor: Redactor) -> None:

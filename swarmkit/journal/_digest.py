@@ -19,6 +19,7 @@ from swarmkit.messages import (
     UserMessage,
 )
 from swarmkit.models import ModelRequest
+from swarmkit.redaction import Redactor
 
 if TYPE_CHECKING:
     from hashlib import _Hash
@@ -33,9 +34,11 @@ class RequestDigester:
     The caches keep the hashed objects alive, so an id is never reused during the run.
     """
 
-    def __init__(self, static: PartCache | None = None) -> None:
+    def __init__(self, static: PartCache | None = None, redact: Redactor | None = None) -> None:
         self._static = static if static is not None else PartCache()
-        self._parts = PartCache()
+        # Messages are digested as the journal keeps them (secrets in tool arguments and
+        # results hidden), so a replay that serves the journal's copies digests the same.
+        self._parts = PartCache(redact=redact)
         self._histories: dict[str, tuple[tuple[Message, ...], Any]] = {}
         self._extensions: dict[str, _Extension] = {}
         self._heads: dict[str, tuple[tuple[object, ...], _Hash]] = {}
@@ -130,19 +133,21 @@ class PartCache:
     entries the cache starts over, which bounds it when parts are made afresh each turn.
     """
 
-    def __init__(self, limit: int = 4096) -> None:
+    def __init__(self, limit: int = 4096, *, redact: Redactor | None = None) -> None:
         # Two dicts, not one of (object, digest) pairs: a pair per message would be one more
         # object for the garbage collector to scan at every collection for the run's length.
         self._objects: dict[int, object] = {}
         self._digests: dict[int, bytes] = {}
         self._limit = limit
+        self._redact = redact
 
     def digest(self, item: object) -> bytes:
         """The sha256 of ``item``'s canonical form."""
         key = id(item)
         if self._objects.get(key) is item:
             return self._digests[key]
-        digest = hashlib.sha256(_message_text(item) or _canonical(_fields(item))).digest()
+        text = _message_text(item, self._redact)
+        digest = hashlib.sha256(text or _canonical(_fields(item))).digest()
         if len(self._objects) >= self._limit:
             self._objects.clear()
             self._digests.clear()
@@ -151,26 +156,38 @@ class PartCache:
         return digest
 
 
-def _message_text(item: object) -> bytes | None:
-    """A message's canonical bytes, built directly: the common case, and the hot one."""
+def _message_text(item: object, redact: Redactor | None = None) -> bytes | None:
+    """A message's canonical bytes, built directly: the common case, and the hot one; with
+    ``redact``, tool arguments and results as the journal keeps them."""
     match item:
         case SystemMessage(content=content) | UserMessage(content=content):
             parts: list[object] = [item.kind, content]
         case AssistantMessage(content=content, tool_calls=calls):
-            parts = [item.kind, content, [_call_parts(c) for c in calls]]
+            parts = [item.kind, content, [_call_parts(c, redact) for c in calls]]
             if item.provider_state is not None:
                 # Only a message with state has this part, so older digests stay as they were.
                 parts.append(_state_text(item.provider_state))
         case ToolMessage(tool_call_id=call_id, name=name, content=content):
-            parts = [item.kind, call_id, name, content]
+            shown = content if redact is None else tool_content_shown(redact, content)
+            parts = [item.kind, call_id, name, shown]
         case _:
             return None
     # surrogatepass: a lone surrogate (text that is not valid Unicode) hashes as itself.
     return _json_list(parts).encode("utf-8", "surrogatepass")
 
 
-def _call_parts(call: ToolCall) -> list[object]:
-    parts: list[object] = [call.id, call.name, call.arguments]
+def tool_content_shown(redact: Redactor, content: str) -> str:
+    """A tool result's text as the journal keeps it: secret values of JSON in it hidden."""
+    if not redact.may_hold_secret(content):
+        return content
+    return redact.in_text(redact.json_text(content))  # type: ignore[no-any-return]
+
+
+def _call_parts(call: ToolCall, redact: Redactor | None) -> list[object]:
+    arguments = call.arguments
+    if redact is not None and redact.may_hold_secret(arguments):
+        arguments = redact.json_text(arguments)
+    parts: list[object] = [call.id, call.name, arguments]
     if call.provider_state is not None:
         parts.append(_state_text(call.provider_state))
     return parts

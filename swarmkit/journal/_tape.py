@@ -17,7 +17,7 @@ from swarmkit.journal._codec import (
     response_of,
     response_to_data,
 )
-from swarmkit.journal._digest import PartCache, RequestDigester
+from swarmkit.journal._digest import PartCache, RequestDigester, tool_content_shown
 from swarmkit.journal._records import Journal, JournalRecord, RecordSink
 from swarmkit.journal._writer import NOTHING_HELD, Held, RequestHistory
 from swarmkit.messages import ToolCall
@@ -138,7 +138,7 @@ class Tape:
         self._decision = decision
         self._redact = redact
         self._pending: list[JournalRecord] = []
-        self._digester = RequestDigester(digests)
+        self._digester = RequestDigester(digests, redact)
         self._step_digest: str | None = None
         self._live_step = False
         self._lease = lease
@@ -244,6 +244,8 @@ class Tape:
             return
         data = self._model_data(agent, turn, request, self._digest_of(request))
         data["response"] = response_to_data(response)
+        if self._redact is not None:
+            data["response"] = _response_shown(self._redact, data["response"])
         self._add("model_call", self._clean(data))
 
     def record_model_error(
@@ -298,7 +300,10 @@ class Tape:
         """
         if not self._live_step or self._journal is None:
             return
-        data = {**_tool_key(agent, call), "outcome": outcome_to_data(outcome)}
+        shown = outcome_to_data(outcome)
+        if self._redact is not None:
+            shown = _outcome_shown(self._redact, shown)
+        data = {**_tool_key(agent, call), "outcome": shown}
         if arguments is not None and arguments != call.arguments:
             data["arguments"], data["proposed_arguments"] = arguments, call.arguments
         if decision is not None:
@@ -529,6 +534,29 @@ class Tape:
             if "request" in clean:  # its rendered turns quote arguments and payloads
                 clean["request"] = self._redact.in_text(clean["request"])
         return clean
+
+
+def _outcome_shown(redact: Redactor, outcome: dict[str, Any]) -> dict[str, Any]:
+    """A tool's outcome with secrets in its text hidden (a JSON result's secret keys)."""
+    content = outcome.get("content")
+    if not isinstance(content, str):
+        return outcome
+    shown = tool_content_shown(redact, content)
+    return outcome if shown == content else {**outcome, "content": shown}
+
+
+def _response_shown(redact: Redactor, response: dict[str, Any]) -> dict[str, Any]:
+    """A model's response with secrets in the arguments of its tool calls hidden."""
+    calls = response.get("tool_calls")
+    if not calls:
+        return response
+    shown = [
+        {**call, "arguments": redact.json_text(call["arguments"])}
+        if isinstance(call.get("arguments"), str)
+        else call
+        for call in calls
+    ]
+    return {**response, "tool_calls": shown}
 
 
 _COSTLY = frozenset({"model_call", "tool_call"})

@@ -268,3 +268,57 @@ async def test_a_session_id_factory_that_repeats_is_caught() -> None:
 
     with pytest.raises(JournalError, match="already in the journal"):
         await swarm.run("x")
+
+
+async def test_secrets_in_tool_arguments_and_json_results_never_reach_the_journal() -> None:
+    """A password the model passes to a tool and a token in a tool's JSON result are kept as
+    "[redacted]" in every record, while the live run's tool and model saw them whole."""
+    seen: list[str] = []
+
+    @tool
+    def login(user: str, password: str) -> str:
+        """Log in."""
+        seen.append(password)
+        return '{"ok": true, "session_token": "tok-123-secret"}'
+
+    model = RecordingModel(
+        ScriptedModel(tool_call("login", user="dana", password="hunter2"), text("in"))
+    )
+    journal = InMemoryJournal()
+    result = await Swarm([Agent(name="a", tools=[login])], "a", model=model).run(
+        "x", journal=journal, session_id="s"
+    )
+
+    records = await journal.read("s")
+    assert seen == ["hunter2"]
+    assert "tok-123-secret" in str(model.requests[-1].messages)  # the model read it live
+    assert all("hunter2" not in repr(r.data) and "tok-123" not in repr(r.data) for r in records)
+    call = next(r for r in records if r.kind == "model_call")
+    assert '"password": "[redacted]"' in call.data["response"]["tool_calls"][0]["arguments"]
+    assert result.final_output == "in"
+
+
+async def test_a_session_with_redacted_tool_secrets_replays_exactly() -> None:
+    """The journal's redacted copies digest as the live messages did: replay reproduces the
+    session with zero model calls, and the tool is not run again."""
+    calls: list[str] = []
+
+    @tool
+    def login(password: str) -> str:
+        """Log in."""
+        calls.append(password)
+        return '{"api_key": "sk-live-999"}'
+
+    journal = InMemoryJournal()
+    script = ScriptedModel(tool_call("login", password="hunter2"), text("done"))
+    await Swarm([Agent(name="a", tools=[login])], "a", model=script).run(
+        "x", journal=journal, session_id="s"
+    )
+
+    replayed = await Swarm([Agent(name="a", tools=[login])], "a", model=NeverCalledModel()).replay(
+        "s", journal
+    )
+
+    assert replayed.final_output == "done"
+    assert calls == ["hunter2"]
+    assert "sk-live-999" not in str(replayed.messages)

@@ -147,20 +147,7 @@ class Sessions:
         state = self._new_state(
             prompt, context, session_id, seams, entry=entry, typed=True, start=start
         )
-        if mirror is not None and store is not None:
-            raise ConfigurationError("pass either a journal or a mirror, not both")
-        # A random id of our own cannot be in the journal; a given or user-made id may be.
-        checked = session_id is not None or self._session_ids is not None
-        if store is not None and checked and await store.next_seq(state.session_id) != 0:
-            raise JournalError(
-                f"session {state.session_id!r} is already in the journal; "
-                "resume or replay it, or run with a new session_id"
-            )
-        if mirror is not None:
-            tape = self._tape(mirror, state.session_id, (), seams, mirror=True)
-        else:
-            tape = self._tape(store, state.session_id, (), seams)
-        await tape.open()
+        tape = await self._new_tape(store, mirror, state.session_id, seams, given=session_id)
         seams = replace(seams, delegate=self._delegator(store, seams, limits))
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.
@@ -177,6 +164,33 @@ class Sessions:
             # garbage-collected with a stopped Temporal worker: it closes itself.
             if not getattr(events, "ag_running", False):
                 await events.aclose()
+
+    async def _new_tape(
+        self,
+        store: Journal | None,
+        mirror: RecordSink | None,
+        session_id: str,
+        seams: RunSeams,
+        *,
+        given: str | None,
+    ) -> Tape:
+        """A new session's opened tape, in ``store`` or sent to ``mirror``; ``given`` is the
+        session id the caller passed (or the continued turn's), if any."""
+        if mirror is not None and store is not None:
+            raise ConfigurationError("pass either a journal or a mirror, not both")
+        # A random id of our own cannot be in the journal; a given or user-made id may be.
+        checked = given is not None or self._session_ids is not None
+        if store is not None and checked and await store.next_seq(session_id) != 0:
+            raise JournalError(
+                f"session {session_id!r} is already in the journal; "
+                "resume or replay it, or run with a new session_id"
+            )
+        if mirror is not None:
+            tape = self._tape(mirror, session_id, (), seams, mirror=True)
+        else:
+            tape = self._tape(store, session_id, (), seams)
+        await tape.open()
+        return tape
 
     async def _turn_start(
         self, turn: Turn, session_id: str | None, store: Journal | None

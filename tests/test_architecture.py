@@ -251,3 +251,37 @@ def test_the_facade_and_the_checker_do_not_import_each_other() -> None:
         if name == "swarmkit.swarm"
     ]
     assert offenders == []
+
+
+MAX_FUNCTION_LINES = 50
+"""The house style's limit: a function longer than this (docstring included) needs a reason."""
+
+LONG_FUNCTIONS: dict[tuple[str, str], str] = {}
+"""(module path, qualified name) -> why that function reads best long; keep it empty or nearly."""
+
+
+def _functions(
+    node: ast.AST, prefix: str = ""
+) -> Iterator[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """Every function under ``node``, nested ones and methods too, with its dotted qualified
+    name (``Class.method``, ``outer.inner``)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield prefix + child.name, child
+            yield from _functions(child, f"{prefix}{child.name}.")
+        elif isinstance(child, ast.ClassDef):
+            yield from _functions(child, f"{prefix}{child.name}.")
+        else:
+            yield from _functions(child, prefix)
+
+
+def test_no_function_is_over_50_lines_without_a_reason() -> None:
+    """A function over 50 lines (its def to its last line) is listed with why it reads best long."""
+    long = {
+        (module, name): (node.end_lineno or node.lineno) - node.lineno + 1
+        for module, tree in _modules()
+        for name, node in _functions(tree)
+        if (node.end_lineno or node.lineno) - node.lineno + 1 > MAX_FUNCTION_LINES
+    }
+    assert set(long) == set(LONG_FUNCTIONS), long
+    assert all(reason.strip() for reason in LONG_FUNCTIONS.values())

@@ -87,11 +87,7 @@ class AgUiTranslator:
                 meta = {"session_id": session_id}
                 yield RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id, metadata=meta)
             case AgentStarted(agent=agent):
-                yield from self._finish_step()
-                self._step = agent
-                self._trail.append(agent)
-                yield StepStartedEvent(step_name=agent)
-                yield StateSnapshotEvent(snapshot={"agent": agent, "trail": list(self._trail)})
+                yield from self._start_step(agent)
             case TextDelta(agent=agent, text=text):
                 yield from self._open_message(agent)
                 assert self._message is not None
@@ -102,17 +98,10 @@ class AgUiTranslator:
                 value = {"message_id": voided, "agent": agent, "attempt": attempt, "reason": reason}
                 yield CustomEvent(name=ATTEMPT_DISCARDED, value=value)
             case ModelCallFinished(agent=agent, content=content):
-                if self._message is None and content:
-                    # A run that does not stream: the whole answer arrives at once.
-                    yield from self._open_message(agent)
-                    assert self._message is not None
-                    yield TextMessageContentEvent(message_id=self._message, delta=content)
-                yield from self._close_message()
+                yield from self._finish_message(agent, content)
             case ToolCalled(tool_call_id=call_id, name=name, arguments=arguments):
                 yield from self._close_message()
-                yield ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name)
-                yield ToolCallArgsEvent(tool_call_id=call_id, delta=arguments)
-                yield ToolCallEndEvent(tool_call_id=call_id)
+                yield from _tool_call(call_id, name, arguments)
             case ToolResulted(tool_call_id=call_id, content=content, is_error=is_error):
                 yield ToolCallResultEvent(
                     message_id=self._new_id(),
@@ -126,13 +115,34 @@ class AgUiTranslator:
                 value = to_jsonable_python(event)
                 yield CustomEvent(name=name, value=value)
             case RunFinished(result=result):
-                yield from self._close_message()
-                yield from self._finish_step()
-                snapshot = {"agent": result.final_agent, "trail": list(result.trail)}
-                yield StateSnapshotEvent(snapshot={**snapshot, "context": dict(result.context)})
-                yield self._outcome(result)
+                yield from self._finish_run(result)
             case _:
                 return
+
+    def _start_step(self, agent: str) -> Iterator[BaseEvent]:
+        """The step of the agent that starts, after the previous agent's step is finished."""
+        yield from self._finish_step()
+        self._step = agent
+        self._trail.append(agent)
+        yield StepStartedEvent(step_name=agent)
+        yield StateSnapshotEvent(snapshot={"agent": agent, "trail": list(self._trail)})
+
+    def _finish_message(self, agent: str, content: str | None) -> Iterator[BaseEvent]:
+        """The end of a model call's message (opened and filled here if nothing streamed)."""
+        if self._message is None and content:
+            # A run that does not stream: the whole answer arrives at once.
+            yield from self._open_message(agent)
+            assert self._message is not None
+            yield TextMessageContentEvent(message_id=self._message, delta=content)
+        yield from self._close_message()
+
+    def _finish_run(self, result: RunResult) -> Iterator[BaseEvent]:
+        """What closes the run: its open message and step, its final state and its outcome."""
+        yield from self._close_message()
+        yield from self._finish_step()
+        snapshot = {"agent": result.final_agent, "trail": list(result.trail)}
+        yield StateSnapshotEvent(snapshot={**snapshot, "context": dict(result.context)})
+        yield self._outcome(result)
 
     def _open_message(self, agent: str) -> Iterator[BaseEvent]:
         if self._message is None:
@@ -164,6 +174,13 @@ class AgUiTranslator:
             code=result.stop_reason,
             metadata={"session_id": result.session_id},
         )
+
+
+def _tool_call(call_id: str, name: str, arguments: str) -> Iterator[BaseEvent]:
+    """A tool call as AG-UI streams one: start, its arguments in one delta, end."""
+    yield ToolCallStartEvent(tool_call_id=call_id, tool_call_name=name)
+    yield ToolCallArgsEvent(tool_call_id=call_id, delta=arguments)
+    yield ToolCallEndEvent(tool_call_id=call_id)
 
 
 def _interrupt(result: RunResult) -> Interrupt:

@@ -42,6 +42,11 @@ def add_eval(commands: Any) -> None:
     mode.add_argument(
         "--replay", metavar="RUN", help="replay the stored run RUN on the current code (zero calls)"
     )
+    _add_report_options(command)
+
+
+def _add_report_options(command: argparse.ArgumentParser) -> None:
+    """The options that say how the report is shown and which gates it must pass."""
     command.add_argument(
         "--report", choices=("table", "json", "junit"), default="table", help="output format"
     )

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from swarmkit.evals._graders import (
@@ -100,6 +100,23 @@ async def evaluate(
         limits=limits,
         max_turns=max_turns,
     )
+    manifest = await _started_manifest(settings, trials)
+    expected = {t.id: await expectation(t, tasks.domain) for t in tasks.tasks}
+    results = await _live_trials(
+        settings,
+        swarm,
+        manifest,
+        expected,
+        trials=trials,
+        concurrency=concurrency,
+        progress=progress,
+    )
+    return _report(settings, "live", results, trials)
+
+
+async def _started_manifest(settings: _Settings, trials: int) -> _Manifest:
+    """The eval run's manifest session, begun with what the run is."""
+    tasks = settings.tasks
     manifest = _Manifest(settings.journal, settings.run_id)
     await manifest.add(
         RUN_STARTED,
@@ -110,9 +127,23 @@ async def evaluate(
             "domain": tasks.domain.name,
         },
     )
-    expected = {t.id: await expectation(t, tasks.domain) for t in tasks.tasks}
+    return manifest
+
+
+async def _live_trials(
+    settings: _Settings,
+    swarm: SwarmSource,
+    manifest: _Manifest,
+    expected: Mapping[str, Expectation],
+    *,
+    trials: int,
+    concurrency: int,
+    progress: Progress | None,
+) -> list[TrialResult]:
+    """Every task's ``trials`` trials, ``concurrency`` at once: each is added to the manifest
+    and graded as it finishes, then counted in ``progress``."""
     gate = asyncio.Semaphore(concurrency)
-    jobs = [(task, n) for task in tasks.tasks for n in range(1, trials + 1)]
+    jobs = [(task, n) for task in settings.tasks.tasks for n in range(1, trials + 1)]
     done = 0
 
     async def one(task: Task, number: int) -> TrialResult:
@@ -126,8 +157,7 @@ async def evaluate(
             progress(done, len(jobs))
         return result
 
-    results = await asyncio.gather(*(one(task, n) for task, n in jobs))
-    return _report(settings, "live", results, trials)
+    return await asyncio.gather(*(one(task, n) for task, n in jobs))
 
 
 async def regrade(
@@ -238,8 +268,7 @@ async def _live_trial(
     database = task.initial_database(settings.tasks.domain)
     base = trial_session_id(settings.run_id, task.id, number)
     stored = StoredTrial(run_id=settings.run_id, task_id=task.id, number=number, sessions=())
-    user_said: list[str] = []
-    agent_said: list[str] = []
+    dialogue = _Dialogue()
     sessions: list[str] = []
     users: list[str] = []
     previous: Any = None
@@ -247,14 +276,7 @@ async def _live_trial(
         swarm = _swarm_for(source, task, number)
         approving = swarm.with_seams(decisions=_Approver(answer=task.approvals))
         for turn in range(1, settings.max_turns + 1):
-            said = UserTurn(
-                task=task,
-                number=turn,
-                agent_said=tuple(agent_said),
-                user_said=tuple(user_said),
-                session_id=f"{base}__user_{turn}",
-                journal=settings.journal,
-            )
+            said = _turn(settings, task=task, trial=stored, number=turn, dialogue=dialogue)
             message = await settings.user.speak(said)
             if isinstance(settings.user, ModelUser) and turn <= settings.user.max_turns:
                 users.append(said.session_id)
@@ -262,7 +284,7 @@ async def _live_trial(
                 break
             session = base if turn == 1 else f"{base}__turn_{turn}"
             sessions.append(session)
-            user_said.append(message)
+            dialogue.user.append(message)
             previous = await approving.run(
                 message,
                 context=task.context,
@@ -272,7 +294,7 @@ async def _live_trial(
                 history=previous,
                 limits=settings.limits,
             )
-            agent_said.append(_answer_text(previous))
+            dialogue.agent.append(_answer_text(previous))
             if previous.stop_reason != "final_output":
                 break
     except Exception as exc:  # an erroring trial is a failed trial, never a crashed eval
@@ -281,7 +303,7 @@ async def _live_trial(
         stored,
         sessions=tuple(sessions),
         user_sessions=tuple(users),
-        user_said=tuple(user_said),
+        user_said=tuple(dialogue.user),
         database=database,
     )
 
@@ -297,45 +319,31 @@ async def _replayed(
     """The trial re-run from the journal with its tools executed on a fresh database, or a
     drifted result."""
     database = task.initial_database(settings.tasks.domain)
-    agent_said: list[str] = []
-    user_said: list[str] = []
+    dialogue = _Dialogue()
     records = 0
     approving = swarm.with_seams(decisions=_Approver(answer=task.approvals))
     try:
         for i, session in enumerate(trial.sessions):
-            said = _turn(
-                settings,
-                task=task,
-                trial=trial,
-                number=i + 1,
-                agent_said=agent_said,
-                user_said=user_said,
-            )
+            said = _turn(settings, task=task, trial=trial, number=i + 1, dialogue=dialogue)
             message = await settings.user.replay(said)
             if message is None:
                 raise _Drift(
                     f"the user now ends the dialogue before turn {i + 1}, which the journal holds"
                 )
-            user_said.append(message)
+            dialogue.user.append(message)
             result = await approving.replay(
                 session, settings.journal, tools="execute", deps=database, prompt=message
             )
             records += await settings.journal.next_seq(session)
-            agent_said.append(_answer_text(result))
+            dialogue.agent.append(_answer_text(result))
             last = result
         if (
             trial.sessions
             and last.stop_reason == "final_output"
             and len(trial.sessions) < settings.max_turns
         ):
-            said = _turn(
-                settings,
-                task=task,
-                trial=trial,
-                number=len(trial.sessions) + 1,
-                agent_said=agent_said,
-                user_said=user_said,
-            )
+            number = len(trial.sessions) + 1
+            said = _turn(settings, task=task, trial=trial, number=number, dialogue=dialogue)
             if await settings.user.replay(said) is not None:
                 raise _Drift("the user now goes on after the journal's last turn")
     except (ReplayDivergenceError, _Drift) as exc:
@@ -349,21 +357,29 @@ async def _replayed(
     return replace(trial, database=database), records
 
 
+@dataclass(kw_only=True, slots=True)
+class _Dialogue:
+    """What a trial's user and agents have said so far, one entry per turn."""
+
+    user: list[str] = field(default_factory=list)
+    agent: list[str] = field(default_factory=list)
+
+
 def _turn(
     settings: _Settings,
     *,
     task: Task,
     trial: StoredTrial,
     number: int,
-    agent_said: list[str],
-    user_said: list[str],
+    dialogue: _Dialogue,
 ) -> UserTurn:
+    """The user's turn ``number`` of the trial, after what ``dialogue`` holds so far."""
     base = trial_session_id(trial.run_id, task.id, trial.number)
     return UserTurn(
         task=task,
         number=number,
-        agent_said=tuple(agent_said),
-        user_said=tuple(user_said),
+        agent_said=tuple(dialogue.agent),
+        user_said=tuple(dialogue.user),
         session_id=f"{base}__user_{number}",
         journal=settings.journal,
     )

@@ -121,17 +121,8 @@ class SQLiteJournal:
         self._lock = threading.Lock()
         self.read_only = read_only
         """Whether this journal was opened for reading only."""
-        # A journal whose file does not exist yet creates it on first use, not here: a module
-        # that builds a swarm with SQLiteJournal(path) at import leaves no file behind when
-        # it is only checked or drawn.
-        self._deferred = not read_only and not self._path.exists() and self._path.parent.is_dir()
-        self._conn: sqlite3.Connection | None = None
-        if not self._deferred:
-            self._conn = (
-                connect_read_only(self._path, timeout)
-                if read_only
-                else connect(self._path, timeout)
-            )
+        self._conn = _connect_unless_new(self._path, timeout, read_only=read_only)
+        self._deferred = self._conn is None  # the file is created on first use: _connection
         self._commits = GroupCommit(
             connection=self._connection,
             lock=self._lock,
@@ -382,6 +373,21 @@ def _write_step(
         if continued.rowcount == 1:
             conn.executemany(_INSERT_RECORD, rows)
             return
+    # A session's first step, a step naming agents, or one that does not continue the session
+    # (refused there). The common step above returns first, so it pays for no extra call.
+    _write_session_row(conn, rows, facts, now)
+    conn.executemany(_INSERT_RECORD, rows)
+
+
+def _write_session_row(
+    conn: sqlite3.Connection,
+    rows: list[tuple[str, int, str, str, float]],
+    facts: StepFacts,
+    now: float,
+) -> None:
+    """Check that the step's rows continue the session's stored summary row, then insert that
+    row (a new session) or update it, merging the step's agents; the records are the caller's."""
+    session_id, first_seq, count = rows[0][0], rows[0][1], len(rows)
     row = conn.execute(_SESSION_ROW, (session_id,)).fetchone()
     check_continues(session_id, 0 if row is None else int(row[0]), first_seq)
     if row is None:
@@ -389,7 +395,7 @@ def _write_step(
             INSERT_SESSION,
             (
                 session_id,
-                len(rows),
+                count,
                 now,
                 now,
                 facts.finished,
@@ -403,7 +409,7 @@ def _write_step(
         conn.execute(
             _UPDATE_SESSION,
             (
-                len(rows),
+                count,
                 now,
                 facts.finished,
                 facts.finished,
@@ -413,7 +419,19 @@ def _write_step(
                 session_id,
             ),
         )
-    conn.executemany(_INSERT_RECORD, rows)
+
+
+def _connect_unless_new(
+    path: Path, timeout: float, *, read_only: bool
+) -> sqlite3.Connection | None:
+    """The journal's connection, or None for a file that does not exist yet (in a directory
+    that does): it is created on first use, not here, so a module that builds a swarm with
+    SQLiteJournal(path) at import leaves no file behind when it is only checked or drawn."""
+    if read_only:
+        return connect_read_only(path, timeout)
+    if not path.exists() and path.parent.is_dir():
+        return None
+    return connect(path, timeout)
 
 
 def _next_seq(conn: sqlite3.Connection, session_id: str) -> int:

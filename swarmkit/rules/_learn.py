@@ -142,6 +142,11 @@ def _grow(
             break
     if not atoms:
         return None
+    return _learned(target, atoms)
+
+
+def _learned(target: str, atoms: Sequence[Test]) -> Learned:
+    """The rule sending to ``target`` when all of ``atoms`` hold, on every row they hold on."""
     bits = ~0
     for atom in atoms:
         bits &= atom.bits

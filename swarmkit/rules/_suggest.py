@@ -203,16 +203,10 @@ def suggest_from_visits(
     if agent is not None:
         decided = [visit for visit in decided if visit.agent == agent]
     _check_evidence(visits, decided, agent, min_support, held_out_fraction)
-    by_source: dict[str, list[Visit]] = {}
-    for visit in decided:
-        by_source.setdefault(visit.agent, []).append(visit)
+    by_source = _by_source(decided)
     sessions = {visit.session_id for visit in visits}
     held = {sid for sid in sessions if held_out(sid, held_out_fraction)}
-    suggestions: list[Suggestion] = []
-    below: list[BelowThreshold] = []
-    inconsistent: list[Inconsistency] = []
-    left_out: dict[str, str] = {}
-    rejected: list[str] = []
+    found = _Findings()
     on_cycle = graph.on_cycle if graph is not None else "error"
     accepted_graph = graph
     for source in sorted(by_source):
@@ -220,7 +214,7 @@ def suggest_from_visits(
         learned, atoms, found_left_out = _learn_source(
             rows, held, min_precision=min_precision, min_support=min_support, is_secret=is_secret
         )
-        left_out.update(found_left_out)
+        found.left_out.update(found_left_out)
         kept, failed, refused = _check_source(
             source,
             learned,
@@ -232,22 +226,52 @@ def suggest_from_visits(
             min_precision=min_precision,
             min_support=min_support,
         )
-        suggestions.extend(kept)
-        below.extend(failed)
-        rejected.extend(refused)
+        found.suggestions.extend(kept)
+        found.below.extend(failed)
+        found.rejected.extend(refused)
         accepted_graph = with_rules(accepted_graph, [s.edge for s in kept])
-        inconsistent.extend(_inconsistencies(source, rows, atoms))
-    return SuggestReport(
-        sessions=len(sessions),
-        held_out_sessions=len(held),
-        decisions={source: len(rows) for source, rows in sorted(by_source.items())},
-        suggestions=tuple(suggestions),
-        inconsistencies=tuple(inconsistent),
-        below_threshold=tuple(below),
-        left_out=dict(sorted(left_out.items())),
-        on_cycle=on_cycle,
-        rejected=tuple(rejected),
-    )
+        found.inconsistent.extend(_inconsistencies(source, rows, atoms))
+    return found.report(sessions=sessions, held=held, by_source=by_source, on_cycle=on_cycle)
+
+
+def _by_source(decided: Sequence[Visit]) -> dict[str, list[Visit]]:
+    """The model's decisions grouped by the agent that made them, in journal order."""
+    by_source: dict[str, list[Visit]] = {}
+    for visit in decided:
+        by_source.setdefault(visit.agent, []).append(visit)
+    return by_source
+
+
+@dataclass(kw_only=True, slots=True)
+class _Findings:
+    """What the sources' rules came to, gathered one source at a time in name order."""
+
+    suggestions: list[Suggestion] = field(default_factory=list)
+    below: list[BelowThreshold] = field(default_factory=list)
+    inconsistent: list[Inconsistency] = field(default_factory=list)
+    left_out: dict[str, str] = field(default_factory=dict)
+    rejected: list[str] = field(default_factory=list)
+
+    def report(
+        self,
+        *,
+        sessions: set[str],
+        held: set[str],
+        by_source: Mapping[str, Sequence[Visit]],
+        on_cycle: str,
+    ) -> SuggestReport:
+        """The report of these findings on ``sessions``, ``held`` of them held out."""
+        return SuggestReport(
+            sessions=len(sessions),
+            held_out_sessions=len(held),
+            decisions={source: len(rows) for source, rows in sorted(by_source.items())},
+            suggestions=tuple(self.suggestions),
+            inconsistencies=tuple(self.inconsistent),
+            below_threshold=tuple(self.below),
+            left_out=dict(sorted(self.left_out.items())),
+            on_cycle=on_cycle,
+            rejected=tuple(self.rejected),
+        )
 
 
 def _check_thresholds(min_precision: float, min_support: int, fraction: float) -> None:
@@ -355,31 +379,42 @@ def _check_source(
             candidates = candidates[:-1]
             continue
         evidence = _evidence(edges, rows, merged, held)
-        failing = [
-            index
-            for index, edge in enumerate(edges)
-            if evidence[edge.when or ""].support < min_support
-            or evidence[edge.when or ""].precision < min_precision
-        ]
-        if not failing:
+        drop = _first_failing(edges, evidence, min_precision=min_precision, min_support=min_support)
+        if drop is None:
             break
-        drop = failing[0]
         candidates = candidates[:drop] + candidates[drop + 1 :]
-        failed = evidence[edges[drop].when or ""]
-        below.append(
-            BelowThreshold(
-                source=source,
-                target=edges[drop].target,
-                when=edges[drop].when or "",
-                precision=failed.precision,
-                support=failed.support,
-            )
-        )
+        below.append(_below_threshold(edges[drop], evidence[edges[drop].when or ""]))
     suggestions = [
         _suggestion(edge, evidence[edge.when or ""], _conflicts(edge, graph, visits))
         for edge in edges
     ]
     return suggestions, below, refused
+
+
+def _first_failing(
+    edges: Sequence[Edge],
+    evidence: Mapping[str, _Evidence],
+    *,
+    min_precision: float,
+    min_support: int,
+) -> int | None:
+    """The index of the first edge whose held-out evidence misses a threshold, if any."""
+    for index, edge in enumerate(edges):
+        found = evidence[edge.when or ""]
+        if found.support < min_support or found.precision < min_precision:
+            return index
+    return None
+
+
+def _below_threshold(edge: Edge, failed: _Evidence) -> BelowThreshold:
+    """A rule dropped for its held-out evidence, as the report lists it."""
+    return BelowThreshold(
+        source=edge.source,
+        target=edge.target,
+        when=edge.when or "",
+        precision=failed.precision,
+        support=failed.support,
+    )
 
 
 @dataclass(kw_only=True, slots=True)

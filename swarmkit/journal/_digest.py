@@ -39,6 +39,7 @@ class RequestDigester:
         # Messages are digested as the journal keeps them (secrets in tool arguments and
         # results hidden), so a replay that serves the journal's copies digests the same.
         self._parts = PartCache(redact=redact)
+        self._redact = redact
         self._histories: dict[str, tuple[tuple[Message, ...], Any]] = {}
         self._extensions: dict[str, _Extension] = {}
         self._heads: dict[str, tuple[tuple[object, ...], _Hash]] = {}
@@ -52,8 +53,12 @@ class RequestDigester:
         """
         head = self._head(request)
         if request.messages:
-            # The system message is new each call; its text alone identifies it.
-            head.update(hashlib.sha256(str(request.messages[0].content).encode()).digest())
+            # The system message is new each call; its text alone identifies it (as the journal
+            # would quote it: a handoff payload in it has its secret fields hidden).
+            system = str(request.messages[0].content)
+            if self._redact is not None and self._redact.may_hold_secret(system):
+                system = self._redact.in_text(system)
+            head.update(hashlib.sha256(system.encode()).digest())
         if history is None:
             head.update(self._history(request.agent, request.messages[1:]).digest())
         else:

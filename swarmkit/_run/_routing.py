@@ -18,8 +18,8 @@ from swarmkit.result import RuleDecision
 
 
 def routes(run: RunParts, plan: AgentPlan) -> bool:
-    """Whether anything but the model may decide this step (a spent budget, or rules)."""
-    return continuation(run.state, plan) is not None or has_rules(run, plan)
+    """Whether anything but the model may decide this step (a budget's ``then``, or rules)."""
+    return plan.agent.then is not None or has_rules(run, plan)
 
 
 async def route(run: RunParts, plan: AgentPlan) -> HandedOff | Continued:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from hypothesis import given
@@ -17,7 +18,7 @@ from swarmkit.messages import (
     ToolMessage,
     UserMessage,
 )
-from swarmkit.models import ModelRequest, ModelSettings, ToolSpec
+from swarmkit.models import ModelRequest, ModelSettings, OutputSchema, ToolSpec
 
 SYSTEM = SystemMessage(content="You check invoices.")
 LOOKUP = ToolSpec(
@@ -131,3 +132,22 @@ def test_a_message_digests_its_text_exactly_as_the_json_encoder_writes_it(
     for message, parts in cases:
         expected = json.dumps(parts, ensure_ascii=False).encode("utf-8", "surrogatepass")
         assert _message_text(message) == expected
+
+
+def test_a_whole_request_keeps_every_field_of_its_head() -> None:
+    """RequestHistory.sent_with copies each of the head's fields (none is left behind when
+    ModelRequest gains one) and puts the history after the system message."""
+    head = ModelRequest(
+        messages=(SYSTEM,),
+        tools=(ToolSpec(name="t", description="d", parameters={"type": "object"}),),
+        settings=ModelSettings(temperature=0.5, tool_choice="required"),
+        agent="a",
+        output_schema=OutputSchema(name="O", schema={"type": "object"}, strict=True),
+    )
+    items = [UserMessage(content="hi")]
+    whole = RequestHistory(view=(), items=items, count=1).sent_with(head)
+
+    assert whole == dataclasses.replace(head, messages=(SYSTEM, *items))
+    assert {f.name for f in dataclasses.fields(ModelRequest)} == {
+        "messages", "tools", "settings", "agent", "output_schema"
+    }  # fmt: skip

@@ -24,6 +24,7 @@ from swarmkit.journal import (
     InMemoryJournal,
     Journal,
     JournalRecord,
+    append_mirrored,
     response_from_data,
     response_to_data,
 )
@@ -36,8 +37,6 @@ TOOL_STEP = "swarmkit.tool"
 START_STEP = "swarmkit.start"
 MIRROR_STEP = "swarmkit.mirror"
 
-MIRROR_LEASE_SECONDS = 60.0
-"""How long a mirror write holds the session's writer lease in the journal."""
 
 _ID_NAMESPACE = uuid.UUID("5b0b7f36-52a4-4b8e-9f0c-6f1d9a1c2d30")
 
@@ -86,6 +85,12 @@ class SessionState:
         records = await _all_records(self.journal)
         owner = f"dbos:{self.session_id}"
         await DBOS.run_step_async(_options(MIRROR_STEP), _mirror, self.mirror, records, owner)
+
+
+async def _mirror(journal: Journal, records: list[JournalRecord], owner: str) -> None:
+    """The mirror step: the lease's owner is the session's own name, so a write a crash cut
+    short is taken up again by the session's recovery without waiting for the lease."""
+    await append_mirrored(journal, records, owner=owner)
 
 
 _CURRENT: ContextVar[SessionState | None] = ContextVar("swarmkit_dbos_session", default=None)
@@ -173,26 +178,6 @@ async def start_facts(fingerprint: Mapping[str, Any], publish: bool) -> dict[str
     """What a session records once, at its start: the time, the swarm's fingerprint, and
     whether it publishes its events."""
     return {"at": time.time(), "fingerprint": dict(fingerprint), "publish": publish}
-
-
-async def _mirror(journal: Journal, records: list[JournalRecord], owner: str) -> None:
-    """Write the records the journal does not hold yet, each session under its lease.
-
-    The lease's owner is the session's own name, so a mirror write cut short by a crash is
-    taken up again by the session's recovery without waiting for its lease to expire.
-    """
-    sessions: dict[str, list[JournalRecord]] = {}
-    for record in records:
-        sessions.setdefault(record.session_id, []).append(record)
-    for session_id, own in sessions.items():
-        await journal.acquire_lease(session_id, owner=owner, ttl=MIRROR_LEASE_SECONDS)
-        try:
-            start = await journal.next_seq(session_id)
-            fresh = [r for r in own if r.seq >= start]
-            if fresh:
-                await journal.append(fresh)
-        finally:
-            await journal.release_lease(session_id, owner=owner)
 
 
 async def _all_records(journal: InMemoryJournal) -> list[JournalRecord]:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from swarmkit.journal._cipher import AESGCMCipher, JournalCipher, env_cipher, generate_key
 from swarmkit.journal._jsonl import export_jsonl, import_jsonl, import_jsonl_sessions
 from swarmkit.journal._memory import InMemoryJournal
+from swarmkit.journal._mirror import MIRROR_LEASE_SECONDS, append_mirrored
 from swarmkit.journal._open import (
     is_postgres_location,
     journal_label,
@@ -50,6 +51,7 @@ __all__ = [
     "Journal",
     "JournalCipher",
     "JournalRecord",
+    "MIRROR_LEASE_SECONDS",
     "NOTHING_HELD",
     "PostgresJournal",
     "RecordSink",
@@ -60,6 +62,7 @@ __all__ = [
     "StepTime",
     "StepWriter",
     "TURN_MARK",
+    "append_mirrored",
     "conversations",
     "env_cipher",
     "export_jsonl",

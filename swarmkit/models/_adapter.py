@@ -37,12 +37,12 @@ class NativeModel:
         timeout: float | None = None,
         timeouts: Timeouts | None = None,
         retry: RetryPolicy | None = None,
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        sleep: Callable[[float], Awaitable[None]] | None = None,
         clock: Callable[[], float] = time.perf_counter,
         runtime: Runtime | None = None,
     ) -> None:
         """Check and keep what every adapter takes; ``runtime`` supplies the waits between
-        attempts and the jitter's randomness (it wins over ``sleep=``)."""
+        attempts and the jitter's randomness (it wins over ``sleep=``; neither: real ones)."""
         kind = type(self).__name__
         if not isinstance(model, str) or not model:
             raise ConfigurationError(
@@ -64,7 +64,7 @@ class NativeModel:
         """The deadlines of each attempt."""
         self._api_key = api_key
         self._base_url = base_url
-        self._sleep = runtime.sleep if runtime is not None else sleep
+        self._sleep = runtime.sleep if runtime is not None else (sleep or asyncio.sleep)
         self._random = runtime.random if runtime is not None else random.random
         self._clock = clock
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any
 
 try:
     import anthropic
@@ -61,7 +60,6 @@ class AnthropicModel(NativeModel):
         runtime: Runtime | None = None,
     ) -> None:
         """Describe the model; ``max_tokens`` is sent when an agent's settings set none."""
-        extra: dict[str, Any] = {} if sleep is None else {"sleep": sleep}
         super().__init__(
             model,
             api_key=api_key,
@@ -69,8 +67,8 @@ class AnthropicModel(NativeModel):
             timeout=timeout,
             timeouts=timeouts,
             retry=retry,
+            sleep=sleep,
             runtime=runtime,
-            **extra,
         )
         self._check_client(
             client,

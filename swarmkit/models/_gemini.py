@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any
 
 try:
     import httpx
@@ -53,7 +52,6 @@ class GeminiModel(NativeModel):
     ) -> None:
         """Describe the model; ``thinking_budget`` sets the thinking tokens (None: the model's
         default)."""
-        extra: dict[str, Any] = {} if sleep is None else {"sleep": sleep}
         super().__init__(
             model,
             api_key=api_key,
@@ -61,8 +59,8 @@ class GeminiModel(NativeModel):
             timeout=timeout,
             timeouts=timeouts,
             retry=retry,
+            sleep=sleep,
             runtime=runtime,
-            **extra,
         )
         self._check_client(
             client, genai.Client, "a google.genai.Client", base_url=base_url, api_key=api_key

@@ -12,7 +12,7 @@ from temporalio.exceptions import ApplicationError
 
 from swarmkit.context import context_from_data
 from swarmkit.exceptions import ConfigurationError, ModelError, SwarmkitError, ToolArgumentsError
-from swarmkit.journal import JournalRecord, response_to_data
+from swarmkit.journal import append_mirrored, response_to_data
 from swarmkit.temporal._data import (
     MirrorInput,
     MirrorReadInput,
@@ -31,9 +31,6 @@ TOOL_ACTIVITY = "swarmkit.tool"
 MIRROR_ACTIVITY = "swarmkit.mirror"
 MIRROR_READ_ACTIVITY = "swarmkit.mirror_read"
 FINGERPRINT_ACTIVITY = "swarmkit.fingerprint"
-
-MIRROR_LEASE_SECONDS = 60.0
-"""How long the mirror activity holds a session's writer lease while it writes."""
 
 T = TypeVar("T")
 
@@ -92,20 +89,9 @@ class SwarmActivities:
         journal = self._registry.journal
         if journal is None:
             return
-        sessions: dict[str, list[JournalRecord]] = {}
-        for data in batch.records:
-            record = record_from_data(data)
-            sessions.setdefault(record.session_id, []).append(record)
+        records = [record_from_data(data) for data in batch.records]
         owner = f"temporal:{activity.info().workflow_run_id}"
-        for session_id, records in sessions.items():
-            await journal.acquire_lease(session_id, owner=owner, ttl=MIRROR_LEASE_SECONDS)
-            try:
-                start = await journal.next_seq(session_id)
-                fresh = [r for r in records if r.seq >= start]
-                if fresh:
-                    await journal.append(fresh)
-            finally:
-                await journal.release_lease(session_id, owner=owner)
+        await append_mirrored(journal, records, owner=owner)
 
     @activity.defn(name=MIRROR_READ_ACTIVITY)
     async def read_mirror(self, page: MirrorReadInput) -> list[dict[str, Any]]:

@@ -192,10 +192,13 @@ INTEGRATION_PACKAGES = {
 """Packages built on the core's public seams only: the command, the viewer, engines, servers."""
 
 CORE_PRIVATE_IMPORTS = {
-    # Sessions build tapes and leases from the journal's own parts (their one place).
-    ("_sessions.py", "swarmkit.journal._tape"),
-    ("_sessions.py", "swarmkit.journal._digest"),
-    ("_sessions.py", "swarmkit.journal._records"),
+    # Sessions build courses, tapes and leases from the journal's own parts (their one place).
+    ("_sessions", "swarmkit.journal._appender"),
+    ("_sessions", "swarmkit.journal._course"),
+    ("_sessions", "swarmkit.journal._cursor"),
+    ("_sessions", "swarmkit.journal._digest"),
+    ("_sessions", "swarmkit.journal._records"),
+    ("_sessions", "swarmkit.journal._tape"),
 }
 """Private modules the core reads across its own packages, each for the reason above."""
 

@@ -136,8 +136,8 @@ def journaled_kinds() -> set[str]:
             if _writes_kind(node):
                 kinds.add(node.args[0].value)  # type: ignore[attr-defined]
     from swarmkit.console._timeline import _STEPS  # noqa: PLC0415 - kinds the timeline shows
+    from swarmkit.journal._cursor import STATE_EDITED  # noqa: PLC0415
     from swarmkit.journal._records import AGENT_STARTED  # noqa: PLC0415
-    from swarmkit.journal._tape import STATE_EDITED  # noqa: PLC0415
 
     return kinds | set(_STEPS) | {AGENT_STARTED, STATE_EDITED}
 

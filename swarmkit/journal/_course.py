@@ -1,0 +1,174 @@
+"""Session courses: how one run of a session goes, as a value each session verb builds.
+
+A verb (a fresh run, a strict replay, a fork, a resume, an engine's mirror, a delegated sub-run,
+a what-if) reads its records and says in one frozen value where the run writes, what it
+replays first and whether it may go live. The tape matches on the value; nothing else carries
+mode flags.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from swarmkit.interrupts import Decision
+from swarmkit.journal._records import Journal, JournalRecord, RecordSink
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Fresh:
+    """A new session, journaled step by step (or not at all)."""
+
+    journal: Journal | None
+    """Where its records go; None runs it unjournaled."""
+    kind: Literal["fresh"] = "fresh"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Mirrored:
+    """A new session whose records go to an engine's sink when the run ends or pauses; the
+    engine keeps the durable history, so no lease is taken and no step is flushed early."""
+
+    sink: RecordSink
+    """Receives the records."""
+    kind: Literal["mirror"] = "mirror"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Replay:
+    """A strict replay: the records are all the run has; it writes nothing and never goes live
+    (a step past them is a divergence, not a network call)."""
+
+    records: tuple[JournalRecord, ...]
+    """The session's records as one run (see ``replayable``)."""
+    journal: Journal | None = None
+    """The journal they were read from, where delegated sub-runs' records are read too
+    (never written)."""
+    execute_tools: bool = False
+    """Whether tools run for real instead of returning their journaled outcomes."""
+    kind: Literal["replay"] = "replay"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Fork:
+    """A new session that starts with another's records (renumbered under its own id) and goes
+    live where they end."""
+
+    journal: Journal
+    """Where the fork's records go, the copied prefix first."""
+    prefix: tuple[JournalRecord, ...]
+    """The records it replays, already under the fork's session id."""
+    edit: Mapping[str, Any] | None = None
+    """A time-travel edit (``context_update``, ``forked_from``, ``at``), journaled and applied
+    to the state the moment the prefix is used up."""
+    execute_tools: bool = False
+    """Whether tools run for real while the prefix replays."""
+    kind: Literal["fork"] = "fork"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Resume:
+    """The same session going on live after the steps it completed."""
+
+    journal: Journal
+    """The session's journal."""
+    prefix: tuple[JournalRecord, ...]
+    """The records it replays (see ``resumable_prefix``)."""
+    next_seq: int
+    """The number its first new record takes (the journal is append-only: every record it
+    holds keeps its number, including those the prefix leaves out)."""
+    decision: Decision | None = None
+    """A person's decision for the pause the session is waiting at."""
+    kind: Literal["resume"] = "resume"
+
+
+Course = Fresh | Mirrored | Replay | Fork | Resume
+"""How one run of a session goes."""
+
+
+def prefix_of(course: Course) -> tuple[JournalRecord, ...]:
+    """The records a course replays before it goes live."""
+    match course:
+        case Fresh() | Mirrored():
+            return ()
+        case Replay(records=records):
+            return records
+        case Fork(prefix=prefix) | Resume(prefix=prefix):
+            return prefix
+
+
+def sink_of(course: Course) -> RecordSink | None:
+    """Where a course's new records go (None: nowhere)."""
+    match course:
+        case Fresh(journal=journal):
+            return journal
+        case Mirrored(sink=sink):
+            return sink
+        case Replay():
+            return None
+        case Fork(journal=journal) | Resume(journal=journal):
+            return journal
+
+
+def leased(course: Course) -> Journal | None:
+    """The journal whose lease a course holds while it writes (a mirror's engine and a replay
+    hold none)."""
+    match course:
+        case Fresh(journal=journal):
+            return journal
+        case Fork(journal=journal) | Resume(journal=journal):
+            return journal
+        case Mirrored() | Replay():
+            return None
+
+
+def first_seq(course: Course) -> int:
+    """The number of a course's first new record."""
+    match course:
+        case Resume(next_seq=next_seq):
+            return next_seq
+        case Fork(prefix=prefix):
+            return len(prefix)
+        case Fresh() | Mirrored() | Replay():
+            return 0
+
+
+def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:
+    """The records a resumed run replays: a run that ended in an error retries its last step,
+    and one stopped by Ctrl-C (``cancelled``) goes on from where it stopped.
+
+    The trailing ``run_finished`` of a failed run, and the failed model call before it, are
+    left out of the prefix (they stay in the append-only journal), so the resumed run replays
+    up to the failure and then tries it again live.
+    """
+    prefix = list(records)
+    if prefix and prefix[-1].kind == "run_finished" and prefix[-1].data.get("limit"):
+        # A run a limit ended resumes with a fresh allowance: the limit's stop is left out.
+        prefix.pop()
+        if prefix and prefix[-1].kind == "limit_reached":
+            prefix.pop()
+    if (
+        prefix
+        and prefix[-1].kind == "run_finished"
+        and (prefix[-1].data.get("stop_reason") == "error" or prefix[-1].data.get("cancelled"))
+    ):
+        prefix.pop()
+        if prefix and prefix[-1].kind == "model_call" and "error" in prefix[-1].data:
+            prefix.pop()
+    return tuple(prefix)
+
+
+def replayable(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:
+    """A whole session as one run for replay: an attempt that failed or was stopped by Ctrl-C
+    and then resumed leaves its end (and its failed model call) out, as resume did."""
+    kept: list[JournalRecord] = []
+    for record in records:
+        ended_early = record.kind == "run_finished" and (
+            record.data.get("stop_reason") == "error" or record.data.get("cancelled")
+        )
+        if ended_early and record is not records[-1]:
+            kept = list(resumable_prefix([*kept, record]))
+        else:
+            kept.append(record)
+    return tuple(kept)

@@ -1,0 +1,176 @@
+"""The replay cursor: walks a run's journaled records in step with the run, and reports where
+the current code departs from them."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from swarmkit.exceptions import ReplayDivergenceError
+from swarmkit.journal._codec import UNCOMPARED_KEYS
+from swarmkit.journal._records import JournalRecord
+from swarmkit.journal._writer import NOTHING_HELD, Held
+from swarmkit.models import ModelRequest
+
+STATE_EDITED = "state_edited"
+"""A fork's edit of the state (a time-travel update), applied where the journal holds it."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TimeTravel:
+    """How a replay is watched, and how journaled state edits reach the run's state."""
+
+    apply: Callable[[Mapping[str, Any]], None]
+    """Merges a context update into the run's state."""
+    replayed: Callable[[JournalRecord], None] = lambda record: None
+    """Called with each replayed record, in order (for ``Swarm.history``)."""
+    requested: Callable[[int, str, int, ModelRequest], None] | None = None
+    """Called with each replayed model call's seq, agent, turn and whole request as sent
+    (for ``Swarm.requests``); None spares a replay building whole requests."""
+
+
+class ReplayCursor:
+    """The position of a run in the records it replays.
+
+    Every step the run takes while records remain must match the next one, or the cursor
+    raises ReplayDivergenceError with a diff of what the current code produced.
+    """
+
+    def __init__(
+        self, session_id: str, records: Sequence[JournalRecord], travel: TimeTravel
+    ) -> None:
+        self._session_id = session_id
+        self._records = tuple(records)
+        self._end = len(self._records)
+        self._at = 0
+        self.travel = travel
+        """Watches the replay and applies journaled state edits."""
+
+    @property
+    def done(self) -> bool:
+        """Whether every record has been replayed (always, for a run with none)."""
+        return self._at >= self._end
+
+    @property
+    def empty(self) -> bool:
+        """Whether there were no records to replay."""
+        return not self._records
+
+    @property
+    def at_last(self) -> bool:
+        """Whether the cursor stands just past the last record (a resume's pause point)."""
+        return bool(self._records) and self._at == self._end
+
+    def peek(self, ahead: int = 0) -> JournalRecord | None:
+        """The record ``ahead`` steps after the next one, if there is one."""
+        at = self._at + ahead
+        return self._records[at] if at < self._end else None
+
+    def held(self, kind: str) -> Held | None:
+        """What the journal holds for a step of ``kind`` here (see ``StepWriter.held``)."""
+        record = self.peek()
+        if record is None:
+            return None
+        return Held(data=record.data) if record.kind == kind else NOTHING_HELD
+
+    def at_resumed_stop(self) -> bool:
+        """Whether a limit's stop (``limit_reached``, ``run_finished``) comes next and the
+        records go on after it: a resume went on from it."""
+        kinds = [record.kind for record in self._records[self._at : self._at + 3]]
+        return len(kinds) == 3 and kinds[:2] == ["limit_reached", "run_finished"]
+
+    def expect(self, kind: str, data: Mapping[str, Any]) -> JournalRecord:
+        """The next record, which must be of ``kind`` and hold ``data``; then step past it."""
+        record = self.expect_kind(kind, data)
+        if comparable(record.data) != comparable(data):
+            self.diverge(record, kind, data)
+        self.advance()
+        return record
+
+    def expect_kind(self, kind: str, data: Mapping[str, Any]) -> JournalRecord:
+        """The next record, which must be of ``kind`` (``data`` is what the code asked)."""
+        record = self._records[self._at]
+        if record.kind != kind:
+            self.diverge(record, kind, data)
+        return record
+
+    def advance(self, steps: int = 1) -> None:
+        """Step past ``steps`` records, then past any journaled state edits that follow,
+        applying them as they come."""
+        to = self._at + steps
+        while True:
+            for record in self._records[self._at : to]:
+                self.travel.replayed(record)
+            self._at = to
+            edit = self.peek()
+            if edit is None or edit.kind != STATE_EDITED:
+                return
+            self.travel.apply(edit.data["context_update"])
+            to += 1
+
+    def diverge(
+        self, record: JournalRecord, kind: str, actual: Mapping[str, Any], *, why: str = ""
+    ) -> NoReturn:
+        """Stop the replay at ``record``: the current code asked for ``kind`` with ``actual``."""
+        if not why:
+            why = (
+                f"the journal holds {record.kind!r}, the current code asks for {kind!r}"
+                if record.kind != kind
+                else f"the current code's {kind!r} differs from the journaled one"
+            )
+        # Only what the current code produced is compared; the journaled answer is not shown.
+        expected = {k: v for k, v in comparable(record.data).items() if k in actual}
+        raise ReplayDivergenceError(
+            f"replay of session {self._session_id!r} diverged at step {record.seq}: {why}",
+            session_id=self._session_id,
+            step=record.seq,
+            diff=diff(expected, comparable(actual)),
+        )
+
+    def past_the_end(self, kind: str, data: Mapping[str, Any]) -> NoReturn:
+        """Stop a replay that may not go live: the code asks for a step never recorded."""
+        step = self._records[-1].seq + 1
+        raise ReplayDivergenceError(
+            f"replay of session {self._session_id!r} reached step {step}, past the end of the "
+            f"journal: the current code asks for {kind!r}, which was never recorded",
+            session_id=self._session_id,
+            step=step,
+            diff=diff({}, comparable(data)),
+        )
+
+    def check_used_up(self) -> None:
+        """At the run's end: every record must have been replayed."""
+        record = self.peek()
+        if record is not None:
+            raise ReplayDivergenceError(
+                f"replay of session {self._session_id!r} ended at step {record.seq}, but the "
+                f"journal goes on with {record.kind!r}: the current code stops earlier",
+                session_id=self._session_id,
+                step=record.seq,
+                diff=diff(record.data, {}),
+            )
+
+
+def comparable(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A record's data without what replay does not compare (answers, times)."""
+    return {k: v for k, v in data.items() if k not in UNCOMPARED_KEYS}
+
+
+def diff(expected: Mapping[str, Any], actual: Mapping[str, Any]) -> str:
+    """A unified diff of the journal's data against the current code's."""
+
+    def lines(value: Mapping[str, Any]) -> list[str]:
+        return json.dumps(value, indent=2, sort_keys=True, default=str).splitlines()
+
+    return "\n".join(
+        difflib.unified_diff(
+            lines(expected),
+            lines(actual),
+            "journal (expected)",
+            "current code (actual)",
+            lineterm="",
+        )
+    )

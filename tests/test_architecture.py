@@ -194,6 +194,7 @@ INTEGRATION_PACKAGES = {
 CORE_PRIVATE_IMPORTS = {
     # Sessions build courses, tapes and leases from the journal's own parts (their one place).
     ("_sessions", "swarmkit.journal._appender"),
+    ("_sessions", "swarmkit.journal._codec"),
     ("_sessions", "swarmkit.journal._course"),
     ("_sessions", "swarmkit.journal._cursor"),
     ("_sessions", "swarmkit.journal._digest"),

@@ -6,15 +6,18 @@ What the rest of the core uses of a run is exported here; the modules stay priva
 from swarmkit._run._conversation import (
     Continuation,
     History,
+    answered,
     choose_agent,
     continuation,
     start_from_data,
 )
 from swarmkit._run._decisions import check_decision, decision_problems
 from swarmkit._run._loop import RunLoop
-from swarmkit._run._state import RESERVED_KEY, RunState
+from swarmkit._run._state import RESERVED_KEY, RunState, build_result
 
 __all__ = [
+    "answered",
+    "build_result",
     "RESERVED_KEY",
     "Continuation",
     "History",

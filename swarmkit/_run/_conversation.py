@@ -71,6 +71,28 @@ def continuation(history: History, agents: Collection[str], entry_agent: str) ->
     return Continuation(agent=_last_speaker(messages, agents) or entry_agent, messages=messages)
 
 
+def answered(messages: Sequence[Message], ran: Mapping[str, ToolMessage]) -> tuple[Message, ...]:
+    """``messages`` with their last answer's tool calls all answered: a run cut short mid-step
+    (cancelled, or crashed) can leave calls without results in its history, which no provider
+    accepts in a later request. Each gets the result it journaled (``ran``, by call id), or
+    is answered as not run."""
+    last = next((m for m in reversed(messages) if isinstance(m, AssistantMessage)), None)
+    if last is None:
+        return tuple(messages)
+    done = {m.tool_call_id for m in messages if isinstance(m, ToolMessage)}
+    missing = [call for call in last.tool_calls if call.id not in done]
+    return (*messages, *(ran.get(call.id) or _not_run(call.id, call.name) for call in missing))
+
+
+def _not_run(call_id: str, name: str) -> ToolMessage:
+    return ToolMessage(
+        tool_call_id=call_id,
+        name=name,
+        content="not run: the turn was cancelled before this call finished",
+        is_error=True,
+    )
+
+
 def _last_speaker(messages: Sequence[Message], agents: Collection[str]) -> str | None:
     for message in reversed(messages):
         if isinstance(message, AssistantMessage) and message.agent in agents:

@@ -159,7 +159,9 @@ def _sub_course(
     # The parent crashed after this sub-run began: finish it, never start it twice.
     if session_status(records) in ("finished", "limited"):
         return Replay(records=replayable(records), journal=store)
-    return Resume(journal=store, prefix=resumable_prefix(records), next_seq=len(records))
+    return Resume(
+        journal=store, prefix=resumable_prefix(replayable(records)), next_seq=len(records)
+    )
 
 
 def _store_of(course: Course) -> Journal | None:

@@ -234,7 +234,7 @@ class Sessions:
             check_decision(self.spec, records[-1].data.get("pending"), decision)
         course = Resume(
             journal=store,
-            prefix=resumable_prefix(records),
+            prefix=resumable_prefix(replayable(records)),
             next_seq=len(records),
             decision=decision,
         )

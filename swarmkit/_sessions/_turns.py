@@ -2,14 +2,40 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from itertools import takewhile
 from typing import TYPE_CHECKING, Any
 
-from swarmkit._run import Continuation, choose_agent, continuation
-from swarmkit._sessions._start import Turn, check_context, check_prompt, check_start_agent
-from swarmkit.exceptions import ConfigurationError, JournalError
-from swarmkit.journal import Journal, RecordSink, turn_session_id, turn_sessions
-from swarmkit.journal._course import Course, Fresh, Mirrored
+from swarmkit._run import Continuation, answered, build_result, choose_agent, continuation
+from swarmkit._sessions._start import (
+    Turn,
+    check_context,
+    check_prompt,
+    check_start_agent,
+    journaled_state,
+    start_of,
+)
+from swarmkit.exceptions import ConfigurationError, JournalError, ReplayDivergenceError
+from swarmkit.journal import (
+    Journal,
+    JournalRecord,
+    RecordSink,
+    session_status,
+    turn_session_id,
+    turn_sessions,
+)
+from swarmkit.journal._codec import outcome_of
+from swarmkit.journal._course import (
+    Course,
+    Fresh,
+    Mirrored,
+    Replay,
+    replayable,
+    resumable_prefix,
+)
+from swarmkit.messages import ToolMessage
+from swarmkit.result import RunResult
 from swarmkit.spec import SwarmSpec
 
 if TYPE_CHECKING:
@@ -52,7 +78,7 @@ async def turn_start(
     if not turns:
         return None, session_id
     await _check_same_swarm(spec, store, session_id, turns[-1])
-    previous = await sessions.replay(turns[-1], store, seams=sessions.seams())
+    previous = await _completed(sessions, turns[-1], store)
     start = continuation(previous, spec.plans, spec.entry_agent)
     return start, turn_session_id(session_id, len(turns) + 1)
 
@@ -90,3 +116,37 @@ async def _check_same_swarm(
             f"{', '.join(map(str, agents))}; this swarm has {', '.join(map(str, ours))}: "
             "continue it with the swarm that started it, or start a new session_id"
         )
+
+
+async def _completed(sessions: Sessions, session_id: str, store: Journal) -> RunResult:
+    """What a conversation's latest turn completed: its result, or, for a turn cancelled or
+    cut short, where it got to (its last journaled step, with the calls it left unanswered
+    answered as not run)."""
+    records = await store.read(session_id)
+    seams = sessions.seams()
+    if session_status(records) not in ("cancelled", "running"):
+        return await sessions.replay(session_id, store, seams=seams)
+    state = journaled_state(sessions.spec, start_of(records, session_id), session_id, seams)
+    prefix = resumable_prefix(replayable(records))
+    try:
+        await sessions.driver.drive(Replay(records=prefix, journal=store), state, seams)
+    except ReplayDivergenceError as diverged:
+        # The replay reached the step the turn never finished: the state is where it got to.
+        if diverged.step <= prefix[-1].seq:
+            raise
+    result = build_result(state, "interrupted", None, None)
+    return replace(result, messages=answered(result.messages, _last_results(prefix)))
+
+
+def _last_results(records: Sequence[JournalRecord]) -> dict[str, ToolMessage]:
+    """The results of the tool calls journaled after the last model call, by call id."""
+    last = list(takewhile(lambda record: record.kind != "model_call", reversed(records)))
+    results = {}
+    for record in last:
+        if record.kind == "tool_call":
+            outcome, call_id = outcome_of(record), str(record.data.get("id"))
+            name = str(record.data.get("name"))
+            results[call_id] = ToolMessage(
+                tool_call_id=call_id, name=name, content=outcome.content, is_error=outcome.is_error
+            )
+    return results

@@ -136,27 +136,32 @@ def first_seq(course: Course) -> int:
 
 def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:
     """The records a resumed run replays: a run that ended in an error retries its last step,
-    and one stopped by Ctrl-C (``cancelled``) goes on from where it stopped.
+    one stopped by Ctrl-C (``cancelled``) goes on from where it stopped, and one a limit
+    stopped goes on with a fresh allowance.
 
-    The trailing ``run_finished`` of a failed run, and the failed model call before it, are
-    left out of the prefix (they stay in the append-only journal), so the resumed run replays
-    up to the failure and then tries it again live.
+    Those ends (a failed run's ``run_finished`` and the failed model call before it, a limit's
+    ``limit_reached`` and ``run_finished``) stay in the append-only journal but are left out
+    of the prefix, every one of them that the session ends with: a session stopped again
+    before it took a step resumes from the same place.
     """
     prefix = list(records)
-    if prefix and prefix[-1].kind == "run_finished" and prefix[-1].data.get("limit"):
-        # A run a limit ended resumes with a fresh allowance: the limit's stop is left out.
+    while prefix and prefix[-1].kind == "run_finished":
+        end = prefix[-1].data
+        if end.get("limit"):
+            before = "limit_reached"
+        elif end.get("stop_reason") == "error" or end.get("cancelled"):
+            before = "model_call"
+        else:
+            break
         prefix.pop()
-        if prefix and prefix[-1].kind == "limit_reached":
-            prefix.pop()
-    if (
-        prefix
-        and prefix[-1].kind == "run_finished"
-        and (prefix[-1].data.get("stop_reason") == "error" or prefix[-1].data.get("cancelled"))
-    ):
-        prefix.pop()
-        if prefix and prefix[-1].kind == "model_call" and "error" in prefix[-1].data:
+        if prefix and prefix[-1].kind == before and _stopped(prefix[-1]):
             prefix.pop()
     return tuple(prefix)
+
+
+def _stopped(record: JournalRecord) -> bool:
+    """Whether a record is the step that stopped the run (a limit's, or a failed call)."""
+    return record.kind == "limit_reached" or "error" in record.data
 
 
 def replayable(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:

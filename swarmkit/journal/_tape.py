@@ -80,10 +80,12 @@ class Tape:
         record = self._cursor.peek()
         if record is None:
             return None
-        if record.kind != "limit_reached":
-            return NOTHING_HELD
-        if self._cursor.at_resumed_stop():
-            self._advance(2)  # a limit's stop that a resume went on from: step over it
+        # Step over the limits' stops that a resume went on from (``limit_reached``,
+        # ``run_finished``), however many in a row; a stop the session ended with is held.
+        while self._cursor.at_resumed_stop():
+            self._advance(2)
+        record = self._cursor.peek()
+        if record is None or record.kind != "limit_reached":
             return NOTHING_HELD
         return Held(data=record.data)
 

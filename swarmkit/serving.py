@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from types import TracebackType
 from typing import Any
 
-from swarmkit.exceptions import ConfigurationError
+from swarmkit.exceptions import ConfigurationError, InteropRequestError
 from swarmkit.interrupts import Decision, approve, edit, reject
 
 Scope = MutableMapping[str, Any]
@@ -95,6 +95,14 @@ def check_host(host: str, *, allow_remote: bool) -> str:
             "network: pass allow_remote=True (--allow-remote) and keep a bearer token set"
         )
     return host
+
+
+def conversation_session(prefix: str, client_id: str, *, named: str, longest: int) -> str:
+    """The session of a served conversation: ``prefix`` and the id the client gave it (its
+    ``named``, 1 to ``longest`` printable characters, else InteropRequestError)."""
+    if not client_id or len(client_id) > longest or not client_id.isprintable():
+        raise InteropRequestError(f"the {named} must be 1 to {longest} printable characters")
+    return prefix + client_id
 
 
 DECISION_SHAPES = (

@@ -24,7 +24,7 @@ from swarmkit.exceptions import ConfigurationError, InteropRequestError, Swarmki
 from swarmkit.interrupts import Decision, approve, reject
 from swarmkit.journal import Journal
 from swarmkit.result import RunResult
-from swarmkit.serving import DECISION_SHAPES, decision_from_request
+from swarmkit.serving import DECISION_SHAPES, conversation_session, decision_from_request
 from swarmkit.swarm import Swarm
 
 SESSION_PREFIX = "a2a-"
@@ -170,11 +170,9 @@ def _submitted(task_id: str, context_id: str, message: Message | None) -> Task:
 
 
 def _conversation(context_id: str) -> str:
-    if not context_id or len(context_id) > MAX_CONTEXT_ID or not context_id.isprintable():
-        raise InteropRequestError(
-            f"the context id must be 1 to {MAX_CONTEXT_ID} printable characters"
-        )
-    return SESSION_PREFIX + context_id
+    return conversation_session(
+        SESSION_PREFIX, context_id, named="context id", longest=MAX_CONTEXT_ID
+    )
 
 
 def _waiting_data(task: Task) -> dict[str, Any]:

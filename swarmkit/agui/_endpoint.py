@@ -30,6 +30,7 @@ from swarmkit.serving import (
     DECISION_SHAPES,
     DEFAULT_MAX_REQUEST_BYTES,
     AsgiServer,
+    conversation_session,
     decision_from_request,
 )
 from swarmkit.swarm import Swarm
@@ -164,11 +165,7 @@ def _decision(entry: ResumeEntry) -> Decision:
 
 
 def _conversation(thread_id: str) -> str:
-    if not thread_id or len(thread_id) > MAX_THREAD_ID or not thread_id.isprintable():
-        raise InteropRequestError(
-            f"the thread id must be 1 to {MAX_THREAD_ID} printable characters"
-        )
-    return SESSION_PREFIX + thread_id
+    return conversation_session(SESSION_PREFIX, thread_id, named="thread id", longest=MAX_THREAD_ID)
 
 
 def _input_error(exc: ValidationError) -> str:

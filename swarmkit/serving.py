@@ -1,5 +1,6 @@
-"""Serving a swarm over HTTP: a loopback ASGI server, and a guard that checks a bearer token
-on every request and bounds request bodies (used by ``swarmkit.a2a`` and ``swarmkit.agui``).
+"""Serving a swarm over HTTP: a loopback ASGI server, a guard that checks a bearer token on
+every request and bounds request bodies, and the decisions a client sends to a paused run
+(used by ``swarmkit.a2a`` and ``swarmkit.agui``).
 
 The token is compared in constant time and never written anywhere: refusals say what is
 missing, not what was sent. Only ``AsgiServer`` needs an extra (uvicorn), loaded when built.
@@ -13,11 +14,12 @@ import ipaddress
 import json
 import secrets
 import socket
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from types import TracebackType
 from typing import Any
 
-from swarmkit.exceptions import ConfigurationError
+from swarmkit.exceptions import ConfigurationError, InteropRequestError
+from swarmkit.interrupts import Decision, approve, edit, reject
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -93,6 +95,35 @@ def check_host(host: str, *, allow_remote: bool) -> str:
             "network: pass allow_remote=True (--allow-remote) and keep a bearer token set"
         )
     return host
+
+
+def conversation_session(prefix: str, client_id: str, *, named: str, longest: int) -> str:
+    """The session of a served conversation: ``prefix`` and the id the client gave it (its
+    ``named``, 1 to ``longest`` printable characters, else InteropRequestError)."""
+    if not client_id or len(client_id) > longest or not client_id.isprintable():
+        raise InteropRequestError(f"the {named} must be 1 to {longest} printable characters")
+    return prefix + client_id
+
+
+DECISION_SHAPES = (
+    '{"decision": "approve"}, {"decision": "reject", "reason": ...} or '
+    '{"decision": "edit", "payload": {...}}'
+)
+"""The decisions a client of a served swarm may send, as the messages asking for one show them."""
+
+
+def decision_from_request(data: Mapping[str, Any]) -> Decision | None:
+    """The decision a client sent as ``{"decision": "approve" | "reject" | "edit", ...}`` (a
+    reject's ``reason``, an edit's ``payload`` object); None when it is none of these."""
+    kind = data.get("decision")
+    if kind == "approve":
+        return approve()
+    if kind == "reject":
+        reason = str(data.get("reason") or "").strip()
+        return reject(reason) if reason else reject()
+    if kind == "edit" and isinstance(data.get("payload"), Mapping):
+        return edit(payload=data["payload"])
+    return None
 
 
 async def _read_body(receive: Receive, limit: int) -> list[Message] | None:

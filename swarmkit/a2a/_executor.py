@@ -21,9 +21,10 @@ from pydantic_core import to_jsonable_python
 
 from swarmkit.events import AgentStarted, Event, HandoffPerformed, RunFinished, RunStarted
 from swarmkit.exceptions import ConfigurationError, InteropRequestError, SwarmkitError
-from swarmkit.interrupts import Decision, approve, edit, reject
+from swarmkit.interrupts import Decision, approve, reject
 from swarmkit.journal import Journal
 from swarmkit.result import RunResult
+from swarmkit.serving import DECISION_SHAPES, conversation_session, decision_from_request
 from swarmkit.swarm import Swarm
 
 SESSION_PREFIX = "a2a-"
@@ -148,11 +149,8 @@ def _question(result: RunResult) -> str:
     pending = result.pending
     assert pending is not None
     about = pending.target or pending.tool_name or pending.agent
-    return (
-        f"waiting for a decision on {pending.kind} {about}: reply with a data part "
-        '{"decision": "approve"}, {"decision": "reject", "reason": ...} or '
-        '{"decision": "edit", "payload": {...}}'
-    )
+    ask = f"waiting for a decision on {pending.kind} {about}: reply with a data part"
+    return f"{ask} {DECISION_SHAPES}"
 
 
 def _message(updater: TaskUpdater, text: str, *, data: Mapping[str, Any] | None = None) -> Message:
@@ -172,11 +170,9 @@ def _submitted(task_id: str, context_id: str, message: Message | None) -> Task:
 
 
 def _conversation(context_id: str) -> str:
-    if not context_id or len(context_id) > MAX_CONTEXT_ID or not context_id.isprintable():
-        raise InteropRequestError(
-            f"the context id must be 1 to {MAX_CONTEXT_ID} printable characters"
-        )
-    return SESSION_PREFIX + context_id
+    return conversation_session(
+        SESSION_PREFIX, context_id, named="context id", longest=MAX_CONTEXT_ID
+    )
 
 
 def _waiting_data(task: Task) -> dict[str, Any]:
@@ -208,15 +204,10 @@ def decision_of(message: Message | None) -> Decision:
 
 
 def _decision_from_data(data: Mapping[str, Any]) -> Decision:
+    decision = decision_from_request(data)
+    if decision is not None:
+        return decision
     kind = data.get("decision")
-    if kind == "approve":
-        return approve()
-    if kind == "reject":
-        reason = str(data.get("reason") or "").strip()
-        return reject(reason) if reason else reject()
     if kind == "edit":
-        payload = data.get("payload")
-        if not isinstance(payload, dict):
-            raise InteropRequestError('an edit decision needs "payload": a JSON object')
-        return edit(payload=payload)
+        raise InteropRequestError('an edit decision needs "payload": a JSON object')
     raise InteropRequestError(f"decision must be approve, reject or edit, got {kind!r}")

@@ -22,11 +22,17 @@ from starlette.routing import Route
 from swarmkit.agui._convert import ag_ui_events
 from swarmkit.events import Event, ModelCallFinished, RunFinished, RunStarted
 from swarmkit.exceptions import InteropRequestError, SwarmkitError
-from swarmkit.interrupts import Decision, approve, edit, reject
+from swarmkit.interrupts import Decision, reject
 from swarmkit.journal import Journal
 from swarmkit.models import Usage
 from swarmkit.result import RunResult
-from swarmkit.serving import DEFAULT_MAX_REQUEST_BYTES, AsgiServer
+from swarmkit.serving import (
+    DECISION_SHAPES,
+    DEFAULT_MAX_REQUEST_BYTES,
+    AsgiServer,
+    conversation_session,
+    decision_from_request,
+)
 from swarmkit.swarm import Swarm
 
 SESSION_PREFIX = "agui-"
@@ -152,26 +158,14 @@ def _decision(entry: ResumeEntry) -> Decision:
     if entry.status == "cancelled":
         return reject("cancelled by the user")
     payload = entry.payload if isinstance(entry.payload, Mapping) else {}
-    kind = payload.get("decision")
-    if kind == "approve":
-        return approve()
-    if kind == "reject":
-        reason = str(payload.get("reason") or "").strip()
-        return reject(reason) if reason else reject()
-    if kind == "edit" and isinstance(payload.get("payload"), Mapping):
-        return edit(payload=payload["payload"])
-    raise InteropRequestError(
-        'a resume payload must be {"decision": "approve"}, {"decision": "reject", "reason": ...} '
-        'or {"decision": "edit", "payload": {...}}'
-    )
+    decision = decision_from_request(payload)
+    if decision is None:
+        raise InteropRequestError(f"a resume payload must be {DECISION_SHAPES}")
+    return decision
 
 
 def _conversation(thread_id: str) -> str:
-    if not thread_id or len(thread_id) > MAX_THREAD_ID or not thread_id.isprintable():
-        raise InteropRequestError(
-            f"the thread id must be 1 to {MAX_THREAD_ID} printable characters"
-        )
-    return SESSION_PREFIX + thread_id
+    return conversation_session(SESSION_PREFIX, thread_id, named="thread id", longest=MAX_THREAD_ID)
 
 
 def _input_error(exc: ValidationError) -> str:

@@ -11,35 +11,22 @@ analysis never calls a satisfiable condition dead, it only misses some dead ones
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
 from typing import Any
 
-from swarmkit.conditions.syntax import And, Compare, Constant, Expr, Literal, Not, Or, Path, PathKey
-from swarmkit.conditions.values import (
-    contains,
-    equals,
-    greater,
-    greater_equal,
-    is_number,
-    less,
-    less_equal,
-    not_contains,
-    not_equals,
-    truthy,
+from swarmkit.conditions.syntax import (
+    And,
+    Compare,
+    Constant,
+    Expr,
+    Literal,
+    Not,
+    Or,
+    PathKey,
+    path_comparison,
 )
+from swarmkit.conditions.values import COMPARISONS, is_number, truthy
 
-_TESTS: dict[str, Callable[[Any, Any], bool]] = {
-    "==": equals,
-    "!=": not_equals,
-    "<": less,
-    "<=": less_equal,
-    ">": greater,
-    ">=": greater_equal,
-    "in": contains,
-    "not in": not_contains,
-}
 _MAX_BRANCHES = 64
-_FLIPPED = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _NEGATED = {"==": "!=", "!=": "==", "in": "not in", "not in": "in"}
 
 
@@ -79,7 +66,7 @@ def always_true(node: Expr) -> bool:
 
 def _constant_compare(node: Compare) -> bool | None:
     if isinstance(node.left, Literal) and isinstance(node.right, Literal):
-        return _TESTS[node.op](node.left.value, node.right.value)
+        return COMPARISONS[node.op](node.left.value, node.right.value)
     return None
 
 
@@ -155,20 +142,15 @@ def _atom(node: Expr) -> tuple[tuple[PathKey, ...], str, Constant] | None:
     negated = False
     if isinstance(node, Not) and isinstance(node.operand, Compare):
         node, negated = node.operand, True
-    if not isinstance(node, Compare):
+    found = path_comparison(node)
+    if found is None:
         return None
-    op: str = node.op
-    if isinstance(node.left, Path) and isinstance(node.right, Literal):
-        keys, constant = node.left.keys, node.right.value
-    elif isinstance(node.right, Path) and isinstance(node.left, Literal) and op in _FLIPPED:
-        keys, constant, op = node.right.keys, node.left.value, _FLIPPED[op]
-    else:
-        return None
+    op: str = found[0]
     if negated:
         if op not in _NEGATED:  # not (x < 1) also holds for a string: nothing to learn
             return None
         op = _NEGATED[op]
-    return keys, op, constant
+    return found[1].keys, op, found[2].value
 
 
 def _satisfiable(tests: list[tuple[str, Constant]]) -> bool:
@@ -176,7 +158,7 @@ def _satisfiable(tests: list[tuple[str, Constant]]) -> bool:
     candidates = _candidates(tests)
     if candidates is None:
         return _open_domain_satisfiable(tests)
-    return any(all(_TESTS[op](value, c) for op, c in tests) for value in candidates)
+    return any(all(COMPARISONS[op](value, c) for op, c in tests) for value in candidates)
 
 
 def _candidates(tests: list[tuple[str, Constant]]) -> list[Any] | None:
@@ -217,4 +199,4 @@ def _open_domain_satisfiable(tests: list[tuple[str, Constant]]) -> bool:
         return True  # numbers and strings alike have values strictly between two others
     if low_strict or high_strict:
         return False
-    return all(_TESTS[op](low, c) for op, c in tests)
+    return all(COMPARISONS[op](low, c) for op, c in tests)

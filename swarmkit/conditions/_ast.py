@@ -17,6 +17,16 @@ PathKey: TypeAlias = str | int
 CompareOp = TypingLiteral["==", "!=", "<", "<=", ">", ">=", "in", "not in"]
 ArithmeticOp = TypingLiteral["+", "-", "*", "/", "%"]
 
+# The operator that means the same with its operands swapped; ``in`` and ``not in`` have none.
+_MIRRORED: dict[CompareOp, CompareOp] = {
+    "==": "==",
+    "!=": "!=",
+    "<": ">",
+    "<=": ">=",
+    ">": "<",
+    ">=": "<=",
+}
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Literal:
@@ -151,6 +161,19 @@ def children(node: Expr) -> tuple[Expr, ...]:
             return (left, right)
         case _:
             assert_never(node)
+
+
+def path_comparison(node: Expr) -> tuple[CompareOp, Path, Literal] | None:
+    """``(op, path, constant)`` when ``node`` compares a path with a constant, the path first
+    (``1 < x`` reads as ``x > 1``); None for anything else, ``'a' in x`` included."""
+    if not isinstance(node, Compare):
+        return None
+    op, left, right = node.op, node.left, node.right
+    if isinstance(left, Path) and isinstance(right, Literal):
+        return op, left, right
+    if isinstance(left, Literal) and isinstance(right, Path) and op in _MIRRORED:
+        return _MIRRORED[op], right, left
+    return None
 
 
 def path_text(keys: tuple[PathKey, ...]) -> str:

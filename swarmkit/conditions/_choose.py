@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
-from swarmkit.conditions._ast import Compare, Literal, Path, PathKey
+from swarmkit.conditions._ast import PathKey, path_comparison
 from swarmkit.conditions._compile import EXACT_LIMIT, Condition, Predicate
 from swarmkit.conditions._values import (
     State,
@@ -33,17 +33,13 @@ def equality_of(condition: Condition) -> tuple[tuple[PathKey, ...], str | int | 
     Only strings and numbers whose comparison Python gets exactly right qualify, so a
     run of such conditions on one path can be answered by one dict lookup.
     """
-    tree = condition.tree
-    if not isinstance(tree, Compare) or tree.op != "==":
+    found = path_comparison(condition.tree)
+    if found is None or found[0] != "==":
         return None
-    left, right = tree.left, tree.right
-    if isinstance(left, Literal):
-        left, right = right, left
-    if not (isinstance(left, Path) and isinstance(right, Literal)):
-        return None
-    value = right.value
+    _, path, constant = found
+    value = constant.value
     if isinstance(value, str) or (is_number(value) and abs(value) < EXACT_LIMIT):
-        return left.keys, value
+        return path.keys, value
     return None
 
 
@@ -248,7 +244,6 @@ _OPERATORS: Final[dict[str, Callable[[Any, Any], bool]]] = {
     ">": operator.gt,
     ">=": operator.ge,
 }
-_MIRRORED: Final = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
 _Flat = tuple[Any, Any, Any, Any, bool, Predicate, object]
 
 
@@ -257,16 +252,11 @@ def _flat_entry(condition: Condition, result: object) -> _Flat:
     compared with a text or a number is answered in the loop for values of exactly those
     kinds; any other value, and any other condition (key None), goes to its own test."""
     generic: _Flat = (None, None, None, None, False, condition._test, result)
-    tree = condition.tree
-    if not isinstance(tree, Compare) or tree.op not in _OPERATORS:
+    found = path_comparison(condition.tree)
+    if found is None or found[0] not in _OPERATORS or len(found[1].keys) != 1:
         return generic
-    op: str = tree.op
-    left, right = tree.left, tree.right
-    if isinstance(left, Literal):
-        op, left, right = _MIRRORED[op], right, left
-    if not (isinstance(left, Path) and isinstance(right, Literal) and len(left.keys) == 1):
-        return generic
-    constant = right.value
+    op, path, literal = found
+    constant = literal.value
     if isinstance(constant, str):
         kinds = _TEXT_KINDS
     elif isinstance(constant, int | float) and not isinstance(constant, bool):
@@ -276,7 +266,7 @@ def _flat_entry(condition: Condition, result: object) -> _Flat:
     else:
         return generic
     # A missing key (None) equals and orders with nothing, so only != holds for it.
-    return (left.keys[0], _OPERATORS[op], constant, kinds, op == "!=", condition._test, result)
+    return (path.keys[0], _OPERATORS[op], constant, kinds, op == "!=", condition._test, result)
 
 
 def _flat_chooser(

@@ -27,12 +27,14 @@ from swarmkit.conditions._ast import (
     Or,
     Path,
     PathKey,
+    path_comparison,
     path_keys,
     path_text,
 )
 from swarmkit.conditions._lexer import tokenize
 from swarmkit.conditions._parser import parse
 from swarmkit.conditions._values import (
+    COMPARISONS,
     UNDEFINED,
     PathGetter,
     State,
@@ -40,15 +42,9 @@ from swarmkit.conditions._values import (
     arithmetic,
     contains,
     equals,
-    greater,
-    greater_equal,
     index,
     is_number,
-    less,
-    less_equal,
     negate,
-    not_contains,
-    not_equals,
     path_getter,
     truthy,
 )
@@ -63,17 +59,6 @@ Reader = Callable[[State], object]
 # Below 2**53 in magnitude a number compares the same exactly as it does as a double,
 # so such constants can use Python's own comparison operators.
 EXACT_LIMIT: Final = 2**53
-_MIRRORED: Final = {"==": "==", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
-_GENERIC: Final[dict[str, Callable[[object, object], bool]]] = {
-    "==": equals,
-    "!=": not_equals,
-    "<": less,
-    "<=": less_equal,
-    ">": greater,
-    ">=": greater_equal,
-    "in": contains,
-    "not in": not_contains,
-}
 _FAST_ORDER: Final[dict[str, Callable[[Any, Any], bool]]] = {
     "<": operator.lt,
     "<=": operator.le,
@@ -260,17 +245,14 @@ def _texts_of_one_path(
     keys: tuple[PathKey, ...] | None = None
     texts: list[str] = []
     for operand in operands:
-        if not isinstance(operand, Compare) or operand.op != "==":
+        found = path_comparison(operand)
+        if found is None or found[0] != "==":
             return None
-        left, right = operand.left, operand.right
-        if isinstance(left, Literal):
-            left, right = right, left
-        if not (isinstance(left, Path) and isinstance(right, Literal)):
+        _, path, constant = found
+        if not isinstance(constant.value, str) or (keys is not None and path.keys != keys):
             return None
-        if not isinstance(right.value, str) or (keys is not None and left.keys != keys):
-            return None
-        keys = left.keys
-        texts.append(right.value)
+        keys = path.keys
+        texts.append(constant.value)
     assert keys is not None
     return keys, texts
 
@@ -283,20 +265,16 @@ def _bounds_of_one_path(
     keys: tuple[PathKey, ...] | None = None
     bounds: list[tuple[Callable[[Any, Any], bool], int | float]] = []
     for operand in operands:
-        if not isinstance(operand, Compare) or operand.op not in _FAST_ORDER:
+        found = path_comparison(operand)
+        if found is None or found[0] not in _FAST_ORDER:
             return None
-        op: str = operand.op
-        left, right = operand.left, operand.right
-        if isinstance(left, Literal):
-            op, left, right = _MIRRORED[op], right, left
-        if not (isinstance(left, Path) and isinstance(right, Literal)):
-            return None
-        number = right.value
+        op, path, constant = found
+        number = constant.value
         if isinstance(number, bool) or not is_number(number) or not abs(number) < EXACT_LIMIT:
             return None
-        if keys is not None and left.keys != keys:
+        if keys is not None and path.keys != keys:
             return None
-        keys = left.keys
+        keys = path.keys
         bounds.append((_FAST_ORDER[op], number))
     assert keys is not None
     return keys, tuple(bounds)
@@ -350,21 +328,20 @@ def _text_choice(get: PathGetter, arg: Any, texts: frozenset[str], general: Pred
 
 
 def _compare(node: Compare) -> Predicate:
-    op, left, right = node.op, node.left, node.right
-    if isinstance(left, Literal) and isinstance(right, Path) and op in _MIRRORED:
-        op, left, right = _MIRRORED[op], right, left  # type: ignore[assignment]
-    if isinstance(left, Path) and isinstance(right, Literal):
-        special = _path_against_constant(op, path_getter(left.keys), right.value)
-        if special is not None:
-            return special
+    found = path_comparison(node)
+    if found is not None:
+        op, path, constant = found
+        special = _path_against_constant(op, path_getter(path.keys), constant.value)
+        return special if special is not None else _generic_compare(op, path, constant)
+    left, right = node.left, node.right
     if isinstance(left, Literal) and isinstance(right, Path) and isinstance(left.value, str):
-        found = _string_in_path(path_getter(right.keys), left.value)
-        return found if op == "in" else _negation(found)
-    return _generic_compare(op, left, right)
+        inside = _string_in_path(path_getter(right.keys), left.value)
+        return inside if node.op == "in" else _negation(inside)
+    return _generic_compare(node.op, left, right)
 
 
 def _generic_compare(op: str, left: Expr, right: Expr) -> Predicate:
-    compare = _GENERIC[op]
+    compare = COMPARISONS[op]
     read_left, read_right = _value(left), _value(right)
     if not (isinstance(left, _MAY_BE_UNDEFINED) or isinstance(right, _MAY_BE_UNDEFINED)):
         return lambda state: compare(read_left(state), read_right(state))
@@ -413,7 +390,7 @@ def _string_compare(op: str, get: PathGetter, arg: Any, text: str) -> Predicate 
     if op == "!=":
         return _negation(_string_equals(get, arg, text))
     if op in _FAST_ORDER:
-        return _string_order(_FAST_ORDER[op], _GENERIC[op], get, arg, text)
+        return _string_order(_FAST_ORDER[op], COMPARISONS[op], get, arg, text)
     return None
 
 
@@ -451,7 +428,7 @@ def _number_compare(op: str, get: PathGetter, arg: Any, number: int | float) -> 
     if op == "!=":
         return _negation(_number_equals(get, arg, number))
     if op in _FAST_ORDER:
-        return _number_order(_FAST_ORDER[op], _GENERIC[op], get, arg, number)
+        return _number_order(_FAST_ORDER[op], COMPARISONS[op], get, arg, number)
     return None
 
 

@@ -247,6 +247,19 @@ def not_contains(needle: object, haystack: object) -> bool:
     return not contains(needle, haystack)
 
 
+COMPARISONS: Final[Mapping[str, Callable[[object, object], bool]]] = {
+    "==": equals,
+    "!=": not_equals,
+    "<": less,
+    "<=": less_equal,
+    ">": greater,
+    ">=": greater_equal,
+    "in": contains,
+    "not in": not_contains,
+}
+"""Each comparison operator of the language, as the function that decides it."""
+
+
 def step(container: object, key: object) -> object:
     """One path step, ``container.key`` or ``container[key]``; null when it leads nowhere."""
     if isinstance(container, dict):

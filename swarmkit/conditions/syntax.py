@@ -19,6 +19,7 @@ from swarmkit.conditions._ast import (
     Path,
     PathKey,
     children,
+    path_comparison,
     path_keys,
     path_text,
 )
@@ -38,6 +39,7 @@ __all__ = [
     "Path",
     "PathKey",
     "children",
+    "path_comparison",
     "path_keys",
     "path_text",
 ]

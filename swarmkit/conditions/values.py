@@ -3,6 +3,7 @@ truthiness. A tool that reasons about conditions (``swarm.check()`` is one) uses
 agrees with the interpreter by construction."""
 
 from swarmkit.conditions._values import (
+    COMPARISONS,
     contains,
     equals,
     greater,
@@ -16,6 +17,7 @@ from swarmkit.conditions._values import (
 )
 
 __all__ = [
+    "COMPARISONS",
     "contains",
     "equals",
     "greater",

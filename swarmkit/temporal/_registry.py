@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.journal import Journal
@@ -18,6 +18,8 @@ DEFAULT_STEPS_PER_RUN = 200
 
 TEMPORAL_PAYLOAD_LIMIT = 2 * 1024 * 1024
 """Temporal's default limit on one payload (bytes)."""
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -41,25 +43,23 @@ class Registry:
 
     def swarm(self, name: str) -> Swarm:
         """The swarm registered as ``name``; ConfigurationError naming the known ones."""
-        swarm = self.swarms.get(name)
-        if swarm is None:
-            known = ", ".join(sorted(self.swarms)) or "none"
-            raise ConfigurationError(
-                f"swarm {name!r} is not registered on this worker (registered: {known}); "
-                "add it to SwarmPlugin(swarms={...})"
-            )
-        return swarm
+        return _registered(self.swarms, "swarm", name)
 
     def model(self, name: str) -> Model:
         """The real model registered as ``name``; ConfigurationError naming the known ones."""
-        model = self.models.get(name)
-        if model is None:
-            known = ", ".join(sorted(self.models)) or "none"
-            raise ConfigurationError(
-                f"model {name!r} is not registered on this worker (registered: {known}); "
-                "add it to SwarmPlugin(models={...})"
-            )
-        return model
+        return _registered(self.models, "model", name)
+
+
+def _registered(table: Mapping[str, _T], kind: str, name: str) -> _T:
+    """``table[name]``, or a ConfigurationError naming the known ones and how to add one."""
+    found = table.get(name)
+    if found is None:
+        known = ", ".join(sorted(table)) or "none"
+        raise ConfigurationError(
+            f"{kind} {name!r} is not registered on this worker (registered: {known}); "
+            f"add it to SwarmPlugin({kind}s={{...}})"
+        )
+    return found
 
 
 def load_swarm(name: str, target: str | Swarm) -> Swarm:

@@ -5,14 +5,9 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Mapping
 from dataclasses import fields
-from typing import Any
 
 from swarmkit.spec import SwarmSpec
-
-PER_CALL_SEAMS = frozenset({"runtime", "tool_runner", "decisions"})
-"""The seams a run call used to take; ``Swarm.with_seams`` takes them now."""
 
 MOVED = {
     **{f.name: "spec" for f in fields(SwarmSpec) if f.name not in ("plans", "fingerprint")},
@@ -47,11 +42,12 @@ def moved_attribute(name: str, type_name: str) -> tuple[str, str]:
     return owner, new_name
 
 
-def check_per_call_seams(given: Mapping[str, Any]) -> None:
-    """Warn about seams passed to one call (TypeError for a keyword that is not a seam)."""
-    unknown = sorted(set(given) - PER_CALL_SEAMS)
-    if unknown:
-        raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+def check_per_call_seams(*, runtime: object, tool_runner: object, decisions: object) -> None:
+    """Warn when one call was given seams of its own (each is None when it was not)."""
+    seams = {"runtime": runtime, "tool_runner": tool_runner, "decisions": decisions}
+    given = [name for name, seam in seams.items() if seam is not None]
+    if not given:
+        return
     warnings.warn(
         f"passing {', '.join(sorted(given))} to a run is deprecated: use "
         "swarm.with_seams(...) and run the swarm it returns",
@@ -64,8 +60,8 @@ _FACADE = os.path.join(os.path.dirname(__file__), "swarm.py")
 
 
 def _past_the_facade() -> int:
-    """The warning's stacklevel that points at the caller of the facade (``run`` goes through
-    ``stream``, so the depth differs by method)."""
+    """The warning's stacklevel that points at the caller of the facade, however many of the
+    facade's own frames are between."""
     level, frame = 2, sys._getframe(2)  # 1: the warning's caller; 2: its caller
     while frame.f_back is not None and frame.f_code.co_filename == _FACADE:
         level, frame = level + 1, frame.f_back

@@ -46,9 +46,9 @@ __all__ = ["DEFAULT_LEASE_TTL", "DEFAULT_REDACT_KEYS", "LimitPolicy", "Swarm"]
 class Swarm:
     """Peer agents that hand off to each other; one Swarm serves many concurrent runs.
 
-    Every keyword is a field of :class:`swarmkit.config.SwarmConfig`, documented there
-    (``swarm.config`` returns it). ``agents`` is a list of agents (or Handoff configs), or
-    seed 002's ``{name: Agent | Handoff}`` dict, whose keys name the peers. Every mistake raises
+    Every keyword is a field of [SwarmConfig][swarmkit.SwarmConfig], documented there
+    (``swarm.config`` returns it). ``agents`` is a list of agents (or Handoff configs), or a
+    ``{name: Agent | Handoff}`` dict, whose keys name the peers. Every mistake raises
     ConfigurationError here, before any model call.
     """
 
@@ -215,7 +215,9 @@ class Swarm:
         history: History | None = None,
         continue_session: bool = False,
         start_agent: str | None = None,
-        **seams: Any,
+        runtime: Runtime | None = None,
+        tool_runner: ToolRunner | None = None,
+        decisions: DecisionSource | None = None,
     ) -> RunResult:
         """Run the swarm on ``prompt`` until an agent answers or a limit stops it.
 
@@ -233,37 +235,65 @@ class Swarm:
         in ``RunResult.next_turn``); ``start_agent=`` names the agent instead, for this call
         (and for a fresh run, replaces the entry agent).
 
-        ``runtime=``, ``tool_runner=`` and ``decisions=`` still work here but are deprecated:
-        use ``swarm.with_seams(...)``.
+        Deprecated: ``runtime=``, ``tool_runner=`` and ``decisions=`` replace the swarm's
+        seams for this call, with a DeprecationWarning; use [with_seams][swarmkit.Swarm.with_seams].
         """
-        events = self.stream(
+        events = self._sessions.events(
             prompt,
             context=context,
-            deps=deps,
             session_id=session_id,
             journal=journal,
             mirror=mirror,
+            seams=self._seams(deps, runtime, tool_runner, decisions),
+            streaming=False,
             limits=limits,
-            history=history,
-            continue_session=continue_session,
-            start_agent=start_agent,
-            _streaming=False,
-            **seams,
+            turn=Turn(history=history, continue_session=continue_session, start_agent=start_agent),
         )
         return await last_result(events)
 
-    def run_sync(self, prompt: str, **options: Any) -> RunResult:
-        """:meth:`run` for code that is not async, with the same keywords; inside a running
-        event loop (Jupyter, async code) it raises RunError: use ``await swarm.run(...)``."""
+    def run_sync(
+        self,
+        prompt: str,
+        *,
+        context: Mapping[str, Any] | None = None,
+        deps: Any = None,
+        session_id: str | None = None,
+        journal: Journal | None = None,
+        mirror: RecordSink | None = None,
+        limits: UsageLimits | None = None,
+        history: History | None = None,
+        continue_session: bool = False,
+        start_agent: str | None = None,
+        runtime: Runtime | None = None,
+        tool_runner: ToolRunner | None = None,
+        decisions: DecisionSource | None = None,
+    ) -> RunResult:
+        """[run][swarmkit.Swarm.run] for code that is not async, with the same keywords; inside
+        a running event loop (Jupyter, async code) it raises RunError: use
+        ``await swarm.run(...)``."""
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return asyncio.run(self.run(prompt, **options))
+            events = self._sessions.events(
+                prompt,
+                context=context,
+                session_id=session_id,
+                journal=journal,
+                mirror=mirror,
+                # Checked here, not inside the event loop, so a warning names the caller's line.
+                seams=self._seams(deps, runtime, tool_runner, decisions),
+                streaming=False,
+                limits=limits,
+                turn=Turn(
+                    history=history, continue_session=continue_session, start_agent=start_agent
+                ),
+            )
+            return asyncio.run(last_result(events))
         raise RunError(
             "run_sync() was called inside a running event loop (Jupyter, async code, a "
             "Temporal workflow); use `await swarm.run(...)` there instead",
             trail=(),
-            session_id=options.get("session_id") or "",
+            session_id=session_id or "",
         )
 
     def stream(
@@ -279,10 +309,12 @@ class Swarm:
         history: History | None = None,
         continue_session: bool = False,
         start_agent: str | None = None,
-        _streaming: bool = True,
-        **seams: Any,
+        runtime: Runtime | None = None,
+        tool_runner: ToolRunner | None = None,
+        decisions: DecisionSource | None = None,
     ) -> AsyncGenerator[Event, None]:
-        """:meth:`run`, yielding each event as it happens; the last is RunFinished.
+        """[run][swarmkit.Swarm.run], yielding each event as it happens; the last is
+        RunFinished. It takes the same keywords.
 
         Leaving early (``break``) still journals every completed step and releases the
         session, so it can be resumed.
@@ -293,8 +325,8 @@ class Swarm:
             session_id=session_id,
             journal=journal,
             mirror=mirror,
-            seams=self._seams(deps, seams),
-            streaming=_streaming,
+            seams=self._seams(deps, runtime, tool_runner, decisions),
+            streaming=True,
             limits=limits,
             turn=Turn(history=history, continue_session=continue_session, start_agent=start_agent),
         )
@@ -309,7 +341,9 @@ class Swarm:
         fork_session_id: str | None = None,
         prompt: str | None = None,
         deps: Any = None,
-        **seams: Any,
+        runtime: Runtime | None = None,
+        tool_runner: ToolRunner | None = None,
+        decisions: DecisionSource | None = None,
     ) -> RunResult:
         """Re-run a journaled session against the current code, with zero model calls.
 
@@ -320,14 +354,15 @@ class Swarm:
         ``{session_id}__fork_{N}``) in the same journal. ``prompt`` replays the session as if
         it had been asked something else, which diverges at once: a journal never serves its
         answers to another question. ``deps`` are handed to tools again (they are never
-        journaled).
+        journaled). ``runtime=``, ``tool_runner=`` and ``decisions=`` are deprecated, as in
+        [run][swarmkit.Swarm.run].
         """
         if tools not in ("replay", "execute"):
             raise ConfigurationError(f"tools must be 'replay' or 'execute', got {tools!r}")
         return await self._sessions.replay(
             session_id,
             journal,
-            seams=self._seams(deps, seams),
+            seams=self._seams(deps, runtime, tool_runner, decisions),
             execute_tools=tools == "execute",
             live_after=live_after,
             fork_session_id=fork_session_id,
@@ -344,7 +379,9 @@ class Swarm:
         rules: bool = True,
         live: bool = False,
         deps: Any = None,
-        **seams: Any,
+        runtime: Runtime | None = None,
+        tool_runner: ToolRunner | None = None,
+        decisions: DecisionSource | None = None,
     ) -> RunResult:
         """Replay a session as if it had started with another ``prompt`` or ``context``, or
         with the HandoffGraph's rules off (``rules=False``).
@@ -355,12 +392,14 @@ class Swarm:
         ``live=True`` the run forks there instead into a new session,
         ``{session_id}__whatif_{step}``, journaled beside the original, which goes on against
         the swarm's models. A change that alters no request returns the replayed result.
+        ``runtime=``, ``tool_runner=`` and ``decisions=`` are deprecated, as in
+        [run][swarmkit.Swarm.run].
         """
         swarm = self if rules else self._derived(graph=None)
         return await swarm._sessions.what_if(
             session_id,
             journal,
-            seams=self._seams(deps, seams),
+            seams=self._seams(deps, runtime, tool_runner, decisions),
             prompt=prompt,
             context=context,
             live=live,
@@ -374,21 +413,25 @@ class Swarm:
         decision: Decision | None = None,
         deps: Any = None,
         limits: UsageLimits | None = None,
-        **seams: Any,
+        runtime: Runtime | None = None,
+        tool_runner: ToolRunner | None = None,
+        decisions: DecisionSource | None = None,
     ) -> RunResult:
         """Continue a run that crashed or paused: its journaled steps replay, then it goes on live.
 
         A run paused for a human (``stop_reason="interrupted"``) needs a ``decision``:
         ``approve()``, ``reject(reason)`` or ``edit(payload=...)``; an edit is validated before
-        anything is written (by :meth:`check_decision`'s rule), so a rejected edit leaves the
-        session waiting. The resumed run holds the session's lease: a second resumer gets
-        ``SessionBusyError``. A run a time or usage limit stopped resumes with a fresh time
-        allowance; its usage counts over the whole session, so pass larger ``limits``.
+        anything is written (by [check_decision][swarmkit.Swarm.check_decision]'s rule), so a
+        rejected edit leaves the session waiting. The resumed run holds the session's lease: a
+        second resumer gets ``SessionBusyError``. A run a time or usage limit stopped resumes
+        with a fresh time allowance; its usage counts over the whole session, so pass larger
+        ``limits``. ``runtime=``, ``tool_runner=`` and ``decisions=`` are deprecated, as in
+        [run][swarmkit.Swarm.run].
         """
         return await self._sessions.resume(
             session_id,
             journal,
-            seams=self._seams(deps, seams),
+            seams=self._seams(deps, runtime, tool_runner, decisions),
             decision=decision,
             limits=limits,
         )
@@ -396,12 +439,12 @@ class Swarm:
     async def history(
         self, session_id: str, journal: Journal | None = None, *, deps: Any = None
     ) -> tuple[SessionState, ...]:
-        """The session's states, one after each journaled step (seed 003's state history).
+        """The session's states, one after each journaled step.
 
         Computed by replaying the journal against the current code, with zero model calls;
         ``fork(session_id, at=state.step, ...)`` continues from any of them.
         """
-        return await self._sessions.history(session_id, journal, seams=self._seams(deps, {}))
+        return await self._sessions.history(session_id, journal, seams=self._seams(deps))
 
     async def requests(
         self, session_id: str, journal: Journal | None = None, *, deps: Any = None
@@ -410,7 +453,7 @@ class Swarm:
         the messages after input filters, the tools with their schemas, the settings, the
         handoff payload; secrets redacted. Rebuilt by replaying the session against the current
         code with zero model calls: ``ReplayDivergenceError`` if the code changed since."""
-        return await self._sessions.requests(session_id, journal, seams=self._seams(deps, {}))
+        return await self._sessions.requests(session_id, journal, seams=self._seams(deps))
 
     async def fork(
         self,
@@ -423,17 +466,23 @@ class Swarm:
         deps: Any = None,
     ) -> RunResult:
         """Continue live, as a new session, from the state after step ``at`` with its context
-        updated (seed 003's ``update_state``); the fork journals where it came from."""
+        updated; the fork journals where it came from."""
         return await self._sessions.fork(
             session_id,
             at=at,
             context_update=context_update,
             journal=journal,
             fork_session_id=fork_session_id,
-            seams=self._seams(deps, {}),
+            seams=self._seams(deps),
         )
 
-    def _seams(self, deps: Any, given: Mapping[str, Any]) -> RunSeams:
-        if given:
-            check_per_call_seams(given)
-        return self._sessions.seams(deps, **given)
+    def _seams(
+        self,
+        deps: Any,
+        runtime: Runtime | None = None,
+        tool_runner: ToolRunner | None = None,
+        decisions: DecisionSource | None = None,
+    ) -> RunSeams:
+        """The seams of one call: the swarm's, under any deprecated ones the call was given."""
+        check_per_call_seams(runtime=runtime, tool_runner=tool_runner, decisions=decisions)
+        return self._sessions.seams(deps, runtime, tool_runner, decisions)

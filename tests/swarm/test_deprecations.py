@@ -6,9 +6,10 @@ import warnings
 
 import pytest
 
-from swarmkit import Agent, Swarm
+from swarmkit import Agent, Swarm, approve
 from swarmkit.events import RunFinished
-from swarmkit.testing import FixedRuntime, ScriptedModel, text
+from swarmkit.journal import InMemoryJournal
+from swarmkit.testing import FixedRuntime, ScriptedModel, text, transfer
 
 
 def _swarm() -> Swarm:
@@ -55,7 +56,29 @@ async def test_a_seam_passed_to_stream_warns_at_the_caller_too() -> None:
     assert events[-1].result.final_output == "hi"
 
 
+def test_a_seam_passed_to_run_sync_warns_at_the_caller_not_in_the_event_loop() -> None:
+    """run_sync(runtime=...) takes that runtime, and its warning points here, not into asyncio."""
+    with pytest.warns(DeprecationWarning, match=r"swarm\.with_seams") as caught:
+        result = _swarm().run_sync("x", runtime=FixedRuntime().runtime())
+    assert caught[0].filename == __file__
+    assert result.session_id == FixedRuntime().runtime().new_id()
+
+
+async def test_a_seam_passed_to_resume_is_used_and_warns_at_the_caller() -> None:
+    """resume(runtime=...) goes on with the paused session, warning at this line."""
+    journal = InMemoryJournal()
+    model = ScriptedModel(transfer("b"), text("done"))
+    agents = [Agent(name="a", handoffs=["b"]), Agent(name="b")]
+    swarm = Swarm(agents, "a", model=model, interrupt_on_handoff=True, journal=journal)
+    assert (await swarm.run("x", session_id="s")).stop_reason == "interrupted"
+    with pytest.warns(DeprecationWarning, match="runtime") as caught:
+        result = await swarm.resume("s", decision=approve(), runtime=FixedRuntime().runtime())
+    assert caught[0].filename == __file__
+    assert result.final_output == "done"
+    assert result.trail == ("a", "b")
+
+
 async def test_an_unknown_keyword_is_a_type_error_not_a_seam() -> None:
     """A misspelt keyword is refused as Python refuses one, not taken for a deprecated seam."""
     with pytest.raises(TypeError, match="runtim"):
-        await _swarm().run("x", runtim=None)
+        await _swarm().run("x", runtim=None)  # type: ignore[call-arg]

@@ -52,7 +52,7 @@ def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, .
 
 
 STATE_EDITED = "state_edited"
-"""A fork's edit of the state (seed 003's update_state), applied where the journal holds it."""
+"""A fork's edit of the state (a state graph's ``update_state``), applied where journaled."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -42,8 +42,8 @@ class Agent:
     handoff_budget: int | None = None
     """How many handoffs this agent may make in one run; None means no limit."""
     then: str | None = None
-    """With a ``handoff_budget``: the agent to continue to once the budget is spent (seed
-    001), as a recorded decision, instead of having to answer."""
+    """With a ``handoff_budget``: the agent to continue to once the budget is spent, as a
+    recorded decision, instead of having to answer."""
     model_settings: ModelSettings = field(default_factory=ModelSettings)
     """Sampling and tool-use settings for this agent's model calls."""
     output_type: type[BaseModel] | None = None

@@ -57,7 +57,7 @@ class SwarmConfig:
     """
 
     agents: Members
-    """The peers: a list of Agent (or Handoff(agent=...) configs), or seed 002's
+    """The peers: a list of Agent (or Handoff(agent=...) configs), or jeevesagent's
     ``{name: Agent | Handoff}`` dict whose keys name them. An agent an agent hands off to joins
     the swarm even when the list does not repeat it."""
     entry_agent: str | Agent
@@ -403,7 +403,7 @@ def _check_observers(observers: Sequence[EventObserver]) -> None:
 
 
 def _legacy_tool(legacy: bool | None, name: str | None) -> dict[str, Any]:
-    # Seed 002 code names its single handoff tool with handoff_tool_name; naming it asks for it.
+    # jeevesagent code names its single handoff tool with handoff_tool_name; naming it asks for it.
     if legacy is False and name is not None:
         raise ConfigurationError(
             f"handoff_tool_name={name!r} names the single legacy handoff tool, which "

@@ -11,7 +11,7 @@ from pydantic_core import to_jsonable_python
 
 from swarmkit.exceptions import ConfigurationError
 
-M = TypeVar("M", bound=BaseModel)
+_Model = TypeVar("_Model", bound=BaseModel)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -38,7 +38,7 @@ class RunContext:
     """For a tool call: ``{session}:{turn}:{tool_call_id}``, the same on every retry, resume and
     replay of that call, so a tool with side effects can deduplicate the step a crash repeats."""
 
-    def context_as(self, context_type: type[M]) -> M:
+    def context_as(self, context_type: type[_Model]) -> _Model:
         """The context as ``context_type`` (a swarm's ``context_type``, say), validated now, so
         it includes every update tools made; a mismatch raises pydantic's ValidationError."""
         return context_type.model_validate(dict(self.context))

@@ -1,10 +1,11 @@
 """Who answers a conversation's next user message: the next-turn policy and its rules.
 
 ``Swarm(next_turn=...)`` takes ``"last"`` (the agent that answered goes on: the default),
-``"entry"`` (every new message starts at the entry agent), or a :class:`NextTurn` of
-``(when, agent)`` rules in the condition language, tried in order over the context and the
-new message; the first that holds picks the agent, else ``otherwise`` decides. The choice is
-journaled with the turn's start (``RunResult.next_turn``) and replayed from there.
+``"entry"`` (every new message starts at the entry agent), or a
+[NextTurn][swarmkit.conversation.NextTurn] of ``(when, agent)`` rules in the condition language,
+tried in order over the context and the new message; the first that holds picks the agent, else
+``otherwise`` decides. The choice is journaled with the turn's start (``RunResult.next_turn``) and
+replayed from there.
 """
 
 from __future__ import annotations

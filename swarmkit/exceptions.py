@@ -1,37 +1,37 @@
 """The one error tree of swarmkit: every error the library raises on purpose is in it.
 
-::
-
-    SwarmkitError
-    ├── ConfigurationError (also ValueError)       a mistake in how something was built
-    │   ├── ConditionSyntaxError                   a `when` condition that does not parse
-    │   ├── GraphCycleError                        an edge that would close a cycle
-    │   ├── ConfigurationChangedError              a durable session met changed swarm code
-    │   ├── ApplicationVersionError                durable sessions left by other code
-    │   └── TaskFileError                          an evaluation task file that does not load
-    │   └── RuleLearningError                      a journal or rules file rules cannot come from
-    ├── ToolError                                  a tool could not be called or failed
-    │   ├── ToolArgumentsError                     the model's arguments did not validate
-    │   ├── ToolExecutionError                     the tool itself raised
-    │   └── ToolServerError                        a tool server (MCP) failed the call
-    ├── HandoffPayloadError                        a typed handoff's arguments did not validate
-    ├── InputFilterError                           a handoff's input filter raised, or returned
-    │                                              something that is not messages or a string
-    ├── ModelError                                 the model API failed (not retryable, or
-    │                                              still failing after the retries)
-    ├── RunError                                   a run ended by a limit under the "error" policy
-    │   ├── MaxHandoffsExceeded
-    │   ├── MaxTurnsExceeded
-    │   └── HandoffCycleError
-    ├── JournalError                               a journal could not be read or written
-    │   ├── SessionNotFoundError
-    │   ├── SessionBusyError                       another writer holds the session's lease
-    │   ├── SessionExistsError                     a new session was given a used id
-    │   └── ReplayDivergenceError                  replay asked what the journal does not hold
-    ├── DurableStepError                           a failure a durable engine recorded, read back
-    ├── ViewerError                                the session viewer could not start
-    └── InteropRequestError (also ValueError)      an A2A message or AG-UI run input that
-                                                   cannot be acted on (e.g. no decision)
+```text
+SwarmkitError
+├── ConfigurationError (also ValueError)       a mistake in how something was built
+│   ├── ConditionSyntaxError                   a `when` condition that does not parse
+│   ├── GraphCycleError                        an edge that would close a cycle
+│   ├── ConfigurationChangedError              a durable session met changed swarm code
+│   ├── ApplicationVersionError                durable sessions left by other code
+│   ├── TaskFileError                          an evaluation task file that does not load
+│   └── RuleLearningError                      a journal or rules file rules cannot come from
+├── ToolError                                  a tool could not be called or failed
+│   ├── ToolArgumentsError                     the model's arguments did not validate
+│   ├── ToolExecutionError                     the tool itself raised
+│   └── ToolServerError                        a tool server (MCP) failed the call
+├── HandoffPayloadError                        a typed handoff's arguments did not validate
+├── InputFilterError                           a handoff's input filter raised, or returned
+│                                              something that is not messages or a string
+├── ModelError                                 the model API failed (not retryable, or
+│                                              still failing after the retries)
+├── RunError                                   a run ended by a limit under the "error" policy
+│   ├── MaxHandoffsExceeded
+│   ├── MaxTurnsExceeded
+│   └── HandoffCycleError
+├── JournalError                               a journal could not be read or written
+│   ├── SessionNotFoundError
+│   ├── SessionBusyError                       another writer holds the session's lease
+│   ├── SessionExistsError                     a new session was given a used id
+│   └── ReplayDivergenceError                  replay asked what the journal does not hold
+├── DurableStepError                           a failure a durable engine recorded, read back
+├── ViewerError                                the session viewer could not start
+└── InteropRequestError (also ValueError)      an A2A message or AG-UI run input that
+                                               cannot be acted on (e.g. no decision)
+```
 
 ``swarmkit.testing.ScriptExhaustedError`` (also an ``AssertionError``) joins the tree for
 scripted models that are asked more than their script holds.

@@ -10,10 +10,10 @@ if TYPE_CHECKING:
 
 _MARK = "__swarmkit_swarm_factory__"
 
-F = TypeVar("F", bound="Callable[[], Swarm]")
+_Factory = TypeVar("_Factory", bound="Callable[[], Swarm]")
 
 
-def swarm_factory(function: F) -> F:
+def swarm_factory(function: _Factory) -> _Factory:
     """Mark a function with no arguments that returns a Swarm.
 
     ``swarmkit run app:build`` calls ``build()`` only when it carries this mark: the command
@@ -24,5 +24,5 @@ def swarm_factory(function: F) -> F:
 
 
 def is_swarm_factory(value: object) -> bool:
-    """Whether ``value`` was marked with :func:`swarm_factory`."""
+    """Whether ``value`` was marked with [swarm_factory][swarmkit.factory.swarm_factory]."""
     return callable(value) and getattr(value, _MARK, False) is True

@@ -1,12 +1,12 @@
 """Input filters: what history an agent sees when a handoff brings it in.
 
-A filter is called with a :class:`HandoffInput` and returns messages, or a string that
-becomes the receiving agent's prompt. It may be sync or async. A two-parameter callable
-``(history, payload) -> str`` (jeevesagent's shape) is called with the history rendered as
-strings and the payload as a dict (``{}`` for an untyped handoff). Whatever a filter returns,
-the loop drops tool results whose call is gone and tool calls whose result is gone, so the
-receiving agent's history stays valid for the API. A filter that raises (or returns something
-else) is an InputFilterError naming the filter and the handoff.
+A filter is called with a [HandoffInput][swarmkit.filters.HandoffInput] and returns messages, or a
+string that becomes the receiving agent's prompt. It may be sync or async. A two-parameter callable
+``(history, payload) -> str`` (jeevesagent's shape) is called with the history rendered as strings
+and the payload as a dict (``{}`` for an untyped handoff). Whatever a filter returns, the loop drops
+tool results whose call is gone and tool calls whose result is gone, so the receiving agent's
+history stays valid for the API. A filter that raises (or returns something else) is an
+InputFilterError naming the filter and the handoff.
 """
 
 from __future__ import annotations
@@ -142,7 +142,7 @@ async def apply_filter(input_filter: InputFilter, data: HandoffInput) -> tuple[M
 
 async def _call(input_filter: InputFilter, data: HandoffInput) -> object:
     if _takes_two_arguments(input_filter):
-        # Seed 002 hands its filters the payload as a dict, {} when the handoff is untyped.
+        # jeevesagent's Swarm hands filters the payload as a dict, {} when the handoff is untyped.
         payload = data.payload.model_dump(mode="json") if data.payload is not None else {}
         out = input_filter(render_history(data.history), payload)
     else:

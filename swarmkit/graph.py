@@ -21,9 +21,10 @@ from swarmkit.conditions import (
 )
 from swarmkit.exceptions import ConfigurationError, GraphCycleError
 
-#: The ``format`` tag and the ``version`` that ``to_dict`` writes and ``from_dict`` reads.
 GRAPH_FORMAT: Final = "swarmkit.handoff_graph"
+"""The ``format`` tag that ``HandoffGraph.to_dict`` writes and ``from_dict`` checks."""
 GRAPH_VERSION: Final = 1
+"""The ``version`` of the data ``HandoffGraph.to_dict`` writes and ``from_dict`` reads."""
 
 ON_SUCCESS: Final = "swarm.last_tool_ok == true"
 """ON_SUCCESS for a Swarm's graph: the active agent's last tool call succeeded."""
@@ -33,7 +34,7 @@ ON_FAILURE: Final = "swarm.last_tool_ok == false"
 _ON_CYCLE: Final = ("error", "allow")
 _DECIDED_BY: Final = ("rule", "llm")
 _Result = TypeVar("_Result")
-Router = Callable[[Any], Any]
+_Router = Callable[[Any], Any]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,8 +133,8 @@ class HandoffGraph:
         self._entries: list[_Entry] = []
         self._llm: list[Edge] = []
         self._out: dict[str, list[_Entry]] = {}
-        self._targets: dict[str, Router] = {}
-        self._fired: dict[str, Router] = {}
+        self._targets: dict[str, _Router] = {}
+        self._fired: dict[str, _Router] = {}
         # Edges added per node; a router built while an edge came in is dropped (no lock: a
         # workflow sandbox refuses to create one, and routing must stay lock-free anyway).
         self._versions: dict[str, int] = {}
@@ -235,8 +236,8 @@ class HandoffGraph:
         self._fired[edge.source] = self._lazy_router(edge.source, self._fired, _edge_of)
 
     def _lazy_router(
-        self, node: str, cache: dict[str, Router], result: Callable[[Edge], object]
-    ) -> Router:
+        self, node: str, cache: dict[str, _Router], result: Callable[[Edge], object]
+    ) -> _Router:
         def build_and_route(state: object) -> object:
             version = self._versions[node]
             router = _build_router(tuple(self._out[node]), result)
@@ -498,7 +499,7 @@ def _edge_of(edge: Edge) -> object:
     return edge
 
 
-def _build_router(entries: Iterable[_Entry], result: Callable[[Edge], object]) -> Router:
+def _build_router(entries: Iterable[_Entry], result: Callable[[Edge], object]) -> _Router:
     return compile_first_match([(entry.condition, result(entry.edge)) for entry in entries])
 
 

@@ -179,7 +179,7 @@ class TransferTool:
 
 @dataclass(frozen=True, kw_only=True)
 class LegacyHandoffTool:
-    """Seed 002's single tool ``handoff(target, message="")`` for several peers at once."""
+    """jeevesagent's single tool ``handoff(target, message="")`` for several peers at once."""
 
     name: str
     """The tool name, ``handoff`` unless configured."""
@@ -270,7 +270,7 @@ def build_legacy_handoff_tool(
     tool_name: str = "handoff",
     descriptions: Mapping[str, str] = _NO_DESCRIPTIONS,
 ) -> LegacyHandoffTool | None:
-    """Seed 002's ``handoff(target, message)`` tool for the peers other than ``source``.
+    """jeevesagent's ``handoff(target, message)`` tool for the peers other than ``source``.
 
     Returns None when no target remains. ``descriptions`` (peer name -> description) are listed
     in the tool's description so the model knows whom to pick.

@@ -1,10 +1,10 @@
 """MCP servers as tool sources: their tools become FunctionTools (extra ``mcp``).
 
-::
-
-    async with MCPToolSource.stdio("mcp-server-time") as clock:
-        agent = Agent(name="clock", tools=[*await clock.tools()])
-        result = await Swarm([agent], "clock", model=model).run("What time is it in Tokyo?")
+```python
+async with MCPToolSource.stdio("mcp-server-time") as clock:
+    agent = Agent(name="clock", tools=[*await clock.tools()])
+    result = await Swarm([agent], "clock", model=model).run("What time is it in Tokyo?")
+```
 
 The only module of swarmkit that imports ``mcp``; nothing in the core imports it. The class is
 not called ``MCPServer``: the ``mcp`` SDK names its own server class so, and code that builds a
@@ -79,10 +79,11 @@ class MCPLimits:
 class MCPToolSource:
     """A connection to one MCP server whose tools agents can call; an async context manager.
 
-    Build one with :meth:`stdio` or :meth:`http`, enter it, and pass ``await source.tools()`` to
-    an Agent's ``tools``. The list is fetched once and cached; ``tools(refresh=True)`` fetches it
-    again. Every tool result comes back as a tool result the model reads, errors included: a
-    tool that fails, an unknown tool, a server that crashed or a closed source.
+    Build one with [stdio][swarmkit.mcp.MCPToolSource.stdio] or
+    [http][swarmkit.mcp.MCPToolSource.http], enter it, and pass ``await source.tools()`` to an
+    Agent's ``tools``. The list is fetched once and cached; ``tools(refresh=True)`` fetches it
+    again. Every tool result comes back as a tool result the model reads, errors included: a tool
+    that fails, an unknown tool, a server that crashed or a closed source.
     """
 
     def __init__(

@@ -103,7 +103,8 @@ def messages_to_data(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 def messages_from_data(data: Sequence[Message | Mapping[str, Any]]) -> tuple[Message, ...]:
-    """Messages back from :func:`messages_to_data` (messages already made pass through)."""
+    """Messages back from [messages_to_data][swarmkit.messages.messages_to_data] (messages already
+    made pass through)."""
     return tuple(_MESSAGES.validate_python(list(data)))
 
 

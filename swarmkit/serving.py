@@ -22,10 +22,15 @@ from swarmkit.exceptions import ConfigurationError, InteropRequestError
 from swarmkit.interrupts import Decision, approve, edit, reject
 
 Scope = MutableMapping[str, Any]
+"""An ASGI connection scope: the request's type, path, headers and client."""
 Message = MutableMapping[str, Any]
+"""An ASGI event, received from or sent to the server."""
 Receive = Callable[[], Awaitable[Message]]
+"""The ASGI callable an application awaits for the next event of the request."""
 Send = Callable[[Message], Awaitable[None]]
+"""The ASGI callable an application sends the response's events through."""
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+"""An ASGI application, as ``AsgiServer`` serves it."""
 
 DEFAULT_MAX_REQUEST_BYTES = 1_000_000
 """The largest request body a served swarm reads (bigger ones get HTTP 413)."""

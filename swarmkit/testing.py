@@ -1,13 +1,13 @@
 """Test kit for users' own tests: a model that plays a script instead of calling an API.
 
-::
-
-    model = ScriptedModel(
-        transfer("billing", invoice_id="A-1"),   # triage's turn
-        text("Refund issued."),                   # billing's turn
-    )
-    result = await Swarm([triage, billing], "triage", model=model).run("refund A-1")
-    model.assert_exhausted()
+```python
+model = ScriptedModel(
+    transfer("billing", invoice_id="A-1"),   # triage's turn
+    text("Refund issued."),                   # billing's turn
+)
+result = await Swarm([triage, billing], "triage", model=model).run("refund A-1")
+model.assert_exhausted()
+```
 """
 
 from __future__ import annotations
@@ -108,8 +108,8 @@ class ScriptedModel:
 
     Give turns in the order the run will ask for them, or a script per agent with
     ``per_agent={"triage": [...], "billing": [...]}``. A request beyond the script raises
-    :class:`ScriptExhaustedError` showing the request. It also streams: text in word-sized
-    deltas and tool calls in two argument pieces.
+    [ScriptExhaustedError][swarmkit.testing.ScriptExhaustedError] showing the request. It also
+    streams: text in word-sized deltas and tool calls in two argument pieces.
     """
 
     def __init__(

@@ -1,10 +1,10 @@
 """OpenTelemetry spans built from a run's events (extra ``otel``); the loop makes no calls.
 
-::
+```python
+from swarmkit.tracing import traced
 
-    from swarmkit.tracing import traced
-
-    swarm = Swarm(agents, "triage", model=model, observers=[traced])
+swarm = Swarm(agents, "triage", model=model, observers=[traced])
+```
 
 Every run then has a span, with one per agent turn, model call, tool call, handoff and rule
 decision nested inside, named and attributed after the OpenTelemetry GenAI semantic

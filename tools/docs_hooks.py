@@ -11,7 +11,6 @@ import argparse
 import ast
 import os
 import re
-import textwrap
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -65,7 +64,6 @@ def on_page_markdown(markdown: str, **_: Any) -> str:
 def _generate(name: str) -> str:
     makers: dict[str, Callable[[], str]] = {
         "command": command_reference,
-        "errors": error_tree,
         "conditions": condition_language,
         "stop-reasons": stop_reasons,
         "record-kinds": record_kinds,
@@ -88,23 +86,6 @@ def command_reference() -> str:
                 parts += ["", f"## swarmkit {name}", "", "```text", command.format_help().rstrip()]
                 parts.append("```")
     return "\n".join(parts)
-
-
-def error_tree() -> str:
-    """The drawing in ``swarmkit.exceptions``' docstring, checked against the classes."""
-    import swarmkit.exceptions as errors  # noqa: PLC0415
-
-    doc = errors.__doc__ or ""
-    drawing = textwrap.dedent(doc.split("::", 1)[1].split("\n\n", 2)[1])
-    defined = {
-        name
-        for name, value in vars(errors).items()
-        if isinstance(value, type) and issubclass(value, errors.SwarmkitError)
-    }
-    missing = sorted(name for name in defined if not re.search(rf"\b{name}\b", drawing))
-    if missing:
-        raise PluginError(f"swarmkit.exceptions' drawing lacks {', '.join(missing)}")
-    return f"```text\n{drawing.rstrip()}\n```"
 
 
 def condition_language() -> str:

@@ -1,4 +1,4 @@
-"""Seed 004's input mappings: a rule handoff's payload read from the state when the rule fires."""
+"""Input mappings: a rule handoff's payload read from the state when the rule fires."""
 
 from __future__ import annotations
 

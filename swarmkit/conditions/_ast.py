@@ -8,11 +8,11 @@ from typing import TypeAlias, assert_never
 
 from swarmkit.conditions._lexer import is_name
 
-#: A constant a literal can hold; list literals of constants fold to tuples of these.
 Constant: TypeAlias = "bool | int | float | str | tuple[Constant, ...] | None"
+"""A constant a literal can hold; list literals of constants fold to tuples of these."""
 
-#: A key of a path step: a name (``.name``, ``["name"]``) or a list position (``[0]``).
 PathKey: TypeAlias = str | int
+"""A key of a path step: a name (``.name``, ``["name"]``) or a list position (``[0]``)."""
 
 CompareOp = TypingLiteral["==", "!=", "<", "<=", ">", ">=", "in", "not in"]
 ArithmeticOp = TypingLiteral["+", "-", "*", "/", "%"]
@@ -129,6 +129,7 @@ class Or:
 Expr: TypeAlias = (
     Literal | Path | ListDisplay | Index | Negate | Arithmetic | Compare | Not | And | Or
 )
+"""Any node of the tree: the closed union a walk over a condition matches on."""
 
 
 def path_keys(tree: Expr) -> list[tuple[PathKey, ...]]:

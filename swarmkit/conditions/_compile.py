@@ -50,8 +50,8 @@ from swarmkit.conditions._values import (
 )
 from swarmkit.exceptions import ConditionSyntaxError
 
-#: Longest condition accepted, in characters.
 MAX_EXPRESSION_LENGTH: Final = 1_000_000
+"""Longest condition accepted, in characters."""
 
 Predicate = Callable[[State], bool]
 Reader = Callable[[State], object]

@@ -8,7 +8,6 @@ from typing import NamedTuple
 
 from swarmkit.exceptions import ConditionSyntaxError
 
-#: Words with a meaning of their own; any other spelling (``TRUE``, ``And``) is a plain name.
 KEYWORDS: dict[str, tuple[str, object]] = {
     "and": ("and", None),
     "or": ("or", None),
@@ -22,6 +21,7 @@ KEYWORDS: dict[str, tuple[str, object]] = {
     "none": ("constant", None),
     "None": ("constant", None),
 }
+"""Words with a meaning of their own; any other spelling (``TRUE``, ``And``) is a plain name."""
 
 # Unicode White_Space, which is not quite str.isspace(): U+001C..U+001F are not blanks here.
 _SPACE = r"[\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*"

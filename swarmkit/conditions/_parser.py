@@ -31,8 +31,8 @@ from swarmkit.conditions._lexer import Token, shorten
 from swarmkit.conditions._values import UNDEFINED, negate
 from swarmkit.exceptions import ConditionSyntaxError
 
-#: Deepest nesting of brackets, and of operators inside one another, a condition may have.
 MAX_NESTING_DEPTH: Final = 100
+"""Deepest nesting of brackets, and of operators inside one another, a condition may have."""
 
 _INT_MAX = 2**63 - 1
 _COMPARISONS = frozenset({"==", "!=", "<", "<=", ">", ">=", "in"})

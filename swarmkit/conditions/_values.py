@@ -14,7 +14,7 @@ from typing import Any, Final, TypeGuard
 
 from swarmkit.conditions._ast import PathKey
 
-#: The 64-bit integer range that state values and arithmetic results must stay in.
+# The 64-bit integer range that state values and arithmetic results must stay in.
 INT_MIN: Final = -(2**63)
 INT_LIMIT: Final = 2**64
 

@@ -2,12 +2,12 @@
 and tool calls as recorded steps, human decisions as messages. The only part of swarmkit that
 imports dbos.
 
-::
-
-    app = DurableSwarms({"support": support}, database_url="sqlite:///swarms.sqlite")
-    async with app:
-        handle = await app.start_session("support", "refund A-1")
-        result = await handle.result()
+```python
+app = DurableSwarms({"support": support}, database_url="sqlite:///swarms.sqlite")
+async with app:
+    handle = await app.start_session("support", "refund A-1")
+    result = await handle.result()
+```
 """
 
 from __future__ import annotations

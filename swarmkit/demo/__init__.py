@@ -1,7 +1,7 @@
 """The offline demo: a customer-support swarm, a deterministic stand-in model, and its runner.
 
-``swarmkit demo`` calls :func:`run_demo`; ``swarmkit.demo:support_swarm`` can be run, drawn
-and replayed with the ``swarmkit`` command like any user's swarm.
+``swarmkit demo`` calls [run_demo][swarmkit.demo.run_demo]; ``swarmkit.demo:support_swarm`` can be
+run, drawn and replayed with the ``swarmkit`` command like any user's swarm.
 """
 
 from __future__ import annotations

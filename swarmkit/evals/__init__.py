@@ -2,12 +2,12 @@
 task, deterministic graders (database, statements, route, milestones, cost) and pass^k; stored
 trials are regraded or replayed against changed code with zero model calls.
 
-::
-
-    report = await evaluate(load_tasks("tasks.json"), swarm, trials=3, journal=journal)
-    print(report.table())
-    again = await regrade(report.run_id, tasks, journal)          # new graders, zero calls
-    checked = await replay(report.run_id, tasks, swarm, journal)  # new code, zero calls
+```python
+report = await evaluate(load_tasks("tasks.json"), swarm, trials=3, journal=journal)
+print(report.table())
+again = await regrade(report.run_id, tasks, journal)          # new graders, zero calls
+checked = await replay(report.run_id, tasks, swarm, journal)  # new code, zero calls
+```
 """
 
 from swarmkit.evals._graders import (

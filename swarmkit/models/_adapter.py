@@ -21,7 +21,8 @@ from swarmkit.runtime import Runtime
 
 
 class NativeModel:
-    """The common part of :class:`AnthropicModel` and :class:`GeminiModel`."""
+    """The common part of [AnthropicModel][swarmkit.models.AnthropicModel] and
+    [GeminiModel][swarmkit.models.GeminiModel]."""
 
     provider = ""
     """Who serves the model, as traces name it (``gen_ai.provider.name``)."""
@@ -90,7 +91,7 @@ class NativeModel:
         """Yield text and tool-call deltas as they arrive, then the assembled response.
 
         A retried attempt's deltas start again from the beginning of the answer, after an
-        ``AttemptDiscarded`` marker, as with :class:`OpenAIModel`.
+        ``AttemptDiscarded`` marker, as with [OpenAIModel][swarmkit.models.OpenAIModel].
         """
         self._ready_client()
         started = self._clock()

@@ -30,10 +30,10 @@ from swarmkit.runtime import Runtime
 class AnthropicModel(NativeModel):
     """A Claude model served through ``anthropic.AsyncAnthropic`` (the Messages API).
 
-    As with :class:`OpenAIModel`, the SDK's own retries are off, so each attempt is one HTTP
-    request under our retry policy and deadlines, and keys are masked in every error. Without
-    an injected client one is built on the first call from ``api_key``/``base_url`` or
-    ``ANTHROPIC_API_KEY``/``ANTHROPIC_BASE_URL``.
+    As with [OpenAIModel][swarmkit.models.OpenAIModel], the SDK's own retries are off, so each
+    attempt is one HTTP request under our retry policy and deadlines, and keys are masked in every
+    error. Without an injected client one is built on the first call from ``api_key``/``base_url``
+    or ``ANTHROPIC_API_KEY``/``ANTHROPIC_BASE_URL``.
 
     ``thinking_budget`` switches on extended thinking; its signed thinking blocks are kept on
     the assistant message and sent back unchanged, as the API requires beside tool use.

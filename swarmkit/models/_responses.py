@@ -25,11 +25,11 @@ _RESPONSES = "/responses"
 class OpenAIResponsesModel(OpenAIModel):
     """A model served through ``client.responses`` (OpenAI's Responses API), with our retries.
 
-    Everything but the wire format is the Chat Completions adapter's: the client is built the
-    same way (``api_key``/``base_url`` or the environment, on the first call), its own retries
-    are off, failures are retried by the same policy and keys are masked the same way. Servers
-    that only speak Chat Completions keep using :class:`OpenAIModel`. Each call sends the whole
-    conversation (no ``previous_response_id``), so journals replay and agents mix freely.
+    Everything but the wire format is the Chat Completions adapter's: the client is built the same
+    way (``api_key``/``base_url`` or the environment, on the first call), its own retries are off,
+    failures are retried by the same policy and keys are masked the same way. Servers that only
+    speak Chat Completions keep using [OpenAIModel][swarmkit.models.OpenAIModel]. Each call sends
+    the whole conversation (no ``previous_response_id``), so journals replay and agents mix freely.
     """
 
     def __repr__(self) -> str:

@@ -41,7 +41,7 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan
 
 
 def spliced_body(body: Any, array: list[bytes]) -> bytes:
-    """The JSON of ``body`` with its :data:`MESSAGES_MARK` value replaced by ``array`` (the
+    """The JSON of ``body`` with its ``MESSAGES_MARK`` value replaced by ``array`` (the
     encoded message list, in pieces, so the long history is copied once). A body whose mark
     was overridden (``extra_body`` may set any field) is sent as it is."""
     head, mark, tail = json_bytes(body).partition(_MARK_JSON)

@@ -23,6 +23,7 @@ UNKNOWN_AFTER = (
     "steps after a changed decision cannot be known offline (the next agent, its model calls "
     "and tools would differ); re-run those sessions against a model to see them"
 )
+"""The note a what-if report carries: steps after the first changed decision are not shown."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

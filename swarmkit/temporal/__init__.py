@@ -1,12 +1,12 @@
 """Swarms on Temporal (extra ``temporal``): sessions as workflows, model and tool calls as
 activities, human decisions as updates. The only part of swarmkit that imports temporalio.
 
-::
-
-    plugin = SwarmPlugin(swarms={"support": "myapp.swarms:support"}, models={"gpt-4o": model})
-    client = await Client.connect("127.0.0.1:7233", plugins=[plugin])
-    async with Worker(client, task_queue="swarms", plugins=[plugin]):
-        result = await run_session(client, "support", "refund A-1", task_queue="swarms")
+```python
+plugin = SwarmPlugin(swarms={"support": "myapp.swarms:support"}, models={"gpt-4o": model})
+client = await Client.connect("127.0.0.1:7233", plugins=[plugin])
+async with Worker(client, task_queue="swarms", plugins=[plugin]):
+    result = await run_session(client, "support", "refund A-1", task_queue="swarms")
+```
 """
 
 from __future__ import annotations

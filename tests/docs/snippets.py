@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 NOT_RUN_MARKER = "<!-- not run: "
 _SERVERS = re.compile(r"^<!-- servers: ([a-z ]+) -->$", re.MULTILINE)
 _FENCE = re.compile(r"^```python\n(.*?)^```$", re.DOTALL | re.MULTILINE)
+# Words of our own process that never reach a user: reference-document and issue numbers.
+PROCESS_WORDS = re.compile(r"\bseeds?\s+00\d|\bissue #?\d+|\bseed-00\d", re.IGNORECASE)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,6 +11,19 @@ from typing import Any
 
 from swarmkit.spec import SwarmSpec
 
+DEPRECATED_SINCE = "0.1.0"
+"""The release that deprecated what this module still offers."""
+
+REMOVED_IN = "0.2.0"
+"""The release that removes it."""
+
+DEPRECATION = (
+    f"{{what}} is deprecated since {DEPRECATED_SINCE} and will be removed in {REMOVED_IN}: "
+    "{instead}"
+)
+"""Every deprecation's message: ``DEPRECATION.format(what=..., instead=...)``, where ``instead``
+says what to use."""
+
 PER_CALL_SEAMS = frozenset({"runtime", "tool_runner", "decisions"})
 """The seams a run call used to take; ``Swarm.with_seams`` takes them now."""
 
@@ -40,7 +53,7 @@ def moved_attribute(name: str, type_name: str) -> tuple[str, str]:
         raise AttributeError(f"{type_name!r} object has no attribute {name!r}")
     new_name = RENAMED.get(name, name)
     warnings.warn(
-        f"swarm.{name} is deprecated: read swarm.{owner}.{new_name}",
+        DEPRECATION.format(what=f"swarm.{name}", instead=f"read swarm.{owner}.{new_name}"),
         DeprecationWarning,
         stacklevel=3,
     )
@@ -53,8 +66,10 @@ def check_per_call_seams(given: Mapping[str, Any]) -> None:
     if unknown:
         raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
     warnings.warn(
-        f"passing {', '.join(sorted(given))} to a run is deprecated: use "
-        "swarm.with_seams(...) and run the swarm it returns",
+        DEPRECATION.format(
+            what=f"passing {', '.join(sorted(given))} to a run",
+            instead="use swarm.with_seams(...) and run the swarm it returns",
+        ),
         DeprecationWarning,
         stacklevel=_past_the_facade(),
     )

@@ -30,16 +30,9 @@ from swarmkit.config import SwarmConfig, check_journal, check_usage_limits
 from swarmkit.events import Event, EventObserver, RunFinished
 from swarmkit.exceptions import ConfigurationError, JournalError, ReplayDivergenceError
 from swarmkit.interrupts import Decision, DecisionSource, PauseForDecision
-from swarmkit.journal import (
-    Journal,
-    JournalRecord,
-    RecordSink,
-    session_status,
-    turn_session_id,
-    turn_sessions,
-)
+from swarmkit.journal import Journal, JournalRecord, session_status, turn_session_id, turn_sessions
 from swarmkit.journal._digest import PartCache
-from swarmkit.journal._records import corrupt_record, json_default
+from swarmkit.journal._records import RecordSink, corrupt_record, json_default
 from swarmkit.journal._tape import (
     STATE_EDITED,
     LeaseTerms,

@@ -53,7 +53,7 @@ class SwarmSpec:
     interrupt_before: frozenset[str]
     """Agents a run pauses before entering."""
     interrupt_after: frozenset[str]
-    """Agents a run pauses after, when they answer or hand off (seed 003)."""
+    """Agents a run pauses after, when they answer or hand off."""
     interrupt_on_handoff: bool
     """Whether every handoff pauses for a decision."""
     fingerprint: Mapping[str, Any]

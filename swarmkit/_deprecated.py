@@ -9,6 +9,19 @@ from dataclasses import fields
 
 from swarmkit.spec import SwarmSpec
 
+DEPRECATED_SINCE = "0.1.0"
+"""The release that deprecated what this module still offers."""
+
+REMOVED_IN = "0.2.0"
+"""The release that removes it."""
+
+DEPRECATION = (
+    f"{{what}} is deprecated since {DEPRECATED_SINCE} and will be removed in {REMOVED_IN}: "
+    "{instead}"
+)
+"""Every deprecation's message: ``DEPRECATION.format(what=..., instead=...)``, where ``instead``
+says what to use."""
+
 MOVED = {
     **{f.name: "spec" for f in fields(SwarmSpec) if f.name not in ("plans", "fingerprint")},
     "limits": "spec",
@@ -35,7 +48,7 @@ def moved_attribute(name: str, type_name: str) -> tuple[str, str]:
         raise AttributeError(f"{type_name!r} object has no attribute {name!r}")
     new_name = RENAMED.get(name, name)
     warnings.warn(
-        f"swarm.{name} is deprecated: read swarm.{owner}.{new_name}",
+        DEPRECATION.format(what=f"swarm.{name}", instead=f"read swarm.{owner}.{new_name}"),
         DeprecationWarning,
         stacklevel=3,
     )
@@ -49,8 +62,10 @@ def check_per_call_seams(*, runtime: object, tool_runner: object, decisions: obj
     if not given:
         return
     warnings.warn(
-        f"passing {', '.join(sorted(given))} to a run is deprecated: use "
-        "swarm.with_seams(...) and run the swarm it returns",
+        DEPRECATION.format(
+            what=f"passing {', '.join(sorted(given))} to a run",
+            instead="use swarm.with_seams(...) and run the swarm it returns",
+        ),
         DeprecationWarning,
         stacklevel=_past_the_facade(),
     )

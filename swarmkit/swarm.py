@@ -27,8 +27,9 @@ from swarmkit.events import Event, EventObserver
 from swarmkit.exceptions import ConfigurationError, RunError
 from swarmkit.graph import HandoffGraph
 from swarmkit.interrupts import Decision, DecisionSource, FieldProblem, PendingDecision
-from swarmkit.journal import Journal, RecordSink
+from swarmkit.journal import Journal
 from swarmkit.limits import UsageLimits
+from swarmkit.lowlevel import RecordSink
 from swarmkit.models import Model
 from swarmkit.plan import AgentPlan
 from swarmkit.result import RunResult, SentRequest, SessionState

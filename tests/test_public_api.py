@@ -2,8 +2,11 @@
 
 import types
 
+import pytest
+
 import swarmkit
 import swarmkit.journal
+import swarmkit.lowlevel
 from swarmkit import InMemoryJournal, RecordingModel, ScriptedModel, SQLiteJournal, testing
 
 
@@ -46,3 +49,23 @@ def test_all_is_exactly_the_public_names() -> None:
     lazy = {"OpenAIModel", "OpenAIResponsesModel", "RetryPolicy"}
     modules = {"filters", "testing"}
     assert public - lazy == set(swarmkit.__all__) - lazy - modules - {"__version__"}
+
+
+@pytest.mark.parametrize("module", [swarmkit.journal, swarmkit.lowlevel], ids=lambda m: m.__name__)
+def test_a_submodule_all_is_sorted_and_exactly_its_public_names(module: types.ModuleType) -> None:
+    """`__all__` is sorted, each name resolves, and no other public name leaks."""
+    assert list(module.__all__) == sorted(module.__all__)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+    public = {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+    assert public - {"PostgresJournal"} == set(module.__all__) - {"PostgresJournal"}
+
+
+def test_the_journal_keeps_what_users_need() -> None:
+    """Stores, records and export stay in swarmkit.journal; engine-level parts are the door's."""
+    assert set(swarmkit.journal.__all__) >= {"SQLiteJournal", "open_journal", "export_jsonl"}
+    assert not set(swarmkit.journal.__all__) & set(swarmkit.lowlevel.__all__)

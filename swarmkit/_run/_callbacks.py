@@ -8,7 +8,7 @@ from swarmkit._run._state import RunState, run_context
 from swarmkit.events import RefusalReason
 from swarmkit.exceptions import ToolExecutionError
 from swarmkit.handoffs import Handoff, HandoffRequest, on_handoff_arity
-from swarmkit.journal import StepWriter
+from swarmkit.lowlevel import StepWriter
 from swarmkit.plan import AgentPlan
 
 

@@ -24,8 +24,8 @@ from swarmkit.exceptions import (
     ToolArgumentsError,
     ToolExecutionError,
 )
-from swarmkit.journal import StepWriter
 from swarmkit.limits import Spend
+from swarmkit.lowlevel import StepWriter
 from swarmkit.messages import ToolCall
 from swarmkit.plan import AgentPlan
 from swarmkit.result import RunResult

@@ -32,7 +32,7 @@ from swarmkit._run._steps import (
 from swarmkit._run._tool_calls import run_tool_calls
 from swarmkit.context import json_safe
 from swarmkit.exceptions import JournalError, ModelError, ReplayDivergenceError
-from swarmkit.journal import RequestHistory, StepWriter
+from swarmkit.lowlevel import RequestHistory, StepWriter
 from swarmkit.models import (
     AttemptDiscarded,
     ModelRequest,

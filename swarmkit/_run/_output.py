@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from swarmkit._run._state import RunState, StopRun
 from swarmkit._schema import ArgumentProblem, ArgumentsSchema, arguments_schema
-from swarmkit.journal import StepWriter
+from swarmkit.lowlevel import StepWriter
 from swarmkit.messages import Message, ToolMessage, UserMessage
 from swarmkit.models import ModelResponse, OutputSchema
 from swarmkit.plan import AgentPlan

@@ -8,8 +8,8 @@ from typing import Any, NoReturn
 from swarmkit._log import log
 from swarmkit._run import _budget as budget
 from swarmkit._run._state import RunState, StopRun
-from swarmkit.journal import StepWriter
 from swarmkit.limits import LimitBreach
+from swarmkit.lowlevel import StepWriter
 from swarmkit.spec import RunSeams, SwarmSpec
 
 

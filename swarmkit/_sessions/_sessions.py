@@ -33,7 +33,6 @@ from swarmkit.interrupts import Decision, DecisionSource, PauseForDecision
 from swarmkit.journal import (
     Journal,
     JournalRecord,
-    RecordSink,
     session_status,
 )
 from swarmkit.journal._course import (
@@ -45,6 +44,7 @@ from swarmkit.journal._course import (
     resumable_prefix,
 )
 from swarmkit.journal._digest import PartCache
+from swarmkit.journal._records import RecordSink
 from swarmkit.limits import UsageLimits
 from swarmkit.redaction import Redactor
 from swarmkit.result import RunResult, SentRequest, SessionState

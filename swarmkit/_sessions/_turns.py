@@ -20,7 +20,6 @@ from swarmkit.exceptions import ConfigurationError, JournalError, ReplayDivergen
 from swarmkit.journal import (
     Journal,
     JournalRecord,
-    RecordSink,
     session_status,
     turn_session_id,
     turn_sessions,
@@ -34,6 +33,7 @@ from swarmkit.journal._course import (
     replayable,
     resumable_prefix,
 )
+from swarmkit.journal._records import RecordSink
 from swarmkit.messages import ToolMessage
 from swarmkit.result import RunResult
 from swarmkit.spec import SwarmSpec

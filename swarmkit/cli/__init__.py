@@ -40,7 +40,7 @@ from swarmkit.cli._usage import (
     fail,
 )
 from swarmkit.exceptions import ConfigurationError, JournalError, SwarmkitError, ViewerError
-from swarmkit.journal import mask_locations
+from swarmkit.lowlevel import mask_locations
 
 if TYPE_CHECKING:
     from swarmkit.cli._journal_file import journal_path, open_for_reading, open_for_writing

@@ -24,10 +24,10 @@ from swarmkit.journal import (
     export_jsonl,
     group_turns,
     import_jsonl_sessions,
-    journal_label,
     session_status,
     turn_sessions,
 )
+from swarmkit.lowlevel import journal_label
 
 
 async def _sessions(args: argparse.Namespace) -> int:

@@ -41,11 +41,11 @@ from swarmkit.journal import (
     JournalRecord,
     SQLiteJournal,
     env_cipher,
-    journal_label,
     session_status,
     status_of,
     turn_sessions,
 )
+from swarmkit.lowlevel import journal_label
 from swarmkit.models import Model, OpenAIModel
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from swarmkit.cli._usage import DEFAULT_JOURNAL, UsageError
-from swarmkit.journal import SQLiteJournal, env_cipher, is_postgres_location, open_journal
+from swarmkit.journal import SQLiteJournal, env_cipher, open_journal
+from swarmkit.lowlevel import is_postgres_location
 
 if TYPE_CHECKING:
     from swarmkit.journal import PostgresJournal

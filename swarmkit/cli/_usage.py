@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from swarmkit.journal import mask_locations
+from swarmkit.lowlevel import mask_locations
 
 EXIT_OK = 0
 EXIT_FAILED = 1

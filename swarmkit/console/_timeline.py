@@ -7,7 +7,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from swarmkit.console._text import compact_json, displayable, one_line, plural, tokens
-from swarmkit.journal import JournalRecord, StepTime, step_times
+from swarmkit.journal import JournalRecord
+from swarmkit.lowlevel import StepTime, step_times
 
 
 def timeline(records: Sequence[JournalRecord]) -> list[str]:

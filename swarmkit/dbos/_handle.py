@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from dbos import error as dbos_error
 
 from swarmkit.dbos._workflow import DECISION_TOPIC, EVENTS_STREAM, PENDING_EVENT
-from swarmkit.events import Event, event_from_data
+from swarmkit.events import Event
 from swarmkit.exceptions import (
     ConfigurationError,
     HandoffPayloadError,
@@ -17,7 +17,8 @@ from swarmkit.exceptions import (
     SwarmkitError,
     ToolArgumentsError,
 )
-from swarmkit.interrupts import Decision, FieldProblem, PendingDecision, decision_to_data
+from swarmkit.interrupts import Decision, FieldProblem, PendingDecision
+from swarmkit.lowlevel import decision_to_data, event_from_data
 from swarmkit.result import RunResult
 
 if TYPE_CHECKING:

@@ -20,17 +20,18 @@ from swarmkit.exceptions import (
     ToolArgumentsError,
     ToolExecutionError,
 )
-from swarmkit.journal import (
-    InMemoryJournal,
-    Journal,
-    JournalRecord,
+from swarmkit.journal import InMemoryJournal, Journal, JournalRecord
+from swarmkit.lowlevel import (
+    Runtime,
+    ToolOutcome,
     append_mirrored,
+    outcome_from_data,
+    outcome_to_data,
     response_from_data,
     response_to_data,
 )
 from swarmkit.models import Model, ModelRequest, ModelResponse, provider_of
-from swarmkit.runtime import Runtime
-from swarmkit.tools import FunctionTool, ToolOutcome, outcome_from_data, outcome_to_data
+from swarmkit.tools import FunctionTool
 
 MODEL_STEP = "swarmkit.model"
 TOOL_STEP = "swarmkit.tool"

@@ -16,9 +16,10 @@ from swarmkit.dbos._steps import (
     leave_session,
     start_facts,
 )
-from swarmkit.events import Event, RunFinished, event_to_data
+from swarmkit.events import Event, RunFinished
 from swarmkit.exceptions import ConfigurationChangedError, ConfigurationError
-from swarmkit.interrupts import Decision, PendingDecision, decision_from_data
+from swarmkit.interrupts import Decision, PendingDecision
+from swarmkit.lowlevel import decision_from_data, event_to_data
 from swarmkit.result import RunResult
 
 if TYPE_CHECKING:

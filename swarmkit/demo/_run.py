@@ -12,7 +12,8 @@ from swarmkit.console import LiveView, plural
 from swarmkit.demo._model import DemoModel
 from swarmkit.demo._support import build_support_swarm
 from swarmkit.exceptions import ReplayDivergenceError, SwarmkitError
-from swarmkit.journal import Journal, journal_label, open_journal
+from swarmkit.journal import Journal, open_journal
+from swarmkit.lowlevel import journal_label
 from swarmkit.models import Model, ModelRequest, ModelResponse
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm

@@ -1,34 +1,28 @@
-"""The journal: append-only session logs in SQLite, Postgres or memory, and JSONL export."""
+"""The journal: append-only session logs in SQLite, Postgres or memory, and JSONL export.
 
-from __future__ import annotations
+What engines, stores and commands build on (the step writer, record sinks, mirrored
+appends, the response codec, display helpers) lives in ``swarmkit.lowlevel``.
+"""
 
-from typing import TYPE_CHECKING, Any
+import sys as _sys
+import typing as _typing
+import warnings as _warnings
 
 from swarmkit.journal._cipher import AESGCMCipher, JournalCipher, env_cipher, generate_key
 from swarmkit.journal._jsonl import export_jsonl, import_jsonl, import_jsonl_sessions
 from swarmkit.journal._memory import InMemoryJournal
-from swarmkit.journal._mirror import MIRROR_LEASE_SECONDS, append_mirrored
-from swarmkit.journal._open import (
-    is_postgres_location,
-    journal_label,
-    mask_locations,
-    open_journal,
-    postgres_journal_class,
-)
+from swarmkit.journal._open import open_journal
 from swarmkit.journal._records import (
     JOURNAL_SCHEMA_VERSION,
     Journal,
     JournalRecord,
-    RecordSink,
     SessionInfo,
     Status,
     session_status,
     status_of,
 )
 from swarmkit.journal._sqlite import SQLiteJournal
-from swarmkit.journal._times import StepTime, step_times
 from swarmkit.journal._turns import (
-    TURN_MARK,
     Conversation,
     conversations,
     group_turns,
@@ -36,33 +30,22 @@ from swarmkit.journal._turns import (
     turn_session_id,
     turn_sessions,
 )
-from swarmkit.journal._writer import NOTHING_HELD, Held, RequestHistory, StepWriter
 
-if TYPE_CHECKING:
-    from swarmkit.journal._codec import response_from_data, response_to_data
+if _typing.TYPE_CHECKING:
     from swarmkit.journal._postgres import PostgresJournal
 
 __all__ = [
     "AESGCMCipher",
     "Conversation",
-    "Held",
     "InMemoryJournal",
     "JOURNAL_SCHEMA_VERSION",
     "Journal",
     "JournalCipher",
     "JournalRecord",
-    "MIRROR_LEASE_SECONDS",
-    "NOTHING_HELD",
     "PostgresJournal",
-    "RecordSink",
-    "RequestHistory",
     "SQLiteJournal",
     "SessionInfo",
     "Status",
-    "StepTime",
-    "StepWriter",
-    "TURN_MARK",
-    "append_mirrored",
     "conversations",
     "env_cipher",
     "export_jsonl",
@@ -70,28 +53,61 @@ __all__ = [
     "group_turns",
     "import_jsonl",
     "import_jsonl_sessions",
-    "is_postgres_location",
-    "journal_label",
-    "mask_locations",
     "open_journal",
-    "response_from_data",
-    "response_to_data",
     "session_status",
     "status_of",
-    "step_times",
     "turn_of",
     "turn_session_id",
     "turn_sessions",
 ]
 
+_MOVED_TO_LOWLEVEL = frozenset(
+    {
+        "Held",
+        "MIRROR_LEASE_SECONDS",
+        "NOTHING_HELD",
+        "RecordSink",
+        "RequestHistory",
+        "StepTime",
+        "StepWriter",
+        "TURN_MARK",
+        "append_mirrored",
+        "is_postgres_location",
+        "journal_label",
+        "mask_locations",
+        "response_from_data",
+        "response_to_data",
+        "step_times",
+    }
+)
+"""Names this module offered before ``swarmkit.lowlevel``; they still work, with a warning."""
 
-def __getattr__(name: str) -> Any:
-    # PostgresJournal needs psycopg (the postgres extra), and the response codec the model
-    # types: each loads only when asked for, so listing sessions stays light.
-    if name in ("response_from_data", "response_to_data"):
-        from swarmkit.journal import _codec  # noqa: PLC0415
 
-        return getattr(_codec, name)
-    if name != "PostgresJournal":
+def __getattr__(name: str) -> _typing.Any:
+    # PostgresJournal needs psycopg (the postgres extra): it loads only when asked for, so
+    # listing sessions stays light.
+    if name == "PostgresJournal":
+        from swarmkit.journal._open import postgres_journal_class  # noqa: PLC0415
+
+        return postgres_journal_class()
+    if name not in _MOVED_TO_LOWLEVEL:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return postgres_journal_class()
+    return _moved(name)
+
+
+def _moved(name: str) -> _typing.Any:
+    """``swarmkit.lowlevel``'s ``name``, with a warning that points at the caller's line."""
+    from swarmkit import lowlevel  # noqa: PLC0415 (lowlevel reads this package's modules)
+    from swarmkit._deprecated import DEPRECATION  # noqa: PLC0415 (only a moved name needs it)
+
+    # ``from swarmkit.journal import X`` asks twice: the import system's fromlist check
+    # (hasattr), then the importing line itself. Only the second is the user's, so only it warns.
+    if not _sys._getframe(2).f_code.co_filename.startswith("<frozen importlib"):
+        _warnings.warn(
+            DEPRECATION.format(
+                what=f"{__name__}.{name}", instead="import it from swarmkit.lowlevel"
+            ),
+            DeprecationWarning,
+            stacklevel=3,
+        )
+    return getattr(lowlevel, name)

@@ -10,9 +10,8 @@ from typing import Any, TypeVar
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from swarmkit.context import context_from_data
 from swarmkit.exceptions import ConfigurationError, ModelError, SwarmkitError, ToolArgumentsError
-from swarmkit.journal import append_mirrored, response_to_data
+from swarmkit.lowlevel import append_mirrored, context_from_data, outcome_to_data, response_to_data
 from swarmkit.temporal._data import (
     MirrorInput,
     MirrorReadInput,
@@ -24,7 +23,7 @@ from swarmkit.temporal._data import (
     request_from_data,
 )
 from swarmkit.temporal._registry import Registry
-from swarmkit.tools import FunctionTool, outcome_to_data
+from swarmkit.tools import FunctionTool
 
 MODEL_ACTIVITY = "swarmkit.model"
 TOOL_ACTIVITY = "swarmkit.tool"

@@ -11,9 +11,10 @@ from typing import Any
 from temporalio.client import Client, WorkflowHandle
 from temporalio.service import RPCError
 
-from swarmkit.events import Event, RunFinished, event_from_data
+from swarmkit.events import Event, RunFinished
 from swarmkit.exceptions import ConfigurationError
-from swarmkit.interrupts import Decision, PendingDecision, decision_to_data
+from swarmkit.interrupts import Decision, PendingDecision
+from swarmkit.lowlevel import decision_to_data, event_from_data
 from swarmkit.result import RunResult
 from swarmkit.temporal._data import SessionInput
 from swarmkit.temporal._workflow import (

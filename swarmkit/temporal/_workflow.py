@@ -11,8 +11,8 @@ from typing import Any
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
-from swarmkit.context import RunContext, context_to_data
-from swarmkit.events import Event, EventObserver, RunFinished, RunStarted, event_to_data
+from swarmkit.context import RunContext
+from swarmkit.events import Event, EventObserver, RunFinished, RunStarted
 from swarmkit.exceptions import (
     ConfigurationChangedError,
     ConfigurationError,
@@ -20,11 +20,19 @@ from swarmkit.exceptions import (
     SwarmkitError,
     ToolExecutionError,
 )
-from swarmkit.interrupts import Decision, PendingDecision, decision_from_data
-from swarmkit.journal import InMemoryJournal, JournalRecord, response_from_data
+from swarmkit.interrupts import Decision, PendingDecision
+from swarmkit.journal import InMemoryJournal, JournalRecord
+from swarmkit.lowlevel import (
+    Runtime,
+    ToolOutcome,
+    context_to_data,
+    decision_from_data,
+    event_to_data,
+    outcome_from_data,
+    response_from_data,
+)
 from swarmkit.models import UNKNOWN_PROVIDER, Model, ModelRequest, ModelResponse, provider_of
 from swarmkit.result import RunResult
-from swarmkit.runtime import Runtime
 from swarmkit.swarm import Swarm
 from swarmkit.temporal._activities import (
     FINGERPRINT_ACTIVITY,
@@ -43,7 +51,7 @@ from swarmkit.temporal._data import (
 from swarmkit.temporal._mirror import WorkflowMirror
 from swarmkit.temporal._options import execute
 from swarmkit.temporal._registry import Registry, active, model_name
-from swarmkit.tools import FunctionTool, ToolOutcome, outcome_from_data
+from swarmkit.tools import FunctionTool
 
 WORKFLOW_NAME = "SwarmWorkflow"
 DECIDE_UPDATE = "decide"

@@ -7,7 +7,8 @@ from typing import Any
 
 from swarmkit.exceptions import SwarmkitError
 from swarmkit.graph import RouteExplanation
-from swarmkit.journal import JournalRecord, StepTime, session_status, step_times
+from swarmkit.journal import JournalRecord, session_status
+from swarmkit.lowlevel import StepTime, step_times
 from swarmkit.swarm import Swarm
 from swarmkit.ui._redact import REDACTED, is_secret_key
 from swarmkit.ui._sessions import figures

@@ -8,8 +8,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from swarmkit.journal import RequestHistory
 from swarmkit.journal._digest import RequestDigester, _message_text
+from swarmkit.lowlevel import RequestHistory
 from swarmkit.messages import (
     AssistantMessage,
     Message,

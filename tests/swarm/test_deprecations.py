@@ -17,10 +17,14 @@ def _swarm() -> Swarm:
 
 
 def test_an_old_attribute_still_reads_and_names_its_new_home() -> None:
-    """swarm.max_handoffs reads the spec's value, with a warning pointing at the caller."""
+    """swarm.max_handoffs reads the spec's value; the warning says until when, and points here."""
     swarm = _swarm()
-    with pytest.warns(DeprecationWarning, match=r"read swarm\.spec\.max_handoffs") as caught:
+    with pytest.warns(DeprecationWarning) as caught:
         assert swarm.max_handoffs == 3
+    assert str(caught[0].message) == (
+        "swarm.max_handoffs is deprecated since 0.1.0 and will be removed in 0.2.0: "
+        "read swarm.spec.max_handoffs"
+    )
     assert caught[0].filename == __file__
 
 
@@ -41,7 +45,9 @@ def test_an_attribute_a_swarm_never_had_is_an_attribute_error() -> None:
 async def test_a_seam_passed_to_one_run_is_used_and_warns_at_the_caller() -> None:
     """run(runtime=...) still takes that runtime for the run, and the warning points here."""
     fixed = FixedRuntime()
-    with pytest.warns(DeprecationWarning, match=r"swarm\.with_seams") as caught:
+    with pytest.warns(
+        DeprecationWarning, match=r"since 0\.1\.0 .* 0\.2\.0: use swarm\.with_seams"
+    ) as caught:
         result = await _swarm().run("x", runtime=fixed.runtime())
     assert caught[0].filename == __file__
     assert result.session_id == FixedRuntime().runtime().new_id()

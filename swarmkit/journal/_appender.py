@@ -46,6 +46,9 @@ class Appender:
         self._leased_at: float | None = None
         self._clock = clock
         self._pending: list[JournalRecord] = []
+        self.holds_costly = False
+        """Whether a model or tool call's record waits to be written (what a crash must never
+        make the run repeat)."""
         self.broken = False
         """Whether a write failed (nothing more is written)."""
 
@@ -57,11 +60,9 @@ class Appender:
         )
         self._pending.append(record)
         self._next_seq += 1
+        if kind in _COSTLY:
+            self.holds_costly = True
         return record
-
-    def holds(self, kinds: frozenset[str]) -> bool:
-        """Whether a record of one of ``kinds`` waits to be written."""
-        return any(record.kind in kinds for record in self._pending)
 
     async def open(self, copied: Sequence[JournalRecord] = ()) -> None:
         """Take the session's lease before the first write (``SessionBusyError`` if held),
@@ -79,7 +80,7 @@ class Appender:
         """Write the pending records as one transaction (one step)."""
         if not self._pending or self.broken:
             return
-        records, self._pending = self._pending, []
+        records, self._pending, self.holds_costly = self._pending, [], False
         try:
             if self._lease is not None and self._lease_due(self._lease[1]):
                 await self._renew(*self._lease)
@@ -105,3 +106,6 @@ class Appender:
 
     def _lease_due(self, terms: LeaseTerms) -> bool:
         return self._leased_at is None or terms.clock() - self._leased_at > terms.ttl / 2
+
+
+_COSTLY = frozenset({"model_call", "tool_call"})

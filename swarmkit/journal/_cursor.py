@@ -48,18 +48,13 @@ class ReplayCursor:
         self._at = 0
         self.travel = travel
         """Watches the replay and applies journaled state edits."""
-
-    @property
-    def done(self) -> bool:
-        """Whether every record has been replayed (always, for a run with none)."""
-        return self._at >= self._end
-
-    @property
-    def empty(self) -> bool:
+        self.empty = not self._records
         """Whether there were no records to replay."""
-        return not self._records
+        self.done = self.empty
+        """Whether every record has been replayed (at once, for a run with none)."""
+        self.next: JournalRecord | None = self._records[0] if self._records else None
+        """The record the run's next step must match (None once done)."""
 
-    @property
     def at_last(self) -> bool:
         """Whether the cursor stands just past the last record (a resume's pause point)."""
         return bool(self._records) and self._at == self._end
@@ -71,7 +66,7 @@ class ReplayCursor:
 
     def held(self, kind: str) -> Held | None:
         """What the journal holds for a step of ``kind`` here (see ``StepWriter.held``)."""
-        record = self.peek()
+        record = self.next
         if record is None:
             return None
         return Held(data=record.data) if record.kind == kind else NOTHING_HELD
@@ -82,33 +77,28 @@ class ReplayCursor:
         kinds = [record.kind for record in self._records[self._at : self._at + 3]]
         return len(kinds) == 3 and kinds[:2] == ["limit_reached", "run_finished"]
 
-    def expect(self, kind: str, data: Mapping[str, Any]) -> JournalRecord:
-        """The next record, which must be of ``kind`` and hold ``data``; then step past it."""
-        record = self.expect_kind(kind, data)
-        if comparable(record.data) != comparable(data):
-            self.diverge(record, kind, data)
-        self.advance()
-        return record
-
-    def expect_kind(self, kind: str, data: Mapping[str, Any]) -> JournalRecord:
-        """The next record, which must be of ``kind`` (``data`` is what the code asked)."""
+    def expect(self, kind: str, data: Mapping[str, Any]) -> None:
+        """The next record must be of ``kind`` and hold ``data`` (the caller steps past it)."""
         record = self._records[self._at]
-        if record.kind != kind:
+        if record.kind != kind or comparable(record.data) != comparable(data):
             self.diverge(record, kind, data)
-        return record
 
     def advance(self, steps: int = 1) -> None:
         """Step past ``steps`` records, then past any journaled state edits that follow,
         applying them as they come."""
         to = self._at + steps
+        travel = self.travel
         while True:
             for record in self._records[self._at : to]:
-                self.travel.replayed(record)
+                travel.replayed(record)
             self._at = to
-            edit = self.peek()
-            if edit is None or edit.kind != STATE_EDITED:
+            if to >= self._end:
+                self.done, self.next = True, None
                 return
-            self.travel.apply(edit.data["context_update"])
+            edit = self.next = self._records[to]
+            if edit.kind != STATE_EDITED:
+                return
+            travel.apply(edit.data["context_update"])
             to += 1
 
     def diverge(
@@ -143,7 +133,7 @@ class ReplayCursor:
 
     def check_used_up(self) -> None:
         """At the run's end: every record must have been replayed."""
-        record = self.peek()
+        record = self.next
         if record is not None:
             raise ReplayDivergenceError(
                 f"replay of session {self._session_id!r} ended at step {record.seq}, but the "

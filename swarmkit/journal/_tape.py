@@ -61,7 +61,7 @@ class Tape:
         self._decided_at: float | None = None
         self._step_digest: str | None = None
         self._live_step = False
-        self._edited = False
+        self._prefix_done = False
 
     async def open(self) -> None:
         """Take the session's lease before the first write (``SessionBusyError`` if it is
@@ -77,14 +77,16 @@ class Tape:
 
     def held_stop(self) -> Held | None:
         """What the journal held for a limit check here (see ``StepWriter.held_stop``)."""
-        record = self._cursor.peek()
+        record = self._cursor.next
         if record is None:
             return None
+        if record.kind != "limit_reached":
+            return NOTHING_HELD
         # Step over the limits' stops that a resume went on from (``limit_reached``,
         # ``run_finished``), however many in a row; a stop the session ended with is held.
         while self._cursor.at_resumed_stop():
             self._advance(2)
-        record = self._cursor.peek()
+        record = self._cursor.next
         if record is None or record.kind != "limit_reached":
             return NOTHING_HELD
         return Held(data=record.data)
@@ -97,7 +99,7 @@ class Tape:
         clean = kept(self._redact, data)
         if not self._cursor.done:
             self._cursor.expect(kind, clean)
-            self._after_advance()
+            self._advance()
             return True
         self._check_may_go_live(kind, clean)
         self._add(kind, clean)
@@ -107,9 +109,10 @@ class Tape:
         self, agent: str, turn: int, request: ModelRequest, history: RequestHistory | None = None
     ) -> ModelResponse | None:
         """The journaled response to this request, or None when the run is live."""
-        self._live_step = self._cursor.done
+        record = self._cursor.next
+        self._live_step = record is None
         self._step_digest = None
-        if self._live_step:
+        if record is None:
             self._check_may_go_live("model_call", {"agent": agent, "turn": turn})
             await self._flush_costly()
             if self._appender is not None:
@@ -119,7 +122,8 @@ class Tape:
             return None
         digest = self._digester.digest(request, history)
         cursor = self._cursor
-        record = cursor.expect_kind("model_call", {"agent": agent, "turn": turn, "digest": digest})
+        if record.kind != "model_call":
+            cursor.diverge(record, "model_call", {"agent": agent, "turn": turn, "digest": digest})
         if record.data.get("digest") != digest:
             cursor.diverge(
                 record,
@@ -144,7 +148,7 @@ class Tape:
         data["response"] = response_to_data(response)
         if self._redact is not None:
             data["response"] = response_shown(self._redact, data["response"])
-        self._add("model_call", kept(self._redact, data))
+        self._appender.add("model_call", kept(self._redact, data))
 
     def record_model_error(
         self, agent: str, turn: int, request: ModelRequest, error: ModelError
@@ -154,7 +158,7 @@ class Tape:
             return
         data = _model_data(agent, turn, request, self._digest_of(request))
         data["error"] = str(error)
-        self._add("model_call", kept(self._redact, data))
+        self._appender.add("model_call", kept(self._redact, data))
 
     async def replayed_outcome(
         self, agent: str, call: ToolCall, arguments: str | None = None
@@ -163,20 +167,24 @@ class Tape:
 
         ``arguments`` are the ones the tool runs with when a person edited the model's.
         """
-        self._live_step = self._cursor.done
-        if self._live_step:
+        record = self._cursor.next
+        self._live_step = record is None
+        if record is None:
             self._check_may_go_live("tool_call", {"agent": agent, "name": call.name})
             await self._flush_costly()
             return None
         asked = _tool_key(agent, call)
-        record = self._cursor.expect_kind("tool_call", kept(self._redact, asked))
+        if record.kind != "tool_call":
+            self._cursor.diverge(record, "tool_call", kept(self._redact, asked))
         if "proposed_arguments" in record.data:
             # Since the audit trail: the record holds what ran, the model's proposal beside it.
             asked["proposed_arguments"] = call.arguments
             asked["arguments"] = call.arguments if arguments is None else arguments
         expected = kept(self._redact, asked)
-        if any(record.data.get(key) != value for key, value in expected.items()):
-            self._cursor.diverge(record, "tool_call", expected)
+        journaled = record.data
+        for key, value in expected.items():
+            if journaled.get(key) != value:
+                self._cursor.diverge(record, "tool_call", expected)
         self._advance()
         return None if _executes_tools(self._course) else outcome_of(record)
 
@@ -204,7 +212,7 @@ class Tape:
             data["arguments"], data["proposed_arguments"] = arguments, call.arguments
         if decision is not None:
             data["decision"] = self._audit(decision, call.arguments, data["arguments"])
-        self._add("tool_call", kept(self._redact, data))
+        self._appender.add("tool_call", kept(self._redact, data))
 
     def _audit(self, decision: Decision, proposed: str, executed: str) -> dict[str, Any]:
         """What the trail keeps of a person's decision on a tool call, with its time."""
@@ -219,9 +227,9 @@ class Tape:
         """At a pause point: the human's decision if the journal (or resume) has one, else None."""
         await self.note("interrupt", pending)
         cursor = self._cursor
-        finished = cursor.peek()
+        finished = cursor.next
         if finished is None:
-            return self._take_resume_decision() if cursor.at_last else None
+            return self._take_resume_decision() if cursor.at_last() else None
         if finished.kind == "resumed":
             # A DecisionSource decided this pause live; replay takes the same decision.
             return self._journaled_decision(finished, steps=1)
@@ -286,20 +294,21 @@ class Tape:
         A mirror writes only when the run ends or pauses: its engine keeps the durable history.
         """
         appender = self._appender
-        mirrored = isinstance(self._course, Mirrored)
-        if appender is not None and not mirrored and appender.holds(_COSTLY):
-            await appender.flush()
+        if appender is None or not appender.holds_costly or isinstance(self._course, Mirrored):
+            return
+        await appender.flush()
 
     def _advance(self, steps: int = 1) -> None:
         self._cursor.advance(steps)
-        self._after_advance()
+        if self._cursor.done and not self._prefix_done:
+            self._prefix_done = True
+            self._after_prefix()
 
-    def _after_advance(self) -> None:
+    def _after_prefix(self) -> None:
         """A fork's own edit is made the moment its prefix is used up (before any rule reads
         the state)."""
         match self._course:
-            case Fork(edit=edit) if edit is not None and self._cursor.done and not self._edited:
-                self._edited = True
+            case Fork(edit=edit) if edit is not None:
                 self._cursor.travel.apply(edit["context_update"])
                 self._add(STATE_EDITED, kept(self._redact, edit))
             case _:
@@ -352,7 +361,6 @@ def _executes_tools(course: Course) -> bool:
             return False
 
 
-_COSTLY = frozenset({"model_call", "tool_call"})
 _AUDIT_ORDER = ("kind", "reason", "decided_by", "note", "at", "edited")
 
 

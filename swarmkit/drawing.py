@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, assert_never
 
 from swarmkit.exceptions import ConfigurationError, JournalError
 from swarmkit.journal import JournalRecord
@@ -55,6 +55,87 @@ class _Arrow:
     """Dashed for rules, solid for everything else."""
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RuleEdge:
+    """A HandoffGraph rule: control passes with no model call when its condition holds."""
+
+    source: str
+    """The agent it leaves."""
+    target: str
+    """The agent it enters."""
+    number: int
+    """Its place in the source's evaluation order, from 1 (the first that matches wins)."""
+    condition: str | None
+    """The condition as written; None for a rule that always matches."""
+    priority: int = 0
+    """Its priority: higher ones are tried first."""
+    kind: Literal["rule"] = "rule"
+    """Tells a rule edge from an LLM edge."""
+
+    @property
+    def label(self) -> str:
+        """Its number and condition, as every drawing writes them."""
+        return f"rule {self.number}: {self.condition or 'always'}"
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LLMEdge:
+    """A handoff the source agent's model may choose (one of its transfer tools)."""
+
+    source: str
+    """The agent it leaves."""
+    target: str
+    """The agent it enters."""
+    payload_type: str | None = None
+    """The name of its payload type, for a typed handoff."""
+    available_when: str | None = None
+    """The condition under which it is offered; None when it always is."""
+    kind: Literal["llm"] = "llm"
+    """Tells an LLM edge from a rule edge."""
+
+    @property
+    def label(self) -> str:
+        """Its payload type and when it is offered, as drawings write them ("" for neither)."""
+        label = self.payload_type or ""
+        if self.available_when is not None:
+            label = f"{label} when {self.available_when}".strip()
+        return label
+
+
+SwarmEdge = RuleEdge | LLMEdge
+"""One way control may pass between two agents of a swarm."""
+
+
+def swarm_edges(swarm: Swarm) -> tuple[SwarmEdge, ...]:
+    """Every edge of ``swarm``, agent by agent in name order: its rule edges in evaluation
+    order, then its LLM edges by target. Every drawing of a swarm draws these."""
+    edges: list[SwarmEdge] = []
+    graph = swarm.graph
+    for source in sorted(swarm.plans):
+        if graph is not None and graph.has_node(source):
+            edges += [
+                RuleEdge(
+                    source=source,
+                    target=edge.target,
+                    number=number,
+                    condition=edge.when,
+                    priority=edge.priority,
+                )
+                for number, edge in enumerate(graph.edge_list(source), start=1)
+            ]
+        configs = swarm.plans[source].handoff_configs
+        edges += [
+            LLMEdge(
+                source=source,
+                target=target,
+                payload_type=_type_name(configs[target].input_type),
+                available_when=configs[target].available_when,
+            )
+            for target in sorted(configs)
+        ]
+    return tuple(edges)
+
+
 def draw_swarm(swarm: Swarm, format: DrawingFormat = "mermaid") -> str:
     """Every agent, its rule edges (conditions as labels) and its LLM handoff edges.
 
@@ -68,7 +149,9 @@ def draw_swarm(swarm: Swarm, format: DrawingFormat = "mermaid") -> str:
         _Node(id=ids[name], label=name, shape="entry" if name == swarm.entry_agent else "agent")
         for name in ids
     ]
-    arrows = _rule_arrows(swarm, ids) + _llm_arrows(swarm, ids)
+    # Rule edges are listed first: they are consulted before any model is asked.
+    edges = sorted(swarm_edges(swarm), key=lambda edge: edge.kind == "llm")
+    arrows = [_swarm_arrow(edge, ids) for edge in edges]
     return _render(format, "swarm", nodes, arrows, _SWARM_LEGEND)
 
 
@@ -103,36 +186,20 @@ def draw_session(records: Sequence[JournalRecord], format: DrawingFormat = "merm
 # -- what to draw ----------------------------------------------------------------------------
 
 
-def _rule_arrows(swarm: Swarm, ids: Mapping[str, str]) -> list[_Arrow]:
-    graph = swarm.graph
-    if graph is None:
-        return []
-    arrows: list[_Arrow] = []
-    for source in sorted(ids):
-        if not graph.has_node(source):
-            continue
-        for number, edge in enumerate(graph.edge_list(source), start=1):
-            label = f"rule {number}: {edge.when or 'always'}"
-            if edge.priority:
-                label += f" (priority {edge.priority})"
-            arrows.append(
-                _Arrow(source=ids[source], target=ids[edge.target], label=label, style="dashed")
-            )
-    return arrows
+def _type_name(kind: type | None) -> str | None:
+    return kind.__name__ if kind is not None else None
 
 
-def _llm_arrows(swarm: Swarm, ids: Mapping[str, str]) -> list[_Arrow]:
-    arrows: list[_Arrow] = []
-    for source in sorted(ids):
-        configs = swarm.plans[source].handoff_configs
-        for target in sorted(configs):
-            input_type = configs[target].input_type
-            label = input_type.__name__ if input_type is not None else ""
-            when = configs[target].available_when
-            if when is not None:
-                label = f"{label} when {when}".strip()
-            arrows.append(_Arrow(source=ids[source], target=ids[target], label=label))
-    return arrows
+def _swarm_arrow(edge: SwarmEdge, ids: Mapping[str, str]) -> _Arrow:
+    source, target = ids[edge.source], ids[edge.target]
+    match edge:
+        case RuleEdge(priority=priority):
+            label = edge.label + (f" (priority {priority})" if priority else "")
+            return _Arrow(source=source, target=target, label=label, style="dashed")
+        case LLMEdge():
+            return _Arrow(source=source, target=target, label=edge.label)
+        case _:
+            assert_never(edge)
 
 
 def _handoff_arrow(source: str, target: str, handoff: Mapping[str, Any] | None) -> _Arrow:

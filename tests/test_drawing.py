@@ -6,7 +6,7 @@ import pytest
 from pydantic import BaseModel
 
 from swarmkit import Agent, ConfigurationError, Handoff, HandoffGraph, JournalError, Swarm
-from swarmkit.drawing import draw_session, draw_swarm
+from swarmkit.drawing import LLMEdge, RuleEdge, draw_session, draw_swarm, swarm_edges
 from swarmkit.journal import InMemoryJournal, JournalRecord
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, transfer
 
@@ -27,6 +27,18 @@ def _swarm(order: tuple[str, ...] = ("triage", "billing", "tech")) -> Swarm:
         "tech": Agent(name="tech", handoffs=[]),
     }
     return Swarm([agents[name] for name in order], "triage", model=ScriptedModel(), graph=graph)
+
+
+def test_swarm_edges_are_the_rules_in_evaluation_order_then_the_llm_handoffs() -> None:
+    """Each agent's rules (number, condition, priority), then its LLM handoffs by target."""
+    assert swarm_edges(_swarm()) == (
+        LLMEdge(source="billing", target="tech"),
+        RuleEdge(
+            source="triage", target="tech", number=1, condition="category == 'tech'", priority=5
+        ),
+        RuleEdge(source="triage", target="billing", number=2, condition="category == 'billing'"),
+        LLMEdge(source="triage", target="billing", payload_type="Refund"),
+    )
 
 
 def test_swarm_drawing_in_mermaid_shows_rules_dashed_and_llm_handoffs_solid() -> None:

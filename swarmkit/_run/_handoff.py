@@ -14,7 +14,7 @@ from swarmkit._run._offers import not_offered
 from swarmkit._run._parts import RunParts
 from swarmkit._run._pauses import entry_approved, handoff_decision
 from swarmkit._run._state import Candidate, record_data
-from swarmkit._run._steps import HandedOff, HandoffOutcome, Refused
+from swarmkit._run._steps import Continued, HandedOff, HandoffOutcome, Refused, TurnOutcome
 from swarmkit.events import RefusalReason
 from swarmkit.exceptions import HandoffPayloadError
 from swarmkit.filters import HandoffInput, apply_filter
@@ -34,9 +34,11 @@ def is_handoff_call(plan: AgentPlan, call: ToolCall) -> bool:
 
 async def take_one_handoff(
     run: RunParts, plan: AgentPlan, candidates: list[Candidate], results: dict[str, ToolMessage]
-) -> AsyncIterator[ev.Event]:
-    """The first valid handoff call is the turn's; every later one is told it was not."""
+) -> AsyncIterator[ev.Event | TurnOutcome]:
+    """The first valid handoff call is the turn's; every later one is told it was not. The last
+    item is what came of it: the handoff performed, or none (it was refused)."""
     taken: str | None = None
+    outcome: HandoffOutcome | None = None
     for candidate in candidates:
         call = candidate.call
         if taken is not None:
@@ -59,6 +61,7 @@ async def take_one_handoff(
         results[call.id] = replies.handoff_result(candidate, detail, is_error=bool(refused))
         for event in outcome.events if isinstance(outcome, HandedOff) else (outcome.event,):
             yield event
+    yield HandedOff(outcome.record) if isinstance(outcome, HandedOff) else Continued()
 
 
 async def try_handoff(
@@ -153,7 +156,7 @@ async def _perform(
         condition=condition,
         number=record.number,
     )
-    return HandedOff((performed, await enter(run, request.target)))
+    return HandedOff(record, (performed, await enter(run, request.target)))
 
 
 async def enter(run: RunParts, agent: str) -> ev.AgentStarted:

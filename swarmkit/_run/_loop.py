@@ -12,7 +12,7 @@ from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
 from swarmkit._run._conversation import start_data
 from swarmkit._run._handoff import enter
-from swarmkit._run._output import accept_answer, after_tool_calls
+from swarmkit._run._output import accept_answer
 from swarmkit._run._parts import RunParts
 from swarmkit._run._pauses import answer_stands
 from swarmkit._run._request import build_request
@@ -159,22 +159,19 @@ class RunLoop:
             return
         while True:
             plan = run.swarm.plans[run.state.agent]
-            step: Step = Continued()
+            step: Step
             try:
-                if routes(run, plan):
-                    step = await route(run, plan)
-                    for event in step.events:
-                        yield event
+                step = await route(run, plan) if routes(run, plan) else Continued()
+                for event in step.events:
+                    yield event
                 if not isinstance(step, HandedOff):
                     # The common step (no rules, no streaming) passes through no nested
                     # generator: each layer would cost every event one more resumption.
                     call = await self._start_call(plan)
                     if call.started is not None:
                         yield call.started
-                    response = await self._replayed(plan, call)
-                    if response is None and not run.timed and not self._streams(plan):
-                        response = await self._plain_call(plan, call)
-                    elif response is None:
+                    response = await self._answer_at_once(plan, call)
+                    if response is None:
                         async for item in self._live_call(plan, call):
                             if isinstance(item, ModelResponse):
                                 response = item
@@ -185,10 +182,13 @@ class RunLoop:
                     if not run.quiet:
                         yield _call_finished(plan, call.turn, response)
                     if response.message.tool_calls:
-                        async for event in run_tool_calls(run, plan, response.message.tool_calls):
-                            yield event
-                        after_tool_calls(run.state, response)
-                    step = await self._after_call(plan, response)
+                        async for told in run_tool_calls(run, plan, response):
+                            if isinstance(told, HandedOff | Continued):
+                                step = told
+                            else:
+                                yield told
+                    else:
+                        step = await self._after_answer(plan, response)
             except ENDING as exc:
                 step = ended(exc)
             match step:
@@ -200,12 +200,10 @@ class RunLoop:
                 case _:
                     assert_never(step)
 
-    async def _after_call(self, plan: AgentPlan, response: ModelResponse) -> Step:
-        """After the model's turn (and its tool calls): another agent's step, the same agent's
-        again, or the answer that ends the run (unless it is sent back or a person rejects it)."""
+    async def _after_answer(self, plan: AgentPlan, response: ModelResponse) -> Answered | Continued:
+        """A turn with no tool calls: the answer that ends the run, unless it is sent back or a
+        person rejects it (then the same agent goes on)."""
         state = self._run.state
-        if response.message.tool_calls:
-            return HandedOff() if state.agent != plan.name else Continued()
         accepted = await accept_answer(self._run.tape, state, plan, response)
         if accepted and await answer_stands(self._run, plan):
             return Answered()
@@ -232,6 +230,14 @@ class RunLoop:
         turn = state.budget.turns + 1
         started = None if run.quiet else _call_started(plan, turn)
         return _Call(request=request, history=history, turn=turn, started=started)
+
+    async def _answer_at_once(self, plan: AgentPlan, call: _Call) -> ModelResponse | None:
+        """The call's answer with no generator in between: the journal's, or the model's when it
+        is asked with no time limit and no stream; None when the call is timed or streams."""
+        response = await self._replayed(plan, call)
+        if response is None and not self._run.timed and not self._streams(plan):
+            return await self._plain_call(plan, call)
+        return response
 
     async def _replayed(self, plan: AgentPlan, call: _Call) -> ModelResponse | None:
         """What the journal held for this call: its response, or None when the call is live."""

@@ -31,7 +31,7 @@ async def route(run: RunParts, plan: AgentPlan) -> HandedOff | Continued:
     if not before.events:
         return after
     events = (*before.events, *after.events)
-    return HandedOff(events) if isinstance(after, HandedOff) else Continued(events)
+    return HandedOff(after.record, events) if isinstance(after, HandedOff) else Continued(events)
 
 
 async def continue_when_spent(run: RunParts, plan: AgentPlan) -> HandedOff | Continued:
@@ -75,7 +75,7 @@ async def consult_rules(run: RunParts, plan: AgentPlan) -> HandedOff | Continued
         return Continued((evaluated,))
     outcome = await _follow(run, plan, edge)
     if isinstance(outcome, HandedOff):
-        return HandedOff((evaluated, *outcome.events))
+        return HandedOff(outcome.record, (evaluated, *outcome.events))
     return Continued((evaluated, outcome.event))
 
 

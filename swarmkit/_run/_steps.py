@@ -14,7 +14,7 @@ from swarmkit import events as ev
 from swarmkit._run._state import Interrupted, StopRun
 from swarmkit.exceptions import InputFilterError, ModelError
 from swarmkit.interrupts import PendingDecision
-from swarmkit.result import StopReason
+from swarmkit.result import HandoffRecord, StopReason
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,8 @@ class Answered:
 class HandedOff:
     """Control passed to another agent; the next step is the new agent's."""
 
+    record: HandoffRecord
+    """The handoff performed: who handed off to whom, decided by what, with what payload."""
     events: tuple[ev.Event, ...] = ()
     """What to stream for it (the handoff, the new agent's start), unless already streamed."""
 
@@ -72,6 +74,10 @@ End = Answered | Paused | Stopped
 
 HandoffOutcome = HandedOff | Refused
 """What asking for one handoff came to."""
+
+TurnOutcome = HandedOff | Continued
+"""What a turn's tool calls came to: the handoff one of them took, or none (the same agent
+goes on, to read the results). Its events are streamed already."""
 
 ENDING = (Interrupted, StopRun, ModelError, InputFilterError)
 """What ends a step from any depth; ``ended`` turns it into the step's value."""

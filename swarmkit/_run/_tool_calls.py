@@ -4,29 +4,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from typing import assert_never
 
 from swarmkit import events as ev
 from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
 from swarmkit._run._delegate import Delegating, run_delegations
 from swarmkit._run._handoff import enter_view, is_handoff_call, take_one_handoff
+from swarmkit._run._output import after_tool_calls
 from swarmkit._run._parts import RunParts
 from swarmkit._run._pauses import tool_approval, tool_question
 from swarmkit._run._request import offered_tools
 from swarmkit._run._state import Candidate, run_context
+from swarmkit._run._steps import Continued, HandedOff, TurnOutcome
 from swarmkit.exceptions import HandoffPayloadError
 from swarmkit.interrupts import Decision, Edit, Reject
 from swarmkit.limits import LimitBreach
 from swarmkit.messages import ToolCall, ToolMessage
+from swarmkit.models import ModelResponse
 from swarmkit.plan import AgentPlan
 from swarmkit.tools import ToolOutcome
 
 
 async def run_tool_calls(
-    run: RunParts, plan: AgentPlan, calls: tuple[ToolCall, ...]
-) -> AsyncIterator[ev.Event]:
-    """Run the calls of one turn and add their results to the history in call order."""
+    run: RunParts, plan: AgentPlan, response: ModelResponse
+) -> AsyncIterator[ev.Event | TurnOutcome]:
+    """Run the calls of one turn and add their results to the history in call order; the last
+    item is what came of them (a handoff taken, or the same agent goes on)."""
     state = run.state
+    calls = response.message.tool_calls
     results: dict[str, ToolMessage] = {}
     candidates: list[Candidate] = []
     delegations: list[ToolCall] = []
@@ -52,13 +58,35 @@ async def run_tool_calls(
     if delegations:
         async for event in _run_delegations(run, plan, delegations, results):
             yield event
+    outcome: TurnOutcome = Continued()
     if candidates:
-        async for event in take_one_handoff(run, plan, candidates, results):
-            yield event
-    for call in calls:
-        state.conversation.add(results[call.id])
-    if state.agent != plan.name:
-        await enter_view(run, plan)
+        async for item in take_one_handoff(run, plan, candidates, results):
+            if isinstance(item, HandedOff | Continued):
+                outcome = item
+            else:
+                yield item
+    await _close_turn(run, plan, response, results, outcome)
+    yield outcome
+
+
+async def _close_turn(
+    run: RunParts,
+    plan: AgentPlan,
+    response: ModelResponse,
+    results: dict[str, ToolMessage],
+    outcome: TurnOutcome,
+) -> None:
+    """The results join the history in call order; after a handoff, the new agent's view."""
+    for call in response.message.tool_calls:
+        run.state.conversation.add(results[call.id])
+    match outcome:
+        case HandedOff():
+            await enter_view(run, plan)
+        case Continued():
+            pass
+        case _:
+            assert_never(outcome)
+    after_tool_calls(run.state, response)
 
 
 async def _run_function_tool(

@@ -21,9 +21,9 @@ from swarmkit.models._anthropic_wire import (
     request_params,
 )
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
-from swarmkit.models._chat_completions import ErrorAnswerError
 from swarmkit.models._deadline import AttemptDeadline, Timeouts
 from swarmkit.models._retry import ConnectionFailedError, RetryPolicy, StatusError
+from swarmkit.models._wire import ErrorAnswerError
 from swarmkit.runtime import Runtime
 
 

@@ -27,13 +27,13 @@ from swarmkit.models._base import (
     ToolSpec,
     Usage,
 )
-from swarmkit.models._chat_completions import (
+from swarmkit.models._wire import (
     IncompleteResponseError,
     plain_json,
     sendable,
     unique_ids,
 )
-from swarmkit.models._wire_cache import _ByIdentity
+from swarmkit.models._wire_cache import ByIdentity
 
 PROVIDER = "anthropic"
 """The name Anthropic's state is kept under."""
@@ -157,7 +157,7 @@ def conversation(messages: Sequence[Message], *, thinking: bool = False) -> list
     return turns
 
 
-_TURNS: _ByIdentity[dict[str, Any] | None] = _ByIdentity()
+_TURNS: ByIdentity[dict[str, Any] | None] = ByIdentity()
 
 
 def _cached_turn(message: Message) -> dict[str, Any] | None:

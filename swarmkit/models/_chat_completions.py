@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from swarmkit.messages import (
@@ -27,6 +26,17 @@ from swarmkit.models._base import (
     ToolSpec,
     Usage,
 )
+from swarmkit.models._wire import (
+    ErrorAnswerError,
+    IncompleteResponseError,
+    checked_count,
+    checked_list,
+    checked_mapping,
+    checked_text,
+    plain_json,
+    sendable,
+    unique_ids,
+)
 from swarmkit.models._wire_cache import MESSAGES_MARK, WireCache, json_bytes, spliced_body
 
 PROVIDER = "openai"
@@ -46,28 +56,6 @@ def kept_fields(source: Mapping[str, Any], names: Sequence[str]) -> ProviderStat
     return ProviderState(provider=PROVIDER, data=data) if data else None
 
 
-class IncompleteResponseError(ValueError):
-    """The server answered, but not with a complete chat completion (worth another attempt)."""
-
-
-class UnexpectedResponseError(ValueError):
-    """The server answered with JSON of the wrong shape, e.g. arguments as an object.
-
-    Not retried: a server that speaks another dialect answers the same way again.
-    """
-
-
-class ErrorAnswerError(ValueError):
-    """The server answered with an error object instead of a completion (status 200 or not).
-
-    Retried when the error says it is transient, as an in-stream error event is.
-    """
-
-    def __init__(self, message: str, *, body: Mapping[str, Any]) -> None:
-        super().__init__(message)
-        self.body = body
-
-
 def _error_answer(data: Mapping[str, Any]) -> ErrorAnswerError | None:
     error = data.get("error")
     if not isinstance(error, Mapping):
@@ -75,57 +63,6 @@ def _error_answer(data: Mapping[str, Any]) -> ErrorAnswerError | None:
     message = error.get("message")
     text = message if isinstance(message, str) and message else "the server answered an error"
     return ErrorAnswerError(text, body=error)
-
-
-def _text(value: object, where: str) -> str | None:
-    """A string field that may be null; any other JSON type is the server's mistake."""
-    if value is None or isinstance(value, str):
-        return value
-    raise UnexpectedResponseError(f"{where} must be a string or null, got {_json_type(value)}")
-
-
-def _count(value: object, where: str) -> int:
-    """A token count: a non-negative JSON integer, or null (zero)."""
-    if value is None:
-        return 0
-    if type(value) is int and value >= 0:
-        return value
-    if type(value) is float and value.is_integer() and 0 <= value < 2**63:
-        return int(value)  # some servers count in JSON floats: 12.0
-    raise UnexpectedResponseError(f"{where} must be a non-negative integer, got {value!r:.60}")
-
-
-def _mapping(value: object, where: str) -> Mapping[str, Any]:
-    if isinstance(value, Mapping):
-        return value
-    raise UnexpectedResponseError(f"{where} must be an object, got {_json_type(value)}")
-
-
-def _list(value: object, where: str) -> list[Any]:
-    """A list that may be null (empty)."""
-    if value is None:
-        return []
-    if isinstance(value, list):
-        return value
-    raise UnexpectedResponseError(f"{where} must be a list or null, got {_json_type(value)}")
-
-
-def _json_type(value: object) -> str:
-    match value:
-        case bool():
-            return "a boolean"
-        case int() | float():
-            return "a number"
-        case str():
-            return "a string"
-        case list():
-            return "a list"
-        case Mapping():
-            return "an object"
-        case None:
-            return "null"
-        case _:
-            return type(value).__name__
 
 
 def request_json(model: str, request: ModelRequest, *, stream: bool = False) -> bytes:
@@ -155,21 +92,6 @@ def request_params(model: str, request: ModelRequest, *, messages: object = None
     if request.settings.extra_body:
         params["extra_body"] = plain_json(request.settings.extra_body)
     return params
-
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def sendable(text: str) -> str:
-    """Text as the API can take it: each lone surrogate replaced by U+FFFD.
-
-    A Python string may hold lone surrogates (text that is not valid Unicode, e.g. from
-    ``surrogateescape``), which cannot be sent as UTF-8. Only the request is changed; the
-    journal keeps the text exactly, so replay compares what the run really held.
-    """
-    if text.isascii() or not _SURROGATE.search(text):
-        return text
-    return _SURROGATE.sub("\ufffd", text)
 
 
 def message_param(message: Message) -> dict[str, Any]:
@@ -264,15 +186,6 @@ def response_format(schema: OutputSchema) -> dict[str, Any]:
     return {"type": "json_schema", "json_schema": json_schema}
 
 
-def plain_json(value: Any) -> Any:
-    """A deep copy made of dicts and lists, so read-only mappings and tuples serialise."""
-    if isinstance(value, Mapping):
-        return {str(key): plain_json(item) for key, item in value.items()}
-    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
-        return [plain_json(item) for item in value]
-    return value
-
-
 def parse_completion(data: Mapping[str, Any]) -> ModelResponse:
     """A complete (non-streamed) chat completion as our response."""
     choices = data.get("choices")
@@ -282,17 +195,19 @@ def parse_completion(data: Mapping[str, Any]) -> ModelResponse:
     message = choice.get("message")
     if not isinstance(message, Mapping):
         raise IncompleteResponseError("the response's first choice holds no message")
-    content = _text(message.get("content"), "message.content")
-    refusal = _text(message.get("refusal"), "message.refusal")
+    content = checked_text(message.get("content"), "message.content")
+    refusal = checked_text(message.get("refusal"), "message.refusal")
     return ModelResponse(
         message=AssistantMessage(
             content=content or refusal or None,
-            tool_calls=parse_tool_calls(_list(message.get("tool_calls"), "message.tool_calls")),
+            tool_calls=parse_tool_calls(
+                checked_list(message.get("tool_calls"), "message.tool_calls")
+            ),
             provider_state=kept_fields(message, MESSAGE_FIELDS),
         ),
         usage=parse_usage(data.get("usage")),
-        finish_reason=_text(choice.get("finish_reason"), "finish_reason"),
-        model=_text(data.get("model"), "model"),
+        finish_reason=checked_text(choice.get("finish_reason"), "finish_reason"),
+        model=checked_text(data.get("model"), "model"),
     )
 
 
@@ -301,37 +216,21 @@ def parse_tool_calls(raw: Sequence[Any]) -> tuple[ToolCall, ...]:
     calls: list[ToolCall] = []
     for index, item in enumerate(raw):
         where = f"tool_calls[{index}]"
-        call = _mapping(item, where)
+        call = checked_mapping(item, where)
         if call.get("type", "function") != "function" and "function" not in call:
             continue  # a kind of call we do not offer (the API may add new ones)
-        function = _mapping(call.get("function"), f"{where}.function")
+        function = checked_mapping(call.get("function"), f"{where}.function")
         calls.append(
             ToolCall(
                 # Some compatible servers give no ids; a positional one keeps the round trip valid.
-                id=_text(call.get("id"), f"{where}.id") or f"call_{index}",
-                name=_text(function.get("name"), f"{where}.function.name") or "",
-                arguments=_text(function.get("arguments"), f"{where}.function.arguments") or "",
+                id=checked_text(call.get("id"), f"{where}.id") or f"call_{index}",
+                name=checked_text(function.get("name"), f"{where}.function.name") or "",
+                arguments=checked_text(function.get("arguments"), f"{where}.function.arguments")
+                or "",
                 provider_state=kept_fields(call, CALL_FIELDS),
             )
         )
     return unique_ids(calls)
-
-
-def unique_ids(calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
-    """The calls with unique ids: a repeated id gets a suffix (``c1``, ``c1_2``), so each
-    call's result answers that call, and the model is never sent one result twice."""
-    if len({call.id for call in calls}) == len(calls):
-        return tuple(calls)
-    seen: set[str] = set()
-    unique: list[ToolCall] = []
-    for call in calls:
-        call_id, number = call.id, 1
-        while call_id in seen:
-            number += 1
-            call_id = f"{call.id}_{number}"
-        seen.add(call_id)
-        unique.append(call if call_id == call.id else replace(call, id=call_id))
-    return tuple(unique)
 
 
 def parse_usage(raw: Any) -> Usage:
@@ -339,11 +238,11 @@ def parse_usage(raw: Any) -> Usage:
     anything but an integer count is refused."""
     if raw is None:
         return Usage(reported=False)
-    usage = _mapping(raw, "usage")
+    usage = checked_mapping(raw, "usage")
     return Usage(
-        prompt_tokens=_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
-        completion_tokens=_count(usage.get("completion_tokens"), "usage.completion_tokens"),
-        total_tokens=_count(usage.get("total_tokens"), "usage.total_tokens"),
+        prompt_tokens=checked_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
+        completion_tokens=checked_count(usage.get("completion_tokens"), "usage.completion_tokens"),
+        total_tokens=checked_count(usage.get("total_tokens"), "usage.total_tokens"),
     )
 
 
@@ -380,41 +279,41 @@ class StreamAssembler:
 
     def add(self, chunk: Mapping[str, Any]) -> list[ModelDelta]:
         """Take in one chunk; return the deltas it carries, in order."""
-        self.model = _text(chunk.get("model"), "model") or self.model
+        self.model = checked_text(chunk.get("model"), "model") or self.model
         if chunk.get("usage"):
             self.usage = parse_usage(chunk["usage"])
         deltas: list[ModelDelta] = []
-        for item in _list(chunk.get("choices"), "choices"):
-            choice = _mapping(item, "choices[]")
+        for item in checked_list(chunk.get("choices"), "choices"):
+            choice = checked_mapping(item, "choices[]")
             # We never ask for n > 1; other choices would interleave with the first.
             if choice.get("index", 0) == 0:
                 deltas.extend(self._add_choice(choice))
         return deltas
 
     def _add_choice(self, choice: Mapping[str, Any]) -> list[ModelDelta]:
-        reason = _text(choice.get("finish_reason"), "finish_reason")
+        reason = checked_text(choice.get("finish_reason"), "finish_reason")
         self.finish_reason = reason or self.finish_reason
-        delta = _mapping(choice.get("delta") or {}, "delta")
+        delta = checked_mapping(choice.get("delta") or {}, "delta")
         deltas: list[ModelDelta] = []
         for name in ("reasoning_content", "reasoning"):
             piece = delta.get(name)
             if isinstance(piece, str) and piece:
                 self.reasoning.setdefault(name, []).append(piece)
-        content = _text(delta.get("content"), "delta.content")
+        content = checked_text(delta.get("content"), "delta.content")
         if content:
             self.text.append(content)
             deltas.append(TextDelta(text=content))
-        for piece in _list(delta.get("tool_calls"), "delta.tool_calls"):
-            deltas.append(self._add_call_piece(_mapping(piece, "delta.tool_calls[]")))
+        for piece in checked_list(delta.get("tool_calls"), "delta.tool_calls"):
+            deltas.append(self._add_call_piece(checked_mapping(piece, "delta.tool_calls[]")))
         return deltas
 
     def _add_call_piece(self, piece: Mapping[str, Any]) -> ToolCallDelta:
-        index = _count(piece.get("index"), "delta.tool_calls[].index")
+        index = checked_count(piece.get("index"), "delta.tool_calls[].index")
         call = self.calls.setdefault(index, _PartialCall())
-        function = _mapping(piece.get("function") or {}, "delta.tool_calls[].function")
-        call_id = _text(piece.get("id"), "delta.tool_calls[].id")
-        name = _text(function.get("name"), "delta.tool_calls[].function.name")
-        arguments = _text(function.get("arguments"), "delta.tool_calls[].function.arguments")
+        function = checked_mapping(piece.get("function") or {}, "delta.tool_calls[].function")
+        call_id = checked_text(piece.get("id"), "delta.tool_calls[].id")
+        name = checked_text(function.get("name"), "delta.tool_calls[].function.name")
+        arguments = checked_text(function.get("arguments"), "delta.tool_calls[].function.arguments")
         call.id = call.id or call_id or ""
         # The name arrives whole on the call's first piece; later pieces may repeat it.
         call.name = call.name or name or ""

@@ -30,8 +30,8 @@ from swarmkit.models._base import (
     ToolCallDelta,
     Usage,
 )
-from swarmkit.models._chat_completions import IncompleteResponseError, plain_json, sendable
-from swarmkit.models._wire_cache import _ByIdentity
+from swarmkit.models._wire import IncompleteResponseError, plain_json, sendable
+from swarmkit.models._wire_cache import ByIdentity
 
 PROVIDER = "google"
 """The name Gemini's state is kept under."""
@@ -107,7 +107,7 @@ def contents(messages: Sequence[Message]) -> list[types.Content]:
     return turns
 
 
-_CONTENTS: _ByIdentity[types.Content | None] = _ByIdentity()
+_CONTENTS: ByIdentity[types.Content | None] = ByIdentity()
 
 
 def _cached_content(message: Message, named: set[str]) -> types.Content | None:

@@ -16,12 +16,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
-from swarmkit.models._chat_completions import (
-    IncompleteResponseError,
-    StreamAssembler,
-    parse_completion,
-    request_json,
-)
+from swarmkit.models._chat_completions import StreamAssembler, parse_completion, request_json
 from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
 from swarmkit.models._providers import provider_for_url
 from swarmkit.models._retry import (
@@ -31,6 +26,7 @@ from swarmkit.models._retry import (
     log_call_finished,
     scrub_secrets,
 )
+from swarmkit.models._wire import IncompleteResponseError
 from swarmkit.runtime import Runtime
 
 _COMPLETIONS = "/chat/completions"

@@ -9,7 +9,6 @@ from typing import Any
 from openai import AsyncOpenAI, AsyncStream
 
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
-from swarmkit.models._chat_completions import IncompleteResponseError
 from swarmkit.models._deadline import AttemptDeadline
 from swarmkit.models._openai import OpenAIModel
 from swarmkit.models._responses_wire import (
@@ -18,6 +17,7 @@ from swarmkit.models._responses_wire import (
     request_json,
 )
 from swarmkit.models._retry import decoding_answers, log_call_finished
+from swarmkit.models._wire import IncompleteResponseError
 
 _RESPONSES = "/responses"
 

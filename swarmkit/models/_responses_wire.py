@@ -25,14 +25,14 @@ from swarmkit.models._base import (
     ToolSpec,
     Usage,
 )
-from swarmkit.models._chat_completions import (
+from swarmkit.models._wire import (
     IncompleteResponseError,
     UnexpectedResponseError,
+    checked_count,
+    checked_text,
     plain_json,
     unique_ids,
 )
-from swarmkit.models._chat_completions import _count as checked_count
-from swarmkit.models._chat_completions import _text as checked_text
 from swarmkit.models._wire_cache import MESSAGES_MARK, WireCache, json_bytes, spliced_body
 
 _TERMINAL_EVENTS = frozenset({"response.completed", "response.incomplete"})

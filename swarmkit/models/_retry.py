@@ -22,12 +22,12 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from swarmkit._log import log
 from swarmkit.exceptions import ConfigurationError, ModelError
 from swarmkit.models._base import AttemptDiscarded, ModelResponse
-from swarmkit.models._chat_completions import (
+from swarmkit.models._deadline import DeadlineExceededError
+from swarmkit.models._wire import (
     ErrorAnswerError,
     IncompleteResponseError,
     UnexpectedResponseError,
 )
-from swarmkit.models._deadline import DeadlineExceededError
 
 T = TypeVar("T")
 

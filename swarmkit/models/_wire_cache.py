@@ -63,9 +63,9 @@ class WireCache:
 
     def __init__(self, encode: Callable[[Message], bytes]) -> None:
         self._encode = encode
-        self._forms: _ByIdentity[bytes] = _ByIdentity()
+        self._forms: ByIdentity[bytes] = ByIdentity()
         # By a history's last message: the messages before it, and the whole history joined.
-        self._chains: _ByIdentity[tuple[tuple[Message, ...], bytes]] = _ByIdentity()
+        self._chains: ByIdentity[tuple[tuple[Message, ...], bytes]] = ByIdentity()
 
     def __len__(self) -> int:
         """How many entries it keeps: a form per message, a joined history per conversation."""
@@ -112,7 +112,7 @@ class WireCache:
         return 0, b""
 
 
-class _ByIdentity(Generic[T]):
+class ByIdentity(Generic[T]):
     """Values kept per live message, by identity; an entry goes when its message does."""
 
     def __init__(self) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from xml.sax.saxutils import escape, quoteattr
 
+from swarmkit import drawing
 from swarmkit.swarm import Swarm
 
 _BOX_W, _BOX_H = 150, 40
@@ -37,23 +38,12 @@ class Edge:
 
 
 def swarm_edges(swarm: Swarm) -> list[Edge]:
-    """Every rule edge (in evaluation order per agent) and LLM handoff edge of ``swarm``."""
-    edges: list[Edge] = []
-    graph = swarm.graph
-    for source in sorted(swarm.plans):
-        if graph is not None and graph.has_node(source):
-            for number, edge in enumerate(graph.edge_list(source), start=1):
-                label = f"rule {number}: {edge.when or 'always'}"
-                edges.append(Edge(source=source, target=edge.target, rule=True, label=label))
-        configs = swarm.plans[source].handoff_configs
-        for target in sorted(configs):
-            kind = configs[target].input_type
-            label = kind.__name__ if kind is not None else ""
-            when = configs[target].available_when
-            if when is not None:
-                label = f"{label} when {when}".strip()
-            edges.append(Edge(source=source, target=target, rule=False, label=label))
-    return edges
+    """The swarm's edges (``swarmkit.drawing.swarm_edges``) as the picture draws them, none
+    on the session's path yet."""
+    return [
+        Edge(source=edge.source, target=edge.target, rule=edge.kind == "rule", label=edge.label)
+        for edge in drawing.swarm_edges(swarm)
+    ]
 
 
 def mark_path(edges: list[Edge], path: Sequence[Mapping[str, Any]]) -> list[Edge]:

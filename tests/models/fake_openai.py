@@ -11,7 +11,7 @@ import httpx
 import respx
 from openai import AsyncOpenAI
 
-from swarmkit.models import OpenAIModel, RetryPolicy, Timeouts
+from swarmkit.models import OpenAIModel, RetryPolicy, Timeouts, ToolSpec
 from swarmkit.runtime import Runtime
 
 BASE_URL = "https://llm.test/v1"
@@ -24,6 +24,19 @@ EXACT_POLICY = RetryPolicy(
 """No jitter, so every recorded sleep is exact: 1, 2, 4 seconds."""
 
 Reply = httpx.Response | Exception
+
+WEATHER = ToolSpec(
+    name="get_weather",
+    description="The weather in a city.",
+    parameters={
+        "type": "object",
+        "properties": {"city": {"type": "string"}},
+        "required": ("city",),
+        "additionalProperties": False,
+    },
+    strict=True,
+)
+"""A strict function tool to offer."""
 
 
 @dataclass(kw_only=True)
@@ -39,10 +52,10 @@ class RecordingSleep:
 
 @dataclass(kw_only=True)
 class FakeAPI:
-    """An OpenAIModel wired to a mocked ``/chat/completions`` that serves canned replies."""
+    """An OpenAI adapter wired to a mocked endpoint that serves canned replies."""
 
     model: OpenAIModel
-    """The model under test."""
+    """The model under test (an OpenAIModel, or the OpenAIResponsesModel built on it)."""
     route: respx.Route
     """The mocked endpoint; it records every request."""
     sleep: RecordingSleep
@@ -58,6 +71,16 @@ class FakeAPI:
         return cast(dict[str, Any], json.loads(self.requests[index].content))
 
 
+def mocked_client(router: respx.Router, *, max_retries: int = 2) -> AsyncOpenAI:
+    """A real AsyncOpenAI whose HTTP goes to ``router``."""
+    http = httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler))
+    # openai 3.x types http_client as httpx2's client but accepts the legacy httpx one,
+    # which is the one respx can mock.
+    return AsyncOpenAI(
+        api_key=API_KEY, base_url=BASE_URL, http_client=cast(Any, http), max_retries=max_retries
+    )
+
+
 def fake_api(
     *replies: Reply,
     policy: RetryPolicy = EXACT_POLICY,
@@ -66,23 +89,16 @@ def fake_api(
     timeout: float | None = None,
     timeouts: Timeouts | None = None,
     runtime: Runtime | None = None,
+    adapter: type[OpenAIModel] = OpenAIModel,
+    path: str = "/chat/completions",
 ) -> FakeAPI:
     """A model whose HTTP calls get ``replies`` in turn; a request beyond them fails the test."""
     router = respx.Router(base_url=BASE_URL, assert_all_mocked=True)
-    route = router.post("/chat/completions").mock(side_effect=list(replies))
-    http = httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler))
-    # openai 3.x types http_client as httpx2's client but accepts the legacy httpx one,
-    # which is the one respx can mock.
-    client = AsyncOpenAI(
-        api_key=API_KEY,
-        base_url=BASE_URL,
-        http_client=cast(Any, http),
-        max_retries=client_max_retries,
-    )
+    route = router.post(path).mock(side_effect=list(replies))
     sleep = RecordingSleep()
-    model = OpenAIModel(
+    model = adapter(
         MODEL,
-        client=client,
+        client=mocked_client(router, max_retries=client_max_retries),
         retry=policy,
         sleep=sleep,
         clock=clock or (lambda: 0.0),

@@ -2,77 +2,17 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, cast
+from collections.abc import Iterable, Mapping
+from functools import partial
+from typing import Any
 
 import httpx
-import respx
-from openai import AsyncOpenAI
 
-from swarmkit.models import OpenAIResponsesModel, RetryPolicy
-from tests.models.fake_openai import (
-    API_KEY,
-    BASE_URL,
-    EXACT_POLICY,
-    MODEL,
-    RecordingSleep,
-    Reply,
-    broken_sse,
-    sse,
-)
+from swarmkit.models import OpenAIResponsesModel
+from tests.models.fake_openai import MODEL, broken_sse, fake_api, sse
 
-
-@dataclass(kw_only=True)
-class FakeResponsesAPI:
-    """An OpenAIResponsesModel wired to a mocked ``/responses`` that serves canned replies."""
-
-    model: OpenAIResponsesModel
-    """The model under test."""
-    route: respx.Route
-    """The mocked endpoint; it records every request."""
-    sleep: RecordingSleep
-    """The model's sleep."""
-
-    @property
-    def requests(self) -> list[httpx.Request]:
-        """Every HTTP request the client sent, in order."""
-        return [call.request for call in self.route.calls]
-
-    def body(self, index: int = -1) -> dict[str, Any]:
-        """The JSON body of one request."""
-        return cast(dict[str, Any], json.loads(self.requests[index].content))
-
-
-def mocked_client(router: respx.Router, *, max_retries: int = 2) -> AsyncOpenAI:
-    """A real AsyncOpenAI whose HTTP goes to ``router`` (openai 3.x accepts the httpx client)."""
-    http = httpx.AsyncClient(transport=httpx.MockTransport(router.async_handler))
-    return AsyncOpenAI(
-        api_key=API_KEY, base_url=BASE_URL, http_client=cast(Any, http), max_retries=max_retries
-    )
-
-
-def fake_responses_api(
-    *replies: Reply,
-    policy: RetryPolicy = EXACT_POLICY,
-    client_max_retries: int = 2,
-    clock: Callable[[], float] | None = None,
-    timeout: float | None = None,
-) -> FakeResponsesAPI:
-    """A model whose HTTP calls get ``replies`` in turn; a request beyond them fails the test."""
-    router = respx.Router(base_url=BASE_URL, assert_all_mocked=True)
-    route = router.post("/responses").mock(side_effect=list(replies))
-    sleep = RecordingSleep()
-    model = OpenAIResponsesModel(
-        MODEL,
-        client=mocked_client(router, max_retries=client_max_retries),
-        retry=policy,
-        sleep=sleep,
-        clock=clock or (lambda: 0.0),
-        timeout=timeout,
-    )
-    return FakeResponsesAPI(model=model, route=route, sleep=sleep)
+fake_responses_api = partial(fake_api, adapter=OpenAIResponsesModel, path="/responses")
+"""``fake_api`` for an OpenAIResponsesModel on a mocked ``/responses``."""
 
 
 def message_item(text: str) -> dict[str, Any]:

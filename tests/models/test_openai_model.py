@@ -1,22 +1,23 @@
-"""OpenAIModel.respond through the real openai client: requests sent, responses read, config."""
+"""OpenAIModel.respond through the real openai client: requests sent, responses read, config
+(the cases both OpenAI adapters share run for each)."""
 
 from __future__ import annotations
 
 import itertools
+import re
 
 import httpx
 import pytest
 from openai import AsyncOpenAI
 from structlog.testing import capture_logs
 
-from swarmkit.exceptions import ConfigurationError, ModelError
+from swarmkit.exceptions import ConfigurationError
 from swarmkit.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
 from swarmkit.models import (
     Model,
     ModelRequest,
     ModelSettings,
     OpenAIModel,
-    RetryPolicy,
     StreamingModel,
     Timeouts,
     ToolSpec,
@@ -26,23 +27,13 @@ from tests.models.fake_openai import (
     API_KEY,
     BASE_URL,
     MODEL,
+    WEATHER,
     completion,
-    error,
     fake_api,
     tool_call_json,
 )
+from tests.models.openai_adapters import Adapter
 
-WEATHER = ToolSpec(
-    name="get_weather",
-    description="The weather in a city.",
-    parameters={
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ("city",),
-        "additionalProperties": False,
-    },
-    strict=True,
-)
 CLOCK = ToolSpec(
     name="get_time", description="The time now.", parameters={"type": "object", "properties": {}}
 )
@@ -53,9 +44,9 @@ def ask(text: str = "Hi") -> ModelRequest:
     return ModelRequest(messages=(UserMessage(content=text),))
 
 
-async def test_plain_text_answer_comes_back_with_usage() -> None:
+async def test_plain_text_answer_comes_back_with_usage(adapter: Adapter) -> None:
     """A text answer is returned with its usage, finish reason and server model name."""
-    api = fake_api(completion("Hello there!", usage=(21, 4)))
+    api = adapter.fake(adapter.answer("Hello there!", usage=(21, 4)))
 
     response = await api.model.respond(ask())
 
@@ -63,11 +54,7 @@ async def test_plain_text_answer_comes_back_with_usage() -> None:
     assert response.usage == Usage(prompt_tokens=21, completion_tokens=4, total_tokens=25)
     assert response.finish_reason == "stop"
     assert response.model == MODEL
-    assert api.body() == {
-        "model": MODEL,
-        "messages": [{"role": "user", "content": "Hi"}],
-        "stream": False,
-    }
+    assert api.body() == adapter.plain_body
 
 
 async def test_tool_call_round_trip_sends_the_exact_body() -> None:
@@ -156,13 +143,10 @@ async def test_tool_call_round_trip_sends_the_exact_body() -> None:
     }
 
 
-async def test_tool_calls_in_the_answer_are_returned_in_order() -> None:
+async def test_tool_calls_in_the_answer_are_returned_in_order(adapter: Adapter) -> None:
     """The model's tool calls come back as ToolCalls with their ids and raw arguments."""
-    calls = [
-        tool_call_json("call_a", "get_weather", '{"city": "Oslo"}'),
-        tool_call_json("call_b", "get_time", "{}"),
-    ]
-    api = fake_api(completion(None, tool_calls=calls, finish_reason="tool_calls"))
+    calls = [("call_a", "get_weather", '{"city": "Oslo"}'), ("call_b", "get_time", "{}")]
+    api = adapter.fake(adapter.calls_answer(calls))
 
     response = await api.model.respond(ModelRequest(messages=ask().messages, tools=(WEATHER,)))
 
@@ -176,54 +160,34 @@ async def test_tool_calls_in_the_answer_are_returned_in_order() -> None:
     assert response.finish_reason == "tool_calls"
 
 
-async def test_malformed_tool_call_arguments_are_returned_intact() -> None:
+async def test_malformed_tool_call_arguments_are_returned_intact(adapter: Adapter) -> None:
     """Arguments that are not valid JSON reach the loop as written; nothing raises here."""
     broken = '{"city": "Par'
-    api = fake_api(completion(None, tool_calls=[tool_call_json("c1", "get_weather", broken)]))
+    api = adapter.fake(adapter.calls_answer([("c1", "get_weather", broken)]))
 
     response = await api.model.respond(ask())
 
     assert response.message.tool_calls == (ToolCall(id="c1", name="get_weather", arguments=broken),)
 
 
-async def test_tool_settings_are_not_sent_without_tools() -> None:
+async def test_tool_settings_are_not_sent_without_tools(adapter: Adapter) -> None:
     """tool_choice and parallel_tool_calls are left out when no tool is offered."""
-    api = fake_api(completion())
+    api = adapter.fake(adapter.answer())
     settings = ModelSettings(tool_choice="auto", parallel_tool_calls=True, temperature=0.0)
 
     await api.model.respond(ModelRequest(messages=ask().messages, settings=settings))
 
-    assert api.body() == {
-        "model": MODEL,
-        "messages": [{"role": "user", "content": "Hi"}],
-        "temperature": 0.0,
-        "stream": False,
-    }
+    assert api.body() == {**adapter.plain_body, "temperature": 0.0}
 
 
-async def test_the_api_key_is_sent_as_a_bearer_token() -> None:
-    """The injected client's key authenticates each request."""
-    api = fake_api(completion())
+async def test_the_api_key_is_sent_as_a_bearer_token(adapter: Adapter) -> None:
+    """The injected client's key authenticates each request, sent to the adapter's endpoint."""
+    api = adapter.fake(adapter.answer())
 
     await api.model.respond(ask())
 
     assert api.requests[0].headers["authorization"] == f"Bearer {API_KEY}"
-    assert str(api.requests[0].url) == f"{BASE_URL}/chat/completions"
-
-
-async def test_the_client_never_retries_on_its_own() -> None:
-    """An injected client that would retry 5 times sends exactly one request per attempt."""
-    api = fake_api(
-        error(500),
-        error(500),
-        client_max_retries=5,
-        policy=RetryPolicy(max_attempts=2, jitter=0.0),
-    )
-
-    with pytest.raises(ModelError, match="after 2 attempts"):
-        await api.model.respond(ask())
-
-    assert len(api.requests) == 2
+    assert str(api.requests[0].url) == f"{BASE_URL}{adapter.path}"
 
 
 async def test_a_timeout_applies_to_each_request() -> None:
@@ -254,10 +218,11 @@ async def test_timeouts_set_the_clients_connect_timeout_and_a_whole_attempt_back
     }
 
 
-async def test_model_call_finished_is_logged_with_tokens_and_latency() -> None:
-    """Each successful call logs one event with model, latency, tokens, attempt, finish reason."""
+async def test_model_call_finished_is_logged_with_tokens_and_latency(adapter: Adapter) -> None:
+    """Each successful call logs one event with model, latency, tokens, attempt, finish reason
+    (and the API, for the adapter that speaks more than one)."""
     ticks = itertools.count(start=10.0, step=0.25)
-    api = fake_api(completion(usage=(30, 7)), clock=lambda: next(ticks))
+    api = adapter.fake(adapter.answer(usage=(30, 7)), clock=lambda: next(ticks))
 
     with capture_logs() as logs:
         await api.model.respond(ask())
@@ -274,18 +239,20 @@ async def test_model_call_finished_is_logged_with_tokens_and_latency() -> None:
             "attempt": 1,
             "finish_reason": "stop",
             "stream": False,
+            **adapter.log_fields,
         }
     ]
 
 
 async def test_a_missing_api_key_is_a_configuration_error_at_the_first_call(
-    monkeypatch: pytest.MonkeyPatch,
+    adapter: Adapter, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Without a key the model still constructs; its first call says how to provide one."""
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    model = OpenAIModel("gpt-test")
+    model = adapter.model_class("gpt-test")
+    named = re.escape(f"{adapter.model_class.__name__}('gpt-test')")
 
-    with pytest.raises(ConfigurationError, match="OPENAI_API_KEY"):
+    with pytest.raises(ConfigurationError, match=f"{named}.*OPENAI_API_KEY"):
         await model.respond(ask())
 
 
@@ -333,11 +300,12 @@ def test_an_empty_model_name_is_a_configuration_error() -> None:
         OpenAIModel("")
 
 
-def test_the_model_has_its_name_and_satisfies_both_protocols() -> None:
-    """OpenAIModel exposes its name and is a Model and a StreamingModel; repr shows no key."""
-    model = OpenAIModel("gpt-test", api_key=API_KEY)
+def test_the_model_has_its_name_and_satisfies_both_protocols(adapter: Adapter) -> None:
+    """The model exposes its name and is a Model and a StreamingModel; repr shows no key."""
+    model = adapter.model_class("gpt-test", api_key=API_KEY)
 
     assert model.name == "gpt-test"
+    assert repr(model) == f"{adapter.model_class.__name__}('gpt-test')"
     assert isinstance(model, Model)
     assert isinstance(model, StreamingModel)
     assert API_KEY not in repr(model)

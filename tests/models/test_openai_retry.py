@@ -1,4 +1,5 @@
-"""OpenAIModel retries: which faults are retried, how long it waits, and how it gives up."""
+"""OpenAI adapter retries: which faults are retried, how long it waits, and how it gives up
+(the cases both adapters share run for each; the rest through OpenAIModel)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from swarmkit.messages import UserMessage
 from swarmkit.models import ModelRequest, RetryPolicy
 from swarmkit.testing import FixedRuntime
 from tests.models.fake_openai import API_KEY, MODEL, Reply, completion, error, fake_api
+from tests.models.openai_adapters import Adapter
 
 REQUEST = ModelRequest(messages=(UserMessage(content="Hi"),))
 
@@ -28,7 +30,7 @@ REQUEST = ModelRequest(messages=(UserMessage(content="Hi"),))
         pytest.param(httpx.ConnectError("connection refused"), id="connection-error"),
         pytest.param(
             httpx.Response(
-                200, content=b'{"id": "x", "choi', headers={"content-type": "application/json"}
+                200, content=b'{"id": "x", "mod', headers={"content-type": "application/json"}
             ),
             id="truncated-json",
         ),
@@ -42,12 +44,12 @@ REQUEST = ModelRequest(messages=(UserMessage(content="Hi"),))
             ),
             id="html-body",
         ),
-        pytest.param(httpx.Response(200, json={"id": "x"}), id="no-choices"),
+        pytest.param(httpx.Response(200, json={"id": "x"}), id="no-answer"),
     ],
 )
-async def test_a_transient_fault_is_retried_then_succeeds(fault: Reply) -> None:
+async def test_a_transient_fault_is_retried_then_succeeds(adapter: Adapter, fault: Reply) -> None:
     """Each retryable fault costs one attempt and one backoff; the next attempt's answer wins."""
-    api = fake_api(fault, completion("recovered"))
+    api = adapter.fake(fault, adapter.answer("recovered"))
 
     response = await api.model.respond(REQUEST)
 
@@ -56,19 +58,19 @@ async def test_a_transient_fault_is_retried_then_succeeds(fault: Reply) -> None:
     assert len(api.requests) == 2
 
 
-async def test_429_honours_retry_after_ms_before_retry_after() -> None:
+async def test_429_honours_retry_after_ms_before_retry_after(adapter: Adapter) -> None:
     """A rate limit waits what retry-after-ms says, even when Retry-After is also present."""
     limited = error(429, headers={"retry-after-ms": "250", "retry-after": "7"})
-    api = fake_api(limited, completion())
+    api = adapter.fake(limited, adapter.answer())
 
     await api.model.respond(REQUEST)
 
     assert api.sleep.delays == [0.25]
 
 
-async def test_429_honours_retry_after_in_seconds() -> None:
+async def test_429_honours_retry_after_in_seconds(adapter: Adapter) -> None:
     """A rate limit waits the Retry-After seconds instead of the computed backoff."""
-    api = fake_api(error(429, headers={"retry-after": "3"}), completion())
+    api = adapter.fake(error(429, headers={"retry-after": "3"}), adapter.answer())
 
     await api.model.respond(REQUEST)
 
@@ -129,9 +131,9 @@ async def test_jitter_takes_at_most_its_fraction_off_each_wait() -> None:
 
 
 @pytest.mark.parametrize("status", [400, 401, 403, 404, 408, 409, 422])
-async def test_a_client_error_is_not_retried(status: int) -> None:
+async def test_a_client_error_is_not_retried(adapter: Adapter, status: int) -> None:
     """A 4xx other than 429 fails at once: one request, no sleep, a ModelError with the status."""
-    api = fake_api(error(status, "you sent something wrong"))
+    api = adapter.fake(error(status, "you sent something wrong"))
 
     with pytest.raises(ModelError) as caught:
         await api.model.respond(REQUEST)
@@ -145,9 +147,11 @@ async def test_a_client_error_is_not_retried(status: int) -> None:
     assert api.sleep.delays == []
 
 
-async def test_exhausted_retries_raise_model_error_chaining_the_last_cause() -> None:
+async def test_exhausted_retries_raise_model_error_chaining_the_last_cause(
+    adapter: Adapter,
+) -> None:
     """After max_attempts failures the ModelError says how many, and its cause is the last one."""
-    api = fake_api(
+    api = adapter.fake(
         error(503, "overloaded"),
         error(502),
         error(500, "still down"),
@@ -211,10 +215,10 @@ async def test_a_retry_is_logged_with_its_reason_and_delay() -> None:
     assert [e["attempt"] for e in logs if e["event"] == "model_call_finished"] == [3]
 
 
-async def test_the_api_key_never_appears_in_errors_or_logs() -> None:
+async def test_the_api_key_never_appears_in_errors_or_logs(adapter: Adapter) -> None:
     """A server that echoes the key gets it masked in the ModelError, its cause and every log."""
     leaky = f"Incorrect API key provided: {API_KEY}. Header was Bearer {API_KEY}"
-    api = fake_api(error(500, leaky), error(401, leaky))
+    api = adapter.fake(error(500, leaky), error(401, leaky))
 
     with capture_logs() as logs, pytest.raises(ModelError) as caught:
         await api.model.respond(REQUEST)
@@ -225,6 +229,33 @@ async def test_the_api_key_never_appears_in_errors_or_logs() -> None:
     assert API_KEY not in str(caught.value.__cause__)
     assert API_KEY not in repr(logs)
     assert [e["event"] for e in logs] == ["model_retry_scheduled", "model_call_failed"]
+
+
+async def test_the_client_never_retries_on_its_own(adapter: Adapter) -> None:
+    """An injected client's own retries are switched off: our attempts are its requests."""
+    api = adapter.fake(error(503), error(503), adapter.answer(), client_max_retries=5)
+
+    await api.model.respond(REQUEST)
+
+    assert len(api.requests) == 3
+    assert api.sleep.delays == [1.0, 2.0]
+
+
+async def test_a_client_that_would_retry_sends_one_request_per_attempt_to_the_end(
+    adapter: Adapter,
+) -> None:
+    """An injected client that would retry 5 times sends exactly one request per attempt."""
+    api = adapter.fake(
+        error(500),
+        error(500),
+        client_max_retries=5,
+        policy=RetryPolicy(max_attempts=2, jitter=0.0),
+    )
+
+    with pytest.raises(ModelError, match="after 2 attempts"):
+        await api.model.respond(REQUEST)
+
+    assert len(api.requests) == 2
 
 
 async def test_a_giving_up_is_logged() -> None:

@@ -1,4 +1,5 @@
-"""OpenAIModel.stream: deltas as they arrive, the assembled response last, and stream faults."""
+"""OpenAIModel.stream: deltas as they arrive, the assembled response last, and stream faults
+(the cases both OpenAI adapters share run for each)."""
 
 from __future__ import annotations
 
@@ -20,22 +21,15 @@ from swarmkit.models import (
 )
 from tests.models.fake_openai import (
     FakeAPI,
-    broken_sse,
     call_piece,
     chunk,
     error,
     fake_api,
     sse,
 )
+from tests.models.openai_adapters import Adapter
 
 REQUEST = ModelRequest(messages=(UserMessage(content="Hi"),))
-
-HELLO = sse(
-    chunk(content="Hel"),
-    chunk(content="lo"),
-    chunk(finish_reason="stop"),
-    chunk(choices=False, usage=(9, 2)),
-)
 
 
 async def collect(api: FakeAPI) -> tuple[list[ModelDelta], ModelResponse]:
@@ -47,9 +41,9 @@ async def collect(api: FakeAPI) -> tuple[list[ModelDelta], ModelResponse]:
     return deltas, last
 
 
-async def test_text_streams_as_deltas_then_the_response_with_usage() -> None:
-    """Text arrives piece by piece; the final response joins it and carries the usage chunk."""
-    api = fake_api(HELLO)
+async def test_text_streams_as_deltas_then_the_response_with_usage(adapter: Adapter) -> None:
+    """Text arrives piece by piece; the final response joins it and carries the usage."""
+    api = adapter.fake(adapter.hello())
 
     deltas, response = await collect(api)
 
@@ -57,8 +51,8 @@ async def test_text_streams_as_deltas_then_the_response_with_usage() -> None:
     assert response.message == AssistantMessage(content="Hello")
     assert response.usage == Usage(prompt_tokens=9, completion_tokens=2, total_tokens=11)
     assert response.finish_reason == "stop"
-    assert api.body()["stream"] is True
-    assert api.body()["stream_options"] == {"include_usage": True}
+    body = api.body()
+    assert {name: body.get(name) for name in adapter.stream_fields} == adapter.stream_fields
 
 
 async def test_tool_call_arguments_split_across_chunks_are_assembled() -> None:
@@ -97,15 +91,9 @@ async def test_tool_call_arguments_split_across_chunks_are_assembled() -> None:
     assert response.usage.total_tokens == 62
 
 
-async def test_streamed_malformed_tool_arguments_are_returned_intact() -> None:
+async def test_streamed_malformed_tool_arguments_are_returned_intact(adapter: Adapter) -> None:
     """A call whose fragments do not add up to valid JSON is returned as written."""
-    api = fake_api(
-        sse(
-            chunk(tool_calls=[call_piece(0, call_id="c1", name="get_weather", arguments='{"ci')]),
-            chunk(tool_calls=[call_piece(0, arguments="ty: Oslo")]),
-            chunk(finish_reason="tool_calls"),
-        )
-    )
+    api = adapter.fake(adapter.call_stream("c1", "get_weather", '{"ci', "ty: Oslo"))
 
     _, response = await collect(api)
 
@@ -114,10 +102,10 @@ async def test_streamed_malformed_tool_arguments_are_returned_intact() -> None:
     )
 
 
-async def test_a_stream_without_a_finish_reason_is_retried() -> None:
-    """A stream cut short (no finish reason) is retried; deltas restart, the response is whole."""
-    cut = sse(chunk(content="Hel"), done=False)
-    api = fake_api(cut, HELLO)
+async def test_a_stream_cut_short_is_retried(adapter: Adapter) -> None:
+    """A stream that ends before it says it has finished is retried; the partial attempt is
+    discarded, deltas restart and the response is whole."""
+    api = adapter.fake(adapter.cut(), adapter.hello())
 
     deltas, response = await collect(api)
 
@@ -132,9 +120,9 @@ async def test_a_stream_without_a_finish_reason_is_retried() -> None:
     assert len(api.requests) == 2
 
 
-async def test_a_stream_event_with_invalid_json_is_retried() -> None:
+async def test_a_stream_event_with_invalid_json_is_retried(adapter: Adapter) -> None:
     """An event whose data is not JSON (a truncated event) fails the attempt, not the call."""
-    api = fake_api(sse(chunk(content="Hel"), '{"id": "chatcmpl-1", "choi'), HELLO)
+    api = adapter.fake(adapter.garbled(), adapter.hello())
 
     _, response = await collect(api)
 
@@ -142,9 +130,9 @@ async def test_a_stream_event_with_invalid_json_is_retried() -> None:
     assert api.sleep.delays == [1.0]
 
 
-async def test_a_connection_dropped_mid_stream_is_retried() -> None:
-    """A connection lost after some chunks is retried from the start."""
-    api = fake_api(broken_sse(chunk(content="Hel")), HELLO)
+async def test_a_connection_dropped_mid_stream_is_retried(adapter: Adapter) -> None:
+    """A connection lost after some events is retried from the start."""
+    api = adapter.fake(adapter.dropped(), adapter.hello())
 
     _, response = await collect(api)
 
@@ -152,9 +140,9 @@ async def test_a_connection_dropped_mid_stream_is_retried() -> None:
     assert api.sleep.delays == [1.0]
 
 
-async def test_a_rate_limited_stream_honours_retry_after() -> None:
+async def test_a_rate_limited_stream_honours_retry_after(adapter: Adapter) -> None:
     """A 429 before the stream starts waits what the server asks."""
-    api = fake_api(error(429, headers={"retry-after-ms": "1500"}), HELLO)
+    api = adapter.fake(error(429, headers={"retry-after-ms": "1500"}), adapter.hello())
 
     _, response = await collect(api)
 
@@ -162,9 +150,9 @@ async def test_a_rate_limited_stream_honours_retry_after() -> None:
     assert api.sleep.delays == [1.5]
 
 
-async def test_a_stream_bad_request_is_not_retried() -> None:
+async def test_a_stream_bad_request_is_not_retried(adapter: Adapter) -> None:
     """A 400 on a streamed call fails at once with ModelError."""
-    api = fake_api(error(400, "unknown parameter"))
+    api = adapter.fake(error(400, "unknown parameter"))
 
     with pytest.raises(ModelError, match="unknown parameter") as caught:
         await collect(api)
@@ -174,11 +162,10 @@ async def test_a_stream_bad_request_is_not_retried() -> None:
     assert len(api.requests) == 1
 
 
-async def test_a_stream_that_keeps_failing_raises_model_error() -> None:
+async def test_a_stream_that_keeps_failing_raises_model_error(adapter: Adapter) -> None:
     """When every attempt is cut short, ModelError counts them and chains the last cause."""
-    cut = sse(chunk(content="Hel"), done=False)
     policy = RetryPolicy(max_attempts=2, jitter=0.0)
-    api = fake_api(cut, cut, policy=policy)
+    api = adapter.fake(adapter.cut(), adapter.cut(), policy=policy)
 
     with pytest.raises(ModelError, match="incomplete_response") as caught:
         await collect(api)
@@ -189,9 +176,9 @@ async def test_a_stream_that_keeps_failing_raises_model_error() -> None:
     assert len(api.requests) == 2
 
 
-async def test_a_consumer_may_stop_a_stream_early() -> None:
+async def test_a_consumer_may_stop_a_stream_early(adapter: Adapter) -> None:
     """Breaking out after the first delta closes the stream without errors or retries."""
-    api = fake_api(HELLO)
+    api = adapter.fake(adapter.hello())
 
     stream = api.model.stream(REQUEST)
     first = await anext(stream)
@@ -201,9 +188,9 @@ async def test_a_consumer_may_stop_a_stream_early() -> None:
     assert api.sleep.delays == []
 
 
-async def test_a_finished_stream_is_logged_once_with_its_usage() -> None:
+async def test_a_finished_stream_is_logged_once_with_its_usage(adapter: Adapter) -> None:
     """model_call_finished is logged once per stream, with the retried attempt's number."""
-    api = fake_api(sse(chunk(content="Hel"), done=False), HELLO)
+    api = adapter.fake(adapter.cut(), adapter.hello())
 
     with capture_logs() as logs:
         await collect(api)

@@ -1,55 +1,21 @@
-"""OpenAIResponsesModel.respond through the real openai client: the body sent, answers read."""
+"""OpenAIResponsesModel.respond through the real openai client: what only the Responses API
+sends and answers (what both adapters share is in test_openai_model.py)."""
 
 from __future__ import annotations
 
-import pytest
-from structlog.testing import capture_logs
-
-from swarmkit.exceptions import ConfigurationError
 from swarmkit.messages import AssistantMessage, SystemMessage, ToolCall, ToolMessage, UserMessage
 from swarmkit.models import (
-    Model,
     ModelRequest,
     ModelSettings,
-    OpenAIResponsesModel,
     OutputSchema,
-    StreamingModel,
-    ToolSpec,
-    Usage,
 )
-from tests.models.fake_openai import API_KEY, MODEL
-from tests.models.fake_responses import answer, call_item, fake_responses_api
-
-WEATHER = ToolSpec(
-    name="get_weather",
-    description="The weather in a city.",
-    parameters={
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ("city",),
-        "additionalProperties": False,
-    },
-    strict=True,
-)
+from tests.models.fake_openai import MODEL, WEATHER
+from tests.models.fake_responses import answer, fake_responses_api
 
 
 def ask(text: str = "Hi", **fields: object) -> ModelRequest:
     """A one-message request."""
     return ModelRequest(messages=(UserMessage(content=text),), **fields)  # type: ignore[arg-type]
-
-
-async def test_plain_text_answer_comes_back_with_usage() -> None:
-    """A text answer is the message's content; input/output tokens become our usage."""
-    api = fake_responses_api(answer("Hello!"))
-
-    response = await api.model.respond(ask())
-
-    assert response.message == AssistantMessage(content="Hello!")
-    assert response.usage == Usage(prompt_tokens=12, completion_tokens=5, total_tokens=17)
-    assert response.finish_reason == "stop"
-    assert response.model == MODEL
-    assert api.body() == {"model": MODEL, "input": [{"role": "user", "content": "Hi"}]}
-    assert api.requests[0].headers["authorization"] == f"Bearer {API_KEY}"
 
 
 async def test_tool_call_round_trip_sends_the_exact_body() -> None:
@@ -117,22 +83,6 @@ async def test_tool_call_round_trip_sends_the_exact_body() -> None:
     }
 
 
-async def test_function_calls_in_the_answer_are_returned_in_order_by_call_id() -> None:
-    """Function call items become tool calls named by their call_id, arguments kept raw."""
-    calls = [call_item("c1", "get_weather", '{"city":"Oslo"}'), call_item("c2", "x", "{bad")]
-    api = fake_responses_api(answer(None, calls=calls))
-
-    response = await api.model.respond(ask())
-
-    assert response.message == AssistantMessage(
-        tool_calls=(
-            ToolCall(id="c1", name="get_weather", arguments='{"city":"Oslo"}'),
-            ToolCall(id="c2", name="x", arguments="{bad"),
-        )
-    )
-    assert response.finish_reason == "tool_calls"
-
-
 async def test_a_named_tool_choice_forces_that_function() -> None:
     """A tool's name as tool_choice is sent as the API's forced-function choice."""
     api = fake_responses_api(answer())
@@ -142,15 +92,6 @@ async def test_a_named_tool_choice_forces_that_function() -> None:
     )
 
     assert api.body()["tool_choice"] == {"type": "function", "name": "get_weather"}
-
-
-async def test_tool_settings_are_not_sent_without_tools() -> None:
-    """tool_choice and parallel_tool_calls go out only when tools are offered."""
-    api = fake_responses_api(answer())
-
-    await api.model.respond(ask(settings=ModelSettings(tool_choice="none")))
-
-    assert "tool_choice" not in api.body()
 
 
 async def test_an_output_schema_is_sent_as_a_strict_text_format() -> None:
@@ -203,38 +144,3 @@ async def test_an_answer_without_usage_has_unknown_usage() -> None:
     response = await api.model.respond(ask())
 
     assert response.usage.reported is False
-
-
-async def test_model_call_finished_is_logged_with_the_api() -> None:
-    """The finished call is logged with tokens and which API served it."""
-    api = fake_responses_api(answer())
-
-    with capture_logs() as logs:
-        await api.model.respond(ask())
-
-    (finished,) = [e for e in logs if e["event"] == "model_call_finished"]
-    assert finished["api"] == "responses"
-    assert finished["total_tokens"] == 17
-
-
-async def test_a_missing_api_key_is_a_configuration_error_at_the_first_call(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Construction needs no key; the first call without one says how to give it."""
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    model = OpenAIResponsesModel("gpt-test")
-
-    with pytest.raises(
-        ConfigurationError, match=r"OpenAIResponsesModel\('gpt-test'\).*OPENAI_API_KEY"
-    ):
-        await model.respond(ask())
-
-
-def test_the_model_has_its_name_and_satisfies_both_protocols() -> None:
-    """The adapter is a Model and a StreamingModel, named for its API."""
-    model = OpenAIResponsesModel("gpt-test", api_key="k")
-
-    assert model.name == "gpt-test"
-    assert repr(model) == "OpenAIResponsesModel('gpt-test')"
-    assert isinstance(model, Model)
-    assert isinstance(model, StreamingModel)

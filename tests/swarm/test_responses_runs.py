@@ -9,8 +9,8 @@ import respx
 from swarmkit import Agent, Swarm
 from swarmkit.journal import InMemoryJournal
 from swarmkit.models import OpenAIModel, OpenAIResponsesModel
-from tests.models.fake_openai import BASE_URL, MODEL, completion, tool_call_json
-from tests.models.fake_responses import answer, call_item, fake_responses_api, mocked_client
+from tests.models.fake_openai import BASE_URL, MODEL, completion, mocked_client, tool_call_json
+from tests.models.fake_responses import answer, call_item, fake_responses_api
 
 
 async def test_chat_and_responses_agents_share_one_swarm_and_its_journal() -> None:

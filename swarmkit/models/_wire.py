@@ -1,0 +1,125 @@
+"""What every wire dialect shares: its answer errors, checked JSON reads, sendable text and JSON."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from swarmkit.messages import ToolCall
+
+
+class IncompleteResponseError(ValueError):
+    """The server's answer was cut short or lacks a part every answer has (worth a retry)."""
+
+
+class UnexpectedResponseError(ValueError):
+    """The server answered with JSON of the wrong shape, e.g. arguments as an object.
+
+    Not retried: a server that speaks another dialect answers the same way again.
+    """
+
+
+class ErrorAnswerError(ValueError):
+    """The server answered with an error object instead of an answer (status 200 or not).
+
+    Retried when the error says it is transient, as an in-stream error event is.
+    """
+
+    def __init__(self, message: str, *, body: Mapping[str, Any]) -> None:
+        super().__init__(message)
+        self.body = body
+
+
+def checked_text(value: object, where: str) -> str | None:
+    """A string field that may be null; any other JSON type is the server's mistake."""
+    if value is None or isinstance(value, str):
+        return value
+    raise UnexpectedResponseError(f"{where} must be a string or null, got {_json_type(value)}")
+
+
+def checked_count(value: object, where: str) -> int:
+    """A token count: a non-negative JSON integer, or null (zero)."""
+    if value is None:
+        return 0
+    if type(value) is int and value >= 0:
+        return value
+    if type(value) is float and value.is_integer() and 0 <= value < 2**63:
+        return int(value)  # some servers count in JSON floats: 12.0
+    raise UnexpectedResponseError(f"{where} must be a non-negative integer, got {value!r:.60}")
+
+
+def checked_mapping(value: object, where: str) -> Mapping[str, Any]:
+    """An object; any other JSON type is the server's mistake."""
+    if isinstance(value, Mapping):
+        return value
+    raise UnexpectedResponseError(f"{where} must be an object, got {_json_type(value)}")
+
+
+def checked_list(value: object, where: str) -> list[Any]:
+    """A list that may be null (empty)."""
+    if value is None:
+        return []
+    if isinstance(value, list):
+        return value
+    raise UnexpectedResponseError(f"{where} must be a list or null, got {_json_type(value)}")
+
+
+def _json_type(value: object) -> str:
+    match value:
+        case bool():
+            return "a boolean"
+        case int() | float():
+            return "a number"
+        case str():
+            return "a string"
+        case list():
+            return "a list"
+        case Mapping():
+            return "an object"
+        case None:
+            return "null"
+        case _:
+            return type(value).__name__
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def sendable(text: str) -> str:
+    """Text as the API can take it: each lone surrogate replaced by U+FFFD.
+
+    A Python string may hold lone surrogates (text that is not valid Unicode, e.g. from
+    ``surrogateescape``), which cannot be sent as UTF-8. Only the request is changed; the
+    journal keeps the text exactly, so replay compares what the run really held.
+    """
+    if text.isascii() or not _SURROGATE.search(text):
+        return text
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def plain_json(value: Any) -> Any:
+    """A deep copy made of dicts and lists, so read-only mappings and tuples serialise."""
+    if isinstance(value, Mapping):
+        return {str(key): plain_json(item) for key, item in value.items()}
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes):
+        return [plain_json(item) for item in value]
+    return value
+
+
+def unique_ids(calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
+    """The calls with unique ids: a repeated id gets a suffix (``c1``, ``c1_2``), so each
+    call's result answers that call, and the model is never sent one result twice."""
+    if len({call.id for call in calls}) == len(calls):
+        return tuple(calls)
+    seen: set[str] = set()
+    unique: list[ToolCall] = []
+    for call in calls:
+        call_id, number = call.id, 1
+        while call_id in seen:
+            number += 1
+            call_id = f"{call.id}_{number}"
+        seen.add(call_id)
+        unique.append(call if call_id == call.id else replace(call, id=call_id))
+    return tuple(unique)

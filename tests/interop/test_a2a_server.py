@@ -218,6 +218,46 @@ async def test_cancel_stops_the_run_and_the_journal_keeps_it(journal: InMemoryJo
     assert records[-1].data.get("cancelled") is True
 
 
+class _HangsOnce:
+    """The first call never returns (it is cancelled); later ones answer from a script."""
+
+    name = "hangs-once"
+
+    def __init__(self, script: ScriptedModel) -> None:
+        self.script, self.calls = script, 0
+        self.called = asyncio.Event()
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        self.calls += 1
+        if self.calls == 1:
+            self.called.set()
+            await asyncio.Event().wait()
+        return await self.script.respond(request)
+
+
+async def test_the_next_message_after_a_cancelled_task_continues_the_conversation(
+    journal: InMemoryJournal,
+) -> None:
+    """A task cancelled mid model call does not lock its context: the caller's next message
+    completes, and the model sees the cancelled turn's message before the new one."""
+    script = ScriptedModel(text("Here again."))
+    model = _HangsOnce(script)
+    async with served(_swarm(model), journal, TOKEN, streaming=True) as client:
+        stream = client.send_message(user_message("slow please"))
+        first = await anext(stream)
+        await model.called.wait()
+        await client.cancel_task(CancelTaskRequest(id=first.task.id))
+        _ = [r async for r in stream]
+        context = first.task.context_id
+        replies = await responses(client, user_message("still there?", context_id=context))
+        task = await client.get_task(GetTaskRequest(id=replies[0].task.id))
+
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert get_text_parts(task.artifacts[0].parts) == ["Here again."]
+    sent = [m.content for m in script.requests[0].messages if m.kind == "user"]
+    assert sent == ["slow please", "still there?"]
+
+
 async def test_requests_without_the_token_are_refused() -> None:
     """No token or a wrong one gets 401, for the card and for JSON-RPC alike."""
     async with (

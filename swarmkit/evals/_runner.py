@@ -84,9 +84,8 @@ async def evaluate(
     Every trial is journaled (``journal``, else memory) as sessions tagged with the eval run,
     task and trial (``eval-{run}-{task}-{n}``, later turns ``__turn_N``), and the run's
     manifest session ``evalrun__{run}`` lists them, so ``regrade`` and ``replay`` can read them
-    back. ``limits`` bounds each run of a trial; a trial that raises fails with its reason, and
-    so does one in which the user said nothing. A task the (default) scripted user has no
-    opening turn for raises ConfigurationError before any trial runs.
+    back. ``limits`` bounds each run of a trial; a trial that raises, or where the user says
+    nothing, fails with its reason (a task a scripted user cannot open: ConfigurationError).
     """
     if trials < 1 or concurrency < 1:
         raise ConfigurationError(

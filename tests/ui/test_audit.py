@@ -201,7 +201,7 @@ def timed_journal(tmp_path: Path) -> Path:
     """Session "timed": 10 s in all; a 6 s model call, a 2 s tool call, a 2 s model call."""
     path = tmp_path / "timed.sqlite"
     # fmt: off
-    steps = [
+    steps: list[tuple[float, str, dict[str, object]]] = [
         (0.0, "run_started", {"prompt": "refund me", "entry_agent": "billing"}),
         (0.0, "agent_started", {"agent": "billing", "handoff_count": 0}),
         (6.0, "model_call", {"agent": "billing"}),

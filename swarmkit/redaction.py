@@ -1,4 +1,15 @@
-"""Redaction: values stored under secret-looking keys are shown as ``[redacted]`` everywhere."""
+"""Redaction: values stored under secret-looking keys are shown as ``[redacted]`` everywhere.
+
+A key is split into lower-case words at ``_``, ``-``, ``.``, spaces and camelCase
+(``X-Api-Key`` is x, api, key; ``accessTokenV2`` is access, token, v2). It is secret when one
+of its words is a secret word: one of ``SECRET_WORDS`` (key, token, secret, password, passwd,
+authorization, auth, cookie, credential, credentials), or one of ``SECRET_COMPOUNDS``, the
+names usually written as one word (apikey, apisecret, apitoken, accesskey, accesstoken,
+authkey, authtoken, bearertoken, clientsecret, csrftoken, idtoken, passphrase, privatekey,
+refreshtoken, secretkey, sessiontoken, signingkey, xsrftoken). Words match whole: ``monkey``,
+``keyboard``, ``prompt_tokens`` and ``myapikey`` are not secret. ``redact_keys=[...]`` on a
+swarm replaces the whole list.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +26,7 @@ from swarmkit.exceptions import ConfigurationError
 REDACTED = "[redacted]"
 """What a secret value is replaced with."""
 
-DEFAULT_SECRET_PATTERNS = (
+SECRET_WORDS = (
     "key",
     "token",
     "secret",
@@ -27,7 +38,34 @@ DEFAULT_SECRET_PATTERNS = (
     "credential",
     "credentials",
 )
-"""Words that make a key secret wherever they appear as a whole word of it."""
+"""Words that make a key secret wherever they appear as a whole word of it: ``api_key``,
+``accessToken``, ``X-Auth-Token``; never inside a longer word (``monkey``, ``tokens``)."""
+
+SECRET_COMPOUNDS = (
+    "apikey",
+    "apisecret",
+    "apitoken",
+    "accesskey",
+    "accesstoken",
+    "authkey",
+    "authtoken",
+    "bearertoken",
+    "clientsecret",
+    "csrftoken",
+    "idtoken",
+    "passphrase",
+    "privatekey",
+    "refreshtoken",
+    "secretkey",
+    "sessiontoken",
+    "signingkey",
+    "xsrftoken",
+)
+"""Secret names usually written as one word (``apikey``, ``APIKEY``, ``x-apikey``): each is a
+secret word of its own, matched whole like the others, so ``myapikey`` is not secret."""
+
+DEFAULT_SECRET_PATTERNS = SECRET_WORDS + SECRET_COMPOUNDS
+"""The default patterns: ``SECRET_WORDS`` and ``SECRET_COMPOUNDS``."""
 
 # Words of a key: split at _ - . and spaces, and before an upper-case letter that follows a
 # lower-case letter or digit (camelCase), or that starts a capitalised word after capitals
@@ -48,9 +86,10 @@ def key_words(key: str) -> tuple[str, ...]:
 class Redactor:
     """Finds secret keys by whole words and hides their values in any JSON-like data.
 
-    ``api_token``, ``accessToken``, ``X-Api-Key`` and ``db_password`` are secret under the
-    defaults; ``prompt_tokens``, ``max_tokens``, ``monkey`` and ``keyboard`` are not (no whole
-    word matches). A pattern of several words (``"api key"``) matches those words in a row.
+    ``api_token``, ``accessToken``, ``X-Api-Key``, ``db_password`` and ``apikey`` are secret
+    under the defaults; ``prompt_tokens``, ``max_tokens``, ``monkey``, ``keyboard`` and
+    ``myapikey`` are not (no whole word matches). A pattern of several words (``"api key"``)
+    matches those words in a row.
     """
 
     patterns: tuple[tuple[str, ...], ...] = field(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,7 +12,7 @@ from pydantic import BaseModel
 
 from swarmkit import Agent, ConfigurationError, Handoff, Swarm, edit, tool
 from swarmkit.journal import InMemoryJournal, export_jsonl
-from swarmkit.redaction import REDACTED, Redactor, key_words
+from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, REDACTED, Redactor, key_words
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 
 SECRET = [
@@ -36,6 +38,67 @@ PLAIN = [
     "secretary",
     "keys",
 ]
+
+
+ONE_WORD_SECRETS = [
+    "apikey",
+    "APIKEY",
+    "x-apikey",
+    "Apikey",
+    "accesstoken",
+    "authtoken",
+    "secretkey",
+    "privatekey",
+    "refreshtoken",
+    "clientsecret",
+    "passphrase",
+    "passwd",
+]
+"""Secret names written as one word: each is a word of the documented list."""
+
+ONE_WORD_PLAIN = ["myapikey", "apikeys", "tokenizer", "passkeyboard", "keynote", "bookkeeper"]
+"""One-word keys that only contain a secret word: not secret."""
+
+
+@pytest.mark.parametrize("key", ONE_WORD_SECRETS)
+def test_one_word_secret_names_are_secret(key: str) -> None:
+    """apikey, accesstoken, authtoken, secretkey ... count as whole words of their own."""
+    assert Redactor().is_secret(key)
+
+
+@pytest.mark.parametrize("key", ONE_WORD_PLAIN)
+def test_a_one_word_key_that_only_contains_a_secret_word_is_not(key: str) -> None:
+    """Only the listed one-word names count; a longer word around them does not."""
+    assert not Redactor().is_secret(key)
+
+
+async def test_a_journal_hides_one_word_secret_keys_in_tool_arguments() -> None:
+    """A tool called with apikey and accesstoken is journaled with both redacted."""
+
+    @tool
+    def fetch(url: str, apikey: str, accesstoken: str) -> str:
+        """Fetch a URL."""
+        return "ok"
+
+    journal = InMemoryJournal()
+    model = ScriptedModel(
+        tool_call("fetch", url="u-1", apikey="sk-1", accesstoken="at-2"), text("done")
+    )
+    swarm = Swarm([Agent(name="a", tools=[fetch])], "a", model=model, journal=journal)
+    result = await swarm.run("go")
+    records = await journal.read(result.session_id)
+
+    tool_record = next(r for r in records if r.kind == "tool_call")
+    arguments = json.loads(tool_record.data["arguments"])
+    assert arguments == {"url": "u-1", "apikey": REDACTED, "accesstoken": REDACTED}
+
+
+def test_the_journal_guide_lists_every_default_secret_word() -> None:
+    """The guide names each default word, one-word names included, and no other."""
+    guide = (Path(__file__).parents[1] / "docs" / "guides" / "journal.md").read_text()
+    listed = guide.split("it is secret when one of its words is", 1)[1].split("So `", 1)[0]
+
+    assert set(re.findall(r"`(\w+)`", listed)) == set(DEFAULT_SECRET_PATTERNS)
 
 
 @pytest.mark.parametrize("key", SECRET)

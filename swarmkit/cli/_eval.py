@@ -24,6 +24,12 @@ def add_eval(commands: Any) -> None:
         "--swarm", metavar="module:attribute", help="the swarm (a Swarm or a @swarm_factory)"
     )
     command.add_argument(
+        "--domain",
+        metavar="module:attribute",
+        help="the tasks' Domain (default: the one the task file names, found in the module of "
+        "--swarm or its package; a task file never imports code)",
+    )
+    command.add_argument(
         "--trials", type=int, default=1, metavar="K", help="trials per task (default 1)"
     )
     command.add_argument(

@@ -3,7 +3,8 @@ task, deterministic graders (database, statements, route, milestones, cost) and 
 trials are regraded or replayed against changed code with zero model calls.
 
 ```python
-report = await evaluate(load_tasks("tasks.json"), swarm, trials=3, journal=journal)
+tasks = load_tasks("tasks.json", domain=DOMAIN)  # a file names no code: the Domain is given
+report = await evaluate(tasks, swarm, trials=3, journal=journal)
 print(report.table())
 again = await regrade(report.run_id, tasks, journal)          # new graders, zero calls
 checked = await replay(report.run_id, tasks, swarm, journal)  # new code, zero calls

@@ -216,11 +216,22 @@ def default_graders(price: CostFunction | None = None) -> tuple[Grader, ...]:
     )
 
 
+NOTHING_RAN = (
+    "the user said nothing, so the swarm never ran: a scripted user needs the task's turns, "
+    "the first without 'when' opening the dialogue"
+)
+"""Why a trial with no dialogue fails: there is nothing to grade, and nothing passed."""
+
+
 def grade(trial: Trial, expected: Expectation, graders: Sequence[Grader]) -> tuple[Grade, ...]:
-    """Every grader's verdict; a trial that errored fails an ``error`` grade first."""
+    """Every grader's verdict; a trial that errored, or in which the swarm never ran, fails an
+    ``error`` grade first."""
     grades = tuple(g(trial, expected) for g in graders)
-    if trial.stored.error is not None:
-        return (Grade(grader="error", passed=False, score=0.0, detail=trial.stored.error), *grades)
+    error = trial.stored.error
+    if error is None and not trial.stored.sessions:
+        error = NOTHING_RAN
+    if error is not None:
+        return (Grade(grader="error", passed=False, score=0.0, detail=error), *grades)
     return grades
 
 

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import importlib
-import json
 import os
+import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from swarmkit.bounds import value_problem
+from swarmkit.evals._task_files import MAX_TASK_FILE_DEPTH, read_task_file
 from swarmkit.evals._tasks import Action, Domain, Milestone, Outcome, Reply, Route, Task, TaskSet
 from swarmkit.exceptions import TaskFileError
 
@@ -73,39 +77,91 @@ class _Task(BaseModel):
 def load_tasks(source: str | os.PathLike[str], *, domain: Domain | None = None) -> TaskSet:
     """The TaskSet in a JSON or YAML file, or that a ``module:attribute`` names.
 
-    A file holds ``{"domain": "module:attribute", "tasks": [...]}`` or a bare list of tasks
-    (then pass ``domain=``). A mistake raises TaskFileError naming the file, task and field.
+    A file holds ``{"domain": "DOMAIN", "tasks": [...]}`` or a bare list of tasks. A file is
+    data: nothing it says is imported, so its tasks get the Domain you pass as ``domain=``
+    (`swarmkit eval` takes ``--domain``, or finds the one the file names beside ``--swarm``).
+    ``domain=`` also replaces the domain of a TaskSet a ``module:attribute`` names. A mistake
+    raises TaskFileError naming the file, task and field.
     """
     text = os.fspath(source)
-    if ":" in text and not Path(text).exists():
+    if is_target(text):
         return _from_target(text, domain)
-    path = Path(text)
-    data = _read(path)
+    read = read_tasks(Path(text))
+    if domain is None:
+        raise TaskFileError(
+            "a task file does not import its domain: pass domain= (the Domain object), or run "
+            "it with `swarmkit eval`, which takes --domain or finds it beside --swarm",
+            source=text,
+            task=None,
+            field="domain",
+        )
+    return read.with_domain(domain)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class TaskFile:
+    """A task file's tasks, and the domain it names as text (never imported)."""
+
+    source: str
+    """The file's path, for errors."""
+    domain: str | None
+    """The file's ``domain``: ``"ATTRIBUTE"`` or ``"module:ATTRIBUTE"``, resolved by
+    ``find_domain`` among modules already loaded; None when the file names none."""
+    tasks: tuple[Task, ...]
+    """The tasks, ids unique."""
+
+    def with_domain(self, domain: Domain) -> TaskSet:
+        """The file's tasks in ``domain``."""
+        return TaskSet(domain=domain, tasks=self.tasks)
+
+
+def read_tasks(path: Path) -> TaskFile:
+    """A task file's tasks and the domain it names, bounded and validated."""
+    source = str(path)
+    data = read_task_file(path)
     if isinstance(data, list):
         data = {"tasks": data}
     if not isinstance(data, Mapping):
         raise TaskFileError(
-            "expected an object with 'tasks', or a list", source=text, task=None, field=None
+            "expected an object with 'tasks', or a list", source=source, task=None, field=None
         )
-    chosen = domain or _domain_named(data.get("domain"), text)
-    unknown = sorted(set(data) - {"domain", "tasks"})
+    unknown = sorted(str(key) for key in set(data) - {"domain", "tasks"})
     if unknown:
         raise TaskFileError(
             f"unknown keys {unknown}; a task file holds 'domain' and 'tasks'",
-            source=text,
+            source=source,
             task=None,
             field=unknown[0],
         )
-    raw = data.get("tasks")
+    named = data.get("domain")
+    if named is not None and not (isinstance(named, str) and _is_domain_name(named)):
+        raise TaskFileError(
+            f'\'domain\' names the Domain by its attribute, as "DOMAIN" or "module:DOMAIN" '
+            f"(dotted Python names), got {repr(named)[:80]}",
+            source=source,
+            task=None,
+            field="domain",
+        )
+    return TaskFile(source=source, domain=named, tasks=_tasks(data.get("tasks"), source))
+
+
+def _tasks(raw: object, source: str) -> tuple[Task, ...]:
     if not isinstance(raw, list):
         raise TaskFileError(
-            "'tasks' must be a list of tasks", source=text, task=None, field="tasks"
+            "'tasks' must be a list of tasks", source=source, task=None, field="tasks"
         )
-    tasks = tuple(task_from_data(item, source=text, position=i) for i, item in enumerate(raw))
-    try:
-        return TaskSet(domain=chosen, tasks=tasks)
-    except ValueError as exc:
-        raise TaskFileError(str(exc), source=text, task=None, field="id") from None
+    tasks = tuple(task_from_data(item, source=source, position=i) for i, item in enumerate(raw))
+    seen: set[str] = set()
+    for task in tasks:
+        if task.id in seen:
+            raise TaskFileError(
+                f"two tasks have the id {task.id!r}; ids must be unique",
+                source=source,
+                task=task.id,
+                field="id",
+            )
+        seen.add(task.id)
+    return tasks
 
 
 def task_from_data(data: object, *, source: str = "<data>", position: int = 0) -> Task:
@@ -113,6 +169,9 @@ def task_from_data(data: object, *, source: str = "<data>", position: int = 0) -
     name = (
         str(data.get("id")) if isinstance(data, Mapping) and data.get("id") else f"#{position + 1}"
     )
+    problem = value_problem(data, max_depth=MAX_TASK_FILE_DEPTH)
+    if problem is not None:
+        raise TaskFileError(problem, source=source, task=name, field=None)
     try:
         raw = _Task.model_validate(data)
     except ValidationError as exc:
@@ -157,65 +216,78 @@ def _task(raw: _Task) -> Task:
     )
 
 
-def _read(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise TaskFileError(
-            f"cannot read it: {exc.strerror or exc}", source=str(path), task=None, field=None
-        ) from None
-    if path.suffix.lower() in (".yaml", ".yml"):
-        return _yaml(text, path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TaskFileError(
-            f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}",
-            source=str(path),
-            task=None,
-            field=None,
-        ) from None
+def is_target(text: str) -> bool:
+    """Whether ``text`` is meant as ``module:attribute`` rather than a file's path."""
+    return ":" in text and not Path(text).exists()
 
 
-def _yaml(text: str, path: Path) -> Any:
-    try:
-        import yaml  # type: ignore[import-untyped]  # noqa: PLC0415 - only YAML files need it
-    except ImportError:
-        raise TaskFileError(
-            "YAML task files need PyYAML: pip install 'swarmkit-agents[evals]'",
-            source=str(path),
-            task=None,
-            field=None,
-        ) from None
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise TaskFileError(f"not YAML: {exc}", source=str(path), task=None, field=None) from None
+def _is_domain_name(text: str) -> bool:
+    module_name, _, attribute = text.rpartition(":")
+    modules_ok = not module_name or all(p.isidentifier() for p in module_name.split("."))
+    return attribute.isidentifier() and modules_ok
 
 
-def _domain_named(target: object, source: str) -> Domain:
-    if not isinstance(target, str):
+def find_domain(named: str | None, home: str, *, source: str) -> Domain:
+    """The Domain a task file's ``domain`` names, looked up among the modules already loaded
+    in the package of ``home`` (the swarm's module): ``home``, the packages above it, and the
+    loaded modules beside it. Nothing is imported; with no name, the one Domain found there."""
+    scope = _scope(home)
+    if named is None:
+        return _only_domain(scope, home, source)
+    module_name, _, attribute = named.rpartition(":")
+    if module_name and module_name not in scope:
         raise TaskFileError(
-            "name the domain as 'domain': 'module:attribute' (or pass domain=)",
+            f"'domain' names the module {module_name!r}, which is not {home!r} (the swarm's "
+            f"module) nor loaded in its package; a task file never imports code: name the "
+            f"domain with --domain {named}",
             source=source,
             task=None,
             field="domain",
         )
-    value = _attribute(target, source)
-    if not isinstance(value, Domain):
-        raise TaskFileError(
-            f"{target} is a {type(value).__name__}, not a Domain",
-            source=source,
-            task=None,
-            field="domain",
-        )
-    return value
+    for module in [scope[module_name]] if module_name else scope.values():
+        value = vars(module).get(attribute)
+        if isinstance(value, Domain):
+            return value
+    where = module_name or f"{home} and its package"
+    raise TaskFileError(
+        f"no Domain {attribute!r} in {where}", source=source, task=None, field="domain"
+    )
+
+
+def _scope(home: str) -> dict[str, ModuleType]:
+    """``home``, the packages above it, then the loaded modules of its package, by name."""
+    module = sys.modules.get(home)
+    package = home if hasattr(module, "__path__") else home.rpartition(".")[0]
+    parts = home.split(".")
+    names = [".".join(parts[:n]) for n in range(len(parts), 0, -1)]
+    names += sorted(n for n in list(sys.modules) if package and n.startswith(package + "."))
+    found = {name: sys.modules.get(name) for name in names}
+    return {name: m for name, m in found.items() if isinstance(m, ModuleType)}
+
+
+def _only_domain(scope: Mapping[str, ModuleType], home: str, source: str) -> Domain:
+    found: dict[int, tuple[str, Domain]] = {}
+    for name, module in scope.items():
+        for attribute, value in list(vars(module).items()):
+            if isinstance(value, Domain):
+                found.setdefault(id(value), (f"{name}:{attribute}", value))
+    if len(found) == 1:
+        return next(iter(found.values()))[1]
+    named = ", ".join(sorted(label for label, _ in found.values()))
+    problem = f"several Domains ({named})" if found else "no Domain"
+    raise TaskFileError(
+        f"the file names no domain, and {home!r} (the swarm's module) and its package hold "
+        f'{problem}: add "domain": "ATTRIBUTE" to the file, or pass --domain',
+        source=source,
+        task=None,
+        field="domain",
+    )
 
 
 def _from_target(target: str, domain: Domain | None) -> TaskSet:
-    value = _attribute(target, target)
+    value = load_named(target)
     if isinstance(value, TaskSet):
-        return value
+        return value if domain is None else replace(value, domain=domain)
     if (
         isinstance(value, Sequence)
         and domain is not None
@@ -227,12 +299,31 @@ def _from_target(target: str, domain: Domain | None) -> TaskSet:
     )
 
 
-def _attribute(target: str, source: str) -> Any:
+def load_named(target: str) -> Any:
+    """What ``module:attribute`` names, importing the module: for targets a person gives (a
+    command's argument, a caller's string), never for a name read from a task file."""
     module_name, _, attribute = target.rpartition(":")
+    if not module_name or not _is_domain_name(target):
+        raise TaskFileError(
+            "no such file, and not module:attribute (dotted Python names, e.g. myapp.evals:TASKS)",
+            source=target,
+            task=None,
+            field=None,
+        )
     try:
         module = importlib.import_module(module_name)
-        return getattr(module, attribute)
-    except (ImportError, AttributeError, ValueError) as exc:
+    except Exception as exc:  # a missing module, or one that raised while it was imported
         raise TaskFileError(
-            f"cannot load {target}: {exc}", source=source, task=None, field=None
+            f"cannot import {module_name}: {type(exc).__name__}: {exc}",
+            source=target,
+            task=None,
+            field=None,
         ) from None
+    if attribute not in vars(module):
+        raise TaskFileError(
+            f"module {module_name} has no attribute {attribute!r}",
+            source=target,
+            task=None,
+            field=None,
+        )
+    return vars(module)[attribute]

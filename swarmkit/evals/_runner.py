@@ -26,7 +26,7 @@ from swarmkit.evals._trial import (
     route_facts,
     trial_session_id,
 )
-from swarmkit.evals._users import ModelUser, ScriptedUser, User, UserTurn
+from swarmkit.evals._users import ModelUser, ScriptedUser, User, UserTurn, next_scripted
 from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError, SessionNotFoundError
 from swarmkit.interrupts import Decision, PendingDecision, approve, reject
 from swarmkit.journal import InMemoryJournal, Journal, JournalRecord
@@ -84,7 +84,8 @@ async def evaluate(
     Every trial is journaled (``journal``, else memory) as sessions tagged with the eval run,
     task and trial (``eval-{run}-{task}-{n}``, later turns ``__turn_N``), and the run's
     manifest session ``evalrun__{run}`` lists them, so ``regrade`` and ``replay`` can read them
-    back. ``limits`` bounds each run of a trial; a trial that raises fails with its reason.
+    back. ``limits`` bounds each run of a trial; a trial that raises, or where the user says
+    nothing, fails with its reason (a task a scripted user cannot open: ConfigurationError).
     """
     if trials < 1 or concurrency < 1:
         raise ConfigurationError(
@@ -100,6 +101,7 @@ async def evaluate(
         limits=limits,
         max_turns=max_turns,
     )
+    _check_openings(tasks, settings.user)
     manifest = await _started_manifest(settings, trials)
     expected = {t.id: await expectation(t, tasks.domain) for t in tasks.tasks}
     results = await _live_trials(
@@ -112,6 +114,24 @@ async def evaluate(
         progress=progress,
     )
     return _report(settings, "live", results, trials)
+
+
+def _check_openings(tasks: TaskSet, user: User) -> None:
+    """Refuse, before any trial, a task the scripted user has nothing to open with: its
+    trials would run nothing and grade nothing."""
+    if not isinstance(user, ScriptedUser):
+        return
+    silent = [
+        task.id
+        for task in tasks.tasks
+        if next_scripted(task.turns if user.turns is None else user.turns, ()) is None
+    ]
+    if silent:
+        raise ConfigurationError(
+            f"task {', '.join(map(repr, silent))}: the scripted user has nothing to say first; "
+            "give the task turns (the first without 'when' opens the dialogue), or evaluate "
+            "it with a ModelUser, which plays the scenario"
+        )
 
 
 async def _started_manifest(settings: _Settings, trials: int) -> _Manifest:

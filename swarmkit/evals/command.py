@@ -7,9 +7,10 @@ import os
 import sys
 from pathlib import Path
 
-from swarmkit.evals._loading import load_tasks
+from swarmkit.evals._loading import find_domain, is_target, load_named, load_tasks, read_tasks
 from swarmkit.evals._report import EvalReport
 from swarmkit.evals._runner import evaluate, regrade, replay
+from swarmkit.evals._tasks import Domain, TaskSet
 from swarmkit.journal import open_journal
 
 EXIT_OK = 0
@@ -22,7 +23,8 @@ async def run_eval_command(args: argparse.Namespace) -> int:
     from swarmkit.cli import DEFAULT_JOURNAL, UsageError, load_swarm  # noqa: PLC0415 - no cycle at import
 
     gates = _gates(args.min_pass_hat, UsageError)
-    tasks = load_tasks(args.tasks)
+    swarm = load_swarm(args.swarm) if args.swarm else None
+    tasks = _task_set(args.tasks, args.domain, args.swarm, UsageError)
     location = args.journal or os.environ.get("SWARMKIT_JOURNAL") or str(DEFAULT_JOURNAL)
     if "://" not in location:
         Path(location).parent.mkdir(parents=True, exist_ok=True)
@@ -30,9 +32,8 @@ async def run_eval_command(args: argparse.Namespace) -> int:
     if args.regrade:
         report = await regrade(args.regrade, tasks, journal)
     else:
-        if not args.swarm:
+        if swarm is None:
             raise UsageError("--swarm module:attribute is needed to run or replay an eval")
-        swarm = load_swarm(args.swarm)
         if args.replay:
             report = await replay(args.replay, tasks, swarm, journal)
         else:
@@ -51,6 +52,34 @@ async def run_eval_command(args: argparse.Namespace) -> int:
         before = EvalReport.from_data(__import__("json").loads(Path(args.compare).read_text()))
         print(report.compare(before).text(), file=sys.stderr)
     return _verdict(report, args.min_pass_rate, gates)
+
+
+def _task_set(tasks: str, domain: str | None, swarm: str | None, error: type[Exception]) -> TaskSet:
+    """The tasks, in the domain ``--domain`` names, else the one their file names beside the
+    swarm's module: a task file is data, so the module it names is never imported."""
+    chosen = _domain_option(domain, error) if domain else None
+    if is_target(tasks):
+        return load_tasks(tasks, domain=chosen)
+    read = read_tasks(Path(tasks))
+    if chosen is None:
+        if swarm is None:
+            raise error(
+                "name the tasks' domain: --domain module:attribute, or --swarm module:attribute "
+                "whose module or package holds it"
+            )
+        chosen = find_domain(read.domain, swarm.rpartition(":")[0], source=read.source)
+    return read.with_domain(chosen)
+
+
+def _domain_option(target: str, error: type[Exception]) -> Domain:
+    # Like --swarm, --domain is a module the person running the command names: found where
+    # the command runs, as `python -m` would.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    value = load_named(target)
+    if not isinstance(value, Domain):
+        raise error(f"--domain {target} is a {type(value).__name__}, not a Domain")
+    return value
 
 
 def _emit(report: EvalReport, form: str, output: str | None) -> None:

@@ -334,7 +334,7 @@ def status_of(stop_reason: object, *, cancelled: bool = False) -> Status:
         return "cancelled" if cancelled else "waiting"
     if stop_reason in ("error", "invalid_output"):
         return "failed"
-    if stop_reason in LIMIT_REASONS:
+    if isinstance(stop_reason, str) and stop_reason in LIMIT_REASONS:  # a damaged record's list
         return "limited"
     return "finished"
 

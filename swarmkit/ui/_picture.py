@@ -49,7 +49,7 @@ def swarm_edges(swarm: Swarm) -> list[Edge]:
 def mark_path(edges: list[Edge], path: Sequence[Mapping[str, Any]]) -> list[Edge]:
     """Number the edges each handoff of ``path`` took; add an edge a handoff took that the
     drawing lacks (a tool's goto, or a swarm that changed since)."""
-    for step in path:
+    for position, step in enumerate(path, start=1):
         source, target = str(step.get("source")), str(step.get("target"))
         rule = step.get("decided_by") == "rule"
         edge = next(
@@ -58,8 +58,16 @@ def mark_path(edges: list[Edge], path: Sequence[Mapping[str, Any]]) -> list[Edge
         if edge is None:
             edge = Edge(source=source, target=target, rule=rule, label=str(step.get("decided_by")))
             edges.append(edge)
-        edge.steps.append(int(step.get("number") or 0))
+        edge.steps.append(_count(step.get("number"), position))
     return edges
+
+
+def _count(number: object, position: int) -> int:
+    """A handoff's number as journaled, or its place on the path when a damaged record holds
+    something else there ("many", 1.5, a list)."""
+    if isinstance(number, int) and not isinstance(number, bool) and number > 0:
+        return number
+    return position
 
 
 def draw_svg(agents: Sequence[str], entry: str, edges: Sequence[Edge], trail: Sequence[str]) -> str:

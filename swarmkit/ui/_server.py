@@ -25,7 +25,7 @@ from http.cookies import SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, quote, urlsplit
 
 from swarmkit.exceptions import ViewerError
 from swarmkit.ui._app import Reply, Viewer
@@ -276,7 +276,7 @@ class _Handler(BaseHTTPRequestHandler):
             "Set-Cookie",
             f"{_cookie_name(owner.port)}={owner.token}; Path=/; HttpOnly; SameSite=Strict",
         )
-        self.send_header("Location", path or "/")
+        self.send_header("Location", _landing(path))
         self._finish(b"", "text/plain; charset=utf-8")
 
     def _page(self, path: str) -> None:
@@ -311,6 +311,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(data)
+
+
+def _landing(path: str) -> str:
+    """Where a first visit goes on to: the path it asked for, on this viewer only.
+
+    Browsers read a backslash in a URL as a slash, so ``/\\evil.example`` is ``//evil.example``,
+    another host; a path that begins ``//`` once its backslashes are slashes goes to the
+    sessions list instead, and the rest is percent-encoded so nothing in it reads otherwise.
+    """
+    path = path.replace("\\", "/")
+    if not path.startswith("/") or path.startswith("//"):
+        return "/"
+    return quote(path, safe="/%-._~!$&'()*+,;=:@")
 
 
 def _cookie_name(port: int) -> str:

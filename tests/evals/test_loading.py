@@ -12,9 +12,9 @@ from swarmkit.evals.support_desk import DOMAIN
 from swarmkit.exceptions import TaskFileError
 
 
-def test_the_shipped_task_file_names_its_domain() -> None:
-    """The desk's tasks load from JSON with the domain named in the file."""
-    loaded = load_tasks(Path("swarmkit/evals/support_desk/tasks.json"))
+def test_the_shipped_task_file_loads_with_its_domain_given() -> None:
+    """The desk's tasks load from JSON with the Domain passed in Python."""
+    loaded = load_tasks(Path("swarmkit/evals/support_desk/tasks.json"), domain=DOMAIN)
     assert loaded.domain is DOMAIN and len(loaded.tasks) >= 20
 
 
@@ -50,3 +50,28 @@ def test_an_unknown_key_and_duplicate_ids_are_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"id": "a", "scenario": "s"}, {"id": "a", "scenario": "t"}]))
     with pytest.raises(TaskFileError, match="two tasks have the id 'a'"):
         load_tasks(path, domain=DOMAIN)
+
+
+def test_load_tasks_never_imports_the_domain_a_file_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file naming a planted module is refused, and the module never runs."""
+    marker = tmp_path / "ran"
+    (tmp_path / "planted.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    monkeypatch.syspath_prepend(tmp_path)
+    path = tmp_path / "tasks.json"
+    path.write_text(json.dumps({"domain": "planted:DOMAIN", "tasks": [ORDER_STATUS]}))
+
+    with pytest.raises(TaskFileError, match="does not import its domain: pass domain="):
+        load_tasks(path)
+
+    assert not marker.exists()
+    assert load_tasks(path, domain=DOMAIN).domain is DOMAIN and not marker.exists()
+
+
+ORDER_STATUS = next(
+    task
+    for task in json.loads(Path("swarmkit/evals/support_desk/tasks.json").read_text())["tasks"]
+    if task["id"] == "order-status"
+)
+"""One task of the shipped desk, as plain data."""

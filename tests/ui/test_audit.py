@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from swarmkit import Agent, Swarm, edit, tool
-from swarmkit.journal import SQLiteJournal
+from swarmkit.journal import JournalRecord, SQLiteJournal
 from swarmkit.testing import FixedRuntime, ScriptedModel, text, tool_call
 from swarmkit.ui import ViewerServer
 from tests.ui.browser import launch, screenshot_path
@@ -194,3 +194,54 @@ def test_replay_as_if_asked_otherwise_stops_where_it_first_matters(
 
     assert reply["outcome"] == "diverged" and reply["step"] > 0
     assert any("Is the API down?" in row["right"] for row in reply["rows"])
+
+
+@pytest.fixture
+def timed_journal(tmp_path: Path) -> Path:
+    """Session "timed": 10 s in all; a 6 s model call, a 2 s tool call, a 2 s model call."""
+    path = tmp_path / "timed.sqlite"
+    # fmt: off
+    steps: list[tuple[float, str, dict[str, object]]] = [
+        (0.0, "run_started", {"prompt": "refund me", "entry_agent": "billing"}),
+        (0.0, "agent_started", {"agent": "billing", "handoff_count": 0}),
+        (6.0, "model_call", {"agent": "billing"}),
+        (8.0, "tool_call", {"agent": "billing", "id": "c1", "name": "refund", "arguments": "{}"}),
+        (10.0, "model_call", {"agent": "billing"}),
+        (10.0, "run_finished", {"stop_reason": "final_output", "final_output": "Done."}),
+    ]
+    # fmt: on
+    records = [
+        JournalRecord(session_id="timed", seq=n, kind=kind, data=data, at=1_700_000_000.0 + at)
+        for n, (at, kind, data) in enumerate(steps)
+    ]
+    with SQLiteJournal(path) as journal:
+        _run(journal.append(records))
+    return path
+
+
+def test_waterfall_bars_are_as_wide_as_their_share_of_the_session(
+    browser: Browser, timed_journal: Path, serve: ServeViewer
+) -> None:
+    """In Chromium, under the page's own CSP, each bar spans its step's share of the lane:
+    the 6 s call 60 % from 0 %, the tool 20 % from 60 %, and no inline style is refused."""
+    page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
+    refused: list[str] = []
+    page.on("console", lambda message: refused.append(message.text))
+    server = serve(timed_journal)
+    page.goto(server.url)
+    page.wait_for_selector("body[data-ready=true]")
+    page.goto(f"http://127.0.0.1:{server.port}/session/timed")
+    page.wait_for_selector("#waterfall .bar")
+    shares = page.evaluate(
+        """() => [...document.querySelectorAll('#waterfall .bar')].map((bar) => {
+            const lane = bar.parentElement.getBoundingClientRect();
+            const box = bar.getBoundingClientRect();
+            return [bar.classList[1], (box.left - lane.left) / lane.width, box.width / lane.width];
+        })"""
+    )
+    page.screenshot(path=screenshot_path("waterfall"), full_page=True)
+
+    spans = {(kind, round(left, 2), round(width, 2)) for kind, left, width in shares}
+    assert {("bar-model_call", 0.0, 0.6), ("bar-tool_call", 0.6, 0.2)} <= spans
+    assert ("bar-model_call", 0.8, 0.2) in spans
+    assert not [text for text in refused if "Content Security Policy" in text]

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from swarmkit.demo import support_swarm
 from swarmkit.journal import SQLiteJournal
 from swarmkit.ui import TOKEN_HEADER, Viewer, ViewerServer
 from tests.ui.conftest import ServeViewer, append, client
@@ -174,3 +175,54 @@ def test_a_read_only_journal_is_inspectable_in_the_viewer(demo_journal: Path) ->
     assert listed.status_code == 200 and len(listed.json()["rows"]) == 3
     assert page.status_code == 200 and page.json()["steps"]
     assert demo_journal.read_bytes() == before
+
+
+@pytest.mark.parametrize("number", ["many", 1.5, None, [1], True, -3])
+@pytest.mark.parametrize("with_swarm", [True, False], ids=["swarm", "no-swarm"])
+def test_a_handoff_whose_number_is_not_a_count_still_renders(
+    demo_journal: Path, serve: ServeViewer, number: object, with_swarm: bool
+) -> None:
+    """The session page answers 200 and numbers the path by position, with or without
+    --swarm, whatever a damaged handoff record holds as its number."""
+    handoff = {"source": "triage", "target": "billing", "decided_by": "llm", "number": number}
+    append(
+        demo_journal,
+        "odd-handoff",
+        [
+            ("run_started", {"prompt": "hi", "entry_agent": "triage"}),
+            ("agent_started", {"agent": "triage", "handoff_count": 0}),
+            ("handoff", handoff),
+            ("agent_started", {"agent": "billing", "handoff_count": 1}),
+        ],
+    )
+    server = serve(demo_journal, swarm=support_swarm() if with_swarm else None)
+
+    with client(server) as http:
+        reply = http.get("/api/sessions/odd-handoff")
+
+    assert reply.status_code == 200
+    assert reply.json()["trail"] == ["triage", "billing"]
+    assert 'data-steps="1"' in reply.json()["drawing"]
+
+
+@pytest.mark.parametrize("stop_reason", [["max_turns"], {"reason": "error"}])
+def test_a_stop_reason_that_is_not_text_still_lists_and_renders(
+    demo_journal: Path, serve: ServeViewer, stop_reason: object
+) -> None:
+    """A run_finished record holding a list or an object as its stop reason leaves the list
+    and the session page answering."""
+    append(
+        demo_journal,
+        "odd-stop",
+        [
+            ("run_started", {"prompt": "hi", "entry_agent": "triage"}),
+            ("run_finished", {"stop_reason": stop_reason}),
+        ],
+    )
+
+    with client(serve(demo_journal, swarm=support_swarm())) as http:
+        listed = http.get("/api/sessions")
+        page = http.get("/api/sessions/odd-stop")
+
+    assert listed.status_code == 200 and page.status_code == 200
+    assert page.json()["state"] == "finished"

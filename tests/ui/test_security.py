@@ -3,7 +3,10 @@ without the token header or a JSON body, other methods; and no CORS headers anyw
 
 from __future__ import annotations
 
+import socket
+
 import httpx
+import pytest
 
 from swarmkit.ui import TOKEN_HEADER, ViewerServer
 
@@ -140,3 +143,41 @@ def test_pages_may_not_be_framed_or_load_anything_from_elsewhere(
     policy = page.headers["content-security-policy"]
     assert "frame-ancestors 'none'" in policy
     assert "script-src 'self'" in policy
+
+
+def _location(server: ViewerServer, target: str) -> str:
+    """The Location a first visit to ``target`` (sent byte for byte) is answered with."""
+    request = f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\nConnection: close\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as conn:
+        conn.sendall(request.encode())
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    head = answer.split(b"\r\n\r\n", 1)[0].decode()
+    assert head.startswith("HTTP/1.1 303"), head
+    return next(
+        line.split(":", 1)[1].strip()
+        for line in head.split("\r\n")
+        if line.lower().startswith("location:")
+    )
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/\\evil.example/x", "/\\\\evil.example", "/\\/evil.example", "\\\\evil.example/x"],
+)
+def test_the_first_visit_never_redirects_to_another_host(
+    demo_server: ViewerServer, path: str
+) -> None:
+    """A path a browser would read as //host (backslashes count as slashes) is sent to the
+    sessions list instead."""
+    location = _location(demo_server, f"{path}?token={demo_server.token}")
+
+    assert location == "/"
+
+
+def test_the_first_visit_keeps_a_page_of_the_viewer(demo_server: ViewerServer) -> None:
+    """The printed URL of a session page lands on that page, token removed."""
+    target = f"/session/demo-refund-1?token={demo_server.token}"
+
+    assert _location(demo_server, target) == "/session/demo-refund-1"

@@ -19,11 +19,14 @@ async function api(path, body) {
 }
 
 // el("div", {class: "x"}, "text", child): children are text or nodes, never parsed as HTML.
+// A style is an object of properties set through the CSSOM: the page's Content-Security-Policy
+// (style-src 'self') refuses style attributes, but not what its own script sets this way.
 function el(tag, attributes, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes || {})) {
     if (value === undefined || value === null || value === false) continue;
     if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else if (name === "style") Object.assign(node.style, value);
     else node.setAttribute(name, value === true ? "" : value);
   }
   for (const child of children.flat()) {
@@ -347,7 +350,7 @@ function waterfall(s) {
       .map((step) => el("span", {
         class: "bar bar-" + step.kind,
         title: `${step.seq} ${LABELS[step.kind] || step.kind}: ${duration(step.duration)}`,
-        style: `left:${(100 * (step.at - step.duration - origin)) / s.duration}%;width:${Math.max(0.4, (100 * step.duration) / s.duration)}%`,
+        style: { left: `${(100 * (step.at - step.duration - origin)) / s.duration}%`, width: `${Math.max(0.4, (100 * step.duration) / s.duration)}%` },
       })))));
   return el("div", { class: "panel", id: "waterfall" }, el("h2", {}, `Waterfall (${duration(s.duration)})`), rows);
 }

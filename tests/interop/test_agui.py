@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -175,6 +176,48 @@ async def test_a_thread_continues_its_conversation() -> None:
         "Hi Ada.",
         "who am I?",
     ]
+
+
+class _HangsOnce:
+    """The first call never returns (its run is cancelled); later ones answer from a script."""
+
+    name = "hangs-once"
+
+    def __init__(self, script: ScriptedModel) -> None:
+        self.script, self.calls = script, 0
+        self.called = asyncio.Event()
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        self.calls += 1
+        if self.calls == 1:
+            self.called.set()
+            await asyncio.Event().wait()
+        return await self.script.respond(request)
+
+
+async def test_a_thread_whose_client_went_away_mid_run_goes_on() -> None:
+    """A client that disconnects mid model call cancels the run; the thread's next run
+    completes and its model sees the message of the run that was cut short."""
+    script = ScriptedModel(text("Back."))
+    model = _HangsOnce(script)
+    journal = InMemoryJournal()
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        AgUiServer(_swarm(model), journal, token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        async with http.stream("POST", server.url, json=_run_input("t3", "r1", "slow")):
+            await model.called.wait()
+        for _ in range(100_000):  # the server notices the disconnect and journals the end
+            sessions = await journal.sessions()
+            if sessions and sessions[0].stop_reason == "interrupted":
+                break
+            await asyncio.sleep(0)
+        second = await _post(http, server.url, _run_input("t3", "r2", "still there?"))
+
+    assert _data(second[-1])["result"] == "Back."
+    sent = [m.content for m in script.requests[0].messages if m.kind == "user"]
+    assert sent == ["slow", "still there?"]
 
 
 async def test_the_endpoint_refuses_requests_without_the_token_and_bad_input() -> None:

@@ -20,7 +20,7 @@ class Runtime:
 
     The loop never calls ``uuid``, ``time``, ``random`` or ``asyncio.sleep`` itself: it asks its
     runtime. The default is the real ones; a test passes fixed ones (see
-    ``swarmkit.testing.fixed_runtime``) and an engine passes its own deterministic ones, so a
+    ``swarmkit.testing.FixedRuntime``) and an engine passes its own deterministic ones, so a
     run replayed in another process draws the same values.
     """
 
@@ -32,6 +32,11 @@ class Runtime:
     """Wait this many seconds."""
     random: Callable[[], float] = random.random
     """A float in [0, 1) (retry jitter)."""
+    sleep_until: Callable[[float], Awaitable[None]] | None = None
+    """Wait until ``clock`` reads at least this time: how a call in flight waits out its run's
+    or agent's deadline. None (the default) sleeps for the difference, which is the same on a
+    clock that moves by itself; a test's clock that moves only when told (``FixedRuntime``)
+    waits here for the test to move it, where ``sleep`` would move it at once."""
 
 
 DEFAULT_RUNTIME = Runtime()

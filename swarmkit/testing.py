@@ -12,6 +12,7 @@ model.assert_exhausted()
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import os
@@ -250,16 +251,37 @@ def _describe_unexpected(request: ModelRequest) -> str:
 
 
 class FixedRuntime:
-    """A runtime whose ids count up, whose clock moves only when the run sleeps, and whose
-    randomness is a constant: two runs of one script draw exactly the same values."""
+    """A runtime whose ids count up, whose clock moves only when the run sleeps or the test
+    moves it, and whose randomness is a constant: two runs of one script draw exactly the
+    same values.
+
+    A call in flight under a ``run_timeout`` or ``agent_timeout`` is cancelled when the clock
+    passes its deadline, so a test lets time pass where it happens: a model or tool that
+    "takes a minute" does ``fixed.now += 60``. A call that only waits (a mocked HTTP client,
+    a thread) takes no time on this clock.
+    """
 
     def __init__(self, *, start: float = 1_700_000_000.0, prefix: str = "id") -> None:
         self._ids = itertools.count(1)
         self._prefix = prefix
-        self.now = start
-        """The frozen clock's reading; advance it to let time pass."""
+        self._now = start
+        self._waiters: list[tuple[float, asyncio.Future[None]]] = []
         self.sleeps: list[float] = []
         """Every sleep the run asked for, in order (none of them waited)."""
+
+    @property
+    def now(self) -> float:
+        """The frozen clock's reading; advance it (``fixed.now += 6``) to let time pass."""
+        return self._now
+
+    @now.setter
+    def now(self, value: float) -> None:
+        self._now = value
+        due = [waiter for waiter in self._waiters if waiter[0] <= value]
+        self._waiters = [waiter for waiter in self._waiters if waiter[0] > value]
+        for _, woken in due:
+            if not woken.done():
+                woken.set_result(None)
 
     def new_id(self) -> str:
         """``id-1``, ``id-2``, ..."""
@@ -267,12 +289,25 @@ class FixedRuntime:
 
     def clock(self) -> float:
         """The frozen time."""
-        return self.now
+        return self._now
 
     async def sleep(self, seconds: float) -> None:
         """Record the sleep and move the clock on, without waiting."""
         self.sleeps.append(seconds)
         self.now += seconds
+
+    async def sleep_until(self, when: float) -> None:
+        """Wait until the clock is moved to ``when`` (by a sleep of the run, or by the test)."""
+        if self._now >= when:
+            return
+        woken = asyncio.get_running_loop().create_future()
+        waiter = (when, woken)
+        self._waiters.append(waiter)
+        try:
+            await woken
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
 
     @staticmethod
     def random() -> float:
@@ -281,7 +316,13 @@ class FixedRuntime:
 
     def runtime(self) -> Runtime:
         """The ``Runtime`` to hand to a Swarm or a run."""
-        return Runtime(new_id=self.new_id, clock=self.clock, sleep=self.sleep, random=self.random)
+        return Runtime(
+            new_id=self.new_id,
+            clock=self.clock,
+            sleep=self.sleep,
+            random=self.random,
+            sleep_until=self.sleep_until,
+        )
 
 
 async def replay_fixture(swarm: Swarm, path: str | os.PathLike[str]) -> RunResult:

@@ -11,6 +11,8 @@ import structlog
 if TYPE_CHECKING:
     from tests.journal.postgres_server import PostgresServer
 
+pytest_plugins = ["pytester", "tests.network_fence"]
+
 
 @pytest.fixture(autouse=True)
 def _unconfigured_structlog() -> Iterator[None]:

@@ -195,6 +195,47 @@ INTEGRATION_PACKAGES = {
 }
 """Packages built on the core's public seams only: the command, the viewer, engines, servers."""
 
+CORE_PARTS = {
+    "__init__",
+    "_deprecated",
+    "_log",
+    "_run",
+    "_schema",
+    "_sent",
+    "_sessions",
+    "_typed_context",
+    "agent",
+    "bounds",
+    "check",
+    "conditions",
+    "config",
+    "context",
+    "conversation",
+    "delegation",
+    "drawing",
+    "events",
+    "exceptions",
+    "factory",
+    "filters",
+    "graph",
+    "handoffs",
+    "interrupts",
+    "journal",
+    "limits",
+    "messages",
+    "models",
+    "plan",
+    "redaction",
+    "result",
+    "runtime",
+    "serving",
+    "spec",
+    "swarm",
+    "testing",
+    "tools",
+}
+"""The core's packages and modules; with INTEGRATION_PACKAGES, everything under swarmkit/."""
+
 CORE_PRIVATE_IMPORTS = {
     # Sessions build courses, tapes and leases from the journal's own parts (their one place).
     ("_sessions", "swarmkit.journal._appender"),
@@ -224,6 +265,22 @@ def _private_imports() -> Iterator[tuple[str, str, str]]:
                 continue
             if any(part.startswith("_") for part in parts) and parts != ["_log"]:
                 yield owner, module, name
+
+
+def _top_level_parts() -> set[str]:
+    """The import name of each package and module directly under swarmkit/."""
+    packages = {path.parent.name for path in PACKAGE.glob("*/__init__.py")}
+    return packages | {path.stem for path in PACKAGE.glob("*.py")}
+
+
+def test_every_package_is_listed_as_core_or_integration() -> None:
+    """The two lists name exactly what is under swarmkit/: a new or renamed package fails here
+    until it is listed, so the public-seams check below never silently skips it."""
+    parts = _top_level_parts()
+    listed = INTEGRATION_PACKAGES | CORE_PARTS
+    assert INTEGRATION_PACKAGES.isdisjoint(CORE_PARTS)
+    # (listed but gone or renamed, present but unlisted)
+    assert (sorted(listed - parts), sorted(parts - listed)) == ([], [])
 
 
 def test_integrations_use_public_seams_only() -> None:

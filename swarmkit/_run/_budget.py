@@ -10,6 +10,7 @@ from typing import TypeVar
 from swarmkit._run._state import RunState
 from swarmkit.limits import LimitBreach, LimitName, UsageLimits
 from swarmkit.models import ModelRequest, Usage
+from swarmkit.runtime import Runtime
 from swarmkit.spec import SwarmSpec
 
 T = TypeVar("T")
@@ -106,37 +107,35 @@ def _allowances(
     return found
 
 
-async def within(seconds: float | None, call: Awaitable[T]) -> T:
-    """Await ``call``, cancelling it when ``seconds`` run out (then Expired)."""
+async def within(seconds: float | None, call: Awaitable[T], runtime: Runtime) -> T:
+    """Await ``call``, cancelling it when ``seconds`` run out on the runtime's clock (then
+    Expired)."""
     if seconds is None:
         return await call
-    try:
-        return await asyncio.wait_for(call, max(seconds, 0.0))
-    except TimeoutError:
-        raise Expired from None
+    async with _Alarm(runtime.clock() + seconds, runtime):
+        return await call
 
 
 async def bounded(
-    seconds: float | None, items: AsyncIterator[T], *, last: Callable[[T], bool]
+    seconds: float | None, items: AsyncIterator[T], *, last: Callable[[T], bool], runtime: Runtime
 ) -> AsyncIterator[T]:
     """The items of a stream up to the ``last`` one, the whole stream cancelled when
-    ``seconds`` run out (Expired); a last item that arrived in time is never lost to a
-    deadline that passes while the finished stream is closed.
+    ``seconds`` run out on the runtime's clock (Expired); a last item that arrived in time is
+    never lost to a deadline that passes while the finished stream is closed.
 
-    The allowance is read from the run's clock when the call starts; while the call is in
-    flight it counts down on the event loop's clock, since only real time can cancel a call
-    (a frozen or an engine's deterministic clock does not move while a call waits).
+    Only the waits for the next item are bounded: the consumer's time between items counts
+    against the deadline but is never cancelled.
     """
     if seconds is None:
         async for item in items:
             yield item
         return
-    deadline = asyncio.get_running_loop().time() + seconds
+    ends = runtime.clock() + seconds
     try:
         while True:
-            left = deadline - asyncio.get_running_loop().time()
             try:
-                item = await within(left, anext(items))
+                async with _Alarm(ends, runtime):
+                    item = await anext(items)
             except StopAsyncIteration:
                 return
             yield item
@@ -146,6 +145,45 @@ async def bounded(
         aclose = getattr(items, "aclose", None)
         if aclose is not None:
             await aclose()
+
+
+class _Alarm:
+    """Cancels the task awaiting inside it once the runtime's clock reaches ``ends``, and
+    turns that cancellation into Expired.
+
+    The runtime waits, not the event loop: the real one for real seconds, an engine on its
+    own timer, a test's fixed clock until the test moves it. The call stays in the caller's
+    task (a client's task-bound state survives); only the wait runs beside it.
+    """
+
+    def __init__(self, ends: float, runtime: Runtime) -> None:
+        self._ends = ends
+        self._runtime = runtime
+        self._rang = False
+
+    async def __aenter__(self) -> None:
+        task = asyncio.current_task()
+        assert task is not None  # the loop awaits its calls from a task
+        self._task, self._cancelling = task, task.cancelling()
+        self._timer = asyncio.create_task(self._ring())
+
+    async def _ring(self) -> None:
+        runtime = self._runtime
+        if runtime.sleep_until is not None:
+            await runtime.sleep_until(self._ends)
+        else:
+            await runtime.sleep(max(self._ends - runtime.clock(), 0.0))
+        self._rang = True
+        self._task.cancel()
+
+    async def __aexit__(self, kind: type[BaseException] | None, *_: object) -> None:
+        self._timer.cancel()
+        if not self._rang:
+            return
+        # The cancellation is ours only if nobody else cancelled the task meanwhile.
+        ours = self._task.uncancel() <= self._cancelling
+        if ours and kind is asyncio.CancelledError:
+            raise Expired from None
 
 
 # -- usage -----------------------------------------------------------------------------------

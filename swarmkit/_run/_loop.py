@@ -275,7 +275,10 @@ class RunLoop:
         response: ModelResponse | None = None
         try:
             responding = self._respond(plan, request, call.turn)
-            async for item in budget.bounded(run.time_left(), responding, last=_is_answer):
+            answered = budget.bounded(
+                run.time_left(), responding, last=_is_answer, runtime=run.seams.runtime
+            )
+            async for item in answered:
                 if isinstance(item, ModelResponse):
                     response = item
                 else:

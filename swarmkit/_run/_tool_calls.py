@@ -187,7 +187,7 @@ async def _run_live(run: RunParts, plan: AgentPlan, call: ToolCall, arguments: s
     context = run_context(state, idempotency_key=key)
     invoked = run.seams.tool_runner.invoke(plan.tools[call.name], arguments, context)
     try:
-        return await budget.within(run.time_left(), invoked)
+        return await budget.within(run.time_left(), invoked, run.seams.runtime)
     except budget.Expired:
         hit = run.limit_hit(run.expired())
         if hit is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 import uuid
@@ -73,7 +74,14 @@ class SessionState:
             clock=lambda: self.now,
             sleep=DBOS.sleep_async,
             random=seeded.random,
+            sleep_until=self.wait_until,
         )
+
+    async def wait_until(self, when: float) -> None:
+        """Wait out the deadline of a call in flight in real seconds: the session's clock
+        stands still during a step, and a durable sleep would be a step of its own beside it
+        (recorded or not as the race went, so a re-execution would differ)."""
+        await asyncio.sleep(max(when - self.now, 0.0))
 
     def advance(self, at: float) -> None:
         """Move the clock to a recorded step's time."""

@@ -156,6 +156,7 @@ CHAOS_KILLS = 5
 
 
 @pytest.mark.kill
+@pytest.mark.slow
 async def test_chaos_killed_and_restarted_workers_finish_every_session_exactly_once(
     postgres_server: PostgresServer, postgres_url: str, tmp_path: Path
 ) -> None:

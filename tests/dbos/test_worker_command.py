@@ -19,6 +19,7 @@ from tests.dbos.worker_app import swarms
 from tests.temporal.harness import gate_server
 
 
+@pytest.mark.slow
 async def test_the_worker_command_serves_a_swarm_until_sigterm(
     sqlite_url: str, tmp_path: Path
 ) -> None:

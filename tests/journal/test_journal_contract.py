@@ -259,11 +259,22 @@ async def test_a_second_owner_is_refused_a_held_lease_naming_the_holder(journal:
     assert caught.value.session_id == "s"
 
 
-async def test_the_holder_renews_its_lease_and_other_sessions_stay_free(journal: Journal) -> None:
-    """Leases are per session, and asking again as the holder renews."""
-    await journal.acquire_lease("s", owner="worker-a", ttl=60)
-    await journal.acquire_lease("s", owner="worker-a", ttl=60)
-    await journal.acquire_lease("t", owner="worker-b", ttl=60)
+async def test_the_holder_renews_its_lease_and_other_sessions_stay_free(
+    clock_and_journal: tuple[FakeClock, Journal],
+) -> None:
+    """Asking again as the holder starts a new term: past the first term's end another writer
+    is still refused, and let in once the new term ends; other sessions stay free."""
+    clock, journal = clock_and_journal
+    clock.tick = 0.0
+    await journal.acquire_lease("s", owner="worker-a", ttl=10)
+    clock.now += 8
+    await journal.acquire_lease("s", owner="worker-a", ttl=10)
+    await journal.acquire_lease("t", owner="worker-b", ttl=10)
+    clock.now += 8  # the first term ended 2 seconds ago; the renewed one has 2 to go
+    with pytest.raises(SessionBusyError, match="worker-a"):
+        await journal.acquire_lease("s", owner="worker-b", ttl=10)
+    clock.now += 8
+    await journal.acquire_lease("s", owner="worker-b", ttl=10)
 
 
 async def test_an_expired_lease_is_taken_over(

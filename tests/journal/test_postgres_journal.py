@@ -135,6 +135,7 @@ async def test_many_sessions_in_one_loop_share_a_small_pool(
         assert replayed.trail == ("triage", "billing")
 
 
+@pytest.mark.slow
 def test_four_processes_writing_fifty_sessions_each_lose_and_repeat_nothing(
     postgres_dsn: str,
 ) -> None:

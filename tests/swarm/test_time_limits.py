@@ -12,6 +12,7 @@ from swarmkit.events import RunFinished, TextDelta
 from swarmkit.journal import InMemoryJournal
 from swarmkit.models import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models import TextDelta as ModelTextDelta
+from swarmkit.runtime import Runtime
 from swarmkit.testing import (
     FixedRuntime,
     NeverCalledModel,
@@ -35,10 +36,15 @@ class SlowModel:
 
 
 class HangingModel:
-    """A model that never answers (its call can only be cancelled)."""
+    """A model still thinking a minute after it was asked: the clock moves on, no answer comes
+    (its call can only be cancelled)."""
+
+    def __init__(self, fixed: FixedRuntime) -> None:
+        self.fixed = fixed
 
     async def respond(self, request: ModelRequest) -> ModelResponse:
-        """Wait for an event nobody sets."""
+        """Let a minute pass, then wait for an event nobody sets."""
+        self.fixed.now += 60
         await asyncio.Event().wait()
         raise AssertionError("unreachable")
 
@@ -82,13 +88,18 @@ async def test_agent_timeout_counts_one_agent_stay() -> None:
 
 
 async def test_a_model_call_in_flight_is_cancelled_at_the_deadline() -> None:
-    """A call that never answers is cancelled when the allowance runs out; nothing is raised."""
+    """A call still running past a 30-second allowance is cancelled; nothing is raised."""
+    fixed = FixedRuntime()
     journal = InMemoryJournal()
-    swarm = Swarm([Agent(name="a")], "a", model=HangingModel(), run_timeout=0.01, journal=journal)
+    model = HangingModel(fixed)
+    swarm = Swarm([Agent(name="a")], "a", model=model, run_timeout=30, journal=journal)
 
-    result = await swarm.with_seams(runtime=FixedRuntime().runtime()).run("x")
+    result = await swarm.with_seams(runtime=fixed.runtime()).run("x")
 
     assert result.stop_reason == "timeout"
+    assert result.limit is not None
+    assert (result.limit.limit, result.limit.allowed, result.limit.used) == ("run_timeout", 30, 60)
+    assert fixed.sleeps == []  # the deadline was waited for, not slept through
     kinds = [r.kind for r in await journal.read(result.session_id)]
     assert "model_call" not in kinds
     assert kinds[-2:] == ["limit_reached", "run_finished"]
@@ -97,19 +108,81 @@ async def test_a_model_call_in_flight_is_cancelled_at_the_deadline() -> None:
 async def test_a_tool_call_in_flight_is_cancelled_at_the_deadline() -> None:
     """A hanging tool is cancelled too; the run ends as a timeout."""
 
+    fixed = FixedRuntime()
+
     @tool
     async def hang() -> str:
-        """Never return."""
+        """Work for a minute, then never return."""
+        fixed.now += 60
         await asyncio.Event().wait()
         return "unreachable"
 
     model = ScriptedModel(tool_call("hang"))
-    swarm = Swarm([Agent(name="a", tools=[hang])], "a", model=model, agent_timeout=0.01)
+    swarm = Swarm([Agent(name="a", tools=[hang])], "a", model=model, agent_timeout=30)
 
-    result = await swarm.with_seams(runtime=FixedRuntime().runtime()).run("x")
+    result = await swarm.with_seams(runtime=fixed.runtime()).run("x")
 
     assert result.stop_reason == "timeout"
-    assert result.limit is not None and result.limit.limit == "agent_timeout"
+    assert result.limit is not None
+    assert (result.limit.limit, result.limit.used) == ("agent_timeout", 60)
+
+
+async def test_a_call_that_only_waits_takes_no_time_on_the_fixed_clock() -> None:
+    """A tool awaiting a thread (as a mocked HTTP client does) finishes: the clock never moved."""
+
+    @tool
+    async def ask() -> str:
+        """Wait for an answer from a worker thread."""
+        return await asyncio.to_thread(str, "answered")
+
+    fixed = FixedRuntime()
+    model = ScriptedModel(tool_call("ask"), text("done"))
+    swarm = Swarm([Agent(name="a", tools=[ask])], "a", model=model, agent_timeout=30)
+
+    result = await swarm.with_seams(runtime=fixed.runtime()).run("x")
+
+    assert (result.stop_reason, result.final_output) == ("final_output", "done")
+    model.assert_exhausted()
+
+
+async def test_a_runtime_without_sleep_until_sleeps_out_the_deadline() -> None:
+    """A runtime whose clock moves by itself (the real one) waits the allowance with sleep."""
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    runtime = Runtime(clock=lambda: 1_000.0, sleep=sleep)
+    swarm = Swarm([Agent(name="a")], "a", model=HangingModel(FixedRuntime()), run_timeout=30)
+
+    result = await swarm.with_seams(runtime=runtime).run("x")
+
+    assert result.stop_reason == "timeout"
+    assert slept == [30.0]
+
+
+async def test_a_run_cancelled_during_a_timed_call_is_not_a_timeout() -> None:
+    """Cancelling the run's task while a timed call waits cancels the run; no timeout is made up."""
+    fixed = FixedRuntime()
+    called = asyncio.Event()
+
+    class Waiting:
+        async def respond(self, request: ModelRequest) -> ModelResponse:
+            called.set()
+            await asyncio.Event().wait()
+            raise AssertionError("unreachable")
+
+    journal = InMemoryJournal()
+    swarm = Swarm([Agent(name="a")], "a", model=Waiting(), run_timeout=30, journal=journal)
+    run = asyncio.create_task(swarm.with_seams(runtime=fixed.runtime()).run("x", session_id="s"))
+    await called.wait()
+
+    run.cancel()
+
+    with pytest.raises(asyncio.CancelledError):
+        await run
+    finished = (await journal.read("s"))[-1]
+    assert (finished.data["stop_reason"], finished.data["cancelled"]) == ("interrupted", True)
 
 
 async def test_a_timed_out_run_resumes_with_a_fresh_allowance() -> None:
@@ -170,14 +243,17 @@ async def test_a_streamed_run_under_a_time_limit_streams_as_usual() -> None:
 async def test_a_stream_that_stalls_is_cancelled_at_the_deadline() -> None:
     """A streaming model that stops sending mid-answer is cancelled; the run ends as a timeout."""
 
+    fixed = FixedRuntime()
+
     class Stalling(HangingModel):
         async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta | ModelResponse]:
             yield ModelTextDelta(text="Let me ")
+            fixed.now += 60
             await asyncio.Event().wait()
 
-    swarm = Swarm([Agent(name="a")], "a", model=Stalling(), agent_timeout=0.01)
+    swarm = Swarm([Agent(name="a")], "a", model=Stalling(fixed), agent_timeout=30)
 
-    events = [e async for e in swarm.with_seams(runtime=FixedRuntime().runtime()).stream("x")]
+    events = [e async for e in swarm.with_seams(runtime=fixed.runtime()).stream("x")]
 
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["Let me "]
     assert isinstance(events[-1], RunFinished)

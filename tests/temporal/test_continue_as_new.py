@@ -58,6 +58,7 @@ async def _collect(events: list[Event], source: object, held: asyncio.Event) -> 
             held.set()
 
 
+@pytest.mark.slow
 async def test_a_follower_sees_every_event_once_across_continue_as_new(
     temporal_address: str,
 ) -> None:

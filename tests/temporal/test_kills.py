@@ -10,7 +10,7 @@ from temporalio.client import Client
 from swarmkit.temporal import SwarmPlugin, session_result, start_session
 from tests.temporal.harness import activity_counts, gate_server, kill, new_queue, worker_process
 
-pytestmark = pytest.mark.kill
+pytestmark = [pytest.mark.kill, pytest.mark.slow]
 
 
 async def test_a_kill_during_a_tool_call_reruns_only_that_call(

@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from swarmkit import Agent, Handoff, ModelError, Swarm, tool
 from swarmkit.agui import HANDOFF, AgUiServer, ag_ui_events
 from swarmkit.journal import InMemoryJournal
-from swarmkit.models import ModelRequest, ModelResponse
+from swarmkit.models import Model, ModelRequest, ModelResponse
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 from tests.interop.agui_helpers import check_sequence, sse_events, validated
 
@@ -38,7 +38,7 @@ def pay_now(amount: int) -> str:
     return f"paid {amount}"
 
 
-def _swarm(model: ScriptedModel) -> Swarm:
+def _swarm(model: Model) -> Swarm:
     billing = Agent(name="billing", tools=[pay])
     triage = Agent(name="triage", handoffs=[Handoff(agent=billing, input_type=Refund)])
     return Swarm([triage, billing], "triage", model=model)

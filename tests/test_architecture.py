@@ -223,6 +223,7 @@ CORE_PARTS = {
     "journal",
     "limits",
     "messages",
+    "lowlevel",
     "models",
     "plan",
     "redaction",

@@ -27,7 +27,7 @@ from swarmkit.models._wire import ErrorAnswerError
 from swarmkit.runtime import Runtime
 
 
-class AnthropicModel(NativeModel):
+class AnthropicModel(NativeModel[anthropic.AsyncAnthropic]):
     """A Claude model served through ``anthropic.AsyncAnthropic`` (the Messages API).
 
     As with [OpenAIModel][swarmkit.models.OpenAIModel], the SDK's own retries are off, so each
@@ -138,11 +138,6 @@ class AnthropicModel(NativeModel):
         if self._owns_client and self._client is not None:
             await self._client.close()
             self._client = None
-
-    def _ready_client(self) -> anthropic.AsyncAnthropic:
-        if self._client is None:
-            self._client = self._build_client()
-        return self._client
 
     def _build_client(self) -> anthropic.AsyncAnthropic:
         api_key = self._api_key or os.environ.get(self.key_env)

@@ -23,7 +23,7 @@ from swarmkit.models._retry import ConnectionFailedError, RetryPolicy, StatusErr
 from swarmkit.runtime import Runtime
 
 
-class GeminiModel(NativeModel):
+class GeminiModel(NativeModel[genai.Client]):
     """A Gemini model served through ``google.genai.Client`` (``generateContent``).
 
     The SDK's own retries stay off (it retries only when given retry options), so each attempt
@@ -132,11 +132,6 @@ class GeminiModel(NativeModel):
         if self._owns_client and self._client is not None:
             await self._client.aio.aclose()
             self._client = None
-
-    def _ready_client(self) -> genai.Client:
-        if self._client is None:
-            self._client = self._build_client()
-        return self._client
 
     def _build_client(self) -> genai.Client:
         api_key = self._api_key or os.environ.get(self.key_env) or os.environ.get("GOOGLE_API_KEY")

@@ -9,6 +9,7 @@ around an attempt is here, once.
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
@@ -83,6 +84,17 @@ class ModelAdapter(Generic[_Client]):
 
     def _build_client(self) -> _Client:
         raise NotImplementedError
+
+    def _required_key(self, *others: str, hint: str = "") -> str:
+        """The API key to build a client with: ``api_key=``, else the first of ``key_env`` and
+        the ``others`` variables that is set; ConfigurationError naming ``key_env`` when none is."""
+        set_keys = (os.environ.get(name) for name in (self.key_env, *others))
+        key = self._api_key or next((value for value in set_keys if value), "")
+        if not key:
+            raise ConfigurationError(
+                f"{self!r} has no API key: pass api_key= or set {self.key_env}{hint}"
+            )
+        return key
 
     def _secrets(self) -> tuple[str, ...]:
         """The keys to mask in every message and log line."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncGenerator, Awaitable, Callable
 
 try:
@@ -140,13 +139,8 @@ class AnthropicModel(NativeModel[anthropic.AsyncAnthropic]):
             self._client = None
 
     def _build_client(self) -> anthropic.AsyncAnthropic:
-        api_key = self._api_key or os.environ.get(self.key_env)
-        if not api_key:
-            raise ConfigurationError(
-                f"{self!r} has no API key: pass api_key= or set {self.key_env}"
-            )
         return anthropic.AsyncAnthropic(
-            api_key=api_key,
+            api_key=self._required_key(),
             base_url=self._base_url,
             timeout=self._http_timeout(),
             max_retries=0,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncGenerator, Awaitable, Callable
 
 try:
@@ -134,11 +133,7 @@ class GeminiModel(NativeModel[genai.Client]):
             self._client = None
 
     def _build_client(self) -> genai.Client:
-        api_key = self._api_key or os.environ.get(self.key_env) or os.environ.get("GOOGLE_API_KEY")
-        if not api_key:
-            raise ConfigurationError(
-                f"{self!r} has no API key: pass api_key= or set {self.key_env}"
-            )
+        api_key = self._required_key("GOOGLE_API_KEY")
         options = types.HttpOptions(
             base_url=self._base_url,
             api_version="v1beta",

@@ -168,12 +168,9 @@ class OpenAIModel(ModelAdapter[AsyncOpenAI]):
             self._client = None
 
     def _build_client(self) -> AsyncOpenAI:
-        api_key = self._api_key or os.environ.get("OPENAI_API_KEY")
-        if not api_key:
-            raise ConfigurationError(
-                f"{self!r} has no API key: pass api_key= or set OPENAI_API_KEY"
-                " (for a server that needs no key, any non-empty string will do)"
-            )
+        api_key = self._required_key(
+            hint=" (for a server that needs no key, any non-empty string will do)"
+        )
         try:
             return AsyncOpenAI(
                 api_key=api_key,

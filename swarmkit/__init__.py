@@ -1,7 +1,8 @@
 """swarmkit: multi-agent swarms with rule-first handoffs, exact limits and replayable journals."""
 
-import importlib as _importlib
 import typing as _typing
+
+from swarmkit._lazy import lazy_getattr as _lazy_getattr
 
 if _typing.TYPE_CHECKING:
     from swarmkit import filters, testing
@@ -189,15 +190,8 @@ _HOMES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> _typing.Any:
-    """Each public name loads its module on first use (a model adapter loads its SDK)."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = _importlib.import_module(home)
-    value = module if home == f"{__name__}.{name}" else getattr(module, name)
-    globals()[name] = value
-    return value
+# Each public name loads its module on first use (a model adapter loads its SDK).
+__getattr__ = _lazy_getattr(__name__, _HOMES)
 
 
 def __dir__() -> list[str]:

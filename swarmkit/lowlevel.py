@@ -45,8 +45,9 @@ Showing journals, for commands and viewers:
 - ``TURN_MARK``: what separates a conversation's id from a later turn's number in a session id.
 """
 
-import importlib as _importlib
 import typing as _typing
+
+from swarmkit._lazy import lazy_getattr as _lazy_getattr
 
 if _typing.TYPE_CHECKING:
     from swarmkit.context import context_from_data, context_to_data
@@ -137,11 +138,4 @@ _HOMES: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> _typing.Any:
-    """Each name loads its module on first use."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(_importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_getattr(__name__, _HOMES)

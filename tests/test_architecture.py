@@ -255,6 +255,10 @@ CORE_PRIVATE_IMPORTS = {
 """Private modules the core reads across its own packages, each for the reason above."""
 
 
+ROOT_PLUMBING = {"swarmkit._log", "swarmkit._lazy"}
+"""The root package's private modules every package may use: its log events, its lazy names."""
+
+
 def _private_imports() -> Iterator[tuple[str, str, str]]:
     """(owner, module path, imported module) for each import of another package's private
     module; the owner is a module's top-level package or file under swarmkit/."""
@@ -264,7 +268,7 @@ def _private_imports() -> Iterator[tuple[str, str, str]]:
             parts = name.split(".")[1:] if name.startswith("swarmkit.") else []
             if not parts or parts[0] == owner.removesuffix(".py"):
                 continue
-            if any(part.startswith("_") for part in parts) and parts != ["_log"]:
+            if any(part.startswith("_") for part in parts) and name not in ROOT_PLUMBING:
                 yield owner, module, name
 
 

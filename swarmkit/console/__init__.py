@@ -6,8 +6,9 @@ machinery.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from swarmkit._lazy import lazy_getattr as _lazy_getattr
 
 if TYPE_CHECKING:
     from swarmkit.console._line import one_line, plural
@@ -36,11 +37,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """Load the module that defines ``name`` on first use."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = _lazy_getattr(__name__, _HOMES)

@@ -6,8 +6,9 @@ HTTP client (a workflow sandbox refuses them; most of a test suite never needs t
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from swarmkit._lazy import lazy_getattr as _lazy_getattr
 from swarmkit.models._base import (
     AttemptDiscarded,
     Model,
@@ -67,13 +68,5 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import an adapter's public names when they are first asked for."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib  # noqa: PLC0415 - only the lazy names need it
-
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+# The adapters' public names import their module (and its SDK) when first asked for.
+__getattr__ = _lazy_getattr(__name__, _LAZY)

@@ -1,17 +1,20 @@
-"""What every native adapter shares: arguments, retries, deadlines, key masking and logs.
+"""What every adapter shares: arguments, the client, retries, deadlines, key masking and logs.
 
-An adapter says how one attempt goes (``_attempt`` and ``_stream_attempt``) and how its SDK's
-errors read in our terms (``_translate``); everything around an attempt is here, once.
+``ModelAdapter`` keeps and checks what every adapter takes and builds its SDK's client on the
+first call. A native adapter (``NativeModel``) says only how one attempt goes (``_attempt`` and
+``_stream_attempt``) and how its SDK's errors read in our terms (``_translate``); everything
+around an attempt is here, once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import aclosing, contextmanager
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
@@ -19,15 +22,19 @@ from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
 from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, log_call_finished
 from swarmkit.runtime import Runtime
 
+_Client = TypeVar("_Client")
 
-class NativeModel:
-    """The common part of [AnthropicModel][swarmkit.models.AnthropicModel] and
-    [GeminiModel][swarmkit.models.GeminiModel]."""
+
+class ModelAdapter(Generic[_Client]):
+    """The common part of [OpenAIModel][swarmkit.models.OpenAIModel] and the native adapters:
+    the arguments every adapter takes, its SDK client, its retrier and its logs."""
 
     provider = ""
     """Who serves the model, as traces name it (``gen_ai.provider.name``)."""
     key_env = ""
     """The environment variable the API key is read from."""
+    _client: _Client | None
+    _owns_client: bool
 
     def __init__(
         self,
@@ -68,6 +75,57 @@ class NativeModel:
         self._sleep = runtime.sleep if runtime is not None else (sleep or asyncio.sleep)
         self._random = runtime.random if runtime is not None else random.random
         self._clock = clock
+
+    def _ready_client(self) -> _Client:
+        """The SDK's client, built on the first call (so no key is needed until then)."""
+        if self._client is None:
+            self._client = self._build_client()
+        return self._client
+
+    def _build_client(self) -> _Client:
+        raise NotImplementedError
+
+    def _required_key(self, *others: str, hint: str = "") -> str:
+        """The API key to build a client with: ``api_key=``, else the first of ``key_env`` and
+        the ``others`` variables that is set; ConfigurationError naming ``key_env`` when none is."""
+        set_keys = (os.environ.get(name) for name in (self.key_env, *others))
+        key = self._api_key or next((value for value in set_keys if value), "")
+        if not key:
+            raise ConfigurationError(
+                f"{self!r} has no API key: pass api_key= or set {self.key_env}{hint}"
+            )
+        return key
+
+    def _secrets(self) -> tuple[str, ...]:
+        """The keys to mask in every message and log line."""
+        return ()
+
+    def _api(self) -> str | None:
+        """The API the ``model_call_finished`` log names (None: it names none)."""
+        return None
+
+    def _retrier(self) -> CallRetrier:
+        return CallRetrier(
+            model=self.name,
+            policy=self.retry,
+            sleep=self._sleep,
+            secrets=self._secrets(),
+            random=self._random,
+            key_env=self.key_env,
+        )
+
+    def _log_finished(
+        self, response: ModelResponse, *, attempt: int, started: float, stream: bool
+    ) -> None:
+        latency = self._clock() - started
+        log_call_finished(
+            self.name, response, attempt=attempt, latency_s=latency, stream=stream, api=self._api()
+        )
+
+
+class NativeModel(ModelAdapter[_Client]):
+    """The common part of [AnthropicModel][swarmkit.models.AnthropicModel] and
+    [GeminiModel][swarmkit.models.GeminiModel]: each attempt of a call, around the SDK's own."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r})"
@@ -139,13 +197,6 @@ class NativeModel:
         if base_url is not None or api_key is not None:
             raise ConfigurationError("pass either client= or base_url=/api_key=, not both")
 
-    def _secrets(self) -> tuple[str, ...]:
-        return ()
-
-    def _ready_client(self) -> object:
-        """The SDK's client, built on the first call (so no key is needed until then)."""
-        raise NotImplementedError
-
     @contextmanager
     def _translated(self) -> Iterator[None]:
         try:
@@ -157,28 +208,8 @@ class NativeModel:
                 raise
             raise ours from exc
 
-    def _retrier(self) -> CallRetrier:
-        return CallRetrier(
-            model=self.name,
-            policy=self.retry,
-            sleep=self._sleep,
-            secrets=self._secrets(),
-            random=self._random,
-            key_env=self.key_env,
-        )
-
-    def _log_finished(
-        self, response: ModelResponse, *, attempt: int, started: float, stream: bool
-    ) -> None:
-        latency = self._clock() - started
-        log_call_finished(
-            self.name,
-            response,
-            attempt=attempt,
-            latency_s=latency,
-            stream=stream,
-            api=self.provider,
-        )
+    def _api(self) -> str | None:
+        return self.provider
 
 
 def headers_of(response: Any) -> dict[str, str]:

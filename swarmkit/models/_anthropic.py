@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncGenerator, Awaitable, Callable
 
 try:
@@ -27,7 +26,7 @@ from swarmkit.models._wire import ErrorAnswerError
 from swarmkit.runtime import Runtime
 
 
-class AnthropicModel(NativeModel):
+class AnthropicModel(NativeModel[anthropic.AsyncAnthropic]):
     """A Claude model served through ``anthropic.AsyncAnthropic`` (the Messages API).
 
     As with [OpenAIModel][swarmkit.models.OpenAIModel], the SDK's own retries are off, so each
@@ -139,19 +138,9 @@ class AnthropicModel(NativeModel):
             await self._client.close()
             self._client = None
 
-    def _ready_client(self) -> anthropic.AsyncAnthropic:
-        if self._client is None:
-            self._client = self._build_client()
-        return self._client
-
     def _build_client(self) -> anthropic.AsyncAnthropic:
-        api_key = self._api_key or os.environ.get(self.key_env)
-        if not api_key:
-            raise ConfigurationError(
-                f"{self!r} has no API key: pass api_key= or set {self.key_env}"
-            )
         return anthropic.AsyncAnthropic(
-            api_key=api_key,
+            api_key=self._required_key(),
             base_url=self._base_url,
             timeout=self._http_timeout(),
             max_retries=0,

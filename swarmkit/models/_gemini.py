@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import AsyncGenerator, Awaitable, Callable
 
 try:
@@ -23,7 +22,7 @@ from swarmkit.models._retry import ConnectionFailedError, RetryPolicy, StatusErr
 from swarmkit.runtime import Runtime
 
 
-class GeminiModel(NativeModel):
+class GeminiModel(NativeModel[genai.Client]):
     """A Gemini model served through ``google.genai.Client`` (``generateContent``).
 
     The SDK's own retries stay off (it retries only when given retry options), so each attempt
@@ -133,17 +132,8 @@ class GeminiModel(NativeModel):
             await self._client.aio.aclose()
             self._client = None
 
-    def _ready_client(self) -> genai.Client:
-        if self._client is None:
-            self._client = self._build_client()
-        return self._client
-
     def _build_client(self) -> genai.Client:
-        api_key = self._api_key or os.environ.get(self.key_env) or os.environ.get("GOOGLE_API_KEY")
-        if not api_key:
-            raise ConfigurationError(
-                f"{self!r} has no API key: pass api_key= or set {self.key_env}"
-            )
+        api_key = self._required_key("GOOGLE_API_KEY")
         options = types.HttpOptions(
             base_url=self._base_url,
             api_version="v1beta",

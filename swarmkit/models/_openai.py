@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
@@ -15,24 +14,19 @@ from openai import AsyncOpenAI, AsyncStream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from swarmkit.exceptions import ConfigurationError
+from swarmkit.models._adapter import ModelAdapter
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._chat_completions import StreamAssembler, parse_completion, request_json
-from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
+from swarmkit.models._deadline import AttemptDeadline, Timeouts
 from swarmkit.models._providers import provider_for_url
-from swarmkit.models._retry import (
-    CallRetrier,
-    RetryPolicy,
-    decoding_answers,
-    log_call_finished,
-    scrub_secrets,
-)
-from swarmkit.models._wire import IncompleteResponseError
+from swarmkit.models._retry import RetryPolicy, decoding_answers, scrub_secrets
+from swarmkit.models._wire import IncompleteResponseError, StreamAssembly, json_object
 from swarmkit.runtime import Runtime
 
 _COMPLETIONS = "/chat/completions"
 
 
-class OpenAIModel:
+class OpenAIModel(ModelAdapter[AsyncOpenAI]):
     """A model served through ``openai.AsyncOpenAI`` Chat Completions, with our retries.
 
     The client's own retries are switched off (``max_retries=0``), so each attempt is exactly one
@@ -40,6 +34,8 @@ class OpenAIModel:
     first call from ``api_key``/``base_url`` or ``OPENAI_API_KEY``/``OPENAI_BASE_URL``, so an
     OpenAIModel can be constructed (and a journal replayed) with no key set.
     """
+
+    key_env = "OPENAI_API_KEY"
 
     def __init__(
         self,
@@ -62,21 +58,21 @@ class OpenAIModel:
         ``runtime`` supplies the waits between attempts and the jitter's randomness (it wins
         over ``sleep=``), so retries draw from the same seam as the run.
         """
-        _check_arguments(model, client, base_url, api_key, retry)
-        self.name = model
-        """The model name sent with every request."""
+        _check_arguments(model, client, base_url, api_key)
+        super().__init__(
+            model,
+            api_key=api_key,
+            base_url=base_url,
+            timeout=timeout,
+            timeouts=timeouts,
+            retry=retry,
+            sleep=sleep,
+            clock=clock,
+            runtime=runtime,
+        )
         self.provider = _provider(client, base_url)
         """Who serves the model, as traces name it (``gen_ai.provider.name``): ``openai``, or
         the listed provider whose host the base URL names (Azure OpenAI, Groq, Mistral...)."""
-        self.retry = retry or RetryPolicy()
-        """The retry policy of every call."""
-        self.timeouts = timeouts_of(timeout, timeouts)
-        """The deadlines of each attempt."""
-        self._base_url = base_url
-        self._api_key = api_key
-        self._sleep = runtime.sleep if runtime is not None else sleep
-        self._random = runtime.random if runtime is not None else random.random
-        self._clock = clock
         self._client = None if client is None else _without_retries(client, self.timeouts)
         self._owns_client = client is None
 
@@ -101,11 +97,11 @@ class OpenAIModel:
                 completion = await deadline.within(
                     "first_byte", client.post(_COMPLETIONS, content=body, cast_to=object)
                 )
-            response = parse_completion(_as_object(completion))
+            response = parse_completion(json_object(completion))
             self._log_finished(response, attempt=attempt, started=started, stream=False)
             return response
 
-        return await self._retrier(client).call(attempt_once)
+        return await self._retrier().call(attempt_once)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[ModelDelta | ModelResponse]:
         """Yield text and tool-call deltas as they arrive, then the assembled response.
@@ -114,43 +110,56 @@ class OpenAIModel:
         the beginning of the answer; the final response is always the one complete answer.
         """
         client = self._ready_client()
-        body = request_json(self.name, request, stream=True)
+        body = self._request_json(request, stream=True)
         started = self._clock()
 
         def attempt_once(attempt: int) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
             return self._stream_once(client, body, attempt=attempt, started=started)
 
-        async with aclosing(self._retrier(client).stream(attempt_once)) as items:
+        async with aclosing(self._retrier().stream(attempt_once)) as items:
             async for item in items:
                 yield item
 
     async def _stream_once(
         self, client: AsyncOpenAI, body: bytes, *, attempt: int, started: float
     ) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
-        """One streamed request: deltas as chunks arrive, then the assembled response."""
-        assembler = StreamAssembler()
+        """One streamed request: deltas as its chunks arrive, then the assembled response."""
+        assembler = self._assembler()
         deadline = AttemptDeadline(self.timeouts)
+        chunks = await deadline.within("first_byte", self._post_stream(client, body))
+        async with chunks:
+            arriving = aiter(chunks)
+            while True:
+                with decoding_answers():
+                    chunk = await deadline.within("stream_gap", anext(arriving, None))
+                if chunk is None:
+                    break
+                for delta in assembler.add(self._chunk_json(chunk)):
+                    yield delta
+        response = assembler.response()
+        self._log_finished(response, attempt=attempt, started=started, stream=True)
+        yield response
+
+    # What the API's dialect decides; OpenAIResponsesModel replaces these, the rest is the same.
+
+    def _request_json(self, request: ModelRequest, *, stream: bool = False) -> bytes:
+        return request_json(self.name, request, stream=stream)
+
+    def _post_stream(self, client: AsyncOpenAI, body: bytes) -> Awaitable[AsyncStream[Any]]:
         # What chat.completions.create(stream=True) posts, with our body as it is.
-        create = client.post(
+        return client.post(
             _COMPLETIONS,
             content=body,
             cast_to=ChatCompletion,
             stream=True,
             stream_cls=AsyncStream[ChatCompletionChunk],
         )
-        chunks = await deadline.within("first_byte", create)
-        async with chunks:
-            events = aiter(chunks)
-            while True:
-                with decoding_answers():
-                    chunk = await deadline.within("stream_gap", anext(events, None))
-                if chunk is None:
-                    break
-                for delta in assembler.add(_json_of(chunk)):
-                    yield delta
-        response = assembler.response()
-        self._log_finished(response, attempt=attempt, started=started, stream=True)
-        yield response
+
+    def _assembler(self) -> StreamAssembly:
+        return StreamAssembler()
+
+    def _chunk_json(self, chunk: object) -> dict[str, Any]:
+        return _json_of(chunk)
 
     async def aclose(self) -> None:
         """Close the HTTP client this model built (an injected client is left to its owner)."""
@@ -158,18 +167,10 @@ class OpenAIModel:
             await self._client.close()
             self._client = None
 
-    def _ready_client(self) -> AsyncOpenAI:
-        if self._client is None:
-            self._client = self._build_client()
-        return self._client
-
     def _build_client(self) -> AsyncOpenAI:
-        api_key = self._api_key or os.environ.get("OPENAI_API_KEY")
-        if not api_key:
-            raise ConfigurationError(
-                f"{self!r} has no API key: pass api_key= or set OPENAI_API_KEY"
-                " (for a server that needs no key, any non-empty string will do)"
-            )
+        api_key = self._required_key(
+            hint=" (for a server that needs no key, any non-empty string will do)"
+        )
         try:
             return AsyncOpenAI(
                 api_key=api_key,
@@ -181,20 +182,8 @@ class OpenAIModel:
             detail = scrub_secrets(str(exc), (api_key,))
             raise ConfigurationError(f"cannot build the OpenAI client: {detail}") from None
 
-    def _retrier(self, client: AsyncOpenAI) -> CallRetrier:
-        return CallRetrier(
-            model=self.name,
-            policy=self.retry,
-            sleep=self._sleep,
-            secrets=(client.api_key,),
-            random=self._random,
-        )
-
-    def _log_finished(
-        self, response: ModelResponse, *, attempt: int, started: float, stream: bool
-    ) -> None:
-        latency = self._clock() - started
-        log_call_finished(self.name, response, attempt=attempt, latency_s=latency, stream=stream)
+    def _secrets(self) -> tuple[str, ...]:
+        return (self._ready_client().api_key,)
 
 
 def _provider(client: AsyncOpenAI | None, base_url: str | None) -> str:
@@ -204,10 +193,9 @@ def _provider(client: AsyncOpenAI | None, base_url: str | None) -> str:
     return provider_for_url(base_url or os.environ.get("OPENAI_BASE_URL"))
 
 
-def _check_arguments(
-    model: object, client: object, base_url: object, api_key: object, retry: object
-) -> None:
-    """Refuse arguments of the wrong kind at construction, saying what to pass instead."""
+def _check_arguments(model: object, client: object, base_url: object, api_key: object) -> None:
+    """Refuse a model name or a client of the wrong kind at construction, saying what to pass
+    instead (the other arguments are every adapter's, checked by ModelAdapter)."""
     if not isinstance(model, str) or not model:
         raise ConfigurationError(
             f"OpenAIModel needs a model name as a non-empty string, got {model!r:.80}; "
@@ -221,14 +209,6 @@ def _check_arguments(
     if client is not None and (base_url is not None or api_key is not None):
         raise ConfigurationError(
             "pass either client= or base_url=/api_key=, not both: configure the client itself"
-        )
-    for name, value in (("base_url", base_url), ("api_key", api_key)):
-        if value is not None and not isinstance(value, str):
-            raise ConfigurationError(f"{name}= must be a string, got {type(value).__name__}")
-    if retry is not None and not isinstance(retry, RetryPolicy):
-        raise ConfigurationError(
-            f"retry= must be a RetryPolicy, got {type(retry).__name__}; "
-            "e.g. retry=RetryPolicy(max_attempts=3)"
         )
 
 
@@ -244,13 +224,6 @@ def _http_timeout(timeouts: Timeouts) -> openai.Timeout:
 def _without_retries(client: AsyncOpenAI, timeouts: Timeouts) -> AsyncOpenAI:
     """A copy of the client that never retries on its own, so our attempts are its requests."""
     return client.with_options(max_retries=0, timeout=_http_timeout(timeouts))
-
-
-def _as_object(result: object) -> dict[str, Any]:
-    """The completion's JSON object; a server that answered with non-JSON text gives a str."""
-    if not isinstance(result, dict):
-        raise IncompleteResponseError(f"expected a JSON object, got {type(result).__name__}")
-    return result
 
 
 def _json_of(result: object) -> dict[str, Any]:

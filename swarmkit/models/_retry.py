@@ -278,15 +278,21 @@ def delay_after(
 
 
 def log_call_finished(
-    model: str, response: ModelResponse, *, attempt: int, latency_s: float, stream: bool, **api: str
+    model: str,
+    response: ModelResponse,
+    *,
+    attempt: int,
+    latency_s: float,
+    stream: bool,
+    api: str | None = None,
 ) -> None:
-    """The ``model_call_finished`` log event every adapter emits after a call (``api=`` names
-    the API where an adapter speaks more than one)."""
+    """The ``model_call_finished`` log event every adapter emits after a call (``api`` names
+    the API where an adapter speaks more than one; None leaves it out)."""
     log(
         "swarmkit.models",
         "model_call_finished",
         model=model,
-        **api,
+        **({} if api is None else {"api": api}),
         latency_ms=round(latency_s * 1000, 3),
         prompt_tokens=response.usage.prompt_tokens,
         completion_tokens=response.usage.completion_tokens,

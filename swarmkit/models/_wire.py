@@ -1,13 +1,14 @@
-"""What every wire dialect shares: its answer errors, checked JSON reads, sendable text and JSON."""
+"""What every wire dialect shares: answer errors, checked JSON reads, sendable JSON, assemblers."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 
 from swarmkit.messages import ToolCall
+from swarmkit.models._base import ModelDelta, ModelResponse
 
 
 class IncompleteResponseError(ValueError):
@@ -32,6 +33,19 @@ class ErrorAnswerError(ValueError):
         self.body = body
 
 
+class StreamAssembly(Protocol):
+    """What a dialect's stream assembler does: each streamed object in, its deltas out, and at
+    the end the complete response (``IncompleteResponseError`` for a stream cut short)."""
+
+    def add(self, chunk: Mapping[str, Any], /) -> list[ModelDelta]:
+        """Take in one streamed object (a chunk or an event) as JSON."""
+        ...
+
+    def response(self) -> ModelResponse:
+        """The assembled response."""
+        ...
+
+
 def checked_text(value: object, where: str) -> str | None:
     """A string field that may be null; any other JSON type is the server's mistake."""
     if value is None or isinstance(value, str):
@@ -48,6 +62,14 @@ def checked_count(value: object, where: str) -> int:
     if type(value) is float and value.is_integer() and 0 <= value < 2**63:
         return int(value)  # some servers count in JSON floats: 12.0
     raise UnexpectedResponseError(f"{where} must be a non-negative integer, got {value!r:.60}")
+
+
+def json_object(answer: object) -> dict[str, Any]:
+    """The JSON object a server answered (a response, a chunk or an event); one that answered
+    with non-JSON text gives a str, a garbled answer worth another attempt."""
+    if not isinstance(answer, dict):
+        raise IncompleteResponseError(f"expected a JSON object, got {type(answer).__name__}")
+    return answer
 
 
 def checked_mapping(value: object, where: str) -> Mapping[str, Any]:

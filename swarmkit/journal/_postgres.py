@@ -18,15 +18,9 @@ from swarmkit.exceptions import (
     SessionNotFoundError,
 )
 from swarmkit.journal import _postgres_schema as sql
-from swarmkit.journal._cipher import (
-    JournalCipher,
-    open_data,
-    opened_infos,
-    place,
-    seal_data,
-    seal_prompt,
-)
+from swarmkit.journal._cipher import JournalCipher, opened_infos, seal_prompt
 from swarmkit.journal._postgres_pool import LoopPools, one_line
+from swarmkit.journal._postgres_seals import PostgresSeals, SealedStep
 from swarmkit.journal._records import (
     JournalRecord,
     SessionInfo,
@@ -78,6 +72,7 @@ class PostgresJournal:
             max_connections=max_connections,
             connect_timeout=connect_timeout,
         )
+        self._seals = PostgresSeals(cipher, self._use)
         self._held: dict[str, str] = {}
         """The owner of each session lease this object took and has not given up."""
 
@@ -91,7 +86,7 @@ class PostgresJournal:
         if not records:
             return
         session_id = check_step(records)
-        params = self._step_params(session_id, records)
+        texts = [encode_data(r) for r in records]  # refuses data JSON cannot hold, before I/O
         first = records[0].seq
         statement = sql.APPEND_FIRST_STEP if first == 0 else sql.APPEND_NEXT_STEP
 
@@ -100,34 +95,35 @@ class PostgresJournal:
             return cursor.rowcount
 
         try:
+            step = await self._seals.seal(records, texts)
+            params = self._step_params(session_id, records, step)
             written = await self._use("append to", write)
         except JournalError:
+            self._seals.forget(session_id)
             await self._drop_lease(session_id)
             raise
         if written != len(records):
+            self._seals.forget(session_id)
+            await self._seals.check_in_clear(session_id)
             check_continues(session_id, await self.next_seq(session_id), first)
             raise JournalError(f"session {session_id!r} changed while appending; try again")
+        self._seals.wrote(session_id, step, finished=bool(params["finished"]))
 
     async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
         """Every record of the session in seq order."""
         check_session_id(session_id)
-
-        async def select(conn: psycopg.AsyncConnection[Any]) -> list[tuple[int, str, str, float]]:
-            cursor = await conn.execute(sql.SELECT_RECORDS, (session_id,))
-            return await cursor.fetchall()
-
-        rows = await self._use("read", select)
+        # Opened and checked even without a cipher: a sealed record then says so.
+        rows = await self._seals.read(session_id)
         if not rows:
             raise SessionNotFoundError(session_id)
-        cipher = self._cipher
         try:
             return tuple(
                 JournalRecord(
                     session_id=session_id,
                     seq=seq,
                     kind=kind,
-                    data=decode_data(open_data(cipher, data, session_id, seq, kind)),
-                    at=at,
+                    data=decode_data(str(data)),
+                    at=at if isinstance(at, float) else None,
                 )
                 for seq, kind, data, at in rows
             )
@@ -260,16 +256,18 @@ class PostgresJournal:
     def _now(self) -> float | None:
         return None if self._clock is None else self._clock()
 
-    def _step_params(self, session_id: str, records: Sequence[JournalRecord]) -> dict[str, Any]:
-        # Refuses non-JSON before any I/O.
-        datas = [seal_data(self._cipher, encode_data(r), *place(r)) for r in records]
+    def _step_params(
+        self, session_id: str, records: Sequence[JournalRecord], step: SealedStep
+    ) -> dict[str, Any]:
         facts = step_facts(records)
         return {
             "session_id": session_id,
             "first": records[0].seq,
             "count": len(records),
             "kinds": json.dumps([record.kind for record in records]),
-            "datas": sql.RECORD_SEPARATOR.join(datas),
+            "datas": sql.RECORD_SEPARATOR.join(step.datas),
+            "seal": step.seal,
+            "prev_seal": step.prev_seal,
             "finished": facts.finished,
             "stop_reason": facts.stop_reason,
             "prompt": seal_prompt(self._cipher, facts.prompt, session_id),

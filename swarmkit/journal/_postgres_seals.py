@@ -111,7 +111,8 @@ class PostgresSeals:
             raise refused_in_clear(session_id, journal=False)
 
     async def read(self, session_id: str) -> list[Row]:
-        """The session's rows, opened and checked (none if there is no such session)."""
+        """The session's rows, opened and checked (none if there is no such session; a seal
+        whose records are all gone is an error)."""
 
         async def select(conn: _Conn) -> list[tuple[Any, ...]]:
             cursor = await conn.execute(sql.SELECT_SESSION, {"session_id": session_id})
@@ -127,7 +128,7 @@ class PostgresSeals:
                 marked = True
             else:
                 rows.append((seq, kind, data, at))
-        if not rows:
+        if not rows and seal is None:
             return []
         mark = await self._read_mark() if marked and needs_mark(rows) else None
         return open_session(self.cipher, session_id, rows, seal=seal, mark=mark)

@@ -92,9 +92,10 @@ class SQLiteSeals:
             conn.execute(_KEEP_SEAL, (session_id, seal))
 
     def read(self, conn: sqlite3.Connection, session_id: str) -> list[Row]:
-        """The session's rows, opened and checked (none if there is no such session)."""
+        """The session's rows, opened and checked (none if there is no such session; a seal
+        whose records are all gone is an error)."""
         rows, seal = self._snapshot(conn, session_id)
-        if not rows:
+        if not rows and seal is None:
             return []
         mark = self._read_mark(conn) if needs_mark(rows) else None
         return open_session(self.cipher, session_id, rows, seal=seal, mark=mark)
@@ -110,7 +111,7 @@ class SQLiteSeals:
         conn.execute("BEGIN")
         try:
             rows: list[Row] = conn.execute(_SELECT_RECORDS, (session_id,)).fetchall()
-            seal = self._seal_of(conn, session_id) if rows else None
+            seal = self._seal_of(conn, session_id)
             conn.execute("COMMIT")
         except BaseException:
             rollback(conn)

@@ -60,7 +60,7 @@ class Store:
         tables = {"records": "swarmkit_records", "sessions": "swarmkit_sessions"}
         query = statement.format(**tables).replace("?", "%s")
         with psycopg.connect(self.location) as conn:
-            cursor = conn.execute(query, params)  # type: ignore[arg-type]
+            cursor = conn.execute(query, params)
             return cursor.fetchall() if cursor.description else []
 
 

@@ -1,5 +1,4 @@
-"""Sealed sessions as a chain: a forged, removed or reordered record of an encrypted journal
-is refused when read, and a writer without the key is refused before it writes.
+"""Sealed sessions as a chain: forged, removed or reordered records and keyless writers refused.
 
 How a record's data is stored (one JSON text, in either store):
 
@@ -14,14 +13,17 @@ How a record's data is stored (one JSON text, in either store):
 A chain alone cannot show records cut from its end, so each sealed session also has a
 *seal*: its record count and last link, sealed and bound to the session id, rewritten in the
 transaction of every step. It lives beside the session's summary row, where the count it
-vouches for already is: a ``seal`` column of ``swarmkit_sessions`` on Postgres, and on SQLite
-a ``seals`` table that the first sealed write creates (as leases are), so the file layout and
-reading a journal without the key stay as they were. A record in clear inside a sealed
-session, a seal that counts more records than there are, or sealed records without a seal
-are errors naming the session and the record.
+vouches for already is, rather than in a record of the session: records are only ever
+appended, and a seal sealed into the last record would go with the records cut after it.
+On Postgres it is a ``seal`` column of ``swarmkit_sessions``; on SQLite a ``seals`` table
+that the first sealed write creates (as leases are), so the file layout stays the same and
+reading a journal never changes it. A record in clear inside a sealed session, a seal that
+counts other records than there are, or chained records without a seal are errors naming
+the session and the record.
 
-The first sealed write also *marks* the journal (a ``seal`` row in its ``meta`` table): the
-sealed list of the sessions it already held, written in clear or sealed before chains. From
+The first sealed write also *marks* the journal (a ``seal`` row of ``meta``, or of
+``swarmkit_meta`` on Postgres): the sealed list of the sessions it already held, written in
+clear or sealed before chains. From
 then on a writer without the key is refused, and a session outside that list whose records
 are not chained is refused when read, so a session forged in clear is not shown as genuine,
 while sessions from before the journal was encrypted read as they always did.

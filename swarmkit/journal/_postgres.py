@@ -1,4 +1,4 @@
-"""PostgresJournal: one journal in PostgreSQL shared by many workers (the only psycopg importer)."""
+"""PostgresJournal: a journal in PostgreSQL shared by many workers (psycopg in _postgres* only)."""
 
 from __future__ import annotations
 

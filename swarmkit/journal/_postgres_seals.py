@@ -1,6 +1,7 @@
-"""Sealed sessions in a Postgres journal: each session's seal in its row, the journal's mark in
-``swarmkit_meta``, and a session read with its seal in one statement (``_chain`` describes the
-format)."""
+"""Sealed sessions in a Postgres journal: a seal per session row, the mark, one-statement reads.
+
+``_chain`` describes the format and why each part is kept where it is.
+"""
 
 from __future__ import annotations
 

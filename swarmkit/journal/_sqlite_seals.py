@@ -1,5 +1,7 @@
-"""Sealed sessions in an SQLite journal: the seals table, the journal's mark in ``meta``, and
-a session read with its seal in one snapshot (``_chain`` describes the format)."""
+"""Sealed sessions in an SQLite journal: the seals table, the mark in ``meta``, snapshot reads.
+
+``_chain`` describes the format and why each part is kept where it is.
+"""
 
 from __future__ import annotations
 

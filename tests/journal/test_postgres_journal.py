@@ -17,7 +17,7 @@ import pytest
 
 from swarmkit import Agent, Swarm
 from swarmkit.exceptions import JournalError
-from swarmkit.journal import JournalRecord, PostgresJournal, open_journal
+from swarmkit.journal import AESGCMCipher, JournalRecord, PostgresJournal, open_journal
 from swarmkit.journal import _postgres_schema as schema
 from swarmkit.journal._postgres_schema import POSTGRES_SCHEMA_VERSION
 from swarmkit.testing import ScriptedModel, text, transfer
@@ -348,6 +348,37 @@ def test_a_schema_from_a_newer_swarmkit_is_refused(postgres_server: PostgresServ
         message
     )
     assert "upgrade swarmkit" in message
+
+
+async def test_a_schema_1_journal_is_migrated_and_goes_on_sealed(
+    postgres_server: PostgresServer,
+) -> None:
+    """Tables of the first schema gain the seal column and the mark's table in place; their
+    sessions read as before, and a step written with a key is chained."""
+    dsn = fresh_schema(postgres_server)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for statement in (*schema.MIGRATIONS[1], schema.CREATE_MIGRATIONS):
+            conn.execute(statement)
+        conn.execute(schema.RECORD_MIGRATION, (1,))
+        conn.execute(
+            "INSERT INTO swarmkit_sessions (session_id, records, started_at, updated_at,"
+            " finished) VALUES ('old', 1, 0, 0, false)"
+        )
+        conn.execute(
+            "INSERT INTO swarmkit_records VALUES ('old', 0, 'run_started', %s, 0)",
+            ('{"prompt":"hi"}',),
+        )
+    cipher = AESGCMCipher({"k1": bytes(range(32))})
+    step = [JournalRecord(session_id="old", seq=1, kind="note", data={"n": 1})]
+    async with PostgresJournal(dsn, cipher=cipher) as journal:
+        await journal.append(step)
+        records = await journal.read("old")
+    with psycopg.connect(dsn) as conn:
+        versions = [row[0] for row in conn.execute("SELECT version FROM swarmkit_migrations")]
+        stored = conn.execute("SELECT data FROM swarmkit_records WHERE seq = 1").fetchone()
+
+    assert versions == [1, 2] and stored is not None and stored[0].startswith('{"chained":')
+    assert [r.data for r in records] == [{"prompt": "hi"}, {"n": 1}]
 
 
 def test_a_malformed_dsn_is_a_configuration_error() -> None:

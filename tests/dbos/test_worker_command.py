@@ -24,8 +24,7 @@ from tests.temporal.harness import gate_server
 async def test_the_worker_command_serves_a_swarm_until_sigterm(
     sqlite_url: str, tmp_path: Path
 ) -> None:
-    """A session queued by a client is run by the command's worker and mirrored to its journal,
-    sealed with the keys in $SWARMKIT_JOURNAL_KEYS."""
+    """A queued session is run by the command's worker and mirrored, sealed, to its journal."""
     journal = tmp_path / "journal.sqlite"
     key = generate_key()
     command = [

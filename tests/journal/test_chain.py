@@ -152,8 +152,7 @@ async def test_two_records_put_in_each_others_place_are_detected(store: Store) -
 
 
 async def test_a_writer_without_the_key_is_refused_and_writes_nothing(store: Store) -> None:
-    """Neither a new session nor a step of a sealed one goes in clear into a sealed journal;
-    the error names the session and the variable that holds the keys."""
+    """A keyless writer adds no session or step to a sealed journal; the error says what to set."""
     count = await _sealed_session(store)
     step = [JournalRecord(session_id="s1", seq=count, kind="note", data={"said": "clear"})]
     async with _opened(store, cipher=None) as plain:
@@ -174,8 +173,7 @@ async def test_a_writer_without_the_key_is_refused_and_writes_nothing(store: Sto
 async def test_a_session_forged_in_clear_is_refused_but_older_clear_ones_read(
     store: Store,
 ) -> None:
-    """Sessions written in clear before the journal was encrypted still read with the key;
-    one added in clear afterwards is refused."""
+    """Sessions in clear from before encryption still read; one added in clear later does not."""
     async with _opened(store, cipher=None) as plain:
         await _swarm().run("where is A-0?", session_id="old", journal=plain)
     await _sealed_session(store, "new")
@@ -199,8 +197,7 @@ async def test_a_session_forged_in_clear_is_refused_but_older_clear_ones_read(
 
 
 async def test_a_journal_sealed_before_chains_reads_and_goes_on_chained(store: Store) -> None:
-    """Records sealed in the earlier format (no chain) still open; a step added with the key
-    is chained, and cutting it off afterwards is detected."""
+    """Records sealed without a chain still open; a step added with the key is chained."""
     async with _opened(store, cipher=None) as plain:
         await _swarm().run("where is A-1?", session_id="s1", journal=plain)
     for seq, kind, data in store.sql("SELECT seq, kind, data FROM {records}"):

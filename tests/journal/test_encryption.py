@@ -192,8 +192,7 @@ def _clear_records(path: Path) -> int:
 def test_show_export_and_the_viewer_refuse_a_record_forged_in_clear(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A plain run_finished slipped into an encrypted journal is an error in every reader,
-    naming the record; its text is shown by none."""
+    """A plain run_finished slipped into an encrypted journal is an error naming it, everywhere."""
     path = tmp_path / "j.db"
     cipher = _keyed(monkeypatch)
     with SQLiteJournal(path, cipher=cipher) as journal:
@@ -226,8 +225,7 @@ def test_show_export_and_the_viewer_refuse_a_record_forged_in_clear(
 def test_the_command_without_the_key_cannot_write_into_an_encrypted_journal(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`swarmkit import` without the key is refused by a journal that holds sealed sessions,
-    naming the session and the variable to set; with the key it goes in sealed."""
+    """`swarmkit import` without the key is refused, naming the session; with it, goes in sealed."""
     path = tmp_path / "j.db"
     export = tmp_path / "s2.jsonl"
     with SQLiteJournal(path, cipher=_keyed(monkeypatch)) as journal:
@@ -250,8 +248,7 @@ def test_the_command_without_the_key_cannot_write_into_an_encrypted_journal(
 def test_the_demo_seals_every_record_with_the_keys_in_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`swarmkit demo --journal J` with keys set writes no record in clear, and shows the
-    sessions it wrote back with the same keys."""
+    """`swarmkit demo --journal J` with keys set writes no record in clear, and shows them."""
     _keyed(monkeypatch)
     path = tmp_path / "demo.sqlite"
 
@@ -264,8 +261,7 @@ def test_the_demo_seals_every_record_with_the_keys_in_the_environment(
 async def test_open_journal_seals_with_the_keys_in_the_environment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """open_journal (what every command, the worker and the demo use) applies the keys by
-    default; cipher=None opens without them, and is refused by the sealed journal."""
+    """open_journal applies the keys by default; with cipher=None a sealed journal refuses it."""
     cipher = _keyed(monkeypatch)
     path = tmp_path / "j.db"
     with open_journal(path) as journal:

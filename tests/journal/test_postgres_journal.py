@@ -353,8 +353,7 @@ def test_a_schema_from_a_newer_swarmkit_is_refused(postgres_server: PostgresServ
 async def test_a_schema_1_journal_is_migrated_and_goes_on_sealed(
     postgres_server: PostgresServer,
 ) -> None:
-    """Tables of the first schema gain the seal column and the mark's table in place; their
-    sessions read as before, and a step written with a key is chained."""
+    """First-schema tables are migrated in place: old sessions read, new steps are chained."""
     dsn = fresh_schema(postgres_server)
     with psycopg.connect(dsn, autocommit=True) as conn:
         for statement in (*schema.MIGRATIONS[1], schema.CREATE_MIGRATIONS):

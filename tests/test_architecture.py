@@ -360,3 +360,20 @@ def test_no_function_is_over_50_lines_without_a_reason() -> None:
     }
     assert set(long) == set(LONG_FUNCTIONS), long
     assert all(reason.strip() for reason in LONG_FUNCTIONS.values())
+
+
+MAX_JOURNAL_CLASS_LINES = 300
+"""A store class of journal/ stays under this: its SQL, pools and seals are modules beside it."""
+
+
+def test_no_class_of_the_journal_is_over_300_lines() -> None:
+    """Each class in journal/ (a store above all) reads in one sitting."""
+    long = {
+        (module, node.name): (node.end_lineno or node.lineno) - node.lineno + 1
+        for module, tree in _modules()
+        if module.startswith("journal/")
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        and (node.end_lineno or node.lineno) - node.lineno + 1 > MAX_JOURNAL_CLASS_LINES
+    }
+    assert long == {}

@@ -39,8 +39,7 @@ from swarmkit.exceptions import ReplayDivergenceError
 from swarmkit.interrupts import Decision, approve, edit, reject
 from swarmkit.journal import (
     JournalRecord,
-    SQLiteJournal,
-    env_cipher,
+    open_journal,
     session_status,
     status_of,
     turn_sessions,
@@ -261,9 +260,8 @@ async def _ui(args: argparse.Namespace) -> int:
     if isinstance(path, str):  # Postgres: one pool serves pages, listing and decisions
         writable = listing_journal = open_for_writing(path)
     else:
-        cipher = env_cipher()
-        writable = SQLiteJournal(path, read_only=not args.allow_decisions, cipher=cipher)
-        listing_journal = SQLiteJournal(path, read_only=True, cipher=cipher)
+        writable = open_journal(path, read_only=not args.allow_decisions)
+        listing_journal = open_journal(path, read_only=True)
     with writable as journal, listing_journal as listing:
         viewer = Viewer(journal, swarm=swarm, allow_decisions=args.allow_decisions, listing=listing)
         server = ViewerServer(viewer, port=args.port)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from swarmkit.cli._usage import DEFAULT_JOURNAL, UsageError
-from swarmkit.journal import SQLiteJournal, env_cipher, open_journal
+from swarmkit.journal import SQLiteJournal, open_journal
 from swarmkit.lowlevel import is_postgres_location
 
 if TYPE_CHECKING:
@@ -52,9 +52,10 @@ def swarm_journal_path(option: str | Path | None, swarm: Swarm) -> Path | str:
 
 
 def open_for_writing(path: Path | str) -> SQLiteJournal | PostgresJournal:
-    """Open (or create) the journal at ``path``; creates its own folder only."""
+    """Open (or create) the journal at ``path`` with the keys of $SWARMKIT_JOURNAL_KEYS;
+    creates its own folder only."""
     if isinstance(path, str):
-        return open_journal(path, cipher=env_cipher())
+        return open_journal(path)
     _check_no_file_above(path)
     if path.is_dir():
         raise UsageError(f"the journal path {path} is a folder; name a file in it ({_WHERE})")
@@ -70,20 +71,21 @@ def open_for_writing(path: Path | str) -> SQLiteJournal | PostgresJournal:
         _make_folder(folder, path)
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
         raise UsageError(f"cannot write the journal at {path}: permission denied ({_WHERE})")
-    return SQLiteJournal(path, cipher=env_cipher())
+    return open_journal(path)
 
 
 def open_for_reading(path: Path | str) -> SQLiteJournal | PostgresJournal:
-    """Open an existing swarmkit journal; anything else is refused untouched."""
+    """Open an existing swarmkit journal with the keys of $SWARMKIT_JOURNAL_KEYS; anything
+    else is refused untouched."""
     if isinstance(path, str):
-        return open_journal(path, cipher=env_cipher())
+        return open_journal(path)
     _check_no_file_above(path)
     if not path.exists():
         raise UsageError(f"no journal at {path}; {_WHERE} (runs write to it with `swarmkit run`)")
     if not path.is_file():
         raise UsageError(f"the journal path {path} is not a file; {_WHERE}")
     # Read-only, SQLite refuses a foreign or damaged file without changing it, saying which.
-    return SQLiteJournal(path, read_only=True, cipher=env_cipher())
+    return open_journal(path, read_only=True)
 
 
 def _check_no_file_above(path: Path) -> None:

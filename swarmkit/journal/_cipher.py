@@ -1,11 +1,10 @@
-"""Encryption at rest for journals: record bodies and prompts sealed with AES-GCM.
+"""Encryption at rest for journals: the cipher that seals record bodies and prompts (AES-GCM).
 
 A journal given ``cipher=`` seals each record's data (and each session's prompt) before it
 is stored; the session id, kind, sequence number and times stay in clear, so sessions can be
-listed and ordered without the key. A sealed body is stored as the JSON object
-``{"sealed": "swarmkit-aesgcm:v1:<key id>:<base64 nonce+ciphertext>"}``, so both stores keep
-their schema. The record's session id, seq and kind are the associated data: a sealed body
-moved to another record does not open.
+listed and ordered without the key. Sealed text reads
+``swarmkit-aesgcm:v1:<key id>:<base64 nonce+ciphertext>``; how a record's sealed body is
+stored and bound to its place and to the record before it is ``_chain``'s.
 
 ``cryptography`` (extra ``swarmkit-agents[encryption]``) loads only when a cipher is built.
 """
@@ -20,14 +19,13 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from swarmkit.exceptions import ConfigurationError, JournalError
-from swarmkit.journal._records import JournalRecord, SessionInfo
+from swarmkit.journal._records import SessionInfo
 
 KEYS_VARIABLE = "SWARMKIT_JOURNAL_KEYS"
 """The environment variable ``AESGCMCipher.from_env()`` reads: ``id:base64key[,id:base64key]``,
 the first key being the one new records are sealed with."""
 
 _PREFIX = "swarmkit-aesgcm:v1:"
-_SEALED_KEY = "sealed"
 _NONCE_BYTES = 12
 
 
@@ -140,32 +138,6 @@ def _check_key(key_id: object, key: object) -> None:
 # -- what the stores call ----------------------------------------------------------------------
 
 
-def seal_data(cipher: JournalCipher | None, text: str, session_id: str, seq: int, kind: str) -> str:
-    """A record's JSON data text as stored: sealed inside ``{"sealed": ...}`` with a cipher."""
-    if cipher is None:
-        return text
-    sealed = cipher.seal(text, context=_record_context(session_id, seq, kind))
-    return f'{{"{_SEALED_KEY}":"{sealed}"}}'
-
-
-def open_data(cipher: JournalCipher | None, text: str, session_id: str, seq: int, kind: str) -> str:
-    """A stored data text back as the record's JSON; ``JournalError`` naming the record when
-    it is sealed and there is no cipher, or the cipher cannot open it."""
-    if not text.startswith(f'{{"{_SEALED_KEY}":"{_PREFIX}'):
-        return text  # written before the journal was encrypted
-    where = f"record {seq} ({kind!r}) of session {session_id!r}"
-    if cipher is None:
-        raise JournalError(
-            f"{where} is encrypted: open the journal with cipher=AESGCMCipher(...) (the CLI "
-            f"reads keys from ${KEYS_VARIABLE})"
-        )
-    sealed = text[len(_SEALED_KEY) + 5 : -2]
-    try:
-        return cipher.open(sealed, context=_record_context(session_id, seq, kind))
-    except JournalError as exc:
-        raise JournalError(f"{where} cannot be read: {exc}") from None
-
-
 def seal_prompt(cipher: JournalCipher | None, prompt: str | None, session_id: str) -> str | None:
     """A session's prompt as its sessions row stores it."""
     if cipher is None or prompt is None:
@@ -185,18 +157,6 @@ def open_prompt(cipher: JournalCipher | None, prompt: Any, session_id: str) -> A
         return "[encrypted: no key opens it]"
 
 
-def opened(
-    cipher: JournalCipher | None, data: object, session_id: str, seq: int, kind: str
-) -> object:
-    """A stored data value as ``decode_record`` takes it: opened when it is sealed text."""
-    return open_data(cipher, data, session_id, seq, kind) if isinstance(data, str) else data
-
-
-def place(record: JournalRecord) -> tuple[str, int, str]:
-    """The session id, seq and kind that a record's sealed body is bound to."""
-    return record.session_id, record.seq, record.kind
-
-
 def opened_infos(
     cipher: JournalCipher | None, infos: Sequence[SessionInfo]
 ) -> tuple[SessionInfo, ...]:
@@ -207,7 +167,3 @@ def opened_infos(
         else replace(info, prompt=open_prompt(cipher, info.prompt, info.session_id))
         for info in infos
     )
-
-
-def _record_context(session_id: str, seq: int, kind: str) -> str:
-    return f"{session_id}\x1f{seq}\x1f{kind}"

@@ -1,15 +1,16 @@
-"""open_journal: the journal a location names, an SQLite path or a ``postgresql://`` URL."""
+"""open_journal: the journal a location names, an SQLite path or a ``postgresql://`` URL, with
+the keys of ``$SWARMKIT_JOURNAL_KEYS``: how every command, worker and the demo open journals."""
 
 from __future__ import annotations
 
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from swarmkit.exceptions import ConfigurationError
-from swarmkit.journal._cipher import JournalCipher
+from swarmkit.journal._cipher import JournalCipher, env_cipher
 from swarmkit.journal._sqlite import SQLiteJournal
 
 if TYPE_CHECKING:
@@ -64,16 +65,35 @@ _SECRET_SETTING = re.compile(
 
 
 def open_journal(
-    location: str | os.PathLike[str], *, cipher: JournalCipher | None = None
+    location: str | os.PathLike[str],
+    *,
+    cipher: JournalCipher | Literal["env"] | None = "env",
+    read_only: bool = False,
 ) -> SQLiteJournal | PostgresJournal:
-    """``PostgresJournal`` for a ``postgresql://`` URL, else the ``SQLiteJournal`` at the path;
-    ``cipher`` seals record bodies at rest.
+    """``PostgresJournal`` for a ``postgresql://`` URL, else the ``SQLiteJournal`` at the path.
+
+    ``cipher`` seals record bodies at rest; by default (``"env"``) it is the cipher of the
+    keys in ``$SWARMKIT_JOURNAL_KEYS`` when that is set, so a journal opened here is never
+    written in clear by mistake. Pass ``None`` for no cipher. ``read_only=True`` opens an
+    SQLite file for reading only (what a Postgres user may do is up to its grants).
 
     Postgres needs the extra: ``pip install 'swarmkit-agents[postgres]'``.
     """
+    chosen = _cipher_of(cipher)
     if is_postgres_location(location):
-        return postgres_journal_class()(str(location), cipher=cipher)
-    return SQLiteJournal(Path(location), cipher=cipher)
+        return postgres_journal_class()(str(location), cipher=chosen)
+    return SQLiteJournal(Path(location), cipher=chosen, read_only=read_only)
+
+
+def _cipher_of(cipher: JournalCipher | Literal["env"] | None) -> JournalCipher | None:
+    if not isinstance(cipher, str):
+        return cipher
+    if cipher != "env":
+        raise ConfigurationError(
+            f"cipher= takes a JournalCipher, None or 'env' (the keys in $SWARMKIT_JOURNAL_KEYS), "
+            f"got {cipher[:10]!r}"
+        )
+    return env_cipher()
 
 
 def postgres_journal_class() -> type[PostgresJournal]:

@@ -1,21 +1,15 @@
-"""PostgresJournal: one journal in PostgreSQL shared by many workers (the only psycopg importer)."""
+"""PostgresJournal: a journal in PostgreSQL shared by many workers (psycopg in _postgres* only)."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import math
-import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, TypeVar
 
 import psycopg
-from psycopg import errors as pg_errors
 from psycopg.conninfo import conninfo_to_dict
-from psycopg_pool import AsyncConnectionPool
 
 from swarmkit.exceptions import (
     ConfigurationError,
@@ -24,14 +18,9 @@ from swarmkit.exceptions import (
     SessionNotFoundError,
 )
 from swarmkit.journal import _postgres_schema as sql
-from swarmkit.journal._cipher import (
-    JournalCipher,
-    open_data,
-    opened_infos,
-    place,
-    seal_data,
-    seal_prompt,
-)
+from swarmkit.journal._cipher import JournalCipher, opened_infos, seal_prompt
+from swarmkit.journal._postgres_pool import LoopPools, one_line
+from swarmkit.journal._postgres_seals import PostgresSeals, SealedStep
 from swarmkit.journal._records import (
     JournalRecord,
     SessionInfo,
@@ -46,64 +35,6 @@ from swarmkit.journal._records import (
 )
 
 _T = TypeVar("_T")
-_Pool = AsyncConnectionPool[psycopg.AsyncConnection[Any]]
-_IDLE = psycopg.pq.TransactionStatus.IDLE
-
-# Pools of loops that ended are closed by their keeper task; this holds the keepers alive.
-_KEEPERS: set[asyncio.Task[None]] = set()
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class _LoopPool:
-    """The connection pool of one event loop, as the task that opens it."""
-
-    opening: asyncio.Task[_Pool]
-    """Opens the pool; every caller of the loop awaits the same task."""
-    closing: asyncio.Event
-    """Set by ``aclose()``: the pool's keeper then closes it without waiting for the loop."""
-    spare: _Spare
-    """The connection kept out of the pool for calls that come one at a time."""
-
-
-class _Spare:
-    """One connection a loop keeps checked out of its pool, for calls that come one at a time.
-
-    A run writes its session one call after another, so most calls find it free and skip the
-    pool's checkout and return; a call that finds it busy takes a pooled connection. A call
-    that fails or is cancelled gives it back to the pool, which resets or replaces it.
-    """
-
-    def __init__(self) -> None:
-        self.conn: psycopg.AsyncConnection[Any] | None = None
-        self.busy = False
-
-    async def use(
-        self, pool: _Pool, work: Callable[[psycopg.AsyncConnection[Any]], Awaitable[_T]]
-    ) -> _T:
-        """Run ``work`` on the spare connection (the caller checked it is not busy)."""
-        self.busy = True
-        conn = self.conn
-        try:
-            if conn is None:
-                conn = self.conn = await pool.getconn()
-            result = await work(conn)
-            if conn.info.transaction_status != _IDLE:
-                raise JournalError("a journal call left its connection inside a transaction")
-            return result
-        except BaseException:
-            if conn is not None:
-                self.conn = None
-                with contextlib.suppress(Exception):  # the call's own error is the one to see
-                    await pool.putconn(conn)
-            raise
-        finally:
-            self.busy = False
-
-    async def close(self) -> None:
-        conn, self.conn = self.conn, None
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                await conn.close()
 
 
 class PostgresJournal:
@@ -134,13 +65,14 @@ class PostgresJournal:
         """
         self._where = _describe(dsn)
         self._cipher = cipher
-        self._dsn = dsn
         self._clock = clock
-        self._max_connections = max_connections
-        self._connect_timeout = connect_timeout
-        self._schema_ready = False
-        self._closed = False
-        self._pools: dict[asyncio.AbstractEventLoop, _LoopPool] = {}
+        self._pools = LoopPools(
+            dsn,
+            where=self._where,
+            max_connections=max_connections,
+            connect_timeout=connect_timeout,
+        )
+        self._seals = PostgresSeals(cipher, self._use)
         self._held: dict[str, str] = {}
         """The owner of each session lease this object took and has not given up."""
 
@@ -154,7 +86,7 @@ class PostgresJournal:
         if not records:
             return
         session_id = check_step(records)
-        params = self._step_params(session_id, records)
+        texts = [encode_data(r) for r in records]  # refuses data JSON cannot hold, before I/O
         first = records[0].seq
         statement = sql.APPEND_FIRST_STEP if first == 0 else sql.APPEND_NEXT_STEP
 
@@ -163,34 +95,35 @@ class PostgresJournal:
             return cursor.rowcount
 
         try:
+            step = await self._seals.seal(records, texts)
+            params = self._step_params(session_id, records, step)
             written = await self._use("append to", write)
         except JournalError:
+            self._seals.forget(session_id)
             await self._drop_lease(session_id)
             raise
         if written != len(records):
+            self._seals.forget(session_id)
+            await self._seals.check_in_clear(session_id)
             check_continues(session_id, await self.next_seq(session_id), first)
             raise JournalError(f"session {session_id!r} changed while appending; try again")
+        self._seals.wrote(session_id, step, finished=bool(params["finished"]))
 
     async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
         """Every record of the session in seq order."""
         check_session_id(session_id)
-
-        async def select(conn: psycopg.AsyncConnection[Any]) -> list[tuple[int, str, str, float]]:
-            cursor = await conn.execute(sql.SELECT_RECORDS, (session_id,))
-            return await cursor.fetchall()
-
-        rows = await self._use("read", select)
+        # Opened and checked even without a cipher: a sealed record then says so.
+        rows = await self._seals.read(session_id)
         if not rows:
             raise SessionNotFoundError(session_id)
-        cipher = self._cipher
         try:
             return tuple(
                 JournalRecord(
                     session_id=session_id,
                     seq=seq,
                     kind=kind,
-                    data=decode_data(open_data(cipher, data, session_id, seq, kind)),
-                    at=at,
+                    data=decode_data(str(data)),
+                    at=at if isinstance(at, float) else None,
                 )
                 for seq, kind, data, at in rows
             )
@@ -289,18 +222,11 @@ class PostgresJournal:
 
     async def aclose(self) -> None:
         """Close the current event loop's pool; later calls raise ``JournalError``."""
-        self._closed = True
-        with contextlib.suppress(RuntimeError):
-            entry = self._pools.pop(asyncio.get_running_loop(), None)
-            if entry is not None and not entry.opening.cancelled():
-                entry.closing.set()
-                await entry.spare.close()  # checked out, so closing the pool would not close it
-                with contextlib.suppress(Exception):
-                    await (await asyncio.shield(entry.opening)).close()
+        await self._pools.aclose()
 
     def close(self) -> None:
         """Refuse later calls; each loop's pool closes as its loop shuts down."""
-        self._closed = True
+        self._pools.close()
 
     def __enter__(self) -> PostgresJournal:
         return self
@@ -330,16 +256,18 @@ class PostgresJournal:
     def _now(self) -> float | None:
         return None if self._clock is None else self._clock()
 
-    def _step_params(self, session_id: str, records: Sequence[JournalRecord]) -> dict[str, Any]:
-        # Refuses non-JSON before any I/O.
-        datas = [seal_data(self._cipher, encode_data(r), *place(r)) for r in records]
+    def _step_params(
+        self, session_id: str, records: Sequence[JournalRecord], step: SealedStep
+    ) -> dict[str, Any]:
         facts = step_facts(records)
         return {
             "session_id": session_id,
             "first": records[0].seq,
             "count": len(records),
             "kinds": json.dumps([record.kind for record in records]),
-            "datas": sql.RECORD_SEPARATOR.join(datas),
+            "datas": sql.RECORD_SEPARATOR.join(step.datas),
+            "seal": step.seal,
+            "prev_seal": step.prev_seal,
             "finished": facts.finished,
             "stop_reason": facts.stop_reason,
             "prompt": seal_prompt(self._cipher, facts.prompt, session_id),
@@ -353,139 +281,7 @@ class PostgresJournal:
         self, action: str, work: Callable[[psycopg.AsyncConnection[Any]], Awaitable[_T]]
     ) -> _T:
         """Run ``work`` on a pooled connection; database errors become one-line JournalErrors."""
-        if self._closed:
-            raise JournalError(f"cannot {action} the journal at {self._where}: it is closed")
-        pool, spare = await self._pool()
-        try:
-            # With one connection in all, a kept one would leave none for concurrent calls.
-            if not spare.busy and self._max_connections > 1:
-                return await spare.use(pool, work)
-            async with pool.connection() as conn:
-                return await work(conn)
-        except psycopg.Error as exc:
-            raise JournalError(
-                f"cannot {action} the journal at {self._where}: {_one_line(exc)}"
-            ) from exc
-
-    async def _pool(self) -> tuple[_Pool, _Spare]:
-        loop = asyncio.get_running_loop()
-        entry = self._pools.get(loop)
-        if entry is None:
-            # Forget the pools of loops that ended (their keepers closed them): run_sync
-            # leaves one behind per call.
-            for ended in [known for known in self._pools if known.is_closed()]:
-                del self._pools[ended]
-            closing = asyncio.Event()
-            opening = loop.create_task(self._open_pool(closing))
-            entry = _LoopPool(opening=opening, closing=closing, spare=_Spare())
-            self._pools[loop] = entry
-        try:
-            return await asyncio.shield(entry.opening), entry.spare
-        except BaseException:
-            if entry.opening.done() and self._pools.get(loop) is entry:
-                del self._pools[loop]  # the next call tries again
-            raise
-
-    async def _open_pool(self, closing: asyncio.Event) -> _Pool:
-        if not self._schema_ready:
-            await self._prepare_schema()
-            self._schema_ready = True
-        connections: weakref.WeakSet[psycopg.AsyncConnection[Any]] = weakref.WeakSet()
-
-        async def remember(conn: psycopg.AsyncConnection[Any]) -> None:
-            connections.add(conn)
-
-        pool: _Pool = AsyncConnectionPool(
-            self._dsn,
-            configure=remember,
-            kwargs={"autocommit": True, "connect_timeout": _whole_seconds(self._connect_timeout)},
-            min_size=1,
-            max_size=self._max_connections,
-            open=False,
-            timeout=self._connect_timeout,
-            name=f"swarmkit-journal {self._where}",
-        )
-        try:
-            await pool.open(wait=True, timeout=self._connect_timeout)
-        except psycopg.Error as exc:
-            await pool.close()
-            raise JournalError(
-                f"cannot connect to the journal at {self._where}: {_one_line(exc)}"
-            ) from exc
-        keeper = asyncio.get_running_loop().create_task(
-            _close_with_loop(pool, connections, closing)
-        )
-        _KEEPERS.add(keeper)
-        keeper.add_done_callback(_KEEPERS.discard)
-        return pool
-
-    async def _prepare_schema(self) -> None:
-        """Create the tables, migrate an older schema, or refuse a newer one."""
-        conn = await self._connect()
-        try:
-            async with conn.transaction():
-                await conn.execute("SELECT pg_advisory_xact_lock(%s)", (sql.MIGRATION_LOCK,))
-                await _migrate(conn, self._where)
-        except pg_errors.InsufficientPrivilege as exc:
-            raise JournalError(
-                f"the database at {self._where} has no swarmkit journal tables of schema "
-                f"{sql.POSTGRES_SCHEMA_VERSION} and this user may not create them "
-                f"({_one_line(exc)}); connect once as a user with CREATE on the schema, or "
-                "GRANT CREATE ON SCHEMA public to this user"
-            ) from exc
-        except psycopg.Error as exc:
-            raise JournalError(
-                f"cannot set up the journal at {self._where}: {_one_line(exc)}"
-            ) from exc
-        finally:
-            await conn.close()
-
-    async def _connect(self) -> psycopg.AsyncConnection[Any]:
-        try:
-            return await psycopg.AsyncConnection.connect(
-                self._dsn, connect_timeout=_whole_seconds(self._connect_timeout)
-            )
-        except psycopg.Error as exc:
-            raise JournalError(
-                f"cannot connect to the journal at {self._where}: {_one_line(exc)}; "
-                f"{_connect_hint(exc)}"
-            ) from exc
-
-
-async def _migrate(conn: psycopg.AsyncConnection[Any], where: str) -> None:
-    exists = await (await conn.execute(sql.MIGRATIONS_EXIST)).fetchone()
-    installed = 0
-    if exists is not None and exists[0]:
-        row = await (await conn.execute(sql.MAX_VERSION)).fetchone()
-        installed = int(row[0]) if row is not None else 0
-    if installed > sql.POSTGRES_SCHEMA_VERSION:
-        raise JournalError(
-            f"the journal at {where} has schema version {installed}, newer than this swarmkit "
-            f"reads ({sql.POSTGRES_SCHEMA_VERSION}); upgrade swarmkit to use it"
-        )
-    if installed == sql.POSTGRES_SCHEMA_VERSION:
-        return
-    await conn.execute(sql.CREATE_MIGRATIONS)
-    for version in range(installed + 1, sql.POSTGRES_SCHEMA_VERSION + 1):
-        for statement in sql.MIGRATIONS[version]:
-            await conn.execute(statement)
-        await conn.execute(sql.RECORD_MIGRATION, (version,))
-
-
-async def _close_with_loop(
-    pool: _Pool, connections: weakref.WeakSet[psycopg.AsyncConnection[Any]], closing: asyncio.Event
-) -> None:
-    """Wait for ``aclose()`` or the loop's shutdown (which cancels this task), then close."""
-    try:
-        await closing.wait()
-    finally:
-        # The shutdown cancels the pool's own workers too, and pool.close() then fails waiting
-        # for them before it closes anything, so each connection is closed here first.
-        for conn in list(connections):
-            with contextlib.suppress(Exception):
-                await conn.close()
-        with contextlib.suppress(Exception, asyncio.CancelledError):
-            await pool.close(timeout=0.1)
+        return await self._pools.use(action, work)
 
 
 def _describe(dsn: str) -> str:
@@ -499,7 +295,7 @@ def _describe(dsn: str) -> str:
         parts = conninfo_to_dict(dsn)
     except psycopg.ProgrammingError as exc:
         raise ConfigurationError(
-            f"invalid Postgres DSN ({_one_line(exc)}); write postgresql://user:password@host/db"
+            f"invalid Postgres DSN ({one_line(exc)}); write postgresql://user:password@host/db"
         ) from None
     user = parts.get("user", "")
     host = parts.get("host", "localhost")
@@ -508,25 +304,7 @@ def _describe(dsn: str) -> str:
     return f"postgresql://{user}{'@' if user else ''}{host}:{port}/{name}"
 
 
-def _connect_hint(exc: psycopg.Error) -> str:
-    text = str(exc).lower()
-    if "password" in text or "authentication" in text or "role" in text:
-        return "check the user and password in the DSN"
-    if "database" in text and "does not exist" in text:
-        return "create the database first (createdb), or fix its name in the DSN"
-    return "check the host and port in the DSN, and that the server is running"
-
-
-def _one_line(exc: BaseException) -> str:
-    return "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-
-
 def _finite(at: float | None) -> float | None:
     if at is None or isinstance(at, bool) or not math.isfinite(at):
         return None
     return float(at)
-
-
-def _whole_seconds(seconds: float) -> int:
-    # libpq takes whole seconds, and reads 0 as "wait forever".
-    return max(1, round(seconds))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-POSTGRES_SCHEMA_VERSION = 1
+POSTGRES_SCHEMA_VERSION = 2
 """The newest schema this swarmkit creates and reads; ``swarmkit_migrations`` records it."""
 
 MIGRATION_LOCK = 0x5377_6B4A
@@ -24,6 +24,12 @@ MIGRATIONS: dict[int, tuple[str, ...]] = {
         " PRIMARY KEY (session_id, seq))",
         "CREATE TABLE swarmkit_leases (session_id text PRIMARY KEY, owner text NOT NULL,"
         " expires_at double precision NOT NULL)",
+    ),
+    2: (
+        # A sealed session's seal (its record count and last link, see _chain), rewritten by
+        # each step; and the journal's mark once it seals.
+        "ALTER TABLE swarmkit_sessions ADD COLUMN seal text",
+        "CREATE TABLE swarmkit_meta (key text PRIMARY KEY, value text NOT NULL)",
     ),
 }
 """The statements that bring a schema from version ``n - 1`` to ``n``."""
@@ -54,15 +60,20 @@ _INSERT_STEP_RECORDS = (
     " WITH ORDINALITY AS r(kind, data, at, i)"
 )
 
+# A step in clear goes in only while the journal has no mark (a sealed step has a seal).
+_MAY_WRITE = (
+    " (%(seal)s::text IS NOT NULL OR NOT EXISTS (SELECT FROM swarmkit_meta WHERE key = 'seal'))"
+)
 # A step is one statement, so it commits whole or not at all. The first step creates the
-# session's row; a later one moves the row's count on only if the step continues it, which
-# also serialises writers of one session on that row. No row back means the seq was wrong.
+# session's row; a later one moves the row's count on only if the step continues it (its
+# seq, and the seal it chains to), which also serialises writers of one session on that row.
+# No row back means the seq or seal was wrong, or a step in clear met a sealed journal.
 APPEND_FIRST_STEP = (
-    "WITH s AS (INSERT INTO swarmkit_sessions"
-    " (session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents)"
+    "WITH s AS (INSERT INTO swarmkit_sessions (session_id, records, started_at, updated_at,"
+    " finished, stop_reason, prompt, agents, seal)"
     f" SELECT %(session_id)s, %(count)s, t.now, t.now, %(finished)s, %(stop_reason)s,"
-    " %(prompt)s, ARRAY(SELECT json_array_elements_text(%(agents)s::json))"
-    f" FROM (SELECT {_NOW} AS now) AS t"
+    " %(prompt)s, ARRAY(SELECT json_array_elements_text(%(agents)s::json)), %(seal)s"
+    f" FROM (SELECT {_NOW} AS now) AS t WHERE{_MAY_WRITE}"
     " ON CONFLICT (session_id) DO NOTHING RETURNING session_id, updated_at)" + _INSERT_STEP_RECORDS
 )
 APPEND_NEXT_STEP = (
@@ -71,15 +82,38 @@ APPEND_NEXT_STEP = (
     " stop_reason = CASE WHEN %(finished)s THEN %(stop_reason)s ELSE x.stop_reason END,"
     " prompt = coalesce(x.prompt, %(prompt)s),"
     " agents = x.agents || ARRAY(SELECT a FROM json_array_elements_text(%(agents)s::json)"
-    " WITH ORDINALITY AS n(a, i) WHERE NOT a = ANY(x.agents) ORDER BY i)"
+    " WITH ORDINALITY AS n(a, i) WHERE NOT a = ANY(x.agents) ORDER BY i), seal = %(seal)s"
     f" FROM (SELECT {_NOW} AS now) AS t"
     " WHERE x.session_id = %(session_id)s AND x.records = %(first)s"
+    f" AND x.seal IS NOT DISTINCT FROM %(prev_seal)s AND{_MAY_WRITE}"
     " RETURNING x.session_id, x.updated_at)" + _INSERT_STEP_RECORDS
 )
 NEXT_SEQ = "SELECT records FROM swarmkit_sessions WHERE session_id = %s"
-SELECT_RECORDS = (
-    "SELECT seq, kind, data, written_at FROM swarmkit_records WHERE session_id = %s ORDER BY seq"
+SEAL_ROW = -2
+"""The seq of the row ``SELECT_SESSION`` gives the session's seal in."""
+MARK_ROW = -1
+"""The seq of the row ``SELECT_SESSION`` gives when the journal is marked."""
+# One statement, so the records and the seal come from one snapshot: a step committed in
+# between would otherwise look like records missing from the session's end.
+SELECT_SESSION = (
+    f"SELECT {SEAL_ROW}, NULL::text, seal, NULL::float8 FROM swarmkit_sessions"
+    " WHERE session_id = %(session_id)s AND seal IS NOT NULL"
+    f" UNION ALL SELECT {MARK_ROW}, NULL, NULL, NULL FROM swarmkit_meta WHERE key = 'seal'"
+    " UNION ALL SELECT seq, kind, data, written_at FROM swarmkit_records"
+    " WHERE session_id = %(session_id)s ORDER BY 1"
 )
+SEAL_AND_RECORD = (
+    "SELECT seal, (SELECT data FROM swarmkit_records WHERE session_id = %(session_id)s"
+    " AND seq = %(seq)s) FROM swarmkit_sessions WHERE session_id = %(session_id)s"
+)
+SEALED_STATE = (
+    "SELECT EXISTS (SELECT FROM swarmkit_meta WHERE key = 'seal'),"
+    " EXISTS (SELECT FROM swarmkit_sessions WHERE session_id = %s AND seal IS NOT NULL)"
+)
+IS_MARKED = "SELECT 1 FROM swarmkit_meta WHERE key = 'seal'"
+SELECT_MARK = "SELECT value FROM swarmkit_meta WHERE key = 'seal'"
+INSERT_MARK = "INSERT INTO swarmkit_meta (key, value) VALUES ('seal', %s) ON CONFLICT DO NOTHING"
+SESSION_IDS = "SELECT session_id FROM swarmkit_sessions"
 # Agents come as JSON text: most sessions share a few lists, each decoded once, where an
 # array would build a Python list per row.
 SELECT_SESSIONS = (

@@ -17,14 +17,7 @@ from types import TracebackType
 from typing import TypeVar
 
 from swarmkit.exceptions import JournalError, SessionBusyError, SessionNotFoundError
-from swarmkit.journal._cipher import (
-    JournalCipher,
-    opened,
-    opened_infos,
-    place,
-    seal_data,
-    seal_prompt,
-)
+from swarmkit.journal._cipher import JournalCipher, opened_infos, seal_prompt
 from swarmkit.journal._group_commit import GroupCommit
 from swarmkit.journal._records import (
     JournalRecord,
@@ -49,6 +42,7 @@ from swarmkit.journal._sqlite_file import (
     failure_hint,
     is_busy,
 )
+from swarmkit.journal._sqlite_seals import NOT_MARKED, SQLiteSeals, StoredRow, refuse_in_clear
 
 _T = TypeVar("_T")
 
@@ -62,18 +56,16 @@ _UPDATE_SESSION = (
     " agents = ? WHERE session_id = ?"
 )
 # A later step of a session whose agents it does not extend: the seq check and the summary's
-# update in one statement (no row changed means the seq does not continue the session).
+# update in one statement (no row changed means the seq does not continue the session, or a
+# step in clear meets a journal that seals).
 _CONTINUE_SESSION = (
     "UPDATE sessions SET records = records + ?, updated_at = ?, finished = finished OR ?,"
     " stop_reason = CASE WHEN ? THEN ? ELSE stop_reason END, prompt = coalesce(prompt, ?)"
-    " WHERE session_id = ? AND records = ?"
+    f" WHERE session_id = ? AND records = ? AND (? OR {NOT_MARKED})"
 )
 _SELECT_SESSIONS = (
     "SELECT session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents"
     " FROM sessions ORDER BY started_at DESC, rowid DESC"
-)
-_SELECT_RECORDS = (
-    "SELECT seq, kind, data, written_at FROM records WHERE session_id = ? ORDER BY seq"
 )
 # Created on the first lease, so opening a journal to read it never changes the file.
 _CREATE_LEASES = (
@@ -116,6 +108,7 @@ class SQLiteJournal:
         """
         self._path = Path(path)
         self._cipher = cipher
+        self._seals = SQLiteSeals(cipher)
         self._clock = clock
         self._timeout = timeout
         self._lock = threading.Lock()
@@ -150,12 +143,10 @@ class SQLiteJournal:
             return
         session_id = check_step(records)
         now = self._clock()
-        cipher = self._cipher
+        cipher, seals = self._cipher, self._seals
+        texts = [encode_data(r) for r in records]  # refuses data JSON cannot hold, before I/O
         # written_at holds the run's time of each record when it has one (JournalRecord.at).
-        rows = [
-            (session_id, r.seq, r.kind, seal_data(cipher, encode_data(r), *place(r)), _time(r, now))
-            for r in records
-        ]
+        times = [_time(r, now) for r in records]
         facts = step_facts(records)
         if cipher is not None:
             facts = replace(facts, prompt=seal_prompt(cipher, facts.prompt, session_id))
@@ -166,7 +157,10 @@ class SQLiteJournal:
         def work(conn: sqlite3.Connection) -> None:
             if folded is not None:  # written again after its finish: hold the lease again
                 _take_lease(conn, session_id, folded[0], folded[1], now)
-            _write_step(conn, rows, facts, now)
+            # Sealed in the transaction: the chain goes on from the seal as committed.
+            rows, seal = seals.step_rows(conn, records, texts, times)
+            _write_step(conn, rows, facts, now, sealed=seal is not None)
+            seals.keep(conn, session_id, seal)
             if release and lease is not None:
                 _release_lease(conn, session_id, lease[0])
 
@@ -181,18 +175,11 @@ class SQLiteJournal:
     async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
         """Every record of the session in seq order."""
         check_session_id(session_id)
-        rows = self._run(
-            "read", lambda conn: conn.execute(_SELECT_RECORDS, (session_id,)).fetchall()
-        )
+        # Opened and checked even without a cipher: a sealed record then says so.
+        rows = self._run("read", lambda conn: self._seals.read(conn, session_id))
         if not rows:
             raise SessionNotFoundError(session_id)
-        # Opened even without a cipher: a sealed record then says the journal is encrypted.
-        cipher = self._cipher
-        opened_rows = [
-            (seq, kind, opened(cipher, data, session_id, seq, kind), at)
-            for seq, kind, data, at in rows
-        ]
-        return decode_records(session_id, opened_rows)
+        return decode_records(session_id, rows)
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first."""
@@ -207,7 +194,7 @@ class SQLiteJournal:
         """Remove the session and its records in one transaction."""
         check_session_id(session_id)
         deleted = await self._commits.write(
-            "delete from", lambda conn: _delete_session(conn, session_id)
+            "delete from", lambda conn: _delete_session(conn, session_id, self._seals)
         )
         if not deleted:
             raise SessionNotFoundError(session_id)
@@ -354,9 +341,11 @@ def _time(record: JournalRecord, now: float) -> float:
 
 def _write_step(
     conn: sqlite3.Connection,
-    rows: list[tuple[str, int, str, str, float]],
+    rows: list[StoredRow],
     facts: StepFacts,
     now: float,
+    *,
+    sealed: bool,
 ) -> None:
     # Under the write lock, checking the first seq against the session's stored count both
     # refuses a second writer (an overlap) and a gap, whoever wrote or deleted in between. The
@@ -368,20 +357,25 @@ def _write_step(
         finished, stop_reason = facts.finished, facts.stop_reason
         continued = conn.execute(
             _CONTINUE_SESSION,
-            (len(rows), now, finished, finished, stop_reason, facts.prompt, session_id, first_seq),
+            (
+                *(len(rows), now, finished, finished, stop_reason, facts.prompt),
+                *(session_id, first_seq, sealed),
+            ),
         )
         if continued.rowcount == 1:
             conn.executemany(_INSERT_RECORD, rows)
             return
     # A session's first step, a step naming agents, or one that does not continue the session
     # (refused there). The common step above returns first, so it pays for no extra call.
+    if not sealed:
+        refuse_in_clear(conn, session_id)
     _write_session_row(conn, rows, facts, now)
     conn.executemany(_INSERT_RECORD, rows)
 
 
 def _write_session_row(
     conn: sqlite3.Connection,
-    rows: list[tuple[str, int, str, str, float]],
+    rows: list[StoredRow],
     facts: StepFacts,
     now: float,
 ) -> None:
@@ -468,8 +462,9 @@ def _release_lease(
         conn.execute("DELETE FROM leases WHERE session_id = ? AND owner = ?", (session_id, owner))
 
 
-def _delete_session(conn: sqlite3.Connection, session_id: str) -> bool:
+def _delete_session(conn: sqlite3.Connection, session_id: str, seals: SQLiteSeals) -> bool:
     conn.execute("DELETE FROM records WHERE session_id = ?", (session_id,))
+    seals.forget(conn, session_id)
     return conn.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount > 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import signal
 import subprocess
@@ -13,7 +14,8 @@ import pytest
 
 from swarmkit.dbos import SessionClient
 from swarmkit.dbos._worker import main
-from swarmkit.journal import SQLiteJournal
+from swarmkit.exceptions import JournalError
+from swarmkit.journal import AESGCMCipher, SQLiteJournal, generate_key
 from tests.dbos.harness import ROOT
 from tests.dbos.worker_app import swarms
 from tests.temporal.harness import gate_server
@@ -23,8 +25,9 @@ from tests.temporal.harness import gate_server
 async def test_the_worker_command_serves_a_swarm_until_sigterm(
     sqlite_url: str, tmp_path: Path
 ) -> None:
-    """A session queued by a client is run by the command's worker and mirrored to its journal."""
+    """A queued session is run by the command's worker and mirrored, sealed, to its journal."""
     journal = tmp_path / "journal.sqlite"
+    key = generate_key()
     command = [
         sys.executable,
         "-m",
@@ -46,7 +49,12 @@ async def test_the_worker_command_serves_a_swarm_until_sigterm(
         process = subprocess.Popen(
             command,
             cwd=ROOT,
-            env={**os.environ, **env, "SWARMKIT_TEST_STATE": str(tmp_path)},
+            env={
+                **os.environ,
+                **env,
+                "SWARMKIT_TEST_STATE": str(tmp_path),
+                "SWARMKIT_JOURNAL_KEYS": f"k1:{key}",
+            },
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
         )
@@ -59,7 +67,10 @@ async def test_the_worker_command_serves_a_swarm_until_sigterm(
     assert result.final_output == "A-1 was delivered."
     assert process.returncode == 0
     assert b"swarmkit dbos worker cmd: serving clerk" in output
-    assert (await SQLiteJournal(journal).read("s-cmd"))[-1].kind == "run_finished"
+    cipher = AESGCMCipher({"k1": base64.b64decode(key)})
+    assert (await SQLiteJournal(journal, cipher=cipher).read("s-cmd"))[-1].kind == "run_finished"
+    with pytest.raises(JournalError, match="is encrypted"):
+        await SQLiteJournal(journal).read("s-cmd")
 
 
 def test_a_target_that_is_not_a_swarm_is_a_usage_error(

@@ -4,15 +4,25 @@ and a missing or wrong key is a clear error (issue 33)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import os
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from swarmkit import Agent, JournalError, SQLiteJournal, Swarm, tool
 from swarmkit.cli import main
-from swarmkit.journal import AESGCMCipher, Journal, PostgresJournal, export_jsonl, generate_key
+from swarmkit.journal import (
+    AESGCMCipher,
+    Journal,
+    PostgresJournal,
+    export_jsonl,
+    generate_key,
+    open_journal,
+)
 from swarmkit.testing import ScriptedModel, text, tool_call
 from swarmkit.ui import Viewer
 
@@ -152,8 +162,6 @@ def test_the_commands_take_the_keys_from_the_environment(
     key = generate_key()
     cipher = AESGCMCipher({"main": base64.b64decode(key)})
     with SQLiteJournal(path, cipher=cipher) as journal:
-        import asyncio  # noqa: PLC0415
-
         asyncio.run(_swarm().run(PROMPT, session_id="s1", journal=journal))
 
     monkeypatch.delenv("SWARMKIT_JOURNAL_KEYS", raising=False)
@@ -165,3 +173,105 @@ def test_the_commands_take_the_keys_from_the_environment(
 
     assert refused != 0 and "SWARMKIT_JOURNAL_KEYS" in error
     assert exported == 0 and PROMPT in out
+
+
+def _keyed(monkeypatch: pytest.MonkeyPatch) -> AESGCMCipher:
+    """Set $SWARMKIT_JOURNAL_KEYS to a new key; the cipher of that key."""
+    key = generate_key()
+    monkeypatch.setenv("SWARMKIT_JOURNAL_KEYS", f"main:{key}")
+    return AESGCMCipher({"main": base64.b64decode(key)})
+
+
+def _clear_records(path: Path) -> int:
+    """How many records of the file are not sealed in a chain."""
+    with sqlite3.connect(path) as conn:
+        row = conn.execute("SELECT count(*) FROM records WHERE data NOT LIKE '{\"chained\":%'")
+        return int(row.fetchone()[0])
+
+
+def test_show_export_and_the_viewer_refuse_a_record_forged_in_clear(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A plain run_finished slipped into an encrypted journal is an error naming it, everywhere."""
+    path = tmp_path / "j.db"
+    cipher = _keyed(monkeypatch)
+    with SQLiteJournal(path, cipher=cipher) as journal:
+        asyncio.run(_swarm().run(PROMPT, session_id="s1", journal=journal))
+        count = len(asyncio.run(journal.read("s1")))
+    with sqlite3.connect(path) as conn:
+        forged = '{"stop_reason":"final_output","final_output":"FORGED"}'
+        conn.execute(
+            "INSERT INTO records (session_id, seq, kind, data, written_at)"
+            " VALUES ('s1', ?, 'run_finished', ?, 0)",
+            (count, forged),
+        )
+        conn.execute("UPDATE sessions SET records = records + 1")
+    capsys.readouterr()
+
+    shown = main(["show", "s1", "--journal", str(path)])
+    show = capsys.readouterr()
+    exported = main(["export", "s1", "--journal", str(path)])
+    export = capsys.readouterr()
+    with SQLiteJournal(path, read_only=True, cipher=cipher) as journal:
+        reply = asyncio.run(Viewer(journal).api("GET", "/api/sessions/s1", {}))
+
+    where = f"record {count} ('run_finished') of session 's1'"
+    assert shown != 0 and where in show.err and "FORGED" not in show.out + show.err
+    assert exported != 0 and where in export.err and "FORGED" not in export.out + export.err
+    assert reply.status == 409 and where in reply.body["error"]
+    assert "FORGED" not in str(reply.body)
+
+
+def test_the_command_without_the_key_cannot_write_into_an_encrypted_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`swarmkit import` without the key is refused, naming the session; with it, goes in sealed."""
+    path = tmp_path / "j.db"
+    export = tmp_path / "s2.jsonl"
+    with SQLiteJournal(path, cipher=_keyed(monkeypatch)) as journal:
+        asyncio.run(_swarm().run(PROMPT, session_id="s1", journal=journal))
+        records = asyncio.run(journal.read("s1"))
+    export.write_text(export_jsonl([replace(r, session_id="s2") for r in records]))
+    keys = os.environ["SWARMKIT_JOURNAL_KEYS"]
+
+    monkeypatch.delenv("SWARMKIT_JOURNAL_KEYS")
+    refused = main(["import", str(export), "--journal", str(path)])
+    error = capsys.readouterr().err
+    monkeypatch.setenv("SWARMKIT_JOURNAL_KEYS", keys)
+    imported = main(["import", str(export), "--journal", str(path)])
+
+    assert refused == 2 and "session 's2' cannot be written in clear" in error
+    assert "SWARMKIT_JOURNAL_KEYS" in error
+    assert imported == 0 and _clear_records(path) == 0
+
+
+def test_the_demo_seals_every_record_with_the_keys_in_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`swarmkit demo --journal J` with keys set writes no record in clear, and shows them."""
+    _keyed(monkeypatch)
+    path = tmp_path / "demo.sqlite"
+
+    assert main(["demo", "--offline", "--journal", str(path)]) == 0
+
+    assert _clear_records(path) == 0
+    assert main(["show", "demo-refund-1", "--journal", str(path)]) == 0
+
+
+async def test_open_journal_seals_with_the_keys_in_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """open_journal applies the keys by default; with cipher=None a sealed journal refuses it."""
+    cipher = _keyed(monkeypatch)
+    path = tmp_path / "j.db"
+    with open_journal(path) as journal:
+        await _swarm().run(PROMPT, session_id="s1", journal=journal)
+    with SQLiteJournal(path, cipher=cipher) as journal:
+        records = await journal.read("s1")
+    with (
+        open_journal(path, cipher=None) as plain,
+        pytest.raises(JournalError, match="cannot be written in clear"),
+    ):
+        await _swarm().run(PROMPT, session_id="s2", journal=plain)
+
+    assert _clear_records(path) == 0 and records[0].data["prompt"] == PROMPT

@@ -17,7 +17,7 @@ import pytest
 
 from swarmkit import Agent, Swarm
 from swarmkit.exceptions import JournalError
-from swarmkit.journal import JournalRecord, PostgresJournal, open_journal
+from swarmkit.journal import AESGCMCipher, JournalRecord, PostgresJournal, open_journal
 from swarmkit.journal import _postgres_schema as schema
 from swarmkit.journal._postgres_schema import POSTGRES_SCHEMA_VERSION
 from swarmkit.testing import ScriptedModel, text, transfer
@@ -67,7 +67,7 @@ def _chat_swarm(model: ScriptedModel) -> Swarm:
 
 
 def test_only_the_postgres_module_imports_psycopg() -> None:
-    """psycopg stays behind PostgresJournal, like openai behind its adapter."""
+    """psycopg stays behind PostgresJournal's modules, like openai behind its adapter."""
     importers = set()
     for path in sorted(PACKAGE.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -78,7 +78,11 @@ def test_only_the_postgres_module_imports_psycopg() -> None:
                 names = [node.module]
             if any(name.split(".")[0] in {"psycopg", "psycopg_pool"} for name in names):
                 importers.add(path.relative_to(PACKAGE).as_posix())
-    assert importers == {"journal/_postgres.py"}
+    assert importers == {
+        "journal/_postgres.py",
+        "journal/_postgres_pool.py",
+        "journal/_postgres_seals.py",
+    }
 
 
 def test_importing_swarmkit_and_its_journal_loads_no_psycopg() -> None:
@@ -345,6 +349,36 @@ def test_a_schema_from_a_newer_swarmkit_is_refused(postgres_server: PostgresServ
         message
     )
     assert "upgrade swarmkit" in message
+
+
+async def test_a_schema_1_journal_is_migrated_and_goes_on_sealed(
+    postgres_server: PostgresServer,
+) -> None:
+    """First-schema tables are migrated in place: old sessions read, new steps are chained."""
+    dsn = fresh_schema(postgres_server)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        for statement in (*schema.MIGRATIONS[1], schema.CREATE_MIGRATIONS):
+            conn.execute(statement)
+        conn.execute(schema.RECORD_MIGRATION, (1,))
+        conn.execute(
+            "INSERT INTO swarmkit_sessions (session_id, records, started_at, updated_at,"
+            " finished) VALUES ('old', 1, 0, 0, false)"
+        )
+        conn.execute(
+            "INSERT INTO swarmkit_records VALUES ('old', 0, 'run_started', %s, 0)",
+            ('{"prompt":"hi"}',),
+        )
+    cipher = AESGCMCipher({"k1": bytes(range(32))})
+    step = [JournalRecord(session_id="old", seq=1, kind="note", data={"n": 1})]
+    async with PostgresJournal(dsn, cipher=cipher) as journal:
+        await journal.append(step)
+        records = await journal.read("old")
+    with psycopg.connect(dsn) as conn:
+        versions = [row[0] for row in conn.execute("SELECT version FROM swarmkit_migrations")]
+        stored = conn.execute("SELECT data FROM swarmkit_records WHERE seq = 1").fetchone()
+
+    assert versions == [1, 2] and stored is not None and stored[0].startswith('{"chained":')
+    assert [r.data for r in records] == [{"prompt": "hi"}, {"n": 1}]
 
 
 def test_a_malformed_dsn_is_a_configuration_error() -> None:

@@ -1,0 +1,172 @@
+"""Sealed sessions in an SQLite journal: the seals table, the mark in ``meta``, snapshot reads.
+
+``_chain`` describes the format and why each part is kept where it is.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from swarmkit.journal._chain import (
+    Mark,
+    Row,
+    continuing_link,
+    needs_mark,
+    open_session,
+    refused_in_clear,
+    seal_mark,
+    seal_step,
+    seal_tip,
+)
+from swarmkit.journal._cipher import JournalCipher
+from swarmkit.journal._records import JournalRecord
+from swarmkit.journal._sqlite_file import rollback
+
+StoredRow = tuple[str, int, str, str, float]
+"""A record as the records table takes it: session id, seq, kind, data text, time."""
+
+NOT_MARKED = "NOT EXISTS (SELECT 1 FROM meta WHERE key = 'seal')"
+"""SQL that holds while the journal has no mark: what a write in clear needs."""
+
+# Created by the first sealed write, as the leases table is by the first lease: a journal
+# never sealed keeps its tables as they were, and reading one never changes the file.
+_CREATE_SEALS = (
+    "CREATE TABLE IF NOT EXISTS seals (session_id TEXT PRIMARY KEY, seal TEXT NOT NULL)"
+    " WITHOUT ROWID"
+)
+_HAS_SEALS = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'seals'"
+_SELECT_SEAL = "SELECT seal FROM seals WHERE session_id = ?"
+_KEEP_SEAL = "INSERT OR REPLACE INTO seals (session_id, seal) VALUES (?, ?)"
+_DELETE_SEAL = "DELETE FROM seals WHERE session_id = ?"
+_IS_MARKED = "SELECT 1 FROM meta WHERE key = 'seal'"
+_SELECT_MARK = "SELECT value FROM meta WHERE key = 'seal'"
+_INSERT_MARK = "INSERT OR IGNORE INTO meta (key, value) VALUES ('seal', ?)"
+_SELECT_RECORD = "SELECT data FROM records WHERE session_id = ? AND seq = ?"
+_SELECT_RECORDS = (
+    "SELECT seq, kind, data, written_at FROM records WHERE session_id = ? ORDER BY seq"
+)
+
+
+class SQLiteSeals:
+    """How one ``SQLiteJournal`` seals and opens sessions: its cipher (None: in clear), and
+    what it learnt of the file (the seals table exists, the journal's mark)."""
+
+    def __init__(self, cipher: JournalCipher | None) -> None:
+        self.cipher = cipher
+        """Seals record bodies; None writes them in clear (refused once the journal is marked)."""
+        self._has_table = False
+        self._mark: Mark | None = None
+
+    def step_rows(
+        self,
+        conn: sqlite3.Connection,
+        records: Sequence[JournalRecord],
+        texts: Sequence[str],
+        times: Sequence[float],
+    ) -> tuple[list[StoredRow], str | None]:
+        """A step's rows as stored, and the session's new seal (None in clear); called in the
+        step's transaction, so its chain continues the session's seal as committed."""
+        session_id = records[0].session_id
+        cipher = self.cipher
+        if cipher is None:
+            return _rows(records, texts, times), None
+        prev = ""
+        first = records[0].seq
+        self._mark_journal(conn, cipher)
+        if first > 0:
+            seal = self._seal_of(conn, session_id)
+            previous: object = None
+            mark: Mark | None = None
+            if seal is None:  # a session begun before the journal's chains, or a bad one
+                previous = _data_of(conn, session_id, first - 1)
+                row = conn.execute(_SELECT_MARK).fetchone()
+                mark = None if row is None else Mark(str(row[0]))
+            prev = continuing_link(
+                cipher, session_id, first, seal=seal, previous=previous, mark=mark
+            )
+        stored, tip = seal_step(cipher, records, texts, prev)
+        return _rows(records, stored, times), seal_tip(cipher, session_id, tip)
+
+    def keep(self, conn: sqlite3.Connection, session_id: str, seal: str | None) -> None:
+        """Store the session's new seal, in the step's transaction."""
+        if seal is not None:
+            conn.execute(_KEEP_SEAL, (session_id, seal))
+
+    def read(self, conn: sqlite3.Connection, session_id: str) -> list[Row]:
+        """The session's rows, opened and checked (none if there is no such session; a seal
+        whose records are all gone is an error)."""
+        rows, seal = self._snapshot(conn, session_id)
+        if not rows and seal is None:
+            return []
+        mark = self._read_mark(conn) if needs_mark(rows) else None
+        return open_session(self.cipher, session_id, rows, seal=seal, mark=mark)
+
+    def forget(self, conn: sqlite3.Connection, session_id: str) -> None:
+        """Remove a deleted session's seal, in its transaction."""
+        if self._seals_exist(conn):
+            conn.execute(_DELETE_SEAL, (session_id,))
+
+    def _snapshot(self, conn: sqlite3.Connection, session_id: str) -> tuple[list[Row], str | None]:
+        # One read transaction: a step committed between the two reads would otherwise
+        # look like records missing from the session's end.
+        conn.execute("BEGIN")
+        try:
+            rows: list[Row] = conn.execute(_SELECT_RECORDS, (session_id,)).fetchall()
+            seal = self._seal_of(conn, session_id)
+            conn.execute("COMMIT")
+        except BaseException:
+            rollback(conn)
+            raise
+        return rows, seal
+
+    def _mark_journal(self, conn: sqlite3.Connection, cipher: JournalCipher) -> None:
+        """Mark the journal with the sessions it holds, unless it is marked already."""
+        if conn.execute(_IS_MARKED).fetchone() is not None:
+            return
+        sessions = [row[0] for row in conn.execute("SELECT session_id FROM sessions")]
+        conn.execute(_INSERT_MARK, (seal_mark(cipher, sessions),))
+        conn.execute(_CREATE_SEALS)
+
+    def _read_mark(self, conn: sqlite3.Connection) -> Mark | None:
+        if self._mark is None:
+            row = conn.execute(_SELECT_MARK).fetchone()
+            if row is not None and isinstance(row[0], str):
+                self._mark = Mark(row[0])
+        return self._mark
+
+    def _seal_of(self, conn: sqlite3.Connection, session_id: str) -> str | None:
+        if not self._seals_exist(conn):
+            return None
+        row = conn.execute(_SELECT_SEAL, (session_id,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _seals_exist(self, conn: sqlite3.Connection) -> bool:
+        # Once there, the table stays: only its absence is asked again.
+        self._has_table = self._has_table or conn.execute(_HAS_SEALS).fetchone() is not None
+        return self._has_table
+
+
+def refuse_in_clear(conn: sqlite3.Connection, session_id: str) -> None:
+    """Refuse a step in clear to a marked journal or a sealed session (``JournalError``)."""
+    if conn.execute(_IS_MARKED).fetchone() is not None:
+        raise refused_in_clear(session_id, journal=True)
+    sealed = conn.execute(_HAS_SEALS).fetchone() is not None and (
+        conn.execute(_SELECT_SEAL, (session_id,)).fetchone() is not None
+    )
+    if sealed:
+        raise refused_in_clear(session_id, journal=False)
+
+
+def _rows(
+    records: Sequence[JournalRecord], texts: Sequence[str], times: Sequence[float]
+) -> list[StoredRow]:
+    return [
+        (record.session_id, record.seq, record.kind, text, at)
+        for record, text, at in zip(records, texts, times, strict=True)
+    ]
+
+
+def _data_of(conn: sqlite3.Connection, session_id: str, seq: int) -> object:
+    row = conn.execute(_SELECT_RECORD, (session_id, seq)).fetchone()
+    return None if row is None else row[0]

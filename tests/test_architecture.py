@@ -198,6 +198,7 @@ INTEGRATION_PACKAGES = {
 CORE_PARTS = {
     "__init__",
     "_deprecated",
+    "_lazy",
     "_log",
     "_run",
     "_schema",

@@ -211,17 +211,8 @@ class Tape:
         if arguments is not None and arguments != call.arguments:
             data["arguments"], data["proposed_arguments"] = arguments, call.arguments
         if decision is not None:
-            data["decision"] = self._audit(decision, call.arguments, data["arguments"])
+            data["decision"] = _audit(decision, call.arguments, data["arguments"], self._decided_at)
         self._appender.add("tool_call", kept(self._redact, data))
-
-    def _audit(self, decision: Decision, proposed: str, executed: str) -> dict[str, Any]:
-        """What the trail keeps of a person's decision on a tool call, with its time."""
-        audit = decision_audit(decision, proposed, executed)
-        if self._decided_at is not None:
-            audit["at"] = self._decided_at
-            # Keys in the order a reader scans them: what, who, why, when, which fields.
-            audit = {k: audit[k] for k in sorted(audit, key=_AUDIT_ORDER.index)}
-        return audit
 
     async def interrupt(self, pending: Mapping[str, Any]) -> Decision | None:
         """At a pause point: the human's decision if the journal (or resume) has one, else None."""
@@ -334,6 +325,16 @@ class Tape:
 
     def _add(self, kind: str, data: Mapping[str, Any]) -> JournalRecord | None:
         return None if self._appender is None else self._appender.add(kind, data)
+
+
+def _audit(decision: Decision, proposed: str, executed: str, at: float | None) -> dict[str, Any]:
+    """What the trail keeps of a person's decision on a tool call, with its time."""
+    audit = decision_audit(decision, proposed, executed)
+    if at is not None:
+        audit["at"] = at
+        # Keys in the order a reader scans them: what, who, why, when, which fields.
+        audit = {k: audit[k] for k in sorted(audit, key=_AUDIT_ORDER.index)}
+    return audit
 
 
 def _appender_for(

@@ -26,7 +26,7 @@ def test_an_eval_with_keys_writes_only_sealed_records_and_regrades_them(
 
     assert main([*base, "--swarm", SWARM, "--run-id", "r1"]) == 0
     capsys.readouterr()
-    regraded = main([*base, "--regrade", "r1", "--report", "json"])
+    regraded = main([*base, "--swarm", SWARM, "--regrade", "r1", "--report", "json"])
     report = json.loads(capsys.readouterr().out)
     with sqlite3.connect(journal) as conn:
         kinds = conn.execute(

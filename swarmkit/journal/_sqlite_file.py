@@ -191,7 +191,7 @@ def connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
     try:
         return _open_read_only(path, timeout, immutable=False)
     except sqlite3.Error as exc:
-        if exc.sqlite_errorname != "SQLITE_CANTOPEN":
+        if exc.sqlite_errorname not in _NO_SHARED_MEMORY:
             raise _open_error(path, exc, timeout) from exc
     # A WAL journal in a folder we may not write, with no -wal/-shm files to share: SQLite can
     # read it only as immutable (nobody can be writing it through this folder anyway).
@@ -199,6 +199,11 @@ def connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
         return _open_read_only(path, timeout, immutable=True)
     except sqlite3.Error as exc:
         raise _open_error(path, exc, timeout) from exc
+
+
+# What SQLite says when it cannot create a WAL journal's -shm file beside it: CANTOPEN, or
+# READONLY_DIRECTORY for another user's file in a folder this user may not write.
+_NO_SHARED_MEMORY = frozenset({"SQLITE_CANTOPEN", "SQLITE_READONLY_DIRECTORY"})
 
 
 def _open_read_only(path: Path, timeout: float, *, immutable: bool) -> sqlite3.Connection:

@@ -297,21 +297,56 @@ def _check_schema(
     _check_not_newer(path, "schema version", version, JOURNAL_SCHEMA_VERSION)
     layout = _version_number(path, "storage layout", meta.get("storage_layout", "1"))
     _check_not_newer(path, "storage layout", layout, STORAGE_LAYOUT)
+    if layout < 2:
+        raise JournalError(
+            f"the journal at {path} has storage layout {layout}, written by a pre-release "
+            f"swarmkit; this swarmkit reads layout {STORAGE_LAYOUT} only: move the file aside "
+            "and start a new journal"
+        )
+    _check_shape(conn, path, tables, layout)
     if layout == 2 and read_only:
         raise JournalError(
             f"the journal at {path} has storage layout 2 (no sessions table yet); open it once "
             "for writing (SQLiteJournal(path), or any swarmkit command that writes) to upgrade "
             "it in place, then read it"
         )
-    if layout == 2:
-        if migrate:
-            _add_sessions_table(conn)
-    elif layout < STORAGE_LAYOUT:
+    if layout == 2 and migrate:
+        _add_sessions_table(conn)
+
+
+# The columns each table of a journal has (a table may have more); a layout-2 file has no
+# sessions table yet, and the leases table appears with the first lease.
+_COLUMNS = {
+    "meta": frozenset({"key", "value"}),
+    "records": frozenset({"session_id", "seq", "kind", "data", "written_at"}),
+    "sessions": frozenset(
+        {"session_id", "records", "started_at", "updated_at", "finished", "stop_reason"}
+        | {"prompt", "agents"}
+    ),
+    "leases": frozenset({"session_id", "owner", "expires_at"}),
+}
+
+
+def _check_shape(conn: sqlite3.Connection, path: Path, tables: set[str], layout: int) -> None:
+    """Refuse, by reading only, a file whose meta table looks like a journal's but whose
+    tables do not: nothing in it is changed (no WAL switch, no migration) before this."""
+    needed = {"meta", "records"} | ({"sessions"} if layout >= 3 else set())
+    problem = next((f"it has no {name} table" for name in sorted(needed - tables)), None)
+    if layout == 2 and "sessions" in tables:
+        problem = "it has a sessions table, which storage layout 2 has not"
+    for name in sorted(set(_COLUMNS) & tables):
+        if problem is None:
+            missing = _COLUMNS[name] - _columns(conn, name)
+            if missing:
+                problem = f"its {name} table lacks the columns {', '.join(sorted(missing))}"
+    if problem is not None:
         raise JournalError(
-            f"the journal at {path} has storage layout {layout}, written by a pre-release "
-            f"swarmkit; this swarmkit reads layout {STORAGE_LAYOUT} only: move the file aside "
-            "and start a new journal"
+            f"{path} is an SQLite file but not a swarmkit journal ({problem}); pick another path"
         )
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
 
 
 def _version_number(path: Path, what: str, raw: object) -> int:

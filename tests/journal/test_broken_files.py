@@ -234,6 +234,19 @@ def _schema_version_word(path: Path) -> None:
     _execute(path, "UPDATE meta SET value = 'one' WHERE key = 'schema_version'")
 
 
+def _lookalike(layout: str, *tables: str) -> Callable[[Path], None]:
+    """Another program's file with a journal's meta table and other tables."""
+
+    def make(path: Path) -> None:
+        _execute(path, "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        _execute(path, "INSERT INTO meta VALUES ('schema_version', '1')")
+        _execute(path, "INSERT INTO meta VALUES ('storage_layout', ?)", layout)
+        for table in tables:
+            _execute(path, f"CREATE TABLE {table}")
+
+    return make
+
+
 def _storage_layout_float(path: Path) -> None:
     _journal_with_two_sessions(path)
     _execute(path, "UPDATE meta SET value = '2.5' WHERE key = 'storage_layout'")
@@ -255,6 +268,24 @@ FOREIGN_FILES = [
         "the journal at {path} is corrupt: its schema version is 'one', not a number; pick "
         "another path or restore the file from a copy",
         id="schema-version-word",
+    ),
+    pytest.param(
+        _lookalike("3", "records (id INTEGER PRIMARY KEY, body TEXT)", "sessions (name TEXT)"),
+        "{path} is an SQLite file but not a swarmkit journal (its records table lacks the "
+        "columns data, kind, seq, session_id, written_at); pick another path",
+        id="lookalike-records",
+    ),
+    pytest.param(
+        _lookalike("2", "records (session_id, seq, kind, data, written_at)", "sessions (x)"),
+        "{path} is an SQLite file but not a swarmkit journal (it has a sessions table, which "
+        "storage layout 2 has not); pick another path",
+        id="lookalike-layout-2",
+    ),
+    pytest.param(
+        _lookalike("3", "records (session_id, seq, kind, data, written_at)"),
+        "{path} is an SQLite file but not a swarmkit journal (it has no sessions table); pick "
+        "another path",
+        id="lookalike-no-sessions",
     ),
     pytest.param(
         _storage_layout_float,

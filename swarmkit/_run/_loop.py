@@ -253,7 +253,7 @@ class RunLoop:
         tape = self._run.tape
         request = call.history.sent_with(call.request)
         try:
-            response = await plan.model.respond(request)
+            response = replies.unique_call_ids(await plan.model.respond(request))
         except ModelError as exc:
             tape.record_model_error(plan.name, call.turn, request, exc)
             raise
@@ -271,7 +271,7 @@ class RunLoop:
             responding = self._respond(plan, request, call.turn)
             async for item in budget.bounded(run.time_left(), responding, last=_is_answer):
                 if isinstance(item, ModelResponse):
-                    response = item
+                    response = replies.unique_call_ids(item)
                 else:
                     yield item
         except ModelError as exc:

@@ -31,7 +31,6 @@ from swarmkit.models._chat_completions import (
     IncompleteResponseError,
     plain_json,
     sendable,
-    unique_ids,
 )
 from swarmkit.models._wire_cache import _ByIdentity
 
@@ -254,12 +253,10 @@ def _response(
     blocks: Sequence[Mapping[str, Any]], stop: object, usage: object, model: object
 ) -> ModelResponse:
     text = "".join(str(b.get("text") or "") for b in blocks if b.get("type") == "text")
-    calls = unique_ids(
-        [
-            ToolCall(id=str(b["id"]), name=str(b.get("name") or ""), arguments=_arguments(b))
-            for b in blocks
-            if b.get("type") == "tool_use"
-        ]
+    calls = tuple(
+        ToolCall(id=str(b["id"]), name=str(b.get("name") or ""), arguments=_arguments(b))
+        for b in blocks
+        if b.get("type") == "tool_use"
     )
     reasoning = [dict(b) for b in blocks if b.get("type") in REASONING_BLOCKS]
     state = ProviderState(provider=PROVIDER, data={"blocks": reasoning}) if reasoning else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, assert_never
 
 from swarmkit.messages import (
@@ -314,24 +314,7 @@ def parse_tool_calls(raw: Sequence[Any]) -> tuple[ToolCall, ...]:
                 provider_state=kept_fields(call, CALL_FIELDS),
             )
         )
-    return unique_ids(calls)
-
-
-def unique_ids(calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
-    """The calls with unique ids: a repeated id gets a suffix (``c1``, ``c1_2``), so each
-    call's result answers that call, and the model is never sent one result twice."""
-    if len({call.id for call in calls}) == len(calls):
-        return tuple(calls)
-    seen: set[str] = set()
-    unique: list[ToolCall] = []
-    for call in calls:
-        call_id, number = call.id, 1
-        while call_id in seen:
-            number += 1
-            call_id = f"{call.id}_{number}"
-        seen.add(call_id)
-        unique.append(call if call_id == call.id else replace(call, id=call_id))
-    return tuple(unique)
+    return tuple(calls)
 
 
 def parse_usage(raw: Any) -> Usage:
@@ -426,16 +409,14 @@ class StreamAssembler:
         """The assembled response; a stream that never said why it stopped was cut short."""
         if self.finish_reason is None:
             raise IncompleteResponseError("the stream ended without a finish reason")
-        calls = unique_ids(
-            [
-                ToolCall(
-                    id=call.id or f"call_{index}",
-                    name=call.name,
-                    arguments="".join(call.arguments),
-                    provider_state=kept_fields(call.extra, CALL_FIELDS),
-                )
-                for index, call in sorted(self.calls.items())
-            ]
+        calls = tuple(
+            ToolCall(
+                id=call.id or f"call_{index}",
+                name=call.name,
+                arguments="".join(call.arguments),
+                provider_state=kept_fields(call.extra, CALL_FIELDS),
+            )
+            for index, call in sorted(self.calls.items())
         )
         reasoning = {name: "".join(pieces) for name, pieces in self.reasoning.items()}
         message = AssistantMessage(

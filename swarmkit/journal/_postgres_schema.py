@@ -55,12 +55,14 @@ _INSERT_STEP_RECORDS = (
 )
 
 # A step is one statement, so it commits whole or not at all. The first step creates the
-# session's row; a later one moves the row's count on only if the step continues it, which
-# also serialises writers of one session on that row. No row back means the seq was wrong.
+# session's row (started when its first record was, so an import keeps its start); a later
+# one moves the row's count on only if the step continues it, which also serialises
+# writers of one session on that row. No row back means the seq was wrong.
 APPEND_FIRST_STEP = (
     "WITH s AS (INSERT INTO swarmkit_sessions"
     " (session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents)"
-    f" SELECT %(session_id)s, %(count)s, t.now, t.now, %(finished)s, %(stop_reason)s,"
+    " SELECT %(session_id)s, %(count)s, coalesce((%(times)s::json->>0)::float8, t.now), t.now,"
+    " %(finished)s, %(stop_reason)s,"
     " %(prompt)s, ARRAY(SELECT json_array_elements_text(%(agents)s::json))"
     f" FROM (SELECT {_NOW} AS now) AS t"
     " ON CONFLICT (session_id) DO NOTHING RETURNING session_id, updated_at)" + _INSERT_STEP_RECORDS

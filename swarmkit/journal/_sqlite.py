@@ -442,7 +442,7 @@ def _write_session_row(
             (
                 session_id,
                 count,
-                now,
+                rows[0][4],  # the first record's own time: an imported session keeps its start
                 now,
                 facts.finished,
                 facts.stop_reason,

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from swarmkit.exceptions import ConfigurationError, RuleLearningError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
-from swarmkit.rules._corpus import CorpusFilter, Visit, read_visits
+from swarmkit.rules._corpus import CorpusFilter, Visit, read_corpus
 from swarmkit.rules._judge import Verdict, judge, with_rules
 
 SessionStatus = Literal["unchanged", "same_route", "changed"]
@@ -70,6 +70,8 @@ class WhatIfReport:
     """Per session, in session id order."""
     rules: tuple[Edge, ...]
     """The proposed rules."""
+    damaged: Mapping[str, str] = field(default_factory=dict)
+    """Sessions left out because a record is damaged: session id -> which record and why."""
 
     def count(self, status: SessionStatus) -> int:
         """How many sessions have this status."""
@@ -140,8 +142,8 @@ async def whatif(
 ) -> WhatIfReport:
     """Replay the journal's sessions with ``rules`` added after ``graph``'s edges (the swarm's
     current graph); no model is called."""
-    visits = await read_visits(journal, where)
-    return whatif_visits(visits, rules, graph=graph)
+    corpus = await read_corpus(journal, where)
+    return replace(whatif_visits(corpus.visits, rules, graph=graph), damaged=corpus.damaged)
 
 
 def whatif_visits(
@@ -251,6 +253,7 @@ def report_data(report: WhatIfReport) -> dict[str, Any]:
         "saved_tokens": report.saved_tokens,
         "note": UNKNOWN_AFTER,
         "per_session": [_session_data(session) for session in report.sessions],
+        "damaged": dict(report.damaged),
     }
 
 

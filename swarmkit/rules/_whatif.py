@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from swarmkit.bounds import json_problem
 from swarmkit.exceptions import ConfigurationError, RuleLearningError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
@@ -100,6 +101,14 @@ def load_rules(path: str | Path, *, agents: Collection[str] | None = None) -> Ha
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleLearningError(f"cannot read the rules file {path}: {exc}") from exc
+    # A graph's data nests four levels: anything far deeper is refused before the parser
+    # (which recurses once a level) reads it.
+    problem = json_problem(text)
+    if problem is not None:
+        raise RuleLearningError(
+            f"the rules file {path} is not a HandoffGraph's data: {problem}; write it with "
+            "`swarmkit rules suggest --out FILE`"
+        )
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:

@@ -75,7 +75,12 @@ async def test_suggest_prints_rules_and_writes_a_file_whatif_reads(
             ),
             "names agents the swarm does not have: nobody",
         ),
+        (
+            '{"format": ' + "[" * 100_000 + "]" * 100_000 + "}",
+            "the JSON nests 100001 levels deep, more than the 64 allowed",
+        ),
     ],
+    ids=["not-json", "not-a-graph", "unknown-agent", "nested-100000-deep"],
 )
 async def test_whatif_refuses_a_bad_rules_file_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, message: str

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any
 
 try:
     import anthropic
@@ -21,7 +22,8 @@ from swarmkit.models._anthropic_wire import (
     request_params,
 )
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
-from swarmkit.models._chat_completions import ErrorAnswerError
+from swarmkit.models._chat_completions import ErrorAnswerError, UnexpectedResponseError
+from swarmkit.models._chat_completions import _json_type as json_type
 from swarmkit.models._deadline import AttemptDeadline, Timeouts
 from swarmkit.models._retry import ConnectionFailedError, RetryPolicy, StatusError
 from swarmkit.runtime import Runtime
@@ -91,7 +93,7 @@ class AnthropicModel(NativeModel):
         client = self._ready_client()
         params = request_params(self.name, request, self.options)
         message = await deadline.within("first_byte", client.messages.create(**params))
-        return parse_message(message.to_dict(mode="json"))
+        return parse_message(_json_of(message, "the answer"))
 
     async def _stream_attempt(
         self, request: ModelRequest, deadline: AttemptDeadline
@@ -106,7 +108,7 @@ class AnthropicModel(NativeModel):
                 event = await deadline.within("stream_gap", anext(arriving, None))
                 if event is None:
                     break
-                for delta in assembler.add(event.to_dict(mode="json")):
+                for delta in assembler.add(_json_of(event, "a stream event")):
                     yield delta
         yield assembler.response()
 
@@ -163,3 +165,12 @@ class AnthropicModel(NativeModel):
     def _http_timeout(self) -> anthropic.Timeout:
         # Connect and a backstop for the whole attempt; the other deadlines are ours.
         return anthropic.Timeout(self.timeouts.total, connect=self.timeouts.connect)
+
+
+def _json_of(parsed: object, what: str) -> dict[str, Any]:
+    """What the SDK parsed, as JSON data. The SDK builds its objects without validating them:
+    JSON that is not an object comes back as it is, and a field of the wrong type is kept
+    (our parsing then names it)."""
+    if not isinstance(parsed, anthropic.BaseModel):
+        raise UnexpectedResponseError(f"{what} must be a JSON object, got {json_type(parsed)}")
+    return parsed.to_dict(mode="json", warnings=False)

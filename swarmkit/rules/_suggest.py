@@ -206,12 +206,7 @@ def suggest_from_visits(
     decided = model_decided(visits)
     if agent is not None:
         decided = [visit for visit in decided if visit.agent == agent]
-    try:
-        _check_evidence(visits, decided, agent, min_support, held_out_fraction)
-    except RuleLearningError as exc:
-        if damaged:  # the sessions left out may be why the evidence is short
-            raise RuleLearningError(f"{exc}; {_damaged_note(damaged)}") from None
-        raise
+    _check_evidence(visits, decided, agent, min_support, held_out_fraction, damaged=damaged)
     by_source = _by_source(decided)
     sessions = {visit.session_id for visit in visits}
     held = {sid for sid in sessions if held_out(sid, held_out_fraction)}
@@ -302,6 +297,24 @@ def _check_thresholds(min_precision: float, min_support: int, fraction: float) -
 
 
 def _check_evidence(
+    visits: Sequence[Visit],
+    decided: Sequence[Visit],
+    agent: str | None,
+    min_support: int,
+    fraction: float,
+    *,
+    damaged: Mapping[str, str] | None,
+) -> None:
+    """Enough decisions to learn from; when not, the sessions left out are named too."""
+    try:
+        _check_enough(visits, decided, agent, min_support, fraction)
+    except RuleLearningError as exc:
+        if damaged:  # the sessions left out may be why the evidence is short
+            raise RuleLearningError(f"{exc}; {_damaged_note(damaged)}") from None
+        raise
+
+
+def _check_enough(
     visits: Sequence[Visit],
     decided: Sequence[Visit],
     agent: str | None,

@@ -214,3 +214,22 @@ def _check_tool_names(agent: Agent) -> None:
             f"agent {agent.name!r} has several tools named {', '.join(map(repr, duplicates))}; "
             "tool names must be unique (rename with @tool(name=...))"
         )
+    _check_tool_choice(agent, names)
+
+
+def _check_tool_choice(agent: Agent, names: list[str]) -> None:
+    """A tool_choice is a mode or names a tool the agent has; the swarm, which knows every
+    handoff tool, checks a name it adds (``transfer_to_<peer>``, the single ``handoff``)."""
+    choice = agent.model_settings.tool_choice
+    if choice is None or choice in _TOOL_CHOICE_MODES or choice in names:
+        return
+    if choice.startswith("transfer_to_") or choice == "handoff":
+        return
+    tools = ", ".join(repr(name) for name in names) or "it has none"
+    raise ConfigurationError(
+        f"agent {agent.name!r}: tool_choice {choice!r} is neither a mode nor one of its tools; "
+        f"use 'auto', 'required', 'none' or the name of one of its tools ({tools})"
+    )
+
+
+_TOOL_CHOICE_MODES = ("auto", "required", "none")

@@ -137,7 +137,13 @@ class MCPToolSource:
         if isinstance(args, str):
             raise ConfigurationError("args takes a list of arguments, not one str")
         parameters = StdioServerParameters(
-            command=command, args=list(args), env=dict(env) if env else None, cwd=cwd
+            command=command,
+            args=list(args),
+            env=dict(env) if env else None,
+            cwd=cwd,
+            # Bytes that are not UTF-8 read as U+FFFD: a strict decoder would end the
+            # connection's reader, and leaving the source would raise UnicodeDecodeError.
+            encoding_error_handler="replace",
         )
         return cls(
             Client(parameters),

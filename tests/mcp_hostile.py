@@ -9,7 +9,8 @@ It speaks newline-delimited JSON-RPC by hand, so it can misbehave as no SDK serv
 - ``deepish-schema``: lists a tool whose input schema nests 100 levels deep (still parsable);
 - ``endless-pages``: every page of the tool list names a next page;
 - ``failed-list``: answers the tool list with a JSON-RPC error;
-- ``huge-result``: answers a call with 5 MB of text.
+- ``huge-result``: answers a call with 5 MB of text;
+- ``bad-utf8``: answers a call with text holding a byte that is not UTF-8 (Latin-1 "café").
 """
 
 from __future__ import annotations
@@ -73,6 +74,13 @@ def _call(request: dict[str, Any]) -> None:
         sys.stdout.flush()
     elif MODE == "huge-result":
         _result(request, {"content": [{"type": "text", "text": "x" * 5_000_000}]})
+    elif MODE == "bad-utf8":
+        answer = {"jsonrpc": "2.0", "id": request["id"]}
+        answer["result"] = {"content": [{"type": "text", "text": "caf\u00e9"}]}
+        sys.stdout.flush()
+        # Latin-1: "é" is the one byte 0xE9, which is no UTF-8.
+        sys.stdout.buffer.write(json.dumps(answer, ensure_ascii=False).encode("latin-1") + b"\n")
+        sys.stdout.buffer.flush()
     # mute-call: never answers
 
 

@@ -105,6 +105,17 @@ async def test_a_huge_result_is_refused() -> None:
             await source.call("wait", {})
 
 
+async def test_a_server_writing_bytes_that_are_not_utf8_leaves_cleanly() -> None:
+    """A reply with a byte that is not UTF-8 reads as U+FFFD: the call answers, and leaving
+    the source raises nothing (no UnicodeDecodeError from the connection's reader)."""
+    async with _hostile("bad-utf8") as source:
+        await source.tools()
+        answer = await source.call("wait", {})
+
+    assert answer == "caf\ufffd"
+    assert not source.connected
+
+
 def test_limits_must_be_positive() -> None:
     """A zero timeout or page cap is refused at construction."""
     with pytest.raises(ConfigurationError, match="call_timeout"):

@@ -89,17 +89,22 @@ class RunLoop:
         """Run to the end, yielding every event exactly once."""
         run = self._run
         state, tape = run.state, run.tape
-        budget.start_run(run.swarm, state, run.seams.runtime.clock())
-        replayed = await tape.note("run_started", self._start_data())
-        yield ev.RunStarted(
-            session_id=state.session_id,
-            prompt=state.prompt,
-            entry_agent=state.agent,
-            replay=replayed,
-            next_turn=state.start.decision if state.start else None,
-        )
-        run.log("run_started")
         try:
+            budget.start_run(run.swarm, state, run.seams.runtime.clock())
+            replayed = await tape.note("run_started", self._start_data())
+        except BaseException:
+            # Nothing of the run is journaled: let the session go, with nothing written.
+            await tape.abandon()
+            raise
+        try:
+            yield ev.RunStarted(
+                session_id=state.session_id,
+                prompt=state.prompt,
+                entry_agent=state.agent,
+                replay=replayed,
+                next_turn=state.start.decision if state.start else None,
+            )
+            run.log("run_started")
             async for event in self._drive():
                 yield event
         except (ReplayDivergenceError, JournalError):
@@ -259,7 +264,7 @@ class RunLoop:
         tape = self._run.tape
         request = call.history.sent_with(call.request)
         try:
-            response = await plan.model.respond(request)
+            response = replies.unique_call_ids(await plan.model.respond(request))
         except ModelError as exc:
             tape.record_model_error(plan.name, call.turn, request, exc)
             raise
@@ -280,7 +285,7 @@ class RunLoop:
             )
             async for item in answered:
                 if isinstance(item, ModelResponse):
-                    response = item
+                    response = replies.unique_call_ids(item)
                 else:
                     yield item
         except ModelError as exc:

@@ -14,7 +14,7 @@ from swarmkit.exceptions import HandoffPayloadError
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import Decision, Edit, PendingDecision, Reject, decision_audit
 from swarmkit.messages import AssistantMessage, Message, ToolCall, ToolMessage, UserMessage
-from swarmkit.models import ToolSpec
+from swarmkit.models import ModelResponse, ToolSpec
 from swarmkit.plan import AgentPlan
 from swarmkit.tools import ToolOutcome
 
@@ -24,6 +24,25 @@ def attributed(message: AssistantMessage, agent: str) -> AssistantMessage:
     if message.agent == agent:
         return message
     return replace(message, agent=agent)  # keeps the provider's reasoning state
+
+
+def unique_call_ids(response: ModelResponse) -> ModelResponse:
+    """The model's answer with each tool call's id unique: a repeated id gets a suffix (``c1``,
+    ``c1_2``), so each call's result answers that call and the model is never sent one result
+    twice, whichever model answered."""
+    calls = response.message.tool_calls
+    if len({call.id for call in calls}) == len(calls):
+        return response
+    seen: set[str] = set()
+    unique: list[ToolCall] = []
+    for call in calls:
+        call_id, number = call.id, 1
+        while call_id in seen:
+            number += 1
+            call_id = f"{call.id}_{number}"
+        seen.add(call_id)
+        unique.append(call if call_id == call.id else replace(call, id=call_id))
+    return replace(response, message=replace(response.message, tool_calls=tuple(unique)))
 
 
 def tool_resulted(agent: str, message: ToolMessage) -> ev.ToolResulted:

@@ -101,14 +101,19 @@ class Driver:
             lease=lease,
             clock=runtime.clock,
         )
-        await tape.open()
-        seams = replace(seams, delegate=self._delegator(_store_of(course), seams, limits))
         spec = (
             self._spec
             if limits is None
             else replace(self._spec, usage_limits=check_usage_limits(limits))
         )
-        return RunLoop(spec, state, tape, seams, streaming=streaming, quiet=quiet)
+        await tape.open()
+        try:
+            seams = replace(seams, delegate=self._delegator(_store_of(course), seams, limits))
+            return RunLoop(spec, state, tape, seams, streaming=streaming, quiet=quiet)
+        except BaseException:
+            # The loop never ran: the session is not left leased until the lease expires.
+            await tape.release()
+            raise
 
     def observe(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
         for observe in self._observers:

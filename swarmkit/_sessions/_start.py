@@ -9,6 +9,7 @@ from typing import Any
 
 from swarmkit._run import RESERVED_KEY, Continuation, History, RunState, start_from_data
 from swarmkit._typed_context import typed_context
+from swarmkit.bounds import value_problem
 from swarmkit.exceptions import ConfigurationError, JournalError
 from swarmkit.journal import JournalRecord
 from swarmkit.journal._records import corrupt_record, json_default
@@ -90,7 +91,7 @@ def journaled_state(
     """The state of a run that (re)starts from a journaled or delegated start (its context
     was validated when it first started; a sub-run's carries tool updates the context type
     may not declare)."""
-    context = check_context(start.context)
+    context = _plain_context(start.context)
     return _opening(
         spec,
         start.prompt,
@@ -154,7 +155,19 @@ def check_start_agent(agent: str | None, spec: SwarmSpec) -> str | None:
 
 
 def check_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
-    """A caller's context, checked: plain JSON data without the reserved key."""
+    """A caller's context, checked: plain JSON data without the reserved key, nested no deeper
+    than JSON from outside may be (the journal and the loop walk it recursively)."""
+    problem = value_problem(context)
+    if problem is not None:
+        raise ConfigurationError(
+            f"context nests too deeply ({problem}); flatten it, or pass such data as deps=..., "
+            "which tools read as RunContext.deps and no journal keeps"
+        )
+    return _plain_context(context)
+
+
+def _plain_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A context that is plain JSON data without the reserved key."""
     if context is None:
         return {}
     if not isinstance(context, Mapping):

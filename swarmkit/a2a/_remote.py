@@ -29,6 +29,7 @@ from a2a.types.a2a_pb2 import (
     Task,
     TaskState,
 )
+from a2a.utils.errors import A2AError
 
 from swarmkit.agent import Agent
 from swarmkit.exceptions import ConfigurationError, ModelError
@@ -67,6 +68,8 @@ class RemoteA2AModel:
             reply = await self._ask(_outgoing(request))
         except (A2AClientError, httpx.HTTPError, ValueError, TimeoutError) as exc:
             raise self._error(f"did not answer: {type(exc).__name__}: {exc}") from exc
+        except A2AError as exc:  # a JSON-RPC error, e.g. the peer's own failure
+            raise self._error(f"answered an error: {type(exc).__name__}: {exc}") from exc
         text = self._answer(reply)
         return ModelResponse(
             message=AssistantMessage(content=text),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
@@ -14,7 +15,7 @@ from typing import TextIO
 from swarmkit.cli._journal_file import journal_path, open_for_reading, open_for_writing
 from swarmkit.cli._usage import EXIT_FAILED, EXIT_OK, UsageError
 from swarmkit.console import one_line, plural
-from swarmkit.exceptions import SessionBusyError, SessionNotFoundError
+from swarmkit.exceptions import JournalError, SessionBusyError, SessionNotFoundError
 from swarmkit.journal import (
     Conversation,
     Journal,
@@ -48,8 +49,16 @@ async def _sessions(args: argparse.Namespace) -> int:
     header = ("SESSION", "STATE", "STOP", "RECORDS", "STARTED", "PROMPT")
     rows = [header, *(_session_row(info, started, states) for info in infos)]
     print(_table(rows, paint, column=1))
-    print(f"({plural(len(infos), 'session')} in {journal_label(path)})")
+    print(f"({plural(len(infos), 'session')} in {journal_label(path)}{_sealed_note(infos)})")
     return EXIT_OK
+
+
+def _sealed_note(infos: Sequence[SessionInfo]) -> str:
+    """How many sessions listed are sealed with no key to open them (their prompt says so)."""
+    sealed = sum(1 for info in infos if (info.prompt or "").startswith("[encrypted"))
+    if not sealed:
+        return ""
+    return f"; {sealed} encrypted with a key $SWARMKIT_JOURNAL_KEYS does not hold"
 
 
 async def _delete(args: argparse.Namespace) -> int:
@@ -107,7 +116,10 @@ async def _states(journal: Journal, infos: Sequence[SessionInfo]) -> dict[str, S
     for info in infos:
         state = info.state
         if state == "waiting":
-            state = session_status(await journal.read(info.session_id))
+            # A session sealed without the key to read (or with a damaged record) is listed
+            # with the summary's word, as the viewer lists it.
+            with contextlib.suppress(JournalError):
+                state = session_status(await journal.read(info.session_id))
         states[info.session_id] = state
     return states
 

@@ -113,17 +113,34 @@ def generate_key() -> str:
 
 
 def parse_keys(text: str, where: str = KEYS_VARIABLE) -> dict[str, bytes]:
-    """``id:base64key,...`` as a dict of keys, in order."""
+    """``id:base64key,...`` as a dict of keys, in order. A malformed entry is named by its
+    position, never by its characters: they may be key material."""
+    entries = [part.strip() for part in text.split(",") if part.strip()]
     keys: dict[str, bytes] = {}
-    for entry in filter(None, (part.strip() for part in text.split(","))):
-        key_id, colon, encoded = entry.partition(":")
+    for number, entry in enumerate(entries, start=1):
         try:
-            keys[key_id] = base64.b64decode(encoded, validate=True)
-        except binascii.Error:
-            colon = ""
-        if not colon or not key_id:
-            raise ConfigurationError(f"{where}: each key is id:base64key, got {entry[:6]!r}...")
+            key_id, key = _key_entry(entry)
+        except ValueError as exc:
+            raise ConfigurationError(
+                f"{where}: entry {number} of {len(entries)} {exc}; each entry is id:base64key "
+                "(its characters are not shown, as they may be a key)"
+            ) from None
+        keys[key_id] = key
     return keys
+
+
+def _key_entry(entry: str) -> tuple[str, bytes]:
+    """One ``id:base64key``; ValueError saying what is wrong, without quoting the entry."""
+    key_id, colon, encoded = entry.partition(":")
+    if not colon or not key_id:
+        raise ValueError("is not an id, a colon and a key")
+    try:
+        key = base64.b64decode(encoded, validate=True)
+    except binascii.Error:
+        raise ValueError("has a key that is not base64") from None
+    if len(key) != 32:
+        raise ValueError(f"has a key of {len(key)} bytes, not 32 (make one with generate_key())")
+    return key_id, key
 
 
 def _check_key(key_id: object, key: object) -> None:

@@ -75,7 +75,9 @@ class InMemoryJournal:
         session = self._sessions.get(session_id)
         check_continues(session_id, len(session.records) if session else 0, records[0].seq)
         if session is None:
-            session = _Session(created=next(self._created), started_at=now, updated_at=now)
+            # The first record's own time: an imported session keeps when it started.
+            started = encoded[0][2]
+            session = _Session(created=next(self._created), started_at=started, updated_at=now)
             self._sessions[session_id] = session
         session.records.extend(encoded)
         session.updated_at = now

@@ -65,13 +65,15 @@ _MAY_WRITE = (
     " (%(seal)s::text IS NOT NULL OR NOT EXISTS (SELECT FROM swarmkit_meta WHERE key = 'seal'))"
 )
 # A step is one statement, so it commits whole or not at all. The first step creates the
-# session's row; a later one moves the row's count on only if the step continues it (its
-# seq, and the seal it chains to), which also serialises writers of one session on that row.
-# No row back means the seq or seal was wrong, or a step in clear met a sealed journal.
+# session's row (started when its first record was, so an import keeps its start); a later
+# one moves the row's count on only if the step continues it (its seq, and the seal it chains
+# to), which also serialises writers of one session on that row. No row back means the seq
+# or seal was wrong, or a step in clear met a sealed journal.
 APPEND_FIRST_STEP = (
     "WITH s AS (INSERT INTO swarmkit_sessions (session_id, records, started_at, updated_at,"
     " finished, stop_reason, prompt, agents, seal)"
-    f" SELECT %(session_id)s, %(count)s, t.now, t.now, %(finished)s, %(stop_reason)s,"
+    " SELECT %(session_id)s, %(count)s, coalesce((%(times)s::json->>0)::float8, t.now), t.now,"
+    " %(finished)s, %(stop_reason)s,"
     " %(prompt)s, ARRAY(SELECT json_array_elements_text(%(agents)s::json)), %(seal)s"
     f" FROM (SELECT {_NOW} AS now) AS t WHERE{_MAY_WRITE}"
     " ON CONFLICT (session_id) DO NOTHING RETURNING session_id, updated_at)" + _INSERT_STEP_RECORDS

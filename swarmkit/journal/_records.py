@@ -55,7 +55,9 @@ class SessionInfo:
     records: int
     """How many records the session holds."""
     started_at: float
-    """Unix seconds of the first append, from the journal's clock."""
+    """Unix seconds of the session's first record: its own time (``JournalRecord.at``, the
+    run's clock; an imported record keeps it), else the first append's, from the journal's
+    clock."""
     updated_at: float
     """Unix seconds of the latest append, from the journal's clock."""
     status: SessionStatus

@@ -40,6 +40,7 @@ from swarmkit.journal._sqlite_file import (
     connect,
     connect_read_only,
     failure_hint,
+    in_transaction,
     is_busy,
 )
 from swarmkit.journal._sqlite_seals import NOT_MARKED, SQLiteSeals, StoredRow, refuse_in_clear
@@ -128,8 +129,9 @@ class SQLiteJournal:
         self._held: dict[str, tuple[str, float]] = {}
         self._folded: dict[str, tuple[str, float]] = {}
         # Owners whose run failed to write its session and could not give the lease up in the
-        # file (its write lock was still taken): the next lease taken here replaces theirs.
-        self._dropped: dict[str, str] = {}
+        # file (its write lock was still taken), shared by every journal object on the file in
+        # this process: a lease taken replaces theirs, and any later write releases them.
+        self._dropped = _dropped_leases(self._path)
         self._leases_table = False
 
     @property
@@ -153,8 +155,10 @@ class SQLiteJournal:
         folded = self._folded.get(session_id)
         lease = folded or self._held.get(session_id)
         release = lease is not None and facts.finished
+        dropped = tuple(self._dropped.items())
 
         def work(conn: sqlite3.Connection) -> None:
+            _release_dropped(conn, dropped)
             if folded is not None:  # written again after its finish: hold the lease again
                 _take_lease(conn, session_id, folded[0], folded[1], now)
             # Sealed in the transaction: the chain goes on from the seal as committed.
@@ -169,6 +173,7 @@ class SQLiteJournal:
         except JournalError as exc:
             await self._drop_lease(session_id, exc)
             raise
+        _forget_dropped(self._dropped, dropped)
         if lease is not None:
             self._note_lease(session_id, lease, folded=release)
 
@@ -205,11 +210,10 @@ class SQLiteJournal:
         check_lease_args(owner, ttl)
         now = self._clock()
         create = not self._leases_table
-        dropped = self._dropped.get(session_id)
+        dropped = tuple(self._dropped.items())
 
         def take(conn: sqlite3.Connection) -> None:
-            if dropped is not None:
-                _release_lease(conn, session_id, dropped, known=not create)
+            _release_dropped(conn, dropped)
             _take_lease(conn, session_id, owner, ttl, now, create=create)
 
         try:
@@ -219,7 +223,7 @@ class SQLiteJournal:
         except JournalError as exc:
             await self._drop_lease(session_id, exc)
             raise
-        self._dropped.pop(session_id, None)
+        _forget_dropped(self._dropped, dropped)
         self._leases_table = True
         self._note_lease(session_id, (owner, ttl), folded=False)
 
@@ -243,6 +247,7 @@ class SQLiteJournal:
         """Commit the writes still queued, then close the connection; later calls raise
         ``JournalError``. Closing twice is fine."""
         self._commits.flush()
+        self._release_dropped_now()
         with self._lock:
             self._connection()  # a journal never used still leaves its (empty) file, as before
             if self._conn is not None:
@@ -313,7 +318,8 @@ class SQLiteJournal:
     async def _drop_lease(self, session_id: str, failure: JournalError) -> None:
         """A write of the session failed, so its run is over: give its lease up now, so a
         resume need not wait out the lease. With the file's write lock taken by another
-        process the release could not be written: the next lease taken here replaces it."""
+        process the release could not be written: the next write of any journal object on the
+        file in this process releases it (a lease taken replaces it), and so does ``close()``."""
         lease = self._folded.pop(session_id, None) or self._held.pop(session_id, None)
         if lease is None:
             return
@@ -325,13 +331,53 @@ class SQLiteJournal:
             await self._commits.write(
                 "release a lease in", lambda conn: _release_lease(conn, session_id, lease[0])
             )
-            del self._dropped[session_id]
+            _forget_dropped(self._dropped, ((session_id, lease[0]),))
+
+    def _release_dropped_now(self) -> None:
+        """At close: write the releases failed runs could not, waiting for the write lock up to
+        the timeout, so another process need not wait the leases out."""
+        dropped = tuple(self._dropped.items())
+        if not dropped:
+            return
+        with self._lock, contextlib.suppress(sqlite3.Error):
+            conn = self._connection()
+            if conn is None:
+                return
+            conn.execute(f"PRAGMA busy_timeout={int(self._timeout * 1000)}")
+            try:
+                in_transaction(conn, lambda conn: _release_dropped(conn, dropped))
+            finally:
+                conn.execute("PRAGMA busy_timeout=0")
+            _forget_dropped(self._dropped, dropped)
 
     def _note_lease(self, session_id: str, lease: tuple[str, float], *, folded: bool) -> None:
         """After a commit: whether this object still holds the session's lease in the file."""
         self._held.pop(session_id, None)
         self._folded.pop(session_id, None)
         (self._folded if folded else self._held)[session_id] = lease
+
+
+# By file (its real path): the leases of failed runs still to be released there.
+_DROPPED: dict[str, dict[str, str]] = {}
+_DROPPED_LOCK = threading.Lock()
+
+
+def _dropped_leases(path: Path) -> dict[str, str]:
+    """The file's dropped leases, by session: their owners."""
+    with _DROPPED_LOCK:
+        return _DROPPED.setdefault(os.path.realpath(path), {})
+
+
+def _release_dropped(conn: sqlite3.Connection, dropped: tuple[tuple[str, str], ...]) -> None:
+    for session_id, owner in dropped:
+        _release_lease(conn, session_id, owner, known=False)
+
+
+def _forget_dropped(shared: dict[str, str], released: tuple[tuple[str, str], ...]) -> None:
+    """After their release was committed (unless a newer run dropped the lease since)."""
+    for session_id, owner in released:
+        if shared.get(session_id) == owner:
+            del shared[session_id]
 
 
 def _time(record: JournalRecord, now: float) -> float:
@@ -390,7 +436,7 @@ def _write_session_row(
             (
                 session_id,
                 count,
-                now,
+                rows[0][4],  # the first record's own time: an imported session keeps its start
                 now,
                 facts.finished,
                 facts.stop_reason,

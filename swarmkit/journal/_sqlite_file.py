@@ -191,7 +191,7 @@ def connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
     try:
         return _open_read_only(path, timeout, immutable=False)
     except sqlite3.Error as exc:
-        if exc.sqlite_errorname != "SQLITE_CANTOPEN":
+        if exc.sqlite_errorname not in _NO_SHARED_MEMORY:
             raise _open_error(path, exc, timeout) from exc
     # A WAL journal in a folder we may not write, with no -wal/-shm files to share: SQLite can
     # read it only as immutable (nobody can be writing it through this folder anyway).
@@ -199,6 +199,11 @@ def connect_read_only(path: Path, timeout: float) -> sqlite3.Connection:
         return _open_read_only(path, timeout, immutable=True)
     except sqlite3.Error as exc:
         raise _open_error(path, exc, timeout) from exc
+
+
+# What SQLite says when it cannot create a WAL journal's -shm file beside it: CANTOPEN, or
+# READONLY_DIRECTORY for another user's file in a folder this user may not write.
+_NO_SHARED_MEMORY = frozenset({"SQLITE_CANTOPEN", "SQLITE_READONLY_DIRECTORY"})
 
 
 def _open_read_only(path: Path, timeout: float, *, immutable: bool) -> sqlite3.Connection:
@@ -292,21 +297,56 @@ def _check_schema(
     _check_not_newer(path, "schema version", version, JOURNAL_SCHEMA_VERSION)
     layout = _version_number(path, "storage layout", meta.get("storage_layout", "1"))
     _check_not_newer(path, "storage layout", layout, STORAGE_LAYOUT)
+    if layout < 2:
+        raise JournalError(
+            f"the journal at {path} has storage layout {layout}, written by a pre-release "
+            f"swarmkit; this swarmkit reads layout {STORAGE_LAYOUT} only: move the file aside "
+            "and start a new journal"
+        )
+    _check_shape(conn, path, tables, layout)
     if layout == 2 and read_only:
         raise JournalError(
             f"the journal at {path} has storage layout 2 (no sessions table yet); open it once "
             "for writing (SQLiteJournal(path), or any swarmkit command that writes) to upgrade "
             "it in place, then read it"
         )
-    if layout == 2:
-        if migrate:
-            _add_sessions_table(conn)
-    elif layout < STORAGE_LAYOUT:
+    if layout == 2 and migrate:
+        _add_sessions_table(conn)
+
+
+# The columns each table of a journal has (a table may have more); a layout-2 file has no
+# sessions table yet, and the leases table appears with the first lease.
+_COLUMNS = {
+    "meta": frozenset({"key", "value"}),
+    "records": frozenset({"session_id", "seq", "kind", "data", "written_at"}),
+    "sessions": frozenset(
+        {"session_id", "records", "started_at", "updated_at", "finished", "stop_reason"}
+        | {"prompt", "agents"}
+    ),
+    "leases": frozenset({"session_id", "owner", "expires_at"}),
+}
+
+
+def _check_shape(conn: sqlite3.Connection, path: Path, tables: set[str], layout: int) -> None:
+    """Refuse, by reading only, a file whose meta table looks like a journal's but whose
+    tables do not: nothing in it is changed (no WAL switch, no migration) before this."""
+    needed = {"meta", "records"} | ({"sessions"} if layout >= 3 else set())
+    problem = next((f"it has no {name} table" for name in sorted(needed - tables)), None)
+    if layout == 2 and "sessions" in tables:
+        problem = "it has a sessions table, which storage layout 2 has not"
+    for name in sorted(set(_COLUMNS) & tables):
+        if problem is None:
+            missing = _COLUMNS[name] - _columns(conn, name)
+            if missing:
+                problem = f"its {name} table lacks the columns {', '.join(sorted(missing))}"
+    if problem is not None:
         raise JournalError(
-            f"the journal at {path} has storage layout {layout}, written by a pre-release "
-            f"swarmkit; this swarmkit reads layout {STORAGE_LAYOUT} only: move the file aside "
-            "and start a new journal"
+            f"{path} is an SQLite file but not a swarmkit journal ({problem}); pick another path"
         )
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
 
 
 def _version_number(path: Path, what: str, raw: object) -> int:

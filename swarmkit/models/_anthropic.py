@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable
+from typing import Any
 
 try:
     import anthropic
@@ -22,7 +23,7 @@ from swarmkit.models._anthropic_wire import (
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._deadline import AttemptDeadline, Timeouts
 from swarmkit.models._retry import ConnectionFailedError, RetryPolicy, StatusError
-from swarmkit.models._wire import ErrorAnswerError
+from swarmkit.models._wire import ErrorAnswerError, UnexpectedResponseError, json_type
 from swarmkit.runtime import Runtime
 
 
@@ -90,7 +91,7 @@ class AnthropicModel(NativeModel[anthropic.AsyncAnthropic]):
         client = self._ready_client()
         params = request_params(self.name, request, self.options)
         message = await deadline.within("first_byte", client.messages.create(**params))
-        return parse_message(message.to_dict(mode="json"))
+        return parse_message(_json_of(message, "the answer"))
 
     async def _stream_attempt(
         self, request: ModelRequest, deadline: AttemptDeadline
@@ -105,7 +106,7 @@ class AnthropicModel(NativeModel[anthropic.AsyncAnthropic]):
                 event = await deadline.within("stream_gap", anext(arriving, None))
                 if event is None:
                     break
-                for delta in assembler.add(event.to_dict(mode="json")):
+                for delta in assembler.add(_json_of(event, "a stream event")):
                     yield delta
         yield assembler.response()
 
@@ -152,3 +153,12 @@ class AnthropicModel(NativeModel[anthropic.AsyncAnthropic]):
     def _http_timeout(self) -> anthropic.Timeout:
         # Connect and a backstop for the whole attempt; the other deadlines are ours.
         return anthropic.Timeout(self.timeouts.total, connect=self.timeouts.connect)
+
+
+def _json_of(parsed: object, what: str) -> dict[str, Any]:
+    """What the SDK parsed, as JSON data. The SDK builds its objects without validating them:
+    JSON that is not an object comes back as it is, and a field of the wrong type is kept
+    (our parsing then names it)."""
+    if not isinstance(parsed, anthropic.BaseModel):
+        raise UnexpectedResponseError(f"{what} must be a JSON object, got {json_type(parsed)}")
+    return parsed.to_dict(mode="json", warnings=False)

@@ -29,9 +29,11 @@ from swarmkit.models._base import (
 )
 from swarmkit.models._wire import (
     IncompleteResponseError,
+    UnexpectedResponseError,
+    checked_text,
+    json_type,
     plain_json,
     sendable,
-    unique_ids,
 )
 from swarmkit.models._wire_cache import ByIdentity
 
@@ -243,25 +245,34 @@ def tool_use_block(call: ToolCall) -> dict[str, Any]:
 
 
 def parse_message(data: Mapping[str, Any]) -> ModelResponse:
-    """A complete message (the SDK's, as JSON) as our response."""
+    """A complete message (the SDK's, as JSON) as our response; a field of the wrong JSON
+    type is an ``UnexpectedResponseError`` naming its path."""
     content = data.get("content")
     if not isinstance(content, list):
         raise IncompleteResponseError("the message holds no content")
     return _response(content, data.get("stop_reason"), data.get("usage"), data.get("model"))
 
 
+def json_object(value: object, where: str) -> Mapping[str, Any]:
+    """An answer's part that must be a JSON object (null reads as empty)."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise UnexpectedResponseError(f"{where} must be an object, got {json_type(value)}")
+    return value
+
+
 def _response(
-    blocks: Sequence[Mapping[str, Any]], stop: object, usage: object, model: object
+    blocks: Sequence[object], stop: object, usage: object, model: object
 ) -> ModelResponse:
-    text = "".join(str(b.get("text") or "") for b in blocks if b.get("type") == "text")
-    calls = unique_ids(
-        [
-            ToolCall(id=str(b["id"]), name=str(b.get("name") or ""), arguments=_arguments(b))
-            for b in blocks
-            if b.get("type") == "tool_use"
-        ]
+    checked = [_block(block, at) for at, block in enumerate(blocks)]
+    text = "".join(str(b.get("text") or "") for b in checked if b.get("type") == "text")
+    calls = tuple(
+        _call(block, f"content[{at}]")
+        for at, block in enumerate(checked)
+        if block.get("type") == "tool_use"
     )
-    reasoning = [dict(b) for b in blocks if b.get("type") in REASONING_BLOCKS]
+    reasoning = [dict(b) for b in checked if b.get("type") in REASONING_BLOCKS]
     state = ProviderState(provider=PROVIDER, data={"blocks": reasoning}) if reasoning else None
     reason = str(stop) if stop is not None else None
     return ModelResponse(
@@ -270,6 +281,21 @@ def _response(
         finish_reason=_STOP_REASONS.get(reason, reason) if reason is not None else None,
         model=model if isinstance(model, str) else None,
     )
+
+
+def _block(block: object, at: int) -> Mapping[str, Any]:
+    if not isinstance(block, Mapping):
+        raise UnexpectedResponseError(f"content[{at}] must be an object, got {json_type(block)}")
+    return block
+
+
+def _call(block: Mapping[str, Any], where: str) -> ToolCall:
+    """A tool_use block as a call: its id must be text, as the call's result must name it."""
+    call_id = checked_text(block.get("id"), f"{where}.id")
+    if not call_id:
+        raise UnexpectedResponseError(f"{where}.id must be a non-empty string")
+    name = checked_text(block.get("name"), f"{where}.name") or ""
+    return ToolCall(id=call_id, name=name, arguments=_arguments(block))
 
 
 def _arguments(block: Mapping[str, Any]) -> str:
@@ -317,16 +343,20 @@ class StreamAssembler:
         """Take in one event; return the deltas it carries."""
         kind = event.get("type")
         if kind == "content_block_start":
-            return self._start(int(event.get("index") or 0), dict(event.get("content_block") or {}))
+            block = dict(json_object(event.get("content_block"), "content_block"))
+            return self._start(int(event.get("index") or 0), block)
         if kind == "content_block_delta":
-            return self._delta(int(event.get("index") or 0), event.get("delta") or {})
+            delta = json_object(event.get("delta"), "content_block_delta.delta")
+            return self._delta(int(event.get("index") or 0), delta)
         if kind == "message_start":
-            message = event.get("message") or {}
-            self.usage = dict(message.get("usage") or {})
+            message = json_object(event.get("message"), "message_start.message")
+            self.usage = dict(json_object(message.get("usage"), "message.usage"))
             self.model = message.get("model")
         elif kind == "message_delta":
-            self.stop_reason = (event.get("delta") or {}).get("stop_reason") or self.stop_reason
-            self.usage.update({k: v for k, v in (event.get("usage") or {}).items() if v})
+            delta = json_object(event.get("delta"), "message_delta.delta")
+            self.stop_reason = delta.get("stop_reason") or self.stop_reason
+            usage = json_object(event.get("usage"), "message_delta.usage")
+            self.usage.update({k: v for k, v in usage.items() if v})
         elif kind == "message_stop":
             self.stopped = True
         return []

@@ -35,7 +35,6 @@ from swarmkit.models._wire import (
     checked_text,
     plain_json,
     sendable,
-    unique_ids,
 )
 from swarmkit.models._wire_cache import MESSAGES_MARK, WireCache, json_bytes, spliced_body
 
@@ -230,7 +229,7 @@ def parse_tool_calls(raw: Sequence[Any]) -> tuple[ToolCall, ...]:
                 provider_state=kept_fields(call, CALL_FIELDS),
             )
         )
-    return unique_ids(calls)
+    return tuple(calls)
 
 
 def parse_usage(raw: Any) -> Usage:
@@ -325,16 +324,14 @@ class StreamAssembler:
         """The assembled response; a stream that never said why it stopped was cut short."""
         if self.finish_reason is None:
             raise IncompleteResponseError("the stream ended without a finish reason")
-        calls = unique_ids(
-            [
-                ToolCall(
-                    id=call.id or f"call_{index}",
-                    name=call.name,
-                    arguments="".join(call.arguments),
-                    provider_state=kept_fields(call.extra, CALL_FIELDS),
-                )
-                for index, call in sorted(self.calls.items())
-            ]
+        calls = tuple(
+            ToolCall(
+                id=call.id or f"call_{index}",
+                name=call.name,
+                arguments="".join(call.arguments),
+                provider_state=kept_fields(call.extra, CALL_FIELDS),
+            )
+            for index, call in sorted(self.calls.items())
         )
         reasoning = {name: "".join(pieces) for name, pieces in self.reasoning.items()}
         message = AssistantMessage(

@@ -31,7 +31,6 @@ from swarmkit.models._wire import (
     checked_count,
     checked_text,
     plain_json,
-    unique_ids,
 )
 from swarmkit.models._wire_cache import MESSAGES_MARK, WireCache, json_bytes, spliced_body
 
@@ -194,9 +193,7 @@ def parse_calls(items: Sequence[Any]) -> tuple[ToolCall, ...]:
         for at, item in enumerate(items)
         if isinstance(item, Mapping) and item.get("type") == "function_call"
     ]
-    return unique_ids(
-        [_call(item, f"output[{at}]", index) for index, (at, item) in enumerate(calls)]
-    )
+    return tuple(_call(item, f"output[{at}]", index) for index, (at, item) in enumerate(calls))
 
 
 def _call(item: Mapping[str, Any], where: str, index: int) -> ToolCall:
@@ -350,15 +347,13 @@ class ResponseStreamAssembler:
         """The assembled response; a stream that never finished the response was cut short."""
         if self.final is None:
             raise IncompleteResponseError("the stream ended before the response was completed")
-        calls = unique_ids(
-            [
-                ToolCall(
-                    id=call.id or f"call_{call.index}",
-                    name=call.name,
-                    arguments="".join(call.arguments),
-                )
-                for call in self.calls.values()
-            ]
+        calls = tuple(
+            ToolCall(
+                id=call.id or f"call_{call.index}",
+                name=call.name,
+                arguments="".join(call.arguments),
+            )
+            for call in self.calls.values()
         )
         output = self.final.get("output")
         message = AssistantMessage(

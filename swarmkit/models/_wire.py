@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any, Protocol
 
-from swarmkit.messages import ToolCall
 from swarmkit.models._base import ModelDelta, ModelResponse
 
 
@@ -50,7 +48,7 @@ def checked_text(value: object, where: str) -> str | None:
     """A string field that may be null; any other JSON type is the server's mistake."""
     if value is None or isinstance(value, str):
         return value
-    raise UnexpectedResponseError(f"{where} must be a string or null, got {_json_type(value)}")
+    raise UnexpectedResponseError(f"{where} must be a string or null, got {json_type(value)}")
 
 
 def checked_count(value: object, where: str) -> int:
@@ -76,7 +74,7 @@ def checked_mapping(value: object, where: str) -> Mapping[str, Any]:
     """An object; any other JSON type is the server's mistake."""
     if isinstance(value, Mapping):
         return value
-    raise UnexpectedResponseError(f"{where} must be an object, got {_json_type(value)}")
+    raise UnexpectedResponseError(f"{where} must be an object, got {json_type(value)}")
 
 
 def checked_list(value: object, where: str) -> list[Any]:
@@ -85,10 +83,10 @@ def checked_list(value: object, where: str) -> list[Any]:
         return []
     if isinstance(value, list):
         return value
-    raise UnexpectedResponseError(f"{where} must be a list or null, got {_json_type(value)}")
+    raise UnexpectedResponseError(f"{where} must be a list or null, got {json_type(value)}")
 
 
-def _json_type(value: object) -> str:
+def json_type(value: object) -> str:
     match value:
         case bool():
             return "a boolean"
@@ -128,20 +126,3 @@ def plain_json(value: Any) -> Any:
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
         return [plain_json(item) for item in value]
     return value
-
-
-def unique_ids(calls: Sequence[ToolCall]) -> tuple[ToolCall, ...]:
-    """The calls with unique ids: a repeated id gets a suffix (``c1``, ``c1_2``), so each
-    call's result answers that call, and the model is never sent one result twice."""
-    if len({call.id for call in calls}) == len(calls):
-        return tuple(calls)
-    seen: set[str] = set()
-    unique: list[ToolCall] = []
-    for call in calls:
-        call_id, number = call.id, 1
-        while call_id in seen:
-            number += 1
-            call_id = f"{call.id}_{number}"
-        seen.add(call_id)
-        unique.append(call if call_id == call.id else replace(call, id=call_id))
-    return tuple(unique)

@@ -6,7 +6,7 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -125,6 +125,7 @@ def suggest_lines(report: SuggestReport, *, out: str | None = None) -> list[str]
     if report.left_out:
         lines += ["", "Context paths never used in a condition:"]
         lines.extend(f"  {path}: {why}" for path, why in report.left_out.items())
+    lines += damaged_lines(report.damaged)
     if report.suggestions:
         lines.append("")
         lines.append(
@@ -201,6 +202,7 @@ def _suggest_data(report: SuggestReport) -> dict[str, Any]:
             for b in report.below_threshold
         ],
         "left_out": dict(report.left_out),
+        "damaged": dict(report.damaged),
         "graph": report.to_dict(),
     }
 
@@ -243,6 +245,17 @@ def whatif_lines(report: WhatIfReport) -> list[str]:
         if len(changed) > _MAX_CHANGED_SHOWN:
             lines.append(f"  ... and {len(changed) - _MAX_CHANGED_SHOWN} more (--json lists all)")
         lines += ["", f"Note: {UNKNOWN_AFTER}."]
+    return lines + damaged_lines(report.damaged)
+
+
+def damaged_lines(damaged: Mapping[str, str]) -> list[str]:
+    """The sessions left out for a damaged record, for people (a few, then how many more)."""
+    if not damaged:
+        return []
+    lines = ["", "Left out, a record damaged (not read as a swarm run wrote it):"]
+    lines += [f"  {why}" for why in list(damaged.values())[:_MAX_CHANGED_SHOWN]]
+    if len(damaged) > _MAX_CHANGED_SHOWN:
+        lines.append(f"  ... and {len(damaged) - _MAX_CHANGED_SHOWN} more (--json lists all)")
     return lines
 
 

@@ -117,14 +117,32 @@ class CorpusFilter:
         return self.until is None or info.started_at < self.until
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Corpus:
+    """What a journal's sessions hold for learning: their turns, and the sessions left out."""
+
+    visits: list[Visit]
+    """Every agent turn, in session order."""
+    damaged: Mapping[str, str]
+    """Sessions left out because a record cannot be read as a swarm run wrote it: session id
+    -> which record and what is wrong with it."""
+
+
 async def read_visits(journal: Journal, where: CorpusFilter | None = None) -> list[Visit]:
-    """Every agent turn of the journal's sessions that pass ``where``, in session order."""
+    """Every agent turn of the journal's sessions that pass ``where``, in session order; a
+    session with a damaged record is left out (``suggest_rules`` and ``whatif`` report it)."""
+    return (await read_corpus(journal, where)).visits
+
+
+async def read_corpus(journal: Journal, where: CorpusFilter | None = None) -> Corpus:
+    """The turns of the journal's sessions that pass ``where``, and those left out."""
     where = where or CorpusFilter()
     infos = sorted(
         (info for info in await journal.sessions() if where.admits(info)),
         key=lambda info: info.session_id,
     )
     visits: list[Visit] = []
+    damaged: dict[str, str] = {}
     # Reading builds millions of small objects that live on: the cyclic collector would walk
     # them again and again (reading gets quadratic), and they hold no cycles to collect.
     collecting = gc.isenabled()
@@ -134,16 +152,25 @@ async def read_visits(journal: Journal, where: CorpusFilter | None = None) -> li
             records = await journal.read(info.session_id)
             if where.tag is not None and not _tagged(records, where.tag):
                 continue
-            visits.extend(session_visits(records, started_at=info.started_at))
+            try:
+                visits.extend(session_visits(records, started_at=info.started_at))
+            except DamagedRecord as exc:
+                damaged[info.session_id] = str(exc)
     finally:
         if collecting:
             gc.enable()
-    return visits
+    return Corpus(visits=visits, damaged=damaged)
 
 
 def session_visits(records: Sequence[JournalRecord], *, started_at: float = 0.0) -> list[Visit]:
-    """The agent turns of one session's records."""
+    """The agent turns of one session's records; ``RuleLearningError`` naming the record when
+    one holds what a swarm run never writes (a handoff ``number`` that is not a number, ...)."""
     return _Reader(records, started_at).visits()
+
+
+class DamagedRecord(RuleLearningError):
+    """A session's record holds what a swarm run never writes there (a RuleLearningError to
+    callers of ``session_visits``; ``read_corpus`` leaves the session out)."""
 
 
 def held_out(session_id: str, fraction: float = 0.3) -> bool:
@@ -185,76 +212,71 @@ class _Reader:
         return self._visits
 
     def _take(self, record: JournalRecord) -> None:
-        data = record.data
         kind = record.kind
         if kind == "run_started":
             self._start(record)
         elif kind == "agent_started":
-            self._agent = str(data.get("agent"))
+            self._agent = _text(record, "agent")
             self._facts["agent"] = self._agent
             self._points = []
-        elif kind == "model_call" and "error" not in data:
+        elif kind == "model_call" and "error" not in record.data:
             self._model_call(record)
         elif kind == "tool_call":
-            self._tool_call(data)
+            self._tool_call(record)
         elif kind == "state_edited":
-            self._update(data.get("context_update"))
+            self._update(_object(record, record.data, "context_update"))
         elif kind == "rule":
-            self._points.append(self._point(record, int(data.get("turn") or 0), 0, call=False))
+            self._points.append(self._point(record, _whole(record, "turn"), 0, call=False))
         elif kind == "handoff":
-            self._handoff(data)
+            self._handoff(record)
         elif kind == "run_finished" and self._agent is not None and self._points:
             self._close("answer", None)
             self._agent = None
 
     def _start(self, record: JournalRecord) -> None:
-        context = record.data.get("context")
-        if context is None:
-            context = {}
-        if not isinstance(context, Mapping):
-            raise RuleLearningError(
-                f"session {self._session_id!r} record {record.seq} (run_started) holds a context "
-                f"that is a JSON {type(context).__name__}, not an object; the journal was not "
-                "written by a swarm run: leave this session out (--prefix) or delete it"
-            )
         # Never changed in place (updates copy it), so every point may share it.
-        self._context = context
+        self._context = _object(record, record.data, "context")
         self._facts = _fresh_facts()
 
     def _model_call(self, record: JournalRecord) -> None:
         data = record.data
-        turn = int(data.get("turn") or 0)
-        usage = (data.get("response") or {}).get("usage") or {}
-        tokens = usage.get("total_tokens") or 0
+        turn = _whole(record, "turn")
+        usage = _object(record, _object(record, data, "response"), "usage")
+        tokens = _whole(record, "total_tokens", usage)
         # The rules were consulted before the call: the turn counter had not moved yet.
-        self._points.append(self._point(record, turn, int(tokens), facts_turn=turn - 1))
-        tools = (data.get("request") or {}).get("tools") or ()
+        self._points.append(self._point(record, turn, tokens, facts_turn=turn - 1))
+        tools = _object(record, data, "request").get("tools") or ()
+        if not isinstance(tools, list | tuple):
+            raise _damaged(
+                record, f"its request's tools are a JSON {_json_type(tools)}, not a list"
+            )
         self._offered = frozenset(str(name) for name in tools)
 
-    def _tool_call(self, data: Mapping[str, Any]) -> None:
-        outcome = data.get("outcome")
+    def _tool_call(self, record: JournalRecord) -> None:
+        outcome = record.data.get("outcome")
         if not isinstance(outcome, Mapping):
             return
-        self._facts["last_tool"] = data.get("name")
+        self._facts["last_tool"] = record.data.get("name")
         self._facts["last_tool_ok"] = not outcome.get("is_error")
-        self._update(outcome.get("update"))
+        self._update(_object(record, outcome, "update"))
 
-    def _update(self, update: object) -> None:
-        if isinstance(update, Mapping) and update:
+    def _update(self, update: Mapping[str, Any]) -> None:
+        if update:
             self._context = {**self._context, **update}
 
-    def _handoff(self, data: Mapping[str, Any]) -> None:
+    def _handoff(self, record: JournalRecord) -> None:
+        data = record.data
         decided_by = data.get("decided_by")
         outcome: Outcome = "other"
         if decided_by == "llm":
             outcome = "llm"
         elif decided_by == "rule":
             outcome = "rule"
-        target = str(data.get("target"))
+        target = _text(record, "target")
         if self._agent is not None:
             self._close(outcome, target)
         self._facts["previous_agent"] = self._agent
-        self._facts["handoff_count"] = int(data.get("number") or 0)
+        self._facts["handoff_count"] = _whole(record, "number")
         self._facts["payload"] = data.get("payload")
         self._facts["message"] = data.get("message")
         self._agent = None
@@ -289,6 +311,52 @@ class _Reader:
         return Point(
             seq=record.seq, turn=turn, tokens=tokens, call=call, context=self._context, facts=facts
         )
+
+
+def _object(record: JournalRecord, data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    """``data[key]``, a JSON object (absent or null: empty)."""
+    value = data.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise _damaged(record, f"holds a {key} that is a JSON {_json_type(value)}, not an object")
+    return value
+
+
+def _whole(record: JournalRecord, key: str, data: Mapping[str, Any] | None = None) -> int:
+    """``data[key]`` (the record's data by default), a whole number (absent or null: 0)."""
+    value = (record.data if data is None else data).get(key)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _damaged(record, f"has {key} {value!r:.40}, not a whole number")
+    return value
+
+
+def _text(record: JournalRecord, key: str) -> str:
+    value = record.data.get(key)
+    if not isinstance(value, str):
+        raise _damaged(record, f"has {key} {value!r:.40}, not a name")
+    return value
+
+
+def _damaged(record: JournalRecord, what: str) -> DamagedRecord:
+    return DamagedRecord(
+        f"session {record.session_id!r} record {record.seq} ({record.kind}) {what}; the journal "
+        "was not written by a swarm run as it is: leave this session out (--prefix) or delete it"
+    )
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list | tuple):
+        return "list"
+    return (
+        "number"
+        if isinstance(value, int | float) and not isinstance(value, bool)
+        else type(value).__name__
+    )
 
 
 def _fresh_facts() -> dict[str, Any]:

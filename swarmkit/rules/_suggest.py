@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from swarmkit.exceptions import RuleLearningError
@@ -18,7 +18,7 @@ from swarmkit.rules._corpus import (
     Visit,
     held_out,
     model_decided,
-    read_visits,
+    read_corpus,
 )
 from swarmkit.rules._features import Test, bitset, candidates, literal
 from swarmkit.rules._judge import Verdict, judge, with_rules
@@ -143,6 +143,8 @@ class SuggestReport:
     """The ``on_cycle`` of the graph the suggestions are exported as."""
     rejected: tuple[str, ...] = field(default=())
     """Suggestions the swarm's graph refuses (a rule cycle), with the reason."""
+    damaged: Mapping[str, str] = field(default_factory=dict)
+    """Sessions left out because a record is damaged: session id -> which record and why."""
 
     def graph(self) -> HandoffGraph:
         """The suggestions as a graph of their own (what ``to_dict`` exports)."""
@@ -176,15 +178,16 @@ async def suggest_rules(
     swarm's ``redactor``; the default patterns otherwise).
     """
     _check_thresholds(min_precision, min_support, held_out_fraction)
-    visits = await read_visits(journal, where)
+    corpus = await read_corpus(journal, where)
     return suggest_from_visits(
-        visits,
+        corpus.visits,
         graph=graph,
         agent=agent,
         min_precision=min_precision,
         min_support=min_support,
         is_secret=(redactor or Redactor.of(DEFAULT_SECRET_PATTERNS)).is_secret,
         held_out_fraction=held_out_fraction,
+        damaged=corpus.damaged,
     )
 
 
@@ -197,12 +200,13 @@ def suggest_from_visits(
     min_support: int,
     is_secret: Callable[[str], bool],
     held_out_fraction: float = 0.3,
+    damaged: Mapping[str, str] | None = None,
 ) -> SuggestReport:
-    """``suggest_rules`` on turns already read."""
+    """``suggest_rules`` on turns already read (``damaged``: the sessions left out)."""
     decided = model_decided(visits)
     if agent is not None:
         decided = [visit for visit in decided if visit.agent == agent]
-    _check_evidence(visits, decided, agent, min_support, held_out_fraction)
+    _check_evidence(visits, decided, agent, min_support, held_out_fraction, damaged=damaged)
     by_source = _by_source(decided)
     sessions = {visit.session_id for visit in visits}
     held = {sid for sid in sessions if held_out(sid, held_out_fraction)}
@@ -231,7 +235,16 @@ def suggest_from_visits(
         found.rejected.extend(refused)
         accepted_graph = with_rules(accepted_graph, [s.edge for s in kept])
         found.inconsistent.extend(_inconsistencies(source, rows, atoms))
-    return found.report(sessions=sessions, held=held, by_source=by_source, on_cycle=on_cycle)
+    report = found.report(sessions=sessions, held=held, by_source=by_source, on_cycle=on_cycle)
+    return replace(report, damaged=dict(damaged or {}))
+
+
+def _damaged_note(damaged: Mapping[str, str]) -> str:
+    """One line on the sessions left out for a damaged record: how many, and the first."""
+    count = len(damaged)
+    first = next(iter(damaged.values()))
+    sessions = "1 session was" if count == 1 else f"{count} sessions were"
+    return f"{sessions} left out for a damaged record ({first})"
 
 
 def _by_source(decided: Sequence[Visit]) -> dict[str, list[Visit]]:
@@ -284,6 +297,24 @@ def _check_thresholds(min_precision: float, min_support: int, fraction: float) -
 
 
 def _check_evidence(
+    visits: Sequence[Visit],
+    decided: Sequence[Visit],
+    agent: str | None,
+    min_support: int,
+    fraction: float,
+    *,
+    damaged: Mapping[str, str] | None,
+) -> None:
+    """Enough decisions to learn from; when not, the sessions left out are named too."""
+    try:
+        _check_enough(visits, decided, agent, min_support, fraction)
+    except RuleLearningError as exc:
+        if damaged:  # the sessions left out may be why the evidence is short
+            raise RuleLearningError(f"{exc}; {_damaged_note(damaged)}") from None
+        raise
+
+
+def _check_enough(
     visits: Sequence[Visit],
     decided: Sequence[Visit],
     agent: str | None,

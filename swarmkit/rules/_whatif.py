@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from swarmkit.bounds import json_problem
 from swarmkit.exceptions import ConfigurationError, RuleLearningError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
-from swarmkit.rules._corpus import CorpusFilter, Visit, read_visits
+from swarmkit.rules._corpus import CorpusFilter, Visit, read_corpus
 from swarmkit.rules._judge import Verdict, judge, with_rules
 
 SessionStatus = Literal["unchanged", "same_route", "changed"]
@@ -70,6 +71,8 @@ class WhatIfReport:
     """Per session, in session id order."""
     rules: tuple[Edge, ...]
     """The proposed rules."""
+    damaged: Mapping[str, str] = field(default_factory=dict)
+    """Sessions left out because a record is damaged: session id -> which record and why."""
 
     def count(self, status: SessionStatus) -> int:
         """How many sessions have this status."""
@@ -98,6 +101,14 @@ def load_rules(path: str | Path, *, agents: Collection[str] | None = None) -> Ha
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise RuleLearningError(f"cannot read the rules file {path}: {exc}") from exc
+    # A graph's data nests four levels: anything far deeper is refused before the parser
+    # (which recurses once a level) reads it.
+    problem = json_problem(text)
+    if problem is not None:
+        raise RuleLearningError(
+            f"the rules file {path} is not a HandoffGraph's data: {problem}; write it with "
+            "`swarmkit rules suggest --out FILE`"
+        )
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -140,8 +151,8 @@ async def whatif(
 ) -> WhatIfReport:
     """Replay the journal's sessions with ``rules`` added after ``graph``'s edges (the swarm's
     current graph); no model is called."""
-    visits = await read_visits(journal, where)
-    return whatif_visits(visits, rules, graph=graph)
+    corpus = await read_corpus(journal, where)
+    return replace(whatif_visits(corpus.visits, rules, graph=graph), damaged=corpus.damaged)
 
 
 def whatif_visits(
@@ -251,6 +262,7 @@ def report_data(report: WhatIfReport) -> dict[str, Any]:
         "saved_tokens": report.saved_tokens,
         "note": UNKNOWN_AFTER,
         "per_session": [_session_data(session) for session in report.sessions],
+        "damaged": dict(report.damaged),
     }
 
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 from swarmkit import Agent, Handoff, Swarm
 from swarmkit.a2a import A2AServer, remote_agent
 from swarmkit.journal import InMemoryJournal
+from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.testing import ScriptedModel, text, transfer
 from tests.interop.a2a_peer import PeerExecutor, peer_server
 
@@ -97,3 +98,28 @@ async def test_two_swarms_talk_over_a2a() -> None:
     assert (result.stop_reason, result.final_output) == ("final_output", "12 left.")
     (served,) = await served_journal.sessions()
     assert served.stop_reason == "final_output"
+
+
+class BrokenModel:
+    """A model of the served swarm with a bug: every call raises."""
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        raise RuntimeError("the peer's own bug")
+
+
+async def test_a_remote_swarm_that_raises_is_a_model_error_for_the_caller() -> None:
+    """A peer whose swarm raises answers a JSON-RPC error: the caller's run stops with a
+    ModelError naming it, never a raw a2a error."""
+    inner = Swarm([Agent(name="stock")], "stock", model=BrokenModel())
+    async with A2AServer(inner, InMemoryJournal(), token=TOKEN) as server:
+        swarm = _swarm(
+            server.url, ScriptedModel(transfer("warehouse", sku="A-1")), InMemoryJournal()
+        )
+        result = await swarm.run("how many A-1?", session_id="s")
+
+    assert (result.stop_reason, result.final_agent) == ("error", "warehouse")
+    assert result.failure is not None
+    assert result.failure.type == "ModelError"
+    assert result.failure.message == (
+        f"the remote A2A agent at {server.url} answered an error: InternalError: the peer's own bug"
+    )

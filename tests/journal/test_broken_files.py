@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import shutil
 import sqlite3
 import stat
+import subprocess
+import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -229,6 +234,19 @@ def _schema_version_word(path: Path) -> None:
     _execute(path, "UPDATE meta SET value = 'one' WHERE key = 'schema_version'")
 
 
+def _lookalike(layout: str, *tables: str) -> Callable[[Path], None]:
+    """Another program's file with a journal's meta table and other tables."""
+
+    def make(path: Path) -> None:
+        _execute(path, "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        _execute(path, "INSERT INTO meta VALUES ('schema_version', '1')")
+        _execute(path, "INSERT INTO meta VALUES ('storage_layout', ?)", layout)
+        for table in tables:
+            _execute(path, f"CREATE TABLE {table}")
+
+    return make
+
+
 def _storage_layout_float(path: Path) -> None:
     _journal_with_two_sessions(path)
     _execute(path, "UPDATE meta SET value = '2.5' WHERE key = 'storage_layout'")
@@ -250,6 +268,24 @@ FOREIGN_FILES = [
         "the journal at {path} is corrupt: its schema version is 'one', not a number; pick "
         "another path or restore the file from a copy",
         id="schema-version-word",
+    ),
+    pytest.param(
+        _lookalike("3", "records (id INTEGER PRIMARY KEY, body TEXT)", "sessions (name TEXT)"),
+        "{path} is an SQLite file but not a swarmkit journal (its records table lacks the "
+        "columns data, kind, seq, session_id, written_at); pick another path",
+        id="lookalike-records",
+    ),
+    pytest.param(
+        _lookalike("2", "records (session_id, seq, kind, data, written_at)", "sessions (x)"),
+        "{path} is an SQLite file but not a swarmkit journal (it has a sessions table, which "
+        "storage layout 2 has not); pick another path",
+        id="lookalike-layout-2",
+    ),
+    pytest.param(
+        _lookalike("3", "records (session_id, seq, kind, data, written_at)"),
+        "{path} is an SQLite file but not a swarmkit journal (it has no sessions table); pick "
+        "another path",
+        id="lookalike-no-sessions",
     ),
     pytest.param(
         _storage_layout_float,
@@ -413,6 +449,76 @@ def test_read_only_needs_an_existing_journal(
 
     assert _first_line(caught.value) == message.format(path=path)
     assert path.exists() == (make is not None)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+_READ_AS_ANOTHER_USER = """
+import asyncio, os, sys
+from swarmkit.journal import SQLiteJournal
+
+async def main() -> None:
+    with SQLiteJournal(sys.argv[1], read_only=True) as journal:
+        print(os.getuid(), [s.session_id for s in await journal.sessions()])
+        print((await journal.read("s1"))[-1].kind)
+
+asyncio.run(main())
+"""
+_COMMAND = "from swarmkit.cli import main; raise SystemExit(main())"
+
+
+@pytest.fixture
+def root_owned_journal(tmp_path: Path) -> Iterator[Path]:
+    """The two-session journal owned by root, file 0444 in a folder 0555, in a folder any user
+    can reach (pytest's own temporary folder is root's alone)."""
+    folder = Path(tempfile.mkdtemp(prefix="swarmkit-read-only-"))
+    folder.chmod(0o755)
+    path = folder / "j.sqlite"
+    _journal_with_two_sessions(path)
+    path.chmod(0o444)
+    folder.chmod(0o555)
+    try:
+        yield path
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder)
+
+
+def _as_nobody(*argv: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*AS_NOBODY, sys.executable, *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="acting as another user needs root and setpriv",
+)
+def test_another_user_inspects_a_root_owned_read_only_journal(root_owned_journal: Path) -> None:
+    """An unprivileged user lists and reads a journal it may not write, through the API and
+    the command, and the file stays as it was."""
+    before = root_owned_journal.read_bytes()
+    folder = root_owned_journal.parent
+
+    read = _as_nobody("-c", _READ_AS_ANOTHER_USER, str(root_owned_journal), cwd=folder)
+    listed = _as_nobody(
+        "-c", _COMMAND, "sessions", "--journal", str(root_owned_journal), cwd=folder
+    )
+    shown = _as_nobody(
+        "-c", _COMMAND, "show", "s1", "--journal", str(root_owned_journal), cwd=folder
+    )
+
+    assert read.stdout.splitlines() == ["65534 ['s2', 's1']", "run_finished"], read.stderr
+    assert listed.returncode == 0, listed.stderr
+    assert "s1" in listed.stdout and "s2" in listed.stdout
+    assert shown.returncode == 0, shown.stderr
+    assert "first?" in shown.stdout
+    assert root_owned_journal.read_bytes() == before
 
 
 # -- failed writes -----------------------------------------------------------------------------

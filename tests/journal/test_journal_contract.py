@@ -209,6 +209,20 @@ async def test_sessions_started_at_the_same_time_list_the_latest_created_first(
     assert [info.session_id for info in await journal.sessions()] == ["z", "y", "x"]
 
 
+async def test_a_session_started_when_its_first_record_was(journal: Journal) -> None:
+    """Records that carry their time (an imported session's) give the session its start; the
+    last append is still when it was updated."""
+    old = [
+        JournalRecord(session_id="s", seq=0, kind="run_started", data={"prompt": "p"}, at=5.0),
+        JournalRecord(session_id="s", seq=1, kind="run_finished", data={}, at=9.0),
+    ]
+    await journal.append(old)  # clock 1001
+
+    (info,) = await journal.sessions()
+
+    assert (info.started_at, info.updated_at) == (5.0, 1001.0)
+
+
 async def test_stop_reason_follows_the_latest_run_finished(journal: Journal) -> None:
     """A session resumed after an interrupt reports how its latest run ended."""
     await journal.append([record("s", 0, "run_started", prompt="p")])

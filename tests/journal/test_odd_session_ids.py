@@ -1,5 +1,5 @@
-"""Session ids no store can hold, and settings no model can follow, are clear errors before
-anything is written (issue 33, finding 7)."""
+"""Session ids no store can hold are clear errors before anything is written (issue 33,
+finding 7)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from swarmkit import Agent, ConfigurationError, ModelSettings, SQLiteJournal, Swarm, tool
+from swarmkit import Agent, ConfigurationError, SQLiteJournal, Swarm
 from swarmkit.journal import Journal, PostgresJournal
 from swarmkit.testing import ScriptedModel, text
 
@@ -41,17 +41,3 @@ async def test_postgres_refuses_a_session_id_with_a_lone_surrogate(postgres_dsn:
         await _check_refused(journal)
     finally:
         await journal.aclose()
-
-
-def test_a_tool_choice_that_names_no_tool_is_refused_at_construction() -> None:
-    """tool_choice='sometimes' is neither a mode nor one of the agent's tools: the Swarm
-    refuses it before any model call."""
-
-    @tool
-    def lookup(query: str) -> str:
-        """Look."""
-        return query
-
-    agent = Agent(name="a", tools=[lookup], model_settings=ModelSettings(tool_choice="sometimes"))
-    with pytest.raises(ConfigurationError, match="tool_choice 'sometimes' is not one of its tools"):
-        Swarm([agent], "a", model=ScriptedModel())

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import structlog
 
+from swarmkit import Agent, SQLiteJournal, Swarm
 from swarmkit.cli import main
+from swarmkit.journal import SessionInfo, open_journal
+from swarmkit.testing import FixedRuntime, ScriptedModel, text
 
 from .postgres_server import PostgresServer
 
@@ -99,3 +104,39 @@ def test_an_unreachable_postgres_journal_is_one_line_not_a_traceback(
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "check the user and password" in err
+
+
+async def _sessions(location: str) -> tuple[SessionInfo, ...]:
+    async with open_journal(location) as journal:
+        return await journal.sessions()
+
+
+def _export_a_session_started_long_ago(tmp_path: Path, capsys: Capture) -> Path:
+    """An export of session "old", whose run's clock read 2001-09-09 (Unix second 10^9)."""
+    runtime = FixedRuntime(start=1_000_000_000.0).runtime()
+    swarm = Swarm([Agent(name="a")], "a", model=ScriptedModel(text("done")), runtime=runtime)
+    with SQLiteJournal(tmp_path / "old.sqlite") as journal:
+        swarm.run_sync("hi", session_id="old", journal=journal)
+    assert main(["export", "old", "--journal", "old.sqlite"]) == 0
+    exported = tmp_path / "old.jsonl"
+    exported.write_text(capsys.readouterr().out)
+    return exported
+
+
+@pytest.mark.parametrize("store", ["sqlite", "postgres"])
+def test_an_imported_session_keeps_when_it_started(
+    capsys: Capture, tmp_path: Path, store: str, request: pytest.FixtureRequest
+) -> None:
+    """`swarmkit import` lists the session as started when its first record was written, not
+    when it was imported."""
+    exported = _export_a_session_started_long_ago(tmp_path, capsys)
+    target = "new.sqlite" if store == "sqlite" else request.getfixturevalue("postgres_dsn")
+
+    assert main(["import", str(exported), "--journal", target]) == 0
+    (info,) = asyncio.run(_sessions(target))
+    capsys.readouterr()
+    assert main(["sessions", "--journal", target]) == 0
+
+    assert info.started_at == 1_000_000_000.0
+    started = time.strftime("%Y-%m-%d", time.localtime(1_000_000_000))
+    assert started in capsys.readouterr().out

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -73,7 +75,12 @@ async def test_suggest_prints_rules_and_writes_a_file_whatif_reads(
             ),
             "names agents the swarm does not have: nobody",
         ),
+        (
+            '{"format": ' + "[" * 100_000 + "]" * 100_000 + "}",
+            "the JSON nests 100001 levels deep, more than the 64 allowed",
+        ),
     ],
+    ids=["not-json", "not-a-graph", "unknown-agent", "nested-100000-deep"],
 )
 async def test_whatif_refuses_a_bad_rules_file_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str, message: str
@@ -124,6 +131,74 @@ async def test_suggest_refuses_a_context_that_is_not_an_object(
     code, _, err = await _in_thread(capsys, "suggest", "--swarm", SWARM, "--journal", str(path))
     assert code == 2
     assert "session 'odd' record 0 (run_started) holds a context that is a JSON list" in err
+
+
+def _damage(kind: str, key: str, value: object, *, inside: str | None = None) -> Damage:
+    """A change to the first ``kind`` record of a session: ``key`` (in ``inside``) set."""
+
+    def change(record: JournalRecord) -> JournalRecord:
+        data = dict(record.data)
+        if inside is None:
+            data[key] = value
+        else:
+            data[inside] = {**data[inside], key: value}
+        return dataclasses.replace(record, data=data)
+
+    return kind, change
+
+
+Damage = tuple[str, Callable[[JournalRecord], JournalRecord]]
+DAMAGES = {
+    "number-many": _damage("handoff", "number", "many"),
+    "response-string": _damage("model_call", "response", "a string"),
+    "usage-list": _damage("model_call", "usage", [1, 2], inside="response"),
+    "turn-float": _damage("model_call", "turn", 1.5),
+    "agent-number": _damage("agent_started", "agent", 7),
+    "target-null": _damage("handoff", "target", None),
+    "update-list": _damage("state_edited", "context_update", ["x"]),
+}
+
+
+async def _copy_damaged(source: SQLiteJournal, target: SQLiteJournal, name: str) -> None:
+    """Session s0001 copied as ``bad-<name>`` with the named damage done to one record."""
+    kind, change = DAMAGES[name]
+    records = [dataclasses.replace(r, session_id=f"bad-{name}") for r in await source.read("s0001")]
+    if kind == "state_edited":  # a forked session's edit, after the run's start
+        edit = JournalRecord(session_id=f"bad-{name}", seq=1, kind=kind, data={})
+        records = [records[0], edit, *(dataclasses.replace(r, seq=r.seq + 1) for r in records[1:])]
+    at = next(i for i, record in enumerate(records) if record.kind == kind)
+    records[at] = change(records[at])
+    await target.append(records)
+
+
+async def test_one_damaged_record_leaves_its_session_out_of_suggest_and_whatif(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Sessions with a handoff number of "many", a string response, a list usage, ... are
+    left out and listed by both commands, which report on the rest (no traceback)."""
+    path = await _journal(tmp_path, 300)
+    with SQLiteJournal(path) as journal:
+        for name in DAMAGES:
+            await _copy_damaged(journal, journal, name)
+    rules = tmp_path / "rules.json"
+    options = ["--swarm", SWARM, "--journal", str(path)]
+    thresholds = ["--min-precision", "0.9", "--min-support", "10"]
+
+    suggested = await _in_thread(capsys, "suggest", *options, *thresholds, "--out", str(rules))
+    replayed = await _in_thread(capsys, "whatif", *options, "--rules", str(rules), "--json")
+
+    code, out, err = suggested
+    assert (code, err) == (0, "")
+    assert "Read 300 sessions" in out and "graph.add_edge('triage', 'billing'" in out
+    assert (
+        "session 'bad-number-many' record 3 (handoff) has number 'many', not a whole number" in out
+    )
+    assert "session 'bad-response-string' record 2 (model_call) holds a response that is" in out
+    assert "session 'bad-usage-list' record 2 (model_call) holds a usage that is a JSON list" in out
+    code, out, err = replayed
+    report = json.loads(out)
+    assert (code, err, report["sessions"]) == (0, "", 300)
+    assert sorted(report["damaged"]) == sorted(f"bad-{name}" for name in DAMAGES)
 
 
 async def test_suggest_refuses_an_unknown_agent_and_bad_filters(

@@ -125,20 +125,3 @@ async def test_a_one_character_key_does_not_mangle_error_messages() -> None:
     assert "make the parameter right" in str(failed.value)
     assert "***" not in str(failed.value)
     json.dumps(str(failed.value))
-
-
-def test_repeated_tool_use_ids_from_claude_are_made_unique() -> None:
-    """The Anthropic adapter gives two tool_use blocks with one id distinct ids too."""
-    from swarmkit.models._anthropic_wire import parse_message  # noqa: PLC0415
-
-    block = {"type": "tool_use", "id": "toolu_1", "name": "lookup"}
-    message = {
-        "content": [{**block, "input": {"query": "a"}}, {**block, "input": {"query": "b"}}],
-        "stop_reason": "tool_use",
-        "usage": {"input_tokens": 1, "output_tokens": 1},
-        "model": "claude-test",
-    }
-
-    calls = parse_message(message).message.tool_calls
-
-    assert [c.id for c in calls] == ["toolu_1", "toolu_1_2"]

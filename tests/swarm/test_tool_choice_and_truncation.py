@@ -48,9 +48,29 @@ async def test_a_named_tool_choice_forces_that_tool_over_the_wire() -> None:
 
 
 def test_a_tool_choice_naming_no_tool_of_the_agent_is_a_configuration_error() -> None:
-    """A typo in a named tool_choice is caught before any model call."""
-    with pytest.raises(ConfigurationError, match="tool_choice 'pong' is not one of its tools"):
-        Swarm([pinger(tool_choice="pong")], "a", model=ScriptedModel())
+    """A typo in a named tool_choice is caught when the agent is built."""
+    with pytest.raises(ConfigurationError, match="tool_choice 'pong' is neither a mode nor one"):
+        pinger(tool_choice="pong")
+
+
+def test_a_tool_choice_that_is_no_mode_is_refused_naming_the_allowed_values() -> None:
+    """tool_choice='sometimes' is refused when the agent is built, naming what it may be."""
+    with pytest.raises(ConfigurationError) as caught:
+        pinger(tool_choice="sometimes")
+
+    assert str(caught.value) == (
+        "agent 'a': tool_choice 'sometimes' is neither a mode nor one of its tools; use 'auto', "
+        "'required', 'none' or the name of one of its tools ('ping')"
+    )
+
+
+def test_a_tool_choice_naming_a_handoff_tool_is_checked_by_the_swarm() -> None:
+    """A transfer tool the swarm adds may be named; one to no peer is refused by the swarm."""
+    forcing = ModelSettings(tool_choice="transfer_to_c")
+    agents = [Agent(name="a", model_settings=forcing), Agent(name="b")]
+
+    with pytest.raises(ConfigurationError, match="tool_choice 'transfer_to_c' is not one of"):
+        Swarm(agents, "a", model=ScriptedModel())
 
 
 async def test_the_limits_none_wins_on_the_last_call_also_over_extra_body() -> None:

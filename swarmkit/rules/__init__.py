@@ -1,10 +1,10 @@
 """Rules learned from the model's journaled routing, and what they would have saved.
 
 ``suggest_rules`` reads the model-decided handoffs of a journal, with the context the
-HandoffGraph saw before each of those model calls, and learns rules in the condition language
-(checked on held-out sessions); ``whatif`` replays a journal with proposed rules added, with
-zero model calls. Both are also the ``swarmkit rules`` command. Pure Python, loaded only
-when used.
+HandoffGraph saw before each of those model calls, learns rules in the condition language,
+checks them on held-out sessions, and says which it withheld and why; ``whatif`` replays a
+journal with proposed rules added, with zero model calls. Both are also the ``swarmkit rules``
+command. Pure Python, loaded only when used.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ from swarmkit.rules._corpus import (
 )
 from swarmkit.rules._judge import with_rules
 from swarmkit.rules._suggest import (
-    KEPT,
-    BelowThreshold,
     CounterExample,
     Inconsistency,
     Suggestion,
@@ -36,11 +34,11 @@ from swarmkit.rules._whatif import (
     rules_from_data,
     whatif,
 )
+from swarmkit.rules._withheld import KEPT, Withheld, WithheldReason
 
 __all__ = [
     "KEPT",
     "UNKNOWN_AFTER",
-    "BelowThreshold",
     "Change",
     "CorpusFilter",
     "CounterExample",
@@ -51,6 +49,8 @@ __all__ = [
     "Suggestion",
     "Visit",
     "WhatIfReport",
+    "Withheld",
+    "WithheldReason",
     "held_out",
     "load_rules",
     "read_visits",

@@ -114,14 +114,11 @@ def suggest_lines(report: SuggestReport, *, out: str | None = None) -> list[str]
             )
             lines.append(f"  {found.source}, when {found.context}: {counts}  (e.g. {examples})")
         lines.append("  Fix these in the agent's instructions, or decide them with a rule.")
-    if report.below_threshold:
-        lines += ["", "Learned but below the thresholds on held-out sessions (not rules):"]
-        for below in report.below_threshold:
-            lines.append(
-                f"  {below.source} -> {below.target} when {below.when}: precision "
-                f"{below.precision:.1%}, support {below.support}"
-            )
-    lines.extend(f"Refused: {reason}" for reason in report.rejected)
+    if report.withheld:
+        lines += ["", "Withheld (learned, not suggested), and why:"]
+        for withheld in report.withheld:
+            lines.append(f"  {withheld.source} -> {withheld.target} when {withheld.when}")
+            lines.append(f"    {withheld.reason}: {withheld.why}")
     if report.left_out:
         lines += ["", "Context paths never used in a condition:"]
         lines.extend(f"  {path}: {why}" for path, why in report.left_out.items())
@@ -190,15 +187,19 @@ def _suggest_data(report: SuggestReport) -> dict[str, Any]:
             {"source": i.source, "context": i.context, "counts": dict(i.counts)}
             for i in report.inconsistencies
         ],
-        "below_threshold": [
+        "withheld": [
             {
-                "source": b.source,
-                "target": b.target,
-                "when": b.when,
-                "precision": b.precision,
-                "support": b.support,
+                "source": w.source,
+                "target": w.target,
+                "when": w.when,
+                "reason": w.reason,
+                "why": w.why,
+                "precision": w.precision,
+                "support": w.support,
+                "agreed": w.agreed,
+                "counts": dict(w.counts),
             }
-            for b in report.below_threshold
+            for w in report.withheld
         ],
         "left_out": dict(report.left_out),
         "graph": report.to_dict(),

@@ -50,7 +50,7 @@ class Contested:
     """A rule grown on the training rows that the model's own decisions there contradict."""
 
     rule: Learned
-    """The rule."""
+    """The rule, as its first atom."""
     counts: Mapping[str | None, int]
     """Target (``None``: the model kept the turn) -> training rows it holds on that went there
     (of the rows no earlier rule takes)."""
@@ -110,7 +110,7 @@ def learn(
             tried.setdefault(grown.tests[0].text, grown.tests[0])
             positive, total = _counts(grown, labels[target], remaining)
             if not thresholds.met(positive, total):
-                failed.append(_contested(grown, grown.bits & remaining, labels))
+                failed.append(_contested(grown, remaining, labels))
                 continue
             key = (-positive, grown.when, grown)
             if best is None or key[:2] < best[:2]:
@@ -165,13 +165,12 @@ def _counts(rule: Learned, positives: int, rows: int) -> tuple[int, int]:
     return (covered & positives).bit_count(), covered.bit_count()
 
 
-def _contested(grown: Learned, covered: int, labels: Mapping[str | None, int]) -> Contested:
-    """A rule that fell short on the rows it covers, with where the model sent those rows."""
-    counts = {label: (covered & bits).bit_count() for label, bits in labels.items()}
-    return Contested(
-        rule=grown,
-        counts={label: count for label, count in counts.items() if count},
-    )
+def _contested(grown: Learned, remaining: int, labels: Mapping[str | None, int]) -> Contested:
+    """A rule that fell short, as its first atom (the atoms added to it only chased the noise
+    in decisions that conflict), with where the model sent the rows left it holds on."""
+    rule = _learned(grown.target, grown.tests[:1])
+    counts = {label: (rule.bits & remaining & bits).bit_count() for label, bits in labels.items()}
+    return Contested(rule=rule, counts={label: count for label, count in counts.items() if count})
 
 
 def _distinct(failed: Sequence[Contested]) -> tuple[Contested, ...]:
@@ -232,10 +231,15 @@ def _grow(
 
 
 def _learned(target: str, atoms: Sequence[Test]) -> Learned:
-    """The rule sending to ``target`` when all of ``atoms`` hold, on every row they hold on."""
-    bits = ~0
+    """The rule sending to ``target`` when all of ``atoms`` hold, on every row they hold on;
+    an atom a later one makes redundant (``amount >= 31`` before ``amount >= 56``) is left out."""
+    bits = _conjunction(atoms)
+    kept = list(atoms)
     for atom in atoms:
-        bits &= atom.bits
+        others = [other for other in kept if other is not atom]
+        if others and _conjunction(others) == bits:
+            kept = others
+    atoms = kept
     return Learned(
         target=target,
         atoms=tuple(atom.text for atom in atoms),
@@ -243,6 +247,13 @@ def _learned(target: str, atoms: Sequence[Test]) -> Learned:
         bits=bits,
         tests=tuple(atoms),
     )
+
+
+def _conjunction(atoms: Sequence[Test]) -> int:
+    bits = ~0
+    for atom in atoms:
+        bits &= atom.bits
+    return bits
 
 
 def _memberships(

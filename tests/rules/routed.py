@@ -91,3 +91,16 @@ async def journal_tickets(made: Sequence[Ticket], journal: Journal | None = None
         )
         model.assert_exhausted()
     return journal
+
+
+def _looping_graph() -> HandoffGraph:
+    graph = HandoffGraph()
+    graph.add_edge("billing", "triage", when="amount == 999")  # never fires, yet closes loops
+    return graph
+
+
+triage = swarm()
+"""The swarm as the command loads it (``tests.rules.routed:triage``)."""
+looping = swarm(graph=_looping_graph())
+"""The swarm whose graph sends billing back to triage by rule: a triage -> billing rule would
+close a cycle (``tests.rules.routed:looping``)."""

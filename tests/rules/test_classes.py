@@ -28,7 +28,7 @@ async def test_every_class_of_a_deterministic_split_gets_its_rule(classes: int) 
             len(held),
         )
         assert suggestion.counter_count == 0
-    assert (report.below_threshold, report.rejected, report.inconsistencies) == ((), (), ())
+    assert (report.withheld, report.inconsistencies) == ((), ())
 
 
 async def test_the_two_way_split_routes_every_held_out_ticket_where_the_model_did() -> None:

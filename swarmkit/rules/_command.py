@@ -220,12 +220,11 @@ async def _whatif(args: argparse.Namespace) -> int:
 
 def whatif_lines(report: WhatIfReport) -> list[str]:
     """The what-if report as text for people."""
-    decided = sum(session.rule_decided for session in report.sessions)
     lines = [
         f"Replayed {plural(len(report.sessions), 'session')} with "
         f"{plural(len(report.rules), 'proposed rule')}, 0 model calls:",
         f"  unchanged   {report.count('unchanged')} (no proposed rule fires)",
-        f"  same route  {report.count('same_route')} (rules decide {decided} turns the model "
+        f"  same route  {report.count('same_route')} (rules decide {report.agreed} turns the model "
         "decided, and agree)",
         f"  changed     {report.count('changed')} (a rule routes differently)",
         f"  saved       {plural(report.saved_calls, 'model call')}, "

@@ -3,8 +3,9 @@
 ``suggest_rules`` reads the model-decided handoffs of a journal, with the context the
 HandoffGraph saw before each of those model calls, learns rules in the condition language,
 checks them on held-out sessions, and says which it withheld and why; ``whatif`` replays a
-journal with proposed rules added, with zero model calls. Both are also the ``swarmkit rules``
-command. Pure Python, loaded only when used.
+journal with proposed rules added, with zero model calls, and ``rerun_changed`` re-runs the
+sessions they route differently against the swarm's model, as new labelled sessions. They are
+also the ``swarmkit rules`` command. Pure Python, loaded only when used.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from swarmkit.rules._corpus import (
     session_visits,
 )
 from swarmkit.rules._judge import with_rules
+from swarmkit.rules._live import Rerun, rerun_changed
 from swarmkit.rules._suggest import (
     CounterExample,
     Inconsistency,
@@ -44,6 +46,7 @@ __all__ = [
     "CounterExample",
     "Inconsistency",
     "Point",
+    "Rerun",
     "SessionWhatIf",
     "SuggestReport",
     "Suggestion",
@@ -54,6 +57,7 @@ __all__ = [
     "held_out",
     "load_rules",
     "read_visits",
+    "rerun_changed",
     "rules_from_data",
     "session_visits",
     "suggest_rules",

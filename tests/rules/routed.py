@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from swarmkit import Agent, HandoffGraph, Swarm
+from swarmkit import Agent, HandoffGraph, Swarm, swarm_factory
 from swarmkit.journal import InMemoryJournal, Journal
 from swarmkit.rules import held_out
 from swarmkit.testing import ScriptedModel, text, transfer
@@ -104,3 +104,11 @@ triage = swarm()
 looping = swarm(graph=_looping_graph())
 """The swarm whose graph sends billing back to triage by rule: a triage -> billing rule would
 close a cycle (``tests.rules.routed:looping``)."""
+
+
+@swarm_factory
+def answering() -> Swarm:
+    """The swarm whose agents (but triage) answer whatever they are handed, fifty times each
+    (``tests.rules.routed:answering``): a live re-run's model."""
+    answers = {name: [text(f"{name.capitalize()} here.")] * 50 for name in CLASSES}
+    return swarm(model=ScriptedModel(per_agent=answers))

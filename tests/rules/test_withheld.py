@@ -13,7 +13,7 @@ import pytest
 from swarmkit import Swarm
 from swarmkit.cli import main
 from swarmkit.journal import SQLiteJournal
-from swarmkit.rules import SuggestReport, Withheld, suggest_rules
+from swarmkit.rules import SuggestReport, Withheld, held_out, suggest_rules
 from tests.rules import routed
 
 
@@ -24,7 +24,7 @@ async def test_a_rule_the_held_out_decisions_contradict_is_withheld_for_precisio
     sales: the billing rule is withheld for its held-out precision, with the counts."""
 
     def route(index: int, context: dict[str, object], session_id: str) -> str:
-        slip = context["category"] == "billing" and index % 10 == 0 and routed.held_out(session_id)
+        slip = context["category"] == "billing" and index % 10 == 0 and held_out(session_id)
         return "sales" if slip else str(context["category"])
 
     made = routed.tickets(200, route=route)

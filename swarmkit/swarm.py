@@ -184,6 +184,11 @@ class Swarm:
         spec = replace(self._spec, plans=with_models(self._spec.plans, models))
         return self._derived(spec, models=merged)
 
+    def with_graph(self, graph: HandoffGraph | None) -> Swarm:
+        """The same swarm consulting ``graph`` before each model call (``None``: no rules),
+        checked as the constructor checks it: ConfigurationError for an agent it lacks."""
+        return self._derived(graph=graph)
+
     def with_seams(
         self,
         *,
@@ -396,7 +401,7 @@ class Swarm:
         ``runtime=``, ``tool_runner=`` and ``decisions=`` are deprecated, as in
         [run][swarmkit.Swarm.run].
         """
-        swarm = self if rules else self._derived(graph=None)
+        swarm = self if rules else self.with_graph(None)
         return await swarm._sessions.what_if(
             session_id,
             journal,

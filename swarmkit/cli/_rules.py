@@ -46,6 +46,12 @@ def add_rules_command(commands: Any, journal_help: str) -> None:
     check.add_argument(
         "--rules", required=True, metavar="FILE", help="rules as HandoffGraph data (JSON)"
     )
+    check.add_argument(
+        "--live",
+        action="store_true",
+        help="re-run the sessions the rules route differently against the swarm's model, each "
+        "into a new session SESSION__whatif_STEP in the journal (this makes model calls)",
+    )
 
 
 def _action(

@@ -6,15 +6,16 @@ import argparse
 import json
 import math
 import sys
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from swarmkit.cli import UsageError, journal_path, load_swarm, open_for_reading
+from swarmkit.cli import UsageError, journal_path, load_swarm, open_for_reading, open_for_writing
 from swarmkit.console import plural
 from swarmkit.redaction import Redactor
 from swarmkit.rules._corpus import CorpusFilter
+from swarmkit.rules._live import Rerun, rerun_changed
 from swarmkit.rules._suggest import Suggestion, SuggestReport, suggest_rules
 from swarmkit.rules._whatif import UNKNOWN_AFTER, WhatIfReport, load_rules, report_data, whatif
 
@@ -114,14 +115,11 @@ def suggest_lines(report: SuggestReport, *, out: str | None = None) -> list[str]
             )
             lines.append(f"  {found.source}, when {found.context}: {counts}  (e.g. {examples})")
         lines.append("  Fix these in the agent's instructions, or decide them with a rule.")
-    if report.below_threshold:
-        lines += ["", "Learned but below the thresholds on held-out sessions (not rules):"]
-        for below in report.below_threshold:
-            lines.append(
-                f"  {below.source} -> {below.target} when {below.when}: precision "
-                f"{below.precision:.1%}, support {below.support}"
-            )
-    lines.extend(f"Refused: {reason}" for reason in report.rejected)
+    if report.withheld:
+        lines += ["", "Withheld (learned, not suggested), and why:"]
+        for withheld in report.withheld:
+            lines.append(f"  {withheld.source} -> {withheld.target} when {withheld.when}")
+            lines.append(f"    {withheld.reason}: {withheld.why}")
     if report.left_out:
         lines += ["", "Context paths never used in a condition:"]
         lines.extend(f"  {path}: {why}" for path, why in report.left_out.items())
@@ -191,15 +189,19 @@ def _suggest_data(report: SuggestReport) -> dict[str, Any]:
             {"source": i.source, "context": i.context, "counts": dict(i.counts)}
             for i in report.inconsistencies
         ],
-        "below_threshold": [
+        "withheld": [
             {
-                "source": b.source,
-                "target": b.target,
-                "when": b.when,
-                "precision": b.precision,
-                "support": b.support,
+                "source": w.source,
+                "target": w.target,
+                "when": w.when,
+                "reason": w.reason,
+                "why": w.why,
+                "precision": w.precision,
+                "support": w.support,
+                "agreed": w.agreed,
+                "counts": dict(w.counts),
             }
-            for b in report.below_threshold
+            for w in report.withheld
         ],
         "left_out": dict(report.left_out),
         "damaged": dict(report.damaged),
@@ -210,23 +212,40 @@ def _suggest_data(report: SuggestReport) -> dict[str, Any]:
 async def _whatif(args: argparse.Namespace) -> int:
     swarm = load_swarm(args.swarm)
     rules = load_rules(args.rules, agents=swarm.plans.keys())
-    with open_for_reading(journal_path(args.journal)) as journal:
+    opener = open_for_writing if args.live else open_for_reading
+    with opener(journal_path(args.journal)) as journal:
         report = await whatif(journal, rules, graph=swarm.graph, where=_filter(args))
+        reruns = await rerun_changed(swarm, journal, report) if args.live else None
     if args.json:
-        print(json.dumps(report_data(report), indent=2, ensure_ascii=False))
+        data = report_data(report)
+        if reruns is not None:
+            data["reruns"] = [_rerun_data(rerun) for rerun in reruns]
+        print(json.dumps(data, indent=2, ensure_ascii=False))
     else:
-        print("\n".join(whatif_lines(report)))
+        print("\n".join(whatif_lines(report, reruns)))
     return 0
 
 
-def whatif_lines(report: WhatIfReport) -> list[str]:
-    """The what-if report as text for people."""
-    decided = sum(session.rule_decided for session in report.sessions)
+def _rerun_data(rerun: Rerun) -> dict[str, Any]:
+    return {
+        "session_id": rerun.session_id,
+        "rerun_id": rerun.rerun_id,
+        "step": rerun.step,
+        "journaled": list(rerun.journaled),
+        "trail": list(rerun.trail),
+        "stop_reason": rerun.stop_reason,
+        "model_calls": rerun.model_calls,
+        "existing": rerun.existing,
+    }
+
+
+def whatif_lines(report: WhatIfReport, reruns: Sequence[Rerun] | None = None) -> list[str]:
+    """The what-if report as text for people, with the live re-runs when there are some."""
     lines = [
         f"Replayed {plural(len(report.sessions), 'session')} with "
         f"{plural(len(report.rules), 'proposed rule')}, 0 model calls:",
         f"  unchanged   {report.count('unchanged')} (no proposed rule fires)",
-        f"  same route  {report.count('same_route')} (rules decide {decided} turns the model "
+        f"  same route  {report.count('same_route')} (rules decide {report.agreed} turns the model "
         "decided, and agree)",
         f"  changed     {report.count('changed')} (a rule routes differently)",
         f"  saved       {plural(report.saved_calls, 'model call')}, "
@@ -244,8 +263,30 @@ def whatif_lines(report: WhatIfReport) -> list[str]:
             )
         if len(changed) > _MAX_CHANGED_SHOWN:
             lines.append(f"  ... and {len(changed) - _MAX_CHANGED_SHOWN} more (--json lists all)")
-        lines += ["", f"Note: {UNKNOWN_AFTER}."]
+        lines += ["", f"Note: {UNKNOWN_AFTER}."] if reruns is None else _rerun_lines(reruns)
     return lines + damaged_lines(report.damaged)
+
+
+def _rerun_lines(reruns: Sequence[Rerun]) -> list[str]:
+    calls = sum(rerun.model_calls for rerun in reruns if not rerun.existing)
+    lines = [
+        "",
+        f"Re-ran {plural(len(reruns), 'changed session')} live against the swarm's model "
+        f"({plural(calls, 'model call')}), each as a new session:",
+    ]
+    for rerun in reruns:
+        how = (
+            "already in the journal, not run again"
+            if rerun.existing
+            else f"ran now, {plural(rerun.model_calls, 'model call')}"
+        )
+        lines.append(
+            f"  {rerun.session_id} -> {rerun.rerun_id} ({how}): journal "
+            f"{' -> '.join(rerun.journaled)}; now {' -> '.join(rerun.trail)}, "
+            f"{rerun.stop_reason or 'not finished'}"
+        )
+    lines.append("  see one with: swarmkit show SESSION")
+    return lines
 
 
 def damaged_lines(damaged: Mapping[str, str]) -> list[str]:

@@ -23,6 +23,8 @@ stopped), an existing rule handed off, or something else decided (a tool's goto,
 
 RESERVED_KEY = "swarm"
 """Where conditions find the loop's own facts (agent, turn, ...); never a learned path."""
+WHATIF_MARK = "__whatif_"
+"""What names a session a live what-if forked (``SESSION__whatif_STEP``)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -109,7 +111,10 @@ class CorpusFilter:
     """Only sessions whose starting context holds this (path, value), or lists the value there."""
 
     def admits(self, info: SessionInfo) -> bool:
-        """Whether a session's summary passes the time and prefix filters."""
+        """Whether a session's summary passes the time and prefix filters; a session a live
+        what-if forked never does (it ran with a change, such as rules, not adopted)."""
+        if WHATIF_MARK in info.session_id:
+            return False
         if self.prefix is not None and not info.session_id.startswith(self.prefix):
             return False
         if self.since is not None and info.started_at < self.since:

@@ -2,7 +2,10 @@
 
 Each round grows, for every target, one conjunction of up to three atoms on the rows not yet
 covered, keeps the one with the most support among those precise enough, and removes the rows
-it covers. Ties break on the condition's text, so the same corpus gives the same rules.
+it covers. When no conjunction is precise on the rows left (they may all be one target's, so no
+test narrows them), the target's rows left are set apart from every training row instead: the
+last of several classes gets its own rule. Ties break on the condition's text, so the same
+corpus gives the same rules.
 """
 
 from __future__ import annotations
@@ -43,6 +46,27 @@ class Learned:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class Contested:
+    """A rule grown on the training rows that the model's own decisions there contradict."""
+
+    rule: Learned
+    """The rule, as its first atom."""
+    counts: Mapping[str | None, int]
+    """Target (``None``: the model kept the turn) -> training rows it holds on that went there
+    (of the rows no earlier rule takes)."""
+
+    @property
+    def agreed(self) -> int:
+        """Of those rows, how many went to the rule's target."""
+        return self.counts.get(self.rule.target, 0)
+
+    @property
+    def covered(self) -> int:
+        """How many rows it holds on (of those no earlier rule takes)."""
+        return sum(self.counts.values())
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Learning:
     """What the learner found for one source agent."""
 
@@ -51,6 +75,9 @@ class Learning:
     atoms: tuple[Test, ...]
     """The atoms of the rules kept, or the first atom of each rule tried when none was kept:
     the features inconsistencies are looked for on."""
+    contested: tuple[Contested, ...] = ()
+    """The rules tried last, when none met the thresholds on the training rows: where each
+    holds, the model's decisions went to several targets."""
 
 
 def learn(
@@ -66,26 +93,24 @@ def learn(
     remaining = train
     rules: list[Learned] = []
     tried: dict[str, Test] = {}
+    failed: list[Contested] = []
     targets = sorted(
         (t for t in labels if t is not None), key=lambda t: (-labels[t].bit_count(), t)
     )
+    thresholds = _Thresholds(min_precision=min_precision, min_support=min_support)
     while len(rules) < MAX_RULES:
         best: tuple[int, str, Learned] | None = None
+        failed = []
         for target in targets:
-            grown = _grow(
-                tests,
-                labels[target],
-                remaining,
-                min_support=min_support,
-                min_precision=min_precision,
-                target=target,
+            grown = _candidate(
+                tests, labels[target], remaining, train, target=target, thresholds=thresholds
             )
             if grown is None:
                 continue
             tried.setdefault(grown.tests[0].text, grown.tests[0])
-            covered = grown.bits & remaining
-            positive = (covered & labels[target]).bit_count()
-            if positive < min_support or positive < min_precision * covered.bit_count():
+            positive, total = _counts(grown, labels[target], remaining)
+            if not thresholds.met(positive, total):
+                failed.append(_contested(grown, remaining, labels))
                 continue
             key = (-positive, grown.when, grown)
             if best is None or key[:2] < best[:2]:
@@ -96,21 +121,81 @@ def learn(
         rules.append(rule)
         remaining &= ~rule.bits
     used = {atom.text: atom for rule in rules for atom in rule.tests}
-    return Learning(rules=tuple(rules), atoms=tuple((used or tried).values()))
+    return Learning(
+        rules=tuple(rules), atoms=tuple((used or tried).values()), contested=_distinct(failed)
+    )
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Thresholds:
+    """What a rule needs on the rows it is judged on."""
+
+    min_precision: float
+    min_support: int
+
+    def met(self, positive: int, total: int) -> bool:
+        """Whether ``positive`` of ``total`` rows are enough, and a large enough share."""
+        return positive >= self.min_support and positive >= self.min_precision * total
+
+
+def _candidate(
+    tests: Sequence[Test],
+    positives: int,
+    remaining: int,
+    train: int,
+    *,
+    target: str,
+    thresholds: _Thresholds,
+) -> Learned | None:
+    """The rule grown for ``target`` on the rows left, when it meets the thresholds there;
+    else the rule grown against the other targets' training rows too."""
+    grown = _grow(tests, positives, remaining, thresholds, target=target)
+    if grown is not None and thresholds.met(*_counts(grown, positives, remaining)):
+        return grown
+    # The rows left may all be the target's (or split with no test between them): then no
+    # test narrows them, yet a rule needs one. A test that sets them apart from the other
+    # targets' rows the earlier rules took as well names them, without leaning on the order.
+    pool = remaining | (train & ~positives)
+    return _grow(tests, positives & remaining, pool, thresholds, target=target) or grown
+
+
+def _counts(rule: Learned, positives: int, rows: int) -> tuple[int, int]:
+    """How many of ``rows`` the rule holds on are ``positives``, and how many it holds on."""
+    covered = rule.bits & rows
+    return (covered & positives).bit_count(), covered.bit_count()
+
+
+def _contested(grown: Learned, remaining: int, labels: Mapping[str | None, int]) -> Contested:
+    """A rule that fell short, as its first atom (the atoms added to it only chased the noise
+    in decisions that conflict), with where the model sent the rows left it holds on."""
+    rule = _learned(grown.target, grown.tests[:1])
+    counts = {label: (rule.bits & remaining & bits).bit_count() for label, bits in labels.items()}
+    return Contested(rule=rule, counts={label: count for label, count in counts.items() if count})
+
+
+def _distinct(failed: Sequence[Contested]) -> tuple[Contested, ...]:
+    """One contested rule per condition, for the target most of its rows went to (a rule for
+    a target fewer went to than to another is no candidate)."""
+    by_when: dict[str, Contested] = {}
+    for found in sorted(failed, key=lambda c: (-c.agreed, c.rule.target)):
+        if found.agreed == max(found.counts.values()):
+            by_when.setdefault(found.rule.when, found)
+    return tuple(sorted(by_when.values(), key=lambda c: (-c.agreed, c.rule.when)))
 
 
 def _grow(
     tests: Sequence[Test],
     positives: int,
-    remaining: int,
+    pool: int,
+    thresholds: _Thresholds,
     *,
-    min_support: int,
-    min_precision: float,
     target: str,
 ) -> Learned | None:
-    covered = remaining
+    """The conjunction FOIL gain grows for ``target`` on the ``pool`` rows, or ``None``."""
+    min_support, min_precision = thresholds.min_support, thresholds.min_precision
+    covered = pool
     atoms: list[Test] = []
-    candidates = list(tests) + _memberships(tests, positives, remaining, min_precision)
+    candidates = list(tests) + _memberships(tests, positives, pool, min_precision)
     for _ in range(MAX_ATOMS):
         p0 = (covered & positives).bit_count()
         total0 = covered.bit_count()
@@ -146,10 +231,15 @@ def _grow(
 
 
 def _learned(target: str, atoms: Sequence[Test]) -> Learned:
-    """The rule sending to ``target`` when all of ``atoms`` hold, on every row they hold on."""
-    bits = ~0
+    """The rule sending to ``target`` when all of ``atoms`` hold, on every row they hold on;
+    an atom a later one makes redundant (``amount >= 31`` before ``amount >= 56``) is left out."""
+    bits = _conjunction(atoms)
+    kept = list(atoms)
     for atom in atoms:
-        bits &= atom.bits
+        others = [other for other in kept if other is not atom]
+        if others and _conjunction(others) == bits:
+            kept = others
+    atoms = kept
     return Learned(
         target=target,
         atoms=tuple(atom.text for atom in atoms),
@@ -157,6 +247,13 @@ def _learned(target: str, atoms: Sequence[Test]) -> Learned:
         bits=bits,
         tests=tuple(atoms),
     )
+
+
+def _conjunction(atoms: Sequence[Test]) -> int:
+    bits = ~0
+    for atom in atoms:
+        bits &= atom.bits
+    return bits
 
 
 def _memberships(

@@ -22,10 +22,9 @@ from swarmkit.rules._corpus import (
 )
 from swarmkit.rules._features import Test, bitset, candidates, literal
 from swarmkit.rules._judge import Verdict, judge, with_rules
-from swarmkit.rules._learn import Learned, learn
+from swarmkit.rules._learn import Contested, Learned, Learning, learn
+from swarmkit.rules._withheld import KEPT, Withheld, conflicting, held_out_failure, refused
 
-KEPT = "(kept the turn)"
-"""How a turn where the model answered itself instead of handing off is shown."""
 MAX_EXAMPLES = 10
 """How many counter-example sessions a suggestion lists."""
 INCONSISTENT_SHARE = 0.1
@@ -106,22 +105,6 @@ class Inconsistency:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class BelowThreshold:
-    """A learned rule that failed the thresholds on held-out sessions: never offered as a rule."""
-
-    source: str
-    """The agent deciding."""
-    target: str
-    """Where it would route."""
-    when: str
-    """The condition."""
-    precision: float
-    """Held-out precision."""
-    support: int
-    """Held-out support."""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
 class SuggestReport:
     """What a journal says about rules the model is paying for."""
 
@@ -135,14 +118,13 @@ class SuggestReport:
     """Rules that meet both thresholds on held-out sessions, per source in priority order."""
     inconsistencies: tuple[Inconsistency, ...]
     """Groups of identical contexts the model routed differently."""
-    below_threshold: tuple[BelowThreshold, ...]
-    """Rules learned on the training sessions that failed on the held-out ones."""
+    withheld: tuple[Withheld, ...]
+    """Rules the learner found and did not suggest, each with its reason (too little held-out
+    support, too low held-out precision, conflicting training decisions, a rule cycle)."""
     left_out: Mapping[str, str]
     """Context paths never used in a condition, and why."""
     on_cycle: str = "error"
     """The ``on_cycle`` of the graph the suggestions are exported as."""
-    rejected: tuple[str, ...] = field(default=())
-    """Suggestions the swarm's graph refuses (a rule cycle), with the reason."""
     damaged: Mapping[str, str] = field(default_factory=dict)
     """Sessions left out because a record is damaged: session id -> which record and why."""
 
@@ -215,13 +197,13 @@ def suggest_from_visits(
     accepted_graph = graph
     for source in sorted(by_source):
         rows = by_source[source]
-        learned, atoms, found_left_out = _learn_source(
+        learning, found_left_out = _learn_source(
             rows, held, min_precision=min_precision, min_support=min_support, is_secret=is_secret
         )
         found.left_out.update(found_left_out)
-        kept, failed, refused = _check_source(
+        kept, withheld = _check_source(
             source,
-            learned,
+            learning.rules,
             rows,
             visits=visits,
             held=held,
@@ -231,10 +213,10 @@ def suggest_from_visits(
             min_support=min_support,
         )
         found.suggestions.extend(kept)
-        found.below.extend(failed)
-        found.rejected.extend(refused)
+        found.withheld.extend(withheld)
+        found.withheld.extend(_conflicting(source, learning.contested, min_precision))
         accepted_graph = with_rules(accepted_graph, [s.edge for s in kept])
-        found.inconsistent.extend(_inconsistencies(source, rows, atoms))
+        found.inconsistent.extend(_inconsistencies(source, rows, learning.atoms))
     report = found.report(sessions=sessions, held=held, by_source=by_source, on_cycle=on_cycle)
     return replace(report, damaged=dict(damaged or {}))
 
@@ -260,10 +242,9 @@ class _Findings:
     """What the sources' rules came to, gathered one source at a time in name order."""
 
     suggestions: list[Suggestion] = field(default_factory=list)
-    below: list[BelowThreshold] = field(default_factory=list)
+    withheld: list[Withheld] = field(default_factory=list)
     inconsistent: list[Inconsistency] = field(default_factory=list)
     left_out: dict[str, str] = field(default_factory=dict)
-    rejected: list[str] = field(default_factory=list)
 
     def report(
         self,
@@ -280,10 +261,9 @@ class _Findings:
             decisions={source: len(rows) for source, rows in sorted(by_source.items())},
             suggestions=tuple(self.suggestions),
             inconsistencies=tuple(self.inconsistent),
-            below_threshold=tuple(self.below),
+            withheld=tuple(self.withheld),
             left_out=dict(sorted(self.left_out.items())),
             on_cycle=on_cycle,
-            rejected=tuple(self.rejected),
         )
 
 
@@ -350,7 +330,7 @@ def _learn_source(
     min_precision: float,
     min_support: int,
     is_secret: Callable[[str], bool],
-) -> tuple[list[Learned], tuple[Test, ...], dict[str, str]]:
+) -> tuple[Learning, dict[str, str]]:
     states = [visit.points[-1].context for visit in rows]
     found = candidates(states, is_secret=is_secret, skip=RESERVED_KEY)
     tests = found.tests
@@ -366,7 +346,7 @@ def _learn_source(
     learning = learn(
         tests, label_bits, bitset(train_rows), min_precision=min_precision, min_support=min_support
     )
-    return list(learning.rules), learning.atoms, dict(found.left_out)
+    return learning, dict(found.left_out)
 
 
 def _priorities(source: str, graph: HandoffGraph | None, count: int) -> list[int]:
@@ -391,35 +371,65 @@ def _check_source(
     base: HandoffGraph | None,
     min_precision: float,
     min_support: int,
-) -> tuple[list[Suggestion], list[BelowThreshold], list[str]]:
+) -> tuple[list[Suggestion], list[Withheld]]:
     """Keep the learned rules that meet the thresholds on held-out decisions, judging the
     whole list as the graph would run it; re-judge after dropping any that fail."""
-    candidates = list(learned)
-    refused: list[str] = []
-    below: list[BelowThreshold] = []
+    kept = list(learned)
+    withheld: list[Withheld] = []
     while True:
-        priorities = _priorities(source, graph, len(candidates))
+        priorities = _priorities(source, graph, len(kept))
         edges = [
             Edge(source=source, target=rule.target, when=rule.when, priority=priority)
-            for rule, priority in zip(candidates, priorities, strict=True)
+            for rule, priority in zip(kept, priorities, strict=True)
         ]
-        try:
-            merged = with_rules(base, edges)
-        except RuleLearningError as exc:
-            refused.append(str(exc))
-            candidates = candidates[:-1]
+        refusal = _refusal(base, edges)
+        if refusal is not None:
+            withheld.append(refused(edges[refusal[0]], refusal[1]))
+            del kept[refusal[0]]
             continue
-        evidence = _evidence(edges, rows, merged, held)
+        evidence = _evidence(edges, rows, with_rules(base, edges), held)
         drop = _first_failing(edges, evidence, min_precision=min_precision, min_support=min_support)
         if drop is None:
             break
-        candidates = candidates[:drop] + candidates[drop + 1 :]
-        below.append(_below_threshold(edges[drop], evidence[edges[drop].when or ""]))
+        failed = evidence[edges[drop].when or ""]
+        withheld.append(
+            held_out_failure(
+                edges[drop], failed.chosen, min_precision=min_precision, min_support=min_support
+            )
+        )
+        del kept[drop]
     suggestions = [
         _suggestion(edge, evidence[edge.when or ""], _conflicts(edge, graph, visits))
         for edge in edges
     ]
-    return suggestions, below, refused
+    return suggestions, withheld
+
+
+def _refusal(base: HandoffGraph | None, edges: Sequence[Edge]) -> tuple[int, str] | None:
+    """The first edge the graph refuses after ``base``'s and the edges before it, and why."""
+    try:
+        with_rules(base, edges)
+    except RuleLearningError:
+        for index in range(len(edges)):
+            try:
+                with_rules(base, edges[: index + 1])
+            except RuleLearningError as exc:
+                return index, str(exc)
+    return None
+
+
+def _conflicting(
+    source: str, contested: Sequence[Contested], min_precision: float
+) -> list[Withheld]:
+    """The rules the training decisions contradicted, as the report lists them."""
+    return [
+        conflicting(
+            Edge(source=source, target=found.rule.target, when=found.rule.when),
+            {KEPT if label is None else label: count for label, count in found.counts.items()},
+            min_precision=min_precision,
+        )
+        for found in contested
+    ]
 
 
 def _first_failing(
@@ -437,17 +447,6 @@ def _first_failing(
     return None
 
 
-def _below_threshold(edge: Edge, failed: _Evidence) -> BelowThreshold:
-    """A rule dropped for its held-out evidence, as the report lists it."""
-    return BelowThreshold(
-        source=edge.source,
-        target=edge.target,
-        when=edge.when or "",
-        precision=failed.precision,
-        support=failed.support,
-    )
-
-
 @dataclass(kw_only=True, slots=True)
 class _Evidence:
     support: int = 0
@@ -456,6 +455,8 @@ class _Evidence:
     saved_calls: int = 0
     saved_tokens: int = 0
     counter: list[CounterExample] = field(default_factory=list)
+    chosen: Counter[str] = field(default_factory=Counter)
+    """Held-out decisions it takes: where the model sent them (``KEPT`` when it kept the turn)."""
 
     @property
     def precision(self) -> float:
@@ -478,22 +479,20 @@ def _evidence(
 
 def _count(evidence: _Evidence, verdict: Verdict, is_held: bool) -> None:
     agrees = verdict.agrees
+    visit = verdict.visit
+    chosen = visit.target if visit.outcome != "answer" else None
     evidence.decided += 1
     if is_held:
         evidence.support += 1
         evidence.agreed += agrees
+        evidence.chosen[chosen or KEPT] += 1
     if agrees:
         evidence.saved_calls += verdict.saved_calls
         evidence.saved_tokens += verdict.saved_tokens
     else:
-        visit = verdict.visit
         point = visit.points[verdict.at]
         evidence.counter.append(
-            CounterExample(
-                session_id=visit.session_id,
-                seq=point.seq,
-                chosen=visit.target if visit.outcome != "answer" else None,
-            )
+            CounterExample(session_id=visit.session_id, seq=point.seq, chosen=chosen)
         )
 
 

@@ -52,9 +52,10 @@ class SessionWhatIf:
     status: SessionStatus
     """What the rules change in it."""
     rule_decided: int
-    """Turns the model decided in the journal that a proposed rule now decides."""
+    """Turns the model decided in the journal that a proposed rule now decides (up to and
+    including a changed session's change, when a proposed rule makes it)."""
     agreed: int
-    """Of those (before any change), how many go where the model went."""
+    """Of those, how many go where the model went (all but the change)."""
     saved_calls: int
     """Model calls those agreeing rules save."""
     saved_tokens: int
@@ -77,6 +78,12 @@ class WhatIfReport:
     def count(self, status: SessionStatus) -> int:
         """How many sessions have this status."""
         return sum(1 for session in self.sessions if session.status == status)
+
+    @property
+    def agreed(self) -> int:
+        """Turns the model decided that a proposed rule decides the same way, in the same-route
+        sessions (the summary's count; a changed session's are in its own ``agreed``)."""
+        return sum(s.agreed for s in self.sessions if s.status == "same_route")
 
     @property
     def saved_calls(self) -> int:
@@ -193,10 +200,13 @@ def _session(
         last = verdict.at == len(visit.points) - 1
         if journaled_rule and last and edge.target == visit.target:
             continue  # the rule that fired in the journal (or one like it) fires again
+        proposed = (edge.source, edge.target, edge.when, edge.priority) in ours
         if visit.outcome != "llm" or not verdict.agrees:
+            decided += proposed and visit.outcome == "llm"
             return _changed(session_id, visit, verdict, (decided, agreed, calls, tokens))
-        if (edge.source, edge.target, edge.when, edge.priority) in ours:
-            decided += 1
+        if not proposed:
+            continue  # the swarm's own graph routes it as the model did: no rule of the proposal
+        decided += 1
         agreed += 1
         calls += verdict.saved_calls
         tokens += verdict.saved_tokens
@@ -221,7 +231,7 @@ def _changed(
     return SessionWhatIf(
         session_id=session_id,
         status="changed",
-        rule_decided=decided + (verdict is not None and visit.outcome == "llm"),
+        rule_decided=decided,
         agreed=agreed,
         saved_calls=calls,
         saved_tokens=tokens,
@@ -258,6 +268,7 @@ def report_data(report: WhatIfReport) -> dict[str, Any]:
         "unchanged": report.count("unchanged"),
         "same_route": report.count("same_route"),
         "changed": report.count("changed"),
+        "agreed": report.agreed,
         "saved_calls": report.saved_calls,
         "saved_tokens": report.saved_tokens,
         "note": UNKNOWN_AFTER,

@@ -218,3 +218,27 @@ async def test_suggest_refuses_an_unknown_agent_and_bad_filters(
 async def _in_thread(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     # The command runs its own event loop: give it a thread, away from the test's loop.
     return await asyncio.to_thread(_run, capsys, *argv)
+
+
+async def test_whatif_summary_counts_exactly_the_turns_rules_decide_and_agree(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The noise tickets a rule routes differently are changed sessions, not agreeing turns."""
+    memory, plans = await corpus.build(120)
+    path = tmp_path / "journal.sqlite"
+    with SQLiteJournal(path) as stored:
+        await corpus.copy(memory, stored)
+    rules = HandoffGraph()
+    rules.add_edge("triage", "billing", "category == 'billing'", priority=-1)
+    (tmp_path / "rules.json").write_text(json.dumps(rules.to_dict()))
+    options = ["--swarm", SWARM, "--journal", str(path), "--rules", str(tmp_path / "rules.json")]
+    code, out, _ = await _in_thread(capsys, "whatif", *options)
+
+    agreeing = sum(p.context["category"] == p.target == "billing" for p in plans)
+    noise = sum(p.noise and p.target is not None for p in plans)
+    assert code == 0 and agreeing and noise
+    assert (
+        f"  same route  {agreeing} (rules decide {agreeing} turns the model decided, and agree)"
+        in out
+    )
+    assert f"  changed     {noise} (a rule routes differently)" in out

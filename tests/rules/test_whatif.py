@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from swarmkit import HandoffGraph
+from typing import Literal
+
+from swarmkit import Edge, HandoffGraph
 from swarmkit.journal import InMemoryJournal
-from swarmkit.rules import whatif, with_rules
+from swarmkit.rules import Change, SessionWhatIf, WhatIfReport, whatif, with_rules
 from swarmkit.testing import ScriptedModel, text
 from tests.rules import corpus
 
@@ -71,3 +73,51 @@ async def test_whatif_agrees_with_a_live_run_on_sessions_it_says_are_unchanged()
         script.assert_exhausted()
         checked += 1
     assert checked == report.count("unchanged") + report.count("same_route") > 0
+
+
+def _session(
+    session_id: str,
+    status: Literal["unchanged", "same_route", "changed"],
+    decided: int,
+    agreed: int,
+) -> SessionWhatIf:
+    change = None
+    if status == "changed":
+        change = Change(seq=9, agent="triage", turn=2, journaled="model -> sales", now="rule")
+    return SessionWhatIf(
+        session_id=session_id,
+        status=status,
+        rule_decided=decided,
+        agreed=agreed,
+        saved_calls=agreed,
+        saved_tokens=15 * agreed,
+        change=change,
+    )
+
+
+def test_the_summary_counts_the_agreeing_turns_of_same_route_sessions_only() -> None:
+    """A changed session's disagreeing turn, and its agreeing ones, are not same-route turns."""
+    report = WhatIfReport(
+        sessions=(
+            _session("a", "unchanged", 0, 0),
+            _session("b", "same_route", 2, 2),
+            _session("c", "same_route", 1, 1),
+            _session("d", "changed", 2, 1),
+            _session("e", "changed", 1, 0),
+        ),
+        rules=(Edge(source="triage", target="billing", when="category == 'billing'"),),
+    )
+    assert report.agreed == 3
+    assert (report.saved_calls, report.saved_tokens) == (4, 60)  # d saved one before its change
+
+
+async def test_a_changed_session_counts_its_changed_turn_as_rule_decided_not_agreed() -> None:
+    """The noise tickets: a rule decides their one model-decided turn, and disagrees."""
+    journal, plans = await corpus.build(120)
+    rules = _rules(("triage", "billing", "category == 'billing'"))
+    report = await whatif(journal, rules, graph=corpus.graph())
+    noise = {p.session_id for p in plans if p.noise and p.target is not None}
+    agreeing = [p for p in plans if p.context["category"] == p.target == "billing"]
+    assert noise and {s.session_id for s in report.changed} == noise
+    assert all((s.rule_decided, s.agreed) == (1, 0) for s in report.changed)
+    assert report.agreed == report.count("same_route") == len(agreeing)

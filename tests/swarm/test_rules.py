@@ -174,3 +174,27 @@ def test_the_swarm_drawing_shows_the_graphs_llm_edges_as_handoffs() -> None:
     drawing = draw_swarm(swarm, "ascii")
 
     assert drawing.split("[[triage]]")[1] == "\n  --> tech\n"
+
+
+async def test_with_graph_is_a_new_swarm_routing_by_the_new_rules() -> None:
+    """with_graph swaps the rules for the new swarm only; None turns them off."""
+    model = ScriptedModel(text("billing answers"), transfer("tech"), text("tech answers"))
+    swarm = Swarm(_agents(), "triage", model=model)
+    ruled = swarm.with_graph(_triage_graph())
+
+    first = await ruled.run("refund", context={"category": "billing"})
+    second = await ruled.with_graph(None).run("refund", context={"category": "billing"})
+
+    assert [(h.target, h.decided_by) for h in first.handoffs] == [("billing", "rule")]
+    assert [(h.target, h.decided_by) for h in second.handoffs] == [("tech", "llm")]
+    assert (swarm.graph, ruled.graph) == (None, ruled.config.graph)
+    assert ruled.fingerprint()["graph"] != swarm.fingerprint()["graph"]
+    model.assert_exhausted()
+
+
+def test_with_graph_refuses_a_graph_naming_an_agent_the_swarm_lacks() -> None:
+    """A graph with an unknown agent raises ConfigurationError, as the constructor does."""
+    graph = HandoffGraph()
+    graph.add_edge("triage", "legal", when="category == 'legal'")
+    with pytest.raises(ConfigurationError, match="legal"):
+        Swarm(_agents(), "triage", model=ScriptedModel()).with_graph(graph)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from typing import Any
 
 from ag_ui.core import BaseEvent, ResumeEntry, RunAgentInput, RunErrorEvent, UserMessage
 from ag_ui.encoder import EventEncoder
@@ -37,6 +38,9 @@ from swarmkit.swarm import Swarm
 
 SESSION_PREFIX = "agui-"
 """What a thread's session id starts with, before the AG-UI thread id."""
+
+SNAPSHOT_KEYS = ("agent", "trail", "context")
+"""The keys of the state a run sends (``STATE_SNAPSHOT``) and takes back as input ``state``."""
 
 MAX_THREAD_ID = 128
 """The longest AG-UI thread id taken as a conversation name."""
@@ -109,14 +113,26 @@ def _swarm_events(swarm: Swarm, journal: Journal, run_input: RunAgentInput) -> A
                 f"interrupt {entry.interrupt_id!r} is not a run of thread {run_input.thread_id!r}"
             )
         return _resumed(swarm, journal, entry.interrupt_id, _decision(entry))
-    context = run_input.state if isinstance(run_input.state, dict) and run_input.state else None
     return swarm.stream(
         _prompt(run_input),
         session_id=conversation,
         journal=journal,
         continue_session=True,
-        context=context,
+        context=_context(run_input.state),
     )
+
+
+def _context(state: Any) -> dict[str, Any] | None:
+    """The context update a run input's ``state`` carries: the ``context`` of a state snapshot
+    sent back as it came (its ``agent`` and ``trail`` are the run's to set, never read back),
+    and any other key of the state as a context entry of its own."""
+    if not isinstance(state, Mapping) or not state:
+        return None
+    given = state.get("context", {})
+    if not isinstance(given, Mapping):
+        raise InteropRequestError("the run input's state.context must be an object")
+    own = {key: value for key, value in state.items() if key not in SNAPSHOT_KEYS}
+    return {**own, **given} or None
 
 
 async def _resumed(

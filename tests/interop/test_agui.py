@@ -234,3 +234,28 @@ async def test_the_endpoint_refuses_requests_without_the_token_and_bad_input() -
     assert refused.status_code == 401
     assert bad.status_code == 422
     assert "runId: Field required" in bad.json()["error"]
+
+
+def _snapshot(events: list[BaseEvent]) -> dict[str, Any]:
+    """The last state a run sent, as a front end keeps it."""
+    (*_, last) = [_data(e) for e in events if e.type == EventType.STATE_SNAPSHOT]
+    snapshot: dict[str, Any] = last["snapshot"]
+    return snapshot
+
+
+async def test_the_state_a_run_sends_back_is_the_state_the_next_run_takes() -> None:
+    """A client that returns each run's last state snapshot as the next run's state keeps the
+    context as it was, turn after turn."""
+    model = ScriptedModel(text("One."), text("Two."), text("Three."))
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        AgUiServer(_swarm(model), InMemoryJournal(), token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        state: dict[str, Any] = {"tier": "gold"}
+        for run in ("r1", "r2", "r3"):
+            events = await _post(http, server.url, _run_input("t4", run, "hi", state=state))
+            state = _snapshot(events)
+            assert state["context"] == {"tier": "gold"}
+
+    assert state == {"agent": "triage", "trail": ["triage"], "context": {"tier": "gold"}}

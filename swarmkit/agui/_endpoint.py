@@ -9,7 +9,7 @@ session; a later input whose ``resume`` entry answers that id (payload
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from ag_ui.core import BaseEvent, ResumeEntry, RunAgentInput, RunErrorEvent, UserMessage
@@ -21,12 +21,11 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from swarmkit.agui._convert import ag_ui_events
-from swarmkit.events import Event, ModelCallFinished, RunFinished, RunStarted
+from swarmkit.agui._resume import resumed_events
+from swarmkit.events import Event
 from swarmkit.exceptions import InteropRequestError, SwarmkitError
 from swarmkit.interrupts import Decision, reject
 from swarmkit.journal import Journal
-from swarmkit.models import Usage
-from swarmkit.result import RunResult
 from swarmkit.serving import (
     DECISION_SHAPES,
     DEFAULT_MAX_REQUEST_BYTES,
@@ -112,7 +111,7 @@ def _swarm_events(swarm: Swarm, journal: Journal, run_input: RunAgentInput) -> A
             raise InteropRequestError(
                 f"interrupt {entry.interrupt_id!r} is not a run of thread {run_input.thread_id!r}"
             )
-        return _resumed(swarm, journal, entry.interrupt_id, _decision(entry))
+        return resumed_events(swarm, journal, entry.interrupt_id, _decision(entry))
     return swarm.stream(
         _prompt(run_input),
         session_id=conversation,
@@ -133,24 +132,6 @@ def _context(state: Any) -> dict[str, Any] | None:
         raise InteropRequestError("the run input's state.context must be an object")
     own = {key: value for key, value in state.items() if key not in SNAPSHOT_KEYS}
     return {**own, **given} or None
-
-
-async def _resumed(
-    swarm: Swarm, journal: Journal, session_id: str, decision: Decision
-) -> AsyncGenerator[Event, None]:
-    """A resumed run's outcome as events (``Swarm.resume`` yields no event stream)."""
-    result: RunResult = await swarm.resume(session_id, journal, decision=decision)
-    yield RunStarted(session_id=session_id, prompt="", entry_agent=result.final_agent, replay=True)
-    if result.final_output_text is not None or isinstance(result.final_output, str):
-        content = result.final_output_text or str(result.final_output)
-        yield ModelCallFinished(
-            agent=result.final_agent,
-            turn=result.turns,
-            usage=Usage(),
-            finish_reason="stop",
-            content=content,
-        )
-    yield RunFinished(result=result)
 
 
 def _prompt(run_input: RunAgentInput) -> str:

@@ -152,6 +152,8 @@ async def test_the_endpoint_streams_a_run_with_a_handoff_a_tool_and_an_approval(
     assert interrupt["metadata"]["pending"]["tool_name"] == "pay"
     assert any(e.type == EventType.CUSTOM for e in paused)
     check_sequence(resumed)
+    results = [_data(e)["content"] for e in resumed if e.type == EventType.TOOL_CALL_RESULT]
+    assert results == ["paid 5"]
     finished = _data(resumed[-1])
     assert (finished["type"], finished["result"]) == ("RUN_FINISHED", "Refunded five.")
     assert "Refunded five." in [
@@ -259,3 +261,36 @@ async def test_the_state_a_run_sends_back_is_the_state_the_next_run_takes() -> N
             assert state["context"] == {"tier": "gold"}
 
     assert state == {"agent": "triage", "trail": ["triage"], "context": {"tier": "gold"}}
+
+
+def _unanswered(events: list[BaseEvent]) -> set[str]:
+    """The tool calls a client's history holds without a result."""
+    called = {_data(e)["toolCallId"] for e in events if e.type == EventType.TOOL_CALL_START}
+    answered = {_data(e)["toolCallId"] for e in events if e.type == EventType.TOOL_CALL_RESULT}
+    return called - answered
+
+
+async def test_a_resumed_run_streams_the_edited_tools_result() -> None:
+    """Resumed with an edit, the run streams the paused call's result with the tool's real
+    output, once, so the client's history has no unanswered call."""
+    model = ScriptedModel(
+        transfer("billing", amount=5), tool_call("pay", amount=5), text("Refunded seven.")
+    )
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        AgUiServer(_swarm(model), InMemoryJournal(), token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        paused = await _post(http, server.url, _run_input("t5", "r1", "refund 5"))
+        interrupt = _data(paused[-1])["outcome"]["interrupts"][0]
+        decision = {"decision": "edit", "payload": {"amount": 7}}
+        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": decision}]
+        resumed = await _post(http, server.url, _run_input("t5", "r2", "", resume=resume))
+
+    check_sequence(resumed)
+    (pending,) = _unanswered(paused)
+    results = [_data(e) for e in resumed if e.type == EventType.TOOL_CALL_RESULT]
+    assert [(r["toolCallId"], r["content"]) for r in results] == [(pending, "paid 7")]
+    assert not _unanswered([*paused, *resumed])
+    assert [e.type for e in resumed].count(EventType.STEP_STARTED) == 0
+    assert _data(resumed[-1])["result"] == "Refunded seven."

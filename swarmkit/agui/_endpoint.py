@@ -8,7 +8,6 @@ session; a later input whose ``resume`` entry answers that id (payload
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -22,10 +21,11 @@ from starlette.routing import Route
 
 from swarmkit.agui._convert import ag_ui_events
 from swarmkit.agui._resume import resumed_events
+from swarmkit.bounds import load_json
 from swarmkit.events import Event
 from swarmkit.exceptions import InteropRequestError, SwarmkitError
 from swarmkit.interrupts import Decision, reject
-from swarmkit.journal import Journal
+from swarmkit.journal import Journal, turn_of
 from swarmkit.serving import (
     DECISION_SHAPES,
     DEFAULT_MAX_REQUEST_BYTES,
@@ -51,7 +51,11 @@ def agui_app(swarm: Swarm, journal: Journal) -> Starlette:
 
     async def run(request: Request) -> Response:
         try:
-            run_input = RunAgentInput.model_validate(json.loads(await request.body()))
+            data = load_json((await request.body()).decode("utf-8", errors="replace"))
+        except ValueError as exc:
+            return JSONResponse({"error": f"the body is not JSON to read: {_first_line(exc)}"}, 400)
+        try:
+            run_input = RunAgentInput.model_validate(data)
             events = _swarm_events(swarm, journal, run_input)
         except ValidationError as exc:
             return JSONResponse({"error": _input_error(exc)}, status_code=422)
@@ -107,7 +111,7 @@ def _swarm_events(swarm: Swarm, journal: Journal, run_input: RunAgentInput) -> A
     conversation = _conversation(run_input.thread_id)
     if run_input.resume:
         entry = _one_entry(run_input.resume)
-        if not entry.interrupt_id.startswith(conversation):
+        if turn_of(entry.interrupt_id)[0] != conversation:
             raise InteropRequestError(
                 f"interrupt {entry.interrupt_id!r} is not a run of thread {run_input.thread_id!r}"
             )

@@ -294,3 +294,38 @@ async def test_a_resumed_run_streams_the_edited_tools_result() -> None:
     assert not _unanswered([*paused, *resumed])
     assert [e.type for e in resumed].count(EventType.STEP_STARTED) == 0
     assert _data(resumed[-1])["result"] == "Refunded seven."
+
+
+async def test_a_thread_resumes_only_its_own_interrupts() -> None:
+    """Thread ``victim`` cannot answer the interrupt of thread ``victim-thread``, whose id
+    starts the same: the run is refused and the paused session stays waiting."""
+    model = ScriptedModel(transfer("billing", amount=5), tool_call("pay", amount=5))
+    journal = InMemoryJournal()
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        AgUiServer(_swarm(model), journal, token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        paused = await _post(http, server.url, _run_input("victim-thread", "r1", "refund 5"))
+        interrupt = _data(paused[-1])["outcome"]["interrupts"][0]
+        approval = {"decision": "approve"}
+        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": approval}]
+        refused = await http.post(server.url, json=_run_input("victim", "r2", "", resume=resume))
+
+    assert refused.status_code == 422
+    assert "is not a run of thread 'victim'" in refused.json()["error"]
+    assert [s.state for s in await journal.sessions()] == ["waiting"]
+
+
+async def test_a_deeply_nested_run_input_gets_400() -> None:
+    """A body nesting far deeper than any run input is refused with 400 before it is parsed."""
+    nested = '{"threadId": "t", "state": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+    async with (
+        AgUiServer(_swarm(ScriptedModel()), InMemoryJournal(), token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        reply = await http.post(server.url, content=nested)
+
+    assert reply.status_code == 400
+    assert "nests 100001 levels deep" in reply.json()["error"]

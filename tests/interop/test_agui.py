@@ -10,7 +10,7 @@ import httpx
 from ag_ui.core import BaseEvent, EventType
 from pydantic import BaseModel
 
-from swarmkit import Agent, Handoff, ModelError, Swarm, tool
+from swarmkit import Agent, Handoff, ModelError, Swarm, UsageLimits, tool
 from swarmkit.agui import HANDOFF, AgUiServer, ag_ui_events
 from swarmkit.journal import InMemoryJournal
 from swarmkit.models import Model, ModelRequest, ModelResponse
@@ -79,9 +79,24 @@ async def test_a_streamed_run_becomes_valid_ag_ui_events() -> None:
     assert result["content"] == "paid 5"
     deltas = [_data(e)["delta"] for e in events if e.type == EventType.TEXT_MESSAGE_CONTENT]
     assert "".join(deltas) == "Refunded five."
+    assert _data(events[0])["protocolVersion"] == "1.0"
     finished = _data(events[-1])
     assert finished["type"] == "RUN_FINISHED"
     assert (finished["result"], finished["outcome"]) == ("Refunded five.", {"type": "success"})
+    assert finished["usage"] == [_usage(calls=3)]
+
+
+def _usage(*, calls: int) -> dict[str, Any]:
+    """The usage entry of ``calls`` scripted model calls (10 tokens in, 5 out each)."""
+    return {
+        "provider": "swarmkit.scripted",
+        "model": "scripted",
+        "inputTokens": 10 * calls,
+        "outputTokens": 5 * calls,
+        "totalTokens": 15 * calls,
+        "cachedInputTokens": 0,
+        "cacheWriteInputTokens": 0,
+    }
 
 
 class _FailingModel:
@@ -101,6 +116,19 @@ async def test_a_failed_run_ends_with_run_error() -> None:
     last = _data(events[-1])
     assert (last["type"], last["code"]) == ("RUN_ERROR", "error")
     assert last["message"] == "the run stopped (error): ModelError: the API said 401"
+
+
+async def test_a_run_stopped_by_a_limit_reports_the_usage_it_spent() -> None:
+    """RUN_ERROR of a run a usage limit stopped carries the usage of the calls it made."""
+    model = ScriptedModel(tool_call("pay_now", amount=1), tool_call("pay_now", amount=2))
+    swarm = Swarm([Agent(name="billing", tools=[pay_now])], "billing", model=model)
+    stream = swarm.stream("pay", limits=UsageLimits(max_model_calls=2))
+    events = _wire([e async for e in ag_ui_events(stream, thread_id="t", run_id="r")])
+
+    check_sequence(events)
+    last = _data(events[-1])
+    assert (last["type"], last["code"]) == ("RUN_ERROR", "usage_limit")
+    assert last["usage"] == [_usage(calls=2)]
 
 
 def _run_input(thread: str, run: str, prompt: str, **more: Any) -> dict[str, Any]:
@@ -149,6 +177,9 @@ async def test_the_endpoint_streams_a_run_with_a_handoff_a_tool_and_an_approval(
 
     check_sequence(paused)
     assert interrupt["reason"] == "tool"
+    (pay_call,) = [_data(e) for e in paused if e.type == EventType.TOOL_CALL_START]
+    assert interrupt["toolCallId"] == pay_call["toolCallId"]
+    assert _data(paused[-1])["usage"] == [_usage(calls=2)]
     assert interrupt["metadata"]["pending"]["tool_name"] == "pay"
     assert any(e.type == EventType.CUSTOM for e in paused)
     check_sequence(resumed)
@@ -156,6 +187,7 @@ async def test_the_endpoint_streams_a_run_with_a_handoff_a_tool_and_an_approval(
     assert results == ["paid 5"]
     finished = _data(resumed[-1])
     assert (finished["type"], finished["result"]) == ("RUN_FINISHED", "Refunded five.")
+    assert finished["usage"] == [_usage(calls=1)]  # the resumed run's own call only
     assert "Refunded five." in [
         _data(e)["delta"] for e in resumed if e.type == EventType.TEXT_MESSAGE_CONTENT
     ]

@@ -361,3 +361,30 @@ async def test_a_deeply_nested_run_input_gets_400() -> None:
 
     assert reply.status_code == 400
     assert "nests 100001 levels deep" in reply.json()["error"]
+
+
+async def test_a_resumed_handoff_streams_the_handoff_and_the_new_agents_step_once() -> None:
+    """Approving entry to an agent, the resumed run streams the handoff, the agent's step and
+    answer, each once, and only its own model call's usage."""
+    model = ScriptedModel(transfer("billing", amount=5), text("Billing here."))
+    billing = Agent(name="billing")
+    triage = Agent(name="triage", handoffs=[Handoff(agent=billing, input_type=Refund)])
+    swarm = Swarm([triage, billing], "triage", model=model, interrupt_before=["billing"])
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        AgUiServer(swarm, InMemoryJournal(), token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        paused = await _post(http, server.url, _run_input("t6", "r1", "refund 5"))
+        interrupt = _data(paused[-1])["outcome"]["interrupts"][0]
+        approval = {"decision": "approve"}
+        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": approval}]
+        resumed = await _post(http, server.url, _run_input("t6", "r2", "", resume=resume))
+
+    check_sequence(resumed)
+    customs = [_data(e)["name"] for e in [*paused, *resumed] if e.type == EventType.CUSTOM]
+    assert customs == [HANDOFF]
+    steps = [_data(e)["stepName"] for e in resumed if e.type == EventType.STEP_STARTED]
+    assert steps == ["billing"]
+    finished = _data(resumed[-1])
+    assert (finished["result"], finished["usage"]) == ("Billing here.", [_usage(calls=1)])

@@ -8,6 +8,7 @@ from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterator
 from typing import Any
 
 from ag_ui.core import (
+    PROTOCOL_VERSION,
     BaseEvent,
     CustomEvent,
     Interrupt,
@@ -29,6 +30,7 @@ from ag_ui.core import (
 )
 from pydantic_core import to_jsonable_python
 
+from swarmkit.agui._usage import UsageTally
 from swarmkit.events import (
     AgentStarted,
     Event,
@@ -79,13 +81,20 @@ class AgUiTranslator:
         self._step: str | None = None
         self._message: str | None = None
         self._trail: list[str] = []
+        self._usage = UsageTally()
+        self._unanswered: dict[str, str] = {}
 
     def convert(self, event: Event) -> Iterator[BaseEvent]:
         """The AG-UI events ``event`` stands for (none, one or several)."""
+        self._usage.add(event)
         match event:
             case RunStarted(session_id=session_id):
-                meta = {"session_id": session_id}
-                yield RunStartedEvent(thread_id=self.thread_id, run_id=self.run_id, metadata=meta)
+                yield RunStartedEvent(
+                    thread_id=self.thread_id,
+                    run_id=self.run_id,
+                    protocol_version=PROTOCOL_VERSION,
+                    metadata={"session_id": session_id},
+                )
             case AgentStarted(agent=agent):
                 yield from self._start_step(agent)
             case TextDelta(agent=agent, text=text):
@@ -101,8 +110,10 @@ class AgUiTranslator:
                 yield from self._finish_message(agent, content)
             case ToolCalled(tool_call_id=call_id, name=name, arguments=arguments):
                 yield from self._close_message()
+                self._unanswered[call_id] = name
                 yield from _tool_call(call_id, name, arguments)
             case ToolResulted(tool_call_id=call_id, content=content, is_error=is_error):
+                self._unanswered.pop(call_id, None)
                 yield ToolCallResultEvent(
                     message_id=self._new_id(),
                     tool_call_id=call_id,
@@ -160,20 +171,33 @@ class AgUiTranslator:
             self._step = None
 
     def _outcome(self, result: RunResult) -> BaseEvent:
+        """The run's last event, with the usage of the model calls this stream told of."""
         ids = {"thread_id": self.thread_id, "run_id": self.run_id}
+        usage = self._usage.entries()
         if result.stop_reason == "final_output":
             output = to_jsonable_python(result.final_output, fallback=str)
-            return RunFinishedEvent(**ids, result=output, outcome=RunFinishedSuccessOutcome())
+            success = RunFinishedSuccessOutcome()
+            return RunFinishedEvent(**ids, result=output, outcome=success, usage=usage)
         if result.stop_reason == "interrupted" and result.pending is not None:
-            interrupt = _interrupt(result)
+            interrupt = _interrupt(result, self._paused_call(result))
             outcome = RunFinishedInterruptOutcome(interrupts=[interrupt])
-            return RunFinishedEvent(**ids, outcome=outcome)
+            return RunFinishedEvent(**ids, outcome=outcome, usage=usage)
         failure = f": {result.failure.type}: {result.failure.message}" if result.failure else ""
         return RunErrorEvent(
             message=f"the run stopped ({result.stop_reason}){failure}",
             code=result.stop_reason,
             metadata={"session_id": result.session_id},
+            usage=usage,
         )
+
+    def _paused_call(self, result: RunResult) -> str | None:
+        """The id of the tool call a run paused to have approved (the latest of that tool's
+        calls without a result); None when it paused for something else."""
+        pending = result.pending
+        if pending is None or pending.kind != "tool":
+            return None
+        calls = [call for call, name in self._unanswered.items() if name == pending.tool_name]
+        return calls[-1] if calls else None
 
 
 def _tool_call(call_id: str, name: str, arguments: str) -> Iterator[BaseEvent]:
@@ -183,7 +207,7 @@ def _tool_call(call_id: str, name: str, arguments: str) -> Iterator[BaseEvent]:
     yield ToolCallEndEvent(tool_call_id=call_id)
 
 
-def _interrupt(result: RunResult) -> Interrupt:
+def _interrupt(result: RunResult, tool_call_id: str | None) -> Interrupt:
     pending = result.pending
     assert pending is not None
     about = pending.target or pending.tool_name or pending.agent
@@ -191,6 +215,7 @@ def _interrupt(result: RunResult) -> Interrupt:
     return Interrupt(
         id=result.session_id,
         reason=pending.kind,
+        tool_call_id=tool_call_id,
         message=f"approve, reject or edit the {pending.kind} {about}",
         response_schema=DECISION_SCHEMA,
         metadata={"pending": details},

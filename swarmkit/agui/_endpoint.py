@@ -8,8 +8,8 @@ session; a later input whose ``resume`` entry answers that id (payload
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
 
 from ag_ui.core import BaseEvent, ResumeEntry, RunAgentInput, RunErrorEvent, UserMessage
 from ag_ui.encoder import EventEncoder
@@ -20,12 +20,12 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from swarmkit.agui._convert import ag_ui_events
-from swarmkit.events import Event, ModelCallFinished, RunFinished, RunStarted
+from swarmkit.agui._resume import resumed_events
+from swarmkit.bounds import load_json
+from swarmkit.events import Event
 from swarmkit.exceptions import InteropRequestError, SwarmkitError
 from swarmkit.interrupts import Decision, reject
-from swarmkit.journal import Journal
-from swarmkit.models import Usage
-from swarmkit.result import RunResult
+from swarmkit.journal import Journal, turn_of
 from swarmkit.serving import (
     DECISION_SHAPES,
     DEFAULT_MAX_REQUEST_BYTES,
@@ -38,6 +38,9 @@ from swarmkit.swarm import Swarm
 SESSION_PREFIX = "agui-"
 """What a thread's session id starts with, before the AG-UI thread id."""
 
+SNAPSHOT_KEYS = ("agent", "trail", "context")
+"""The keys of the state a run sends (``STATE_SNAPSHOT``) and takes back as input ``state``."""
+
 MAX_THREAD_ID = 128
 """The longest AG-UI thread id taken as a conversation name."""
 
@@ -48,7 +51,11 @@ def agui_app(swarm: Swarm, journal: Journal) -> Starlette:
 
     async def run(request: Request) -> Response:
         try:
-            run_input = RunAgentInput.model_validate(json.loads(await request.body()))
+            data = load_json((await request.body()).decode("utf-8", errors="replace"))
+        except ValueError as exc:
+            return JSONResponse({"error": f"the body is not JSON to read: {_first_line(exc)}"}, 400)
+        try:
+            run_input = RunAgentInput.model_validate(data)
             events = _swarm_events(swarm, journal, run_input)
         except ValidationError as exc:
             return JSONResponse({"error": _input_error(exc)}, status_code=422)
@@ -104,37 +111,31 @@ def _swarm_events(swarm: Swarm, journal: Journal, run_input: RunAgentInput) -> A
     conversation = _conversation(run_input.thread_id)
     if run_input.resume:
         entry = _one_entry(run_input.resume)
-        if not entry.interrupt_id.startswith(conversation):
+        if turn_of(entry.interrupt_id)[0] != conversation:
             raise InteropRequestError(
                 f"interrupt {entry.interrupt_id!r} is not a run of thread {run_input.thread_id!r}"
             )
-        return _resumed(swarm, journal, entry.interrupt_id, _decision(entry))
-    context = run_input.state if isinstance(run_input.state, dict) and run_input.state else None
+        return resumed_events(swarm, journal, entry.interrupt_id, _decision(entry))
     return swarm.stream(
         _prompt(run_input),
         session_id=conversation,
         journal=journal,
         continue_session=True,
-        context=context,
+        context=_context(run_input.state),
     )
 
 
-async def _resumed(
-    swarm: Swarm, journal: Journal, session_id: str, decision: Decision
-) -> AsyncGenerator[Event, None]:
-    """A resumed run's outcome as events (``Swarm.resume`` yields no event stream)."""
-    result: RunResult = await swarm.resume(session_id, journal, decision=decision)
-    yield RunStarted(session_id=session_id, prompt="", entry_agent=result.final_agent, replay=True)
-    if result.final_output_text is not None or isinstance(result.final_output, str):
-        content = result.final_output_text or str(result.final_output)
-        yield ModelCallFinished(
-            agent=result.final_agent,
-            turn=result.turns,
-            usage=Usage(),
-            finish_reason="stop",
-            content=content,
-        )
-    yield RunFinished(result=result)
+def _context(state: Any) -> dict[str, Any] | None:
+    """The context update a run input's ``state`` carries: the ``context`` of a state snapshot
+    sent back as it came (its ``agent`` and ``trail`` are the run's to set, never read back),
+    and any other key of the state as a context entry of its own."""
+    if not isinstance(state, Mapping) or not state:
+        return None
+    given = state.get("context", {})
+    if not isinstance(given, Mapping):
+        raise InteropRequestError("the run input's state.context must be an object")
+    own = {key: value for key, value in state.items() if key not in SNAPSHOT_KEYS}
+    return {**own, **given} or None
 
 
 def _prompt(run_input: RunAgentInput) -> str:

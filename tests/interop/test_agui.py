@@ -10,7 +10,7 @@ import httpx
 from ag_ui.core import BaseEvent, EventType
 from pydantic import BaseModel
 
-from swarmkit import Agent, Handoff, ModelError, Swarm, tool
+from swarmkit import Agent, Handoff, ModelError, Swarm, UsageLimits, tool
 from swarmkit.agui import HANDOFF, AgUiServer, ag_ui_events
 from swarmkit.journal import InMemoryJournal
 from swarmkit.models import Model, ModelRequest, ModelResponse
@@ -79,9 +79,24 @@ async def test_a_streamed_run_becomes_valid_ag_ui_events() -> None:
     assert result["content"] == "paid 5"
     deltas = [_data(e)["delta"] for e in events if e.type == EventType.TEXT_MESSAGE_CONTENT]
     assert "".join(deltas) == "Refunded five."
+    assert _data(events[0])["protocolVersion"] == "1.0"
     finished = _data(events[-1])
     assert finished["type"] == "RUN_FINISHED"
     assert (finished["result"], finished["outcome"]) == ("Refunded five.", {"type": "success"})
+    assert finished["usage"] == [_usage(calls=3)]
+
+
+def _usage(*, calls: int) -> dict[str, Any]:
+    """The usage entry of ``calls`` scripted model calls (10 tokens in, 5 out each)."""
+    return {
+        "provider": "swarmkit.scripted",
+        "model": "scripted",
+        "inputTokens": 10 * calls,
+        "outputTokens": 5 * calls,
+        "totalTokens": 15 * calls,
+        "cachedInputTokens": 0,
+        "cacheWriteInputTokens": 0,
+    }
 
 
 class _FailingModel:
@@ -101,6 +116,19 @@ async def test_a_failed_run_ends_with_run_error() -> None:
     last = _data(events[-1])
     assert (last["type"], last["code"]) == ("RUN_ERROR", "error")
     assert last["message"] == "the run stopped (error): ModelError: the API said 401"
+
+
+async def test_a_run_stopped_by_a_limit_reports_the_usage_it_spent() -> None:
+    """RUN_ERROR of a run a usage limit stopped carries the usage of the calls it made."""
+    model = ScriptedModel(tool_call("pay_now", amount=1), tool_call("pay_now", amount=2))
+    swarm = Swarm([Agent(name="billing", tools=[pay_now])], "billing", model=model)
+    stream = swarm.stream("pay", limits=UsageLimits(max_model_calls=2))
+    events = _wire([e async for e in ag_ui_events(stream, thread_id="t", run_id="r")])
+
+    check_sequence(events)
+    last = _data(events[-1])
+    assert (last["type"], last["code"]) == ("RUN_ERROR", "usage_limit")
+    assert last["usage"] == [_usage(calls=2)]
 
 
 def _run_input(thread: str, run: str, prompt: str, **more: Any) -> dict[str, Any]:
@@ -149,11 +177,17 @@ async def test_the_endpoint_streams_a_run_with_a_handoff_a_tool_and_an_approval(
 
     check_sequence(paused)
     assert interrupt["reason"] == "tool"
+    (pay_call,) = [_data(e) for e in paused if e.type == EventType.TOOL_CALL_START]
+    assert interrupt["toolCallId"] == pay_call["toolCallId"]
+    assert _data(paused[-1])["usage"] == [_usage(calls=2)]
     assert interrupt["metadata"]["pending"]["tool_name"] == "pay"
     assert any(e.type == EventType.CUSTOM for e in paused)
     check_sequence(resumed)
+    results = [_data(e)["content"] for e in resumed if e.type == EventType.TOOL_CALL_RESULT]
+    assert results == ["paid 5"]
     finished = _data(resumed[-1])
     assert (finished["type"], finished["result"]) == ("RUN_FINISHED", "Refunded five.")
+    assert finished["usage"] == [_usage(calls=1)]  # the resumed run's own call only
     assert "Refunded five." in [
         _data(e)["delta"] for e in resumed if e.type == EventType.TEXT_MESSAGE_CONTENT
     ]
@@ -234,3 +268,123 @@ async def test_the_endpoint_refuses_requests_without_the_token_and_bad_input() -
     assert refused.status_code == 401
     assert bad.status_code == 422
     assert "runId: Field required" in bad.json()["error"]
+
+
+def _snapshot(events: list[BaseEvent]) -> dict[str, Any]:
+    """The last state a run sent, as a front end keeps it."""
+    (*_, last) = [_data(e) for e in events if e.type == EventType.STATE_SNAPSHOT]
+    snapshot: dict[str, Any] = last["snapshot"]
+    return snapshot
+
+
+async def test_the_state_a_run_sends_back_is_the_state_the_next_run_takes() -> None:
+    """A client that returns each run's last state snapshot as the next run's state keeps the
+    context as it was, turn after turn."""
+    model = ScriptedModel(text("One."), text("Two."), text("Three."))
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        AgUiServer(_swarm(model), InMemoryJournal(), token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        state: dict[str, Any] = {"tier": "gold"}
+        for run in ("r1", "r2", "r3"):
+            events = await _post(http, server.url, _run_input("t4", run, "hi", state=state))
+            state = _snapshot(events)
+            assert state["context"] == {"tier": "gold"}
+
+    assert state == {"agent": "triage", "trail": ["triage"], "context": {"tier": "gold"}}
+
+
+def _unanswered(events: list[BaseEvent]) -> set[str]:
+    """The tool calls a client's history holds without a result."""
+    called = {_data(e)["toolCallId"] for e in events if e.type == EventType.TOOL_CALL_START}
+    answered = {_data(e)["toolCallId"] for e in events if e.type == EventType.TOOL_CALL_RESULT}
+    return called - answered
+
+
+async def test_a_resumed_run_streams_the_edited_tools_result() -> None:
+    """Resumed with an edit, the run streams the paused call's result with the tool's real
+    output, once, so the client's history has no unanswered call."""
+    model = ScriptedModel(
+        transfer("billing", amount=5), tool_call("pay", amount=5), text("Refunded seven.")
+    )
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        AgUiServer(_swarm(model), InMemoryJournal(), token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        paused = await _post(http, server.url, _run_input("t5", "r1", "refund 5"))
+        interrupt = _data(paused[-1])["outcome"]["interrupts"][0]
+        decision = {"decision": "edit", "payload": {"amount": 7}}
+        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": decision}]
+        resumed = await _post(http, server.url, _run_input("t5", "r2", "", resume=resume))
+
+    check_sequence(resumed)
+    (pending,) = _unanswered(paused)
+    results = [_data(e) for e in resumed if e.type == EventType.TOOL_CALL_RESULT]
+    assert [(r["toolCallId"], r["content"]) for r in results] == [(pending, "paid 7")]
+    assert not _unanswered([*paused, *resumed])
+    assert [e.type for e in resumed].count(EventType.STEP_STARTED) == 0
+    assert _data(resumed[-1])["result"] == "Refunded seven."
+
+
+async def test_a_thread_resumes_only_its_own_interrupts() -> None:
+    """Thread ``victim`` cannot answer the interrupt of thread ``victim-thread``, whose id
+    starts the same: the run is refused and the paused session stays waiting."""
+    model = ScriptedModel(transfer("billing", amount=5), tool_call("pay", amount=5))
+    journal = InMemoryJournal()
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        AgUiServer(_swarm(model), journal, token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        paused = await _post(http, server.url, _run_input("victim-thread", "r1", "refund 5"))
+        interrupt = _data(paused[-1])["outcome"]["interrupts"][0]
+        approval = {"decision": "approve"}
+        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": approval}]
+        refused = await http.post(server.url, json=_run_input("victim", "r2", "", resume=resume))
+
+    assert refused.status_code == 422
+    assert "is not a run of thread 'victim'" in refused.json()["error"]
+    assert [s.state for s in await journal.sessions()] == ["waiting"]
+
+
+async def test_a_deeply_nested_run_input_gets_400() -> None:
+    """A body nesting far deeper than any run input is refused with 400 before it is parsed."""
+    nested = '{"threadId": "t", "state": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+    async with (
+        AgUiServer(_swarm(ScriptedModel()), InMemoryJournal(), token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        reply = await http.post(server.url, content=nested)
+
+    assert reply.status_code == 400
+    assert "nests 100001 levels deep" in reply.json()["error"]
+
+
+async def test_a_resumed_handoff_streams_the_handoff_and_the_new_agents_step_once() -> None:
+    """Approving entry to an agent, the resumed run streams the handoff, the agent's step and
+    answer, each once, and only its own model call's usage."""
+    model = ScriptedModel(transfer("billing", amount=5), text("Billing here."))
+    billing = Agent(name="billing")
+    triage = Agent(name="triage", handoffs=[Handoff(agent=billing, input_type=Refund)])
+    swarm = Swarm([triage, billing], "triage", model=model, interrupt_before=["billing"])
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        AgUiServer(swarm, InMemoryJournal(), token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        paused = await _post(http, server.url, _run_input("t6", "r1", "refund 5"))
+        interrupt = _data(paused[-1])["outcome"]["interrupts"][0]
+        approval = {"decision": "approve"}
+        resume = [{"interruptId": interrupt["id"], "status": "resolved", "payload": approval}]
+        resumed = await _post(http, server.url, _run_input("t6", "r2", "", resume=resume))
+
+    check_sequence(resumed)
+    customs = [_data(e)["name"] for e in [*paused, *resumed] if e.type == EventType.CUSTOM]
+    assert customs == [HANDOFF]
+    steps = [_data(e)["stepName"] for e in resumed if e.type == EventType.STEP_STARTED]
+    assert steps == ["billing"]
+    finished = _data(resumed[-1])
+    assert (finished["result"], finished["usage"]) == ("Billing here.", [_usage(calls=1)])

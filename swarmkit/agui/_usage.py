@@ -1,0 +1,50 @@
+"""A run's token usage as AG-UI reports it on its last event: one entry per provider and model."""
+
+from __future__ import annotations
+
+from ag_ui.core import TokenUsage
+
+from swarmkit.events import Event, ModelCallFinished, ModelCallStarted, SubRunEvent
+from swarmkit.models import Usage
+
+
+class UsageTally:
+    """Adds up the usage of the model calls a run's events tell of, its sub-runs' included."""
+
+    def __init__(self) -> None:
+        self._calls: dict[tuple[str, str, int], tuple[str | None, str | None]] = {}
+        self._totals: dict[tuple[str | None, str | None], Usage] = {}
+
+    def add(self, event: Event, scope: str = "") -> None:
+        """Count ``event`` if it finishes a model call (``scope``: the sub-run it is from)."""
+        match event:
+            case ModelCallStarted(agent=agent, turn=turn, provider=provider, model=model):
+                self._calls[scope, agent, turn] = (provider, model)
+            case ModelCallFinished(agent=agent, turn=turn, usage=usage, response_model=named):
+                provider, model = self._calls.pop((scope, agent, turn), (None, None))
+                if usage.reported or usage.prompt_tokens or usage.completion_tokens:
+                    key = (provider, named or model)
+                    self._totals[key] = self._totals.get(key, Usage()) + usage
+            case SubRunEvent(session_id=session_id, event=inner):
+                self.add(inner, session_id)
+            case _:
+                return
+
+    def entries(self) -> list[TokenUsage] | None:
+        """The usage so far, per provider and model; None when no call reported any."""
+        if not self._totals:
+            return None
+        return [_entry(provider, model, usage) for (provider, model), usage in self._totals.items()]
+
+
+def _entry(provider: str | None, model: str | None, usage: Usage) -> TokenUsage:
+    """One AG-UI usage entry: cache reads and writes are parts of the input, as in swarmkit."""
+    return TokenUsage(
+        provider=provider,
+        model=model,
+        input_tokens=usage.prompt_tokens,
+        output_tokens=usage.completion_tokens,
+        total_tokens=usage.prompt_tokens + usage.completion_tokens,
+        cached_input_tokens=usage.cache_read_tokens,
+        cache_write_input_tokens=usage.cache_write_tokens,
+    )

@@ -20,6 +20,7 @@ from swarmkit import (
     ModelError,
     ReplayDivergenceError,
     Swarm,
+    approve,
     tool,
 )
 from swarmkit.journal import InMemoryJournal
@@ -83,7 +84,7 @@ def _llm_swarm(observer: Any, journal: InMemoryJournal | None = None) -> Swarm:
 
 LLM_TREE = [
     (
-        "swarmkit.run",
+        "invoke_workflow triage",
         (
             (
                 "invoke_agent triage",
@@ -91,7 +92,7 @@ LLM_TREE = [
                     ("chat scripted", ()),
                     ("execute_tool lookup", ()),
                     ("chat scripted", ()),
-                    ("swarmkit.handoff", ()),
+                    ("execute_tool transfer_to_billing", ()),
                 ),
             ),
             ("invoke_agent billing", (("chat scripted", ()),)),
@@ -119,7 +120,7 @@ async def test_a_rule_routed_run_has_a_rule_span_and_a_handoff_span(
     spans = exporter.get_finished_spans()
     assert _tree(spans) == [
         (
-            "swarmkit.run",
+            "invoke_workflow triage",
             (
                 (
                     "invoke_agent triage",
@@ -135,7 +136,7 @@ async def test_a_rule_routed_run_has_a_rule_span_and_a_handoff_span(
     handoff = _named(spans, "swarmkit.handoff")[0].attributes or {}
     assert handoff["swarmkit.decided_by"] == "rule"
     assert handoff["swarmkit.rule.condition"] == "topic == 'billing'"
-    run = _named(spans, "swarmkit.run")[0].attributes or {}
+    run = _named(spans, "invoke_workflow triage")[0].attributes or {}
     assert run["swarmkit.session_id"] == result.session_id
     assert run["swarmkit.stop_reason"] == "final_output"
     assert run["swarmkit.replay"] is False
@@ -162,7 +163,7 @@ async def test_an_llm_handoff_with_a_tool_nests_model_tool_and_handoff_spans(
     agent = _named(spans, "invoke_agent billing")[0].attributes or {}
     assert agent["gen_ai.agent.name"] == "billing"
     assert agent["swarmkit.sub_session_id"] == "s-1__swarm_billing_1"
-    handoff = _named(spans, "swarmkit.handoff")[0].attributes or {}
+    handoff = _named(spans, "execute_tool transfer_to_billing")[0].attributes or {}
     assert handoff["swarmkit.decided_by"] == "llm"
     assert handoff["swarmkit.handoff.target"] == "billing"
     assert all(s.status.status_code is StatusCode.UNSET for s in spans)
@@ -186,14 +187,14 @@ async def test_a_failed_model_call_sets_the_error_status(exporter: InMemorySpanE
     spans = exporter.get_finished_spans()
     assert result.stop_reason == "error"
     assert _tree(spans) == [
-        ("swarmkit.run", (("invoke_agent a", (("chat gpt-test", ()),)),)),
+        ("invoke_workflow a", (("invoke_agent a", (("chat gpt-test", ()),)),)),
     ]
     chat = _named(spans, "chat gpt-test")[0]
     assert chat.status.status_code is StatusCode.ERROR
     assert "503 from the API" in (chat.status.description or "")
     assert (chat.attributes or {})["error.type"] == "ModelError"
     assert (chat.attributes or {})["gen_ai.provider.name"] == "openai"
-    run = _named(spans, "swarmkit.run")[0]
+    run = _named(spans, "invoke_workflow a")[0]
     assert run.status.status_code is StatusCode.ERROR
     assert (run.attributes or {})["swarmkit.stop_reason"] == "error"
 
@@ -201,10 +202,11 @@ async def test_a_failed_model_call_sets_the_error_status(exporter: InMemorySpanE
 async def test_a_replay_produces_the_same_span_tree_marked_as_a_replay(
     exporter: InMemorySpanExporter,
 ) -> None:
-    """Replaying the journal gives the recorded tree again, every span marked swarmkit.replay."""
+    """A replay gives the recorded tree again, marked swarmkit.replay, counting no usage twice."""
     journal = InMemoryJournal()
     swarm = _llm_swarm(_tracing(exporter), journal)
     recorded = await swarm.run("refund A-1")
+    first = _named(exporter.get_finished_spans(), "invoke_workflow triage")[0]
     exporter.clear()
 
     await swarm.replay(recorded.session_id)
@@ -212,8 +214,11 @@ async def test_a_replay_produces_the_same_span_tree_marked_as_a_replay(
     spans = exporter.get_finished_spans()
     assert _tree(spans) == LLM_TREE
     assert all((s.attributes or {})["swarmkit.replay"] is True for s in spans)
-    chat = _named(spans, "chat scripted")[0].attributes or {}
-    assert chat["gen_ai.usage.input_tokens"] == 10
+    chats = [dict(s.attributes or {}) for s in _named(spans, "chat scripted")]
+    assert [chat.get("swarmkit.replayed") for chat in chats] == [True, True, True]
+    assert not any("gen_ai.usage.input_tokens" in chat for chat in chats)
+    run = _named(spans, "invoke_workflow triage")[0]
+    assert [link.context for link in run.links] == [first.context]
 
 
 async def test_a_replay_that_diverges_fails_the_open_spans(exporter: InMemorySpanExporter) -> None:
@@ -232,7 +237,7 @@ async def test_a_replay_that_diverges_fails_the_open_spans(exporter: InMemorySpa
     with pytest.raises(ReplayDivergenceError):
         await changed.replay(recorded.session_id)
 
-    run = _named(exporter.get_finished_spans(), "swarmkit.run")[0]
+    run = _named(exporter.get_finished_spans(), "invoke_workflow triage")[0]
     assert run.status.status_code is StatusCode.ERROR
     assert (run.attributes or {})["error.type"] == "ReplayDivergenceError"
     assert trace.get_current_span() is trace.INVALID_SPAN
@@ -266,7 +271,7 @@ async def test_content_is_recorded_only_on_opt_in_with_secret_keys_redacted(
         "city": "Paris",
         "accessToken": "[redacted]",
     }
-    run = _named(spans, "swarmkit.run")[0].attributes or {}
+    run = _named(spans, "invoke_workflow a")[0].attributes or {}
     assert run["swarmkit.prompt"] == "weather in Paris"
     assert run["swarmkit.final_output"] == "Done."
     answers = [(s.attributes or {}).get("gen_ai.output.messages") for s in spans]
@@ -428,9 +433,52 @@ async def test_a_later_turn_s_run_span_names_the_next_turn_decision(
 
     await swarm.run("Hello", history=first)
 
-    runs = _named(exporter.get_finished_spans(), "swarmkit.run")
+    runs = [s for s in exporter.get_finished_spans() if s.name.startswith("invoke_workflow")]
     attributes = dict(runs[-1].attributes or {})
     assert attributes["swarmkit.next_turn.policy"] == "entry"
     assert attributes["swarmkit.next_turn.agent"] == "triage"
     assert attributes["swarmkit.next_turn.last_agent"] == "billing"
     assert "swarmkit.next_turn.policy" not in dict(runs[0].attributes or {})
+
+
+def _usage(spans: Sequence[ReadableSpan]) -> tuple[int, int]:
+    attributes = [s.attributes or {} for s in spans]
+    return (
+        sum(int(str(a.get("gen_ai.usage.input_tokens", 0))) for a in attributes),
+        sum(int(str(a.get("gen_ai.usage.output_tokens", 0))) for a in attributes),
+    )
+
+
+async def test_a_resumed_run_links_to_the_paused_one_and_counts_no_usage_twice(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """Usage summed over both traces equals the journal's; the resumed run span links back."""
+
+    @tool(needs_approval=True)
+    def refund(amount: int) -> str:
+        """Refund money."""
+        return f"refunded {amount}"
+
+    journal = InMemoryJournal()
+    model = ScriptedModel(tool_call("refund", amount=30), text("Refunded."))
+    swarm = Swarm(
+        [Agent(name="billing", tools=[refund])],
+        "billing",
+        model=model,
+        journal=journal,
+        observers=[_tracing(exporter)],
+    )
+    paused = await swarm.run("refund me", session_id="s-9")
+    await swarm.resume("s-9", decision=approve())
+
+    spans = exporter.get_finished_spans()
+    runs = _named(spans, "invoke_workflow billing")
+    records = [r for r in await journal.read("s-9") if r.kind == "model_call"]
+    journaled = [r.data["response"]["usage"] for r in records]
+    assert paused.stop_reason == "interrupted" and len(journaled) == 2
+    assert _usage(spans) == (
+        sum(u["prompt_tokens"] for u in journaled),
+        sum(u["completion_tokens"] for u in journaled),
+    )
+    assert len({s.context.trace_id for s in spans}) == 2
+    assert [link.context for link in runs[1].links] == [runs[0].context]

@@ -482,3 +482,107 @@ async def test_a_resumed_run_links_to_the_paused_one_and_counts_no_usage_twice(
     )
     assert len({s.context.trace_id for s in spans}) == 2
     assert [link.context for link in runs[1].links] == [runs[0].context]
+
+
+async def test_every_span_of_a_conversation_s_turns_carries_the_conversation_id(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """A continued conversation's second turn is its own session, but the same conversation."""
+    swarm = Swarm(
+        [Agent(name="a")],
+        "a",
+        model=ScriptedModel(text("one"), text("two")),
+        journal=InMemoryJournal(),
+        observers=[_tracing(exporter)],
+    )
+
+    await swarm.run("first", session_id="chat-7")
+    second = await swarm.run("second", session_id="chat-7", continue_session=True)
+
+    spans = exporter.get_finished_spans()
+    assert second.session_id == "chat-7__turn_2"
+    assert {(s.attributes or {})["gen_ai.conversation.id"] for s in spans} == {"chat-7"}
+    sessions = {(s.attributes or {})["swarmkit.session_id"] for s in spans}
+    assert sessions == {"chat-7", "chat-7__turn_2"}
+
+
+async def test_the_run_span_is_an_invoke_workflow_span_named_by_the_tracer(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """workflow_name names the workflow; the run span has exactly the workflow attributes."""
+    swarm = Swarm(
+        [Agent(name="a")],
+        "a",
+        model=ScriptedModel(text("hi")),
+        observers=[_tracing(exporter, workflow_name="support")],
+        session_ids=lambda: "s-2",
+    )
+
+    await swarm.run("hello")
+
+    run = _named(exporter.get_finished_spans(), "invoke_workflow support")[0]
+    assert dict(run.attributes or {}) == {
+        "gen_ai.operation.name": "invoke_workflow",
+        "gen_ai.workflow.name": "support",
+        "gen_ai.conversation.id": "s-2",
+        "swarmkit.session_id": "s-2",
+        "swarmkit.entry_agent": "a",
+        "swarmkit.replay": False,
+        "swarmkit.stop_reason": "final_output",
+        "swarmkit.final_agent": "a",
+        "swarmkit.usage.input_tokens": 10,
+        "swarmkit.usage.output_tokens": 5,
+    }
+
+
+async def test_a_model_decided_handoff_is_a_transfer_tool_span_that_passes_control(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """The transfer_to_billing span has the tool and transfer attributes, exactly."""
+    await _llm_swarm(_tracing(exporter)).run("refund A-1")
+
+    span = _named(exporter.get_finished_spans(), "execute_tool transfer_to_billing")[0]
+    assert dict(span.attributes or {}) == {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "transfer_to_billing",
+        "gen_ai.tool.type": "function",
+        "gen_ai.transfer.mode": "pass_control",
+        "gen_ai.transfer.target.name": "billing",
+        "swarmkit.handoff.source": "triage",
+        "swarmkit.handoff.target": "billing",
+        "swarmkit.decided_by": "llm",
+        "swarmkit.handoff.number": 1,
+        "gen_ai.conversation.id": "s-1",
+        "swarmkit.session_id": "s-1",
+    }
+
+
+async def test_a_delegation_is_a_transfer_that_returns_to_the_caller(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """The ask_<agent> span names its target; the sub-run shares the caller's conversation."""
+    helper = Agent(name="helper", handoffs=[], model=ScriptedModel(text("42")))
+    boss = Agent(
+        name="boss",
+        tools=[helper.as_tool()],
+        handoffs=[],
+        model=ScriptedModel(tool_call("ask_helper", input="what?"), text("It is 42.")),
+    )
+    swarm = Swarm([boss, helper], "boss", observers=[_tracing(exporter)], session_ids=lambda: "s-3")
+
+    await swarm.run("ask")
+
+    spans = exporter.get_finished_spans()
+    asked = dict(_named(spans, "execute_tool ask_helper")[0].attributes or {})
+    assert asked == {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "ask_helper",
+        "gen_ai.tool.call.id": "call_1",
+        "gen_ai.tool.type": "function",
+        "gen_ai.transfer.mode": "return_to_caller",
+        "gen_ai.transfer.target.name": "helper",
+        "gen_ai.conversation.id": "s-3",
+        "swarmkit.session_id": "s-3",
+    }
+    assert {(s.attributes or {})["gen_ai.conversation.id"] for s in spans} == {"s-3"}
+    assert _named(spans, "invoke_workflow helper")

@@ -30,6 +30,7 @@ from swarmkit.tracing import RunTracing
 SHOWN = (
     "gen_ai.request.model",
     "gen_ai.usage.input_tokens",
+    "gen_ai.transfer.mode",
     "gen_ai.tool.call.id",
     "swarmkit.decided_by",
     "swarmkit.rule.condition",

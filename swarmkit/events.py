@@ -161,6 +161,9 @@ class ModelCallFinished:
     """The model name the answer reported."""
     content: str | None = None
     """The answer's text, if any."""
+    replayed: bool = False
+    """Whether the answer was served from the journal (a replay, or the journaled steps of a
+    resume) rather than by the model now; its ``usage`` was spent, and counted, back then."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["model_call_finished"] = "model_call_finished"

@@ -6,18 +6,23 @@ from swarmkit.tracing import traced
 swarm = Swarm(agents, "triage", model=model, observers=[traced])
 ```
 
-Every run then has a span, with one per agent turn, model call, tool call, handoff and rule
-decision nested inside, named and attributed after the OpenTelemetry GenAI semantic
-conventions (``swarmkit.*`` for what they do not cover). Nothing is recorded unless the
-application configured a tracer provider, and the library configures no exporter: nothing is
-sent anywhere by default. Prompts, answers and tool arguments are recorded only with
-``RunTracing(capture_content=True)``, and JSON keys that name secrets are redacted even then.
+Every run then has an ``invoke_workflow`` span, with one per agent turn, model call, tool
+call, handoff and rule decision nested inside, named and attributed after the OpenTelemetry
+GenAI semantic conventions (``swarmkit.*`` for what they do not cover); every span carries
+``gen_ai.conversation.id``. A model call served from the journal (a replay, the journaled
+steps of a resume) has its span but no ``gen_ai.usage.*``, and a resumed run's span links to
+the paused run's, so usage summed over a session's traces counts each call once. Nothing is
+recorded unless the application configured a tracer provider, and the library configures no
+exporter: nothing is sent anywhere by default. Prompts, answers and tool arguments are
+recorded only with ``RunTracing(capture_content=True)``, and JSON keys that name secrets are
+redacted even then.
 The only module of swarmkit that imports ``opentelemetry``.
 """
 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import AsyncGenerator, Callable, Collection
 from contextlib import aclosing
 from contextvars import Token
@@ -26,12 +31,22 @@ from typing import Any, assert_never
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.context import Context
-from opentelemetry.trace import Span, SpanKind, Status, StatusCode, Tracer, TracerProvider
+from opentelemetry.trace import (
+    Link,
+    Span,
+    SpanContext,
+    SpanKind,
+    Status,
+    StatusCode,
+    Tracer,
+    TracerProvider,
+)
 
 from swarmkit import __version__
 from swarmkit import events as ev
 from swarmkit._log import log
 from swarmkit.bounds import load_json
+from swarmkit.journal import turn_of
 from swarmkit.models import UNKNOWN_PROVIDER
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
 from swarmkit.result import RunResult
@@ -40,6 +55,8 @@ DEFAULT_SECRET_WORDS = DEFAULT_SECRET_PATTERNS
 """Words of a JSON key that mark its value as secret in recorded content (the journal's)."""
 
 _SCOPE = "swarmkit"
+_REMEMBERED_RUNS = 1024
+"""Run spans a tracer remembers (the latest of each session) to link a resume to."""
 
 
 class RunTracing:
@@ -48,6 +65,8 @@ class RunTracing:
     ``tracer_provider`` defaults to the global one the application configured (spans are not
     recorded while there is none). ``capture_content`` adds the prompt, answers, tool arguments
     and results to the spans, with the values of secret-looking JSON keys redacted.
+    ``workflow_name`` names every top-level run's ``invoke_workflow`` span; without it the
+    name is the agent that takes the run's first step.
     """
 
     def __init__(
@@ -56,8 +75,11 @@ class RunTracing:
         capture_content: bool = False,
         tracer_provider: TracerProvider | None = None,
         secret_words: Collection[str] = DEFAULT_SECRET_WORDS,
+        workflow_name: str | None = None,
     ) -> None:
         self.capture_content = capture_content
+        self.workflow_name = workflow_name
+        self._runs: OrderedDict[str, SpanContext] = OrderedDict()
         self._provider = tracer_provider
         self._redactor = Redactor.of(secret_words)
         self._tracers: tuple[TracerProvider, Tracer] | None = None
@@ -108,6 +130,20 @@ class RunTracing:
             return text
         return json.dumps(self._redactor.value(data), ensure_ascii=False)
 
+    def previous_run(self, session_id: str) -> SpanContext | None:
+        """The span of the session's latest run this tracer recorded, if it remembers one.
+
+        Only this process's recent runs are remembered: a run resumed elsewhere starts an
+        unlinked trace (its spans still carry the session and conversation ids)."""
+        return self._runs.get(session_id)
+
+    def remember_run(self, session_id: str, run: SpanContext) -> None:
+        """Keep ``run`` as the session's latest run span, for a later resume to link to."""
+        self._runs.pop(session_id, None)
+        self._runs[session_id] = run
+        if len(self._runs) > _REMEMBERED_RUNS:
+            self._runs.popitem(last=False)
+
     def is_secret(self, key: str) -> bool:
         """Whether a key names a secret, by swarmkit's redaction rules (whole words)."""
         return self._redactor.is_secret(key)
@@ -125,10 +161,17 @@ class _RunSpans:
     nesting is live; only the top run switches the current span.
     """
 
-    def __init__(self, tracing: RunTracing, tracer: Tracer, parent: Span | None = None) -> None:
+    def __init__(
+        self,
+        tracing: RunTracing,
+        tracer: Tracer,
+        parent: Span | None = None,
+        conversation_id: str | None = None,
+    ) -> None:
         self._tracing = tracing
         self._tracer = tracer
         self._parent = parent
+        self._conversation_id = conversation_id
         self._children: dict[str, _RunSpans] = {}
         self._run: Span | None = None
         self._agent: Span | None = None
@@ -202,13 +245,22 @@ class _RunSpans:
     # -- events --------------------------------------------------------------------------
 
     def _run_started(self, event: ev.RunStarted) -> bool:
-        # Every span carries the session id, so a backend finds a session's spans (or one
-        # step's, from a worker that ran only that step) with one query; a replay marks all.
-        self._common = {"swarmkit.session_id": event.session_id}
+        # Every span carries the conversation and session ids, so a backend finds a session's
+        # spans (or one step's, from a worker that ran only that step) with one query; a
+        # sub-run belongs to its caller's conversation; a replay marks all.
+        if self._conversation_id is None:
+            self._conversation_id = turn_of(event.session_id)[0]
+        self._common = {
+            "gen_ai.conversation.id": self._conversation_id,
+            "swarmkit.session_id": event.session_id,
+        }
         if event.replay:
             self._common["swarmkit.replay"] = True
+        workflow = self._workflow_name(event)
         attributes: dict[str, Any] = {
-            "swarmkit.session_id": event.session_id,
+            "gen_ai.operation.name": "invoke_workflow",
+            "gen_ai.workflow.name": workflow,
+            **self._common,
             "swarmkit.entry_agent": event.entry_agent,
             "swarmkit.replay": event.replay,
         }
@@ -220,12 +272,28 @@ class _RunSpans:
             if decision.condition is not None:
                 attributes["swarmkit.next_turn.condition"] = decision.condition
         _set_content(attributes, "swarmkit.prompt", self._tracing.content(event.prompt))
-        where = trace.set_span_in_context(self._parent) if self._parent is not None else None
-        self._run = self._tracer.start_span("swarmkit.run", context=where, attributes=attributes)
+        self._run = self._start_run(f"invoke_workflow {workflow}", event, attributes)
         if not self._run.is_recording():
             return False
         self._make_current()
         return True
+
+    def _workflow_name(self, event: ev.RunStarted) -> str:
+        name = self._tracing.workflow_name
+        return name if name is not None and self._parent is None else event.entry_agent
+
+    def _start_run(self, name: str, event: ev.RunStarted, attributes: dict[str, Any]) -> Span:
+        """The run's span: a sub-run's under its caller's; a top run that picks up a session
+        (a resume, a replay) linked to the session's previous run span, when it is known."""
+        if self._parent is not None:
+            where = trace.set_span_in_context(self._parent)
+            return self._tracer.start_span(name, context=where, attributes=attributes)
+        previous = self._tracing.previous_run(event.session_id) if event.replay else None
+        links = [Link(previous, {"swarmkit.link": "continues"})] if previous else None
+        span = self._tracer.start_span(name, attributes=attributes, links=links)
+        if span.is_recording():
+            self._tracing.remember_run(event.session_id, span.get_span_context())
+        return span
 
     def _agent_started(self, event: ev.AgentStarted) -> None:
         if self._agent is not None:
@@ -262,10 +330,14 @@ class _RunSpans:
         span, self._model = self._model, None
         if span is None:
             return
-        attributes: dict[str, Any] = {
-            "gen_ai.usage.input_tokens": event.usage.prompt_tokens,
-            "gen_ai.usage.output_tokens": event.usage.completion_tokens,
-        }
+        attributes: dict[str, Any]
+        if event.replayed:  # spent, and traced, when the call was made
+            attributes = {"swarmkit.replayed": True}
+        else:
+            attributes = {
+                "gen_ai.usage.input_tokens": event.usage.prompt_tokens,
+                "gen_ai.usage.output_tokens": event.usage.completion_tokens,
+            }
         if event.response_model is not None:
             attributes["gen_ai.response.model"] = event.response_model
         if event.finish_reason is not None:
@@ -298,7 +370,14 @@ class _RunSpans:
         span.end()
 
     def _handoff(self, event: ev.HandoffPerformed | ev.HandoffRefused) -> None:
-        attributes: dict[str, Any] = {
+        name = "swarmkit.handoff"
+        attributes: dict[str, Any] = {}
+        if event.decided_by == "llm":  # the model called a transfer tool: a transfer span
+            name = f"execute_tool transfer_to_{event.target}"
+            attributes = _tool_attributes(f"transfer_to_{event.target}", None)
+            attributes["gen_ai.transfer.mode"] = "pass_control"
+            attributes["gen_ai.transfer.target.name"] = event.target
+        attributes |= {
             "swarmkit.handoff.source": event.source,
             "swarmkit.handoff.target": event.target,
             "swarmkit.decided_by": event.decided_by,
@@ -313,14 +392,17 @@ class _RunSpans:
                 attributes["swarmkit.handoff.payload_type"] = event.payload_type
             payload = json.dumps(event.payload) if event.payload is not None else None
             _set_content(attributes, "swarmkit.handoff.payload", self._content(payload))
-        self._start("swarmkit.handoff", self._agent, attributes).end()
+        self._start(name, self._agent, attributes).end()
 
     def _sub_run(self, event: ev.SubRunEvent) -> None:
         child = self._children.get(event.session_id)
         if child is None:
-            parent = self._tools.get(event.tool_call_id) or self._agent or self._run
+            tool = self._tools.get(event.tool_call_id)
+            if tool is not None and isinstance(event.event, ev.RunStarted):
+                tool.set_attributes(_delegation(event.event.entry_agent))
+            parent = tool or self._agent or self._run
             child = self._children[event.session_id] = _RunSpans(
-                self._tracing, self._tracer, parent
+                self._tracing, self._tracer, parent, self._conversation_id
             )
         child.observe(event.event)
         if isinstance(event.event, ev.RunFinished):
@@ -334,8 +416,10 @@ class _RunSpans:
         attributes: dict[str, Any] = {
             "swarmkit.stop_reason": result.stop_reason,
             "swarmkit.final_agent": result.final_agent,
-            "gen_ai.usage.input_tokens": _total(result, "prompt_tokens"),
-            "gen_ai.usage.output_tokens": _total(result, "completion_tokens"),
+            # The session's totals so far, journaled calls included: not gen_ai.usage.*, which
+            # the model call spans carry, so a sum over spans counts each call once.
+            "swarmkit.usage.input_tokens": _total(result, "prompt_tokens"),
+            "swarmkit.usage.output_tokens": _total(result, "completion_tokens"),
         }
         output = self._tracing.content(result.final_output)
         if output is not None:
@@ -392,13 +476,20 @@ class _RunSpans:
         return None
 
 
-def _tool_attributes(name: str, call_id: str) -> dict[str, Any]:
-    return {
+def _tool_attributes(name: str, call_id: str | None) -> dict[str, Any]:
+    attributes: dict[str, Any] = {
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": name,
-        "gen_ai.tool.call.id": call_id,
         "gen_ai.tool.type": "function",
     }
+    if call_id is not None:
+        attributes["gen_ai.tool.call.id"] = call_id
+    return attributes
+
+
+def _delegation(target: str) -> dict[str, Any]:
+    """A delegating tool call is a transfer that comes back (the proposed transfer attributes)."""
+    return {"gen_ai.transfer.mode": "return_to_caller", "gen_ai.transfer.target.name": target}
 
 
 def _set_content(attributes: dict[str, Any], key: str, value: str | None) -> None:

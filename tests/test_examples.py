@@ -141,7 +141,7 @@ async def test_tracing_prints_a_span_tree_per_run_and_the_same_tree_for_the_repl
 
     rule_routed = [line.split("  [")[0] for line in trees["rule-routed"]]
     assert rule_routed == [
-        "swarmkit.run",
+        "invoke_workflow triage",
         "  invoke_agent triage",
         "    swarmkit.rule",
         "    swarmkit.handoff",

@@ -20,6 +20,7 @@ from swarmkit import (
     ModelError,
     ReplayDivergenceError,
     Swarm,
+    approve,
     tool,
 )
 from swarmkit.journal import InMemoryJournal
@@ -83,7 +84,7 @@ def _llm_swarm(observer: Any, journal: InMemoryJournal | None = None) -> Swarm:
 
 LLM_TREE = [
     (
-        "swarmkit.run",
+        "invoke_workflow triage",
         (
             (
                 "invoke_agent triage",
@@ -91,7 +92,7 @@ LLM_TREE = [
                     ("chat scripted", ()),
                     ("execute_tool lookup", ()),
                     ("chat scripted", ()),
-                    ("swarmkit.handoff", ()),
+                    ("execute_tool transfer_to_billing", ()),
                 ),
             ),
             ("invoke_agent billing", (("chat scripted", ()),)),
@@ -119,7 +120,7 @@ async def test_a_rule_routed_run_has_a_rule_span_and_a_handoff_span(
     spans = exporter.get_finished_spans()
     assert _tree(spans) == [
         (
-            "swarmkit.run",
+            "invoke_workflow triage",
             (
                 (
                     "invoke_agent triage",
@@ -135,7 +136,7 @@ async def test_a_rule_routed_run_has_a_rule_span_and_a_handoff_span(
     handoff = _named(spans, "swarmkit.handoff")[0].attributes or {}
     assert handoff["swarmkit.decided_by"] == "rule"
     assert handoff["swarmkit.rule.condition"] == "topic == 'billing'"
-    run = _named(spans, "swarmkit.run")[0].attributes or {}
+    run = _named(spans, "invoke_workflow triage")[0].attributes or {}
     assert run["swarmkit.session_id"] == result.session_id
     assert run["swarmkit.stop_reason"] == "final_output"
     assert run["swarmkit.replay"] is False
@@ -162,7 +163,7 @@ async def test_an_llm_handoff_with_a_tool_nests_model_tool_and_handoff_spans(
     agent = _named(spans, "invoke_agent billing")[0].attributes or {}
     assert agent["gen_ai.agent.name"] == "billing"
     assert agent["swarmkit.sub_session_id"] == "s-1__swarm_billing_1"
-    handoff = _named(spans, "swarmkit.handoff")[0].attributes or {}
+    handoff = _named(spans, "execute_tool transfer_to_billing")[0].attributes or {}
     assert handoff["swarmkit.decided_by"] == "llm"
     assert handoff["swarmkit.handoff.target"] == "billing"
     assert all(s.status.status_code is StatusCode.UNSET for s in spans)
@@ -186,14 +187,14 @@ async def test_a_failed_model_call_sets_the_error_status(exporter: InMemorySpanE
     spans = exporter.get_finished_spans()
     assert result.stop_reason == "error"
     assert _tree(spans) == [
-        ("swarmkit.run", (("invoke_agent a", (("chat gpt-test", ()),)),)),
+        ("invoke_workflow a", (("invoke_agent a", (("chat gpt-test", ()),)),)),
     ]
     chat = _named(spans, "chat gpt-test")[0]
     assert chat.status.status_code is StatusCode.ERROR
     assert "503 from the API" in (chat.status.description or "")
     assert (chat.attributes or {})["error.type"] == "ModelError"
     assert (chat.attributes or {})["gen_ai.provider.name"] == "openai"
-    run = _named(spans, "swarmkit.run")[0]
+    run = _named(spans, "invoke_workflow a")[0]
     assert run.status.status_code is StatusCode.ERROR
     assert (run.attributes or {})["swarmkit.stop_reason"] == "error"
 
@@ -201,10 +202,11 @@ async def test_a_failed_model_call_sets_the_error_status(exporter: InMemorySpanE
 async def test_a_replay_produces_the_same_span_tree_marked_as_a_replay(
     exporter: InMemorySpanExporter,
 ) -> None:
-    """Replaying the journal gives the recorded tree again, every span marked swarmkit.replay."""
+    """A replay gives the recorded tree again, marked swarmkit.replay, counting no usage twice."""
     journal = InMemoryJournal()
     swarm = _llm_swarm(_tracing(exporter), journal)
     recorded = await swarm.run("refund A-1")
+    first = _named(exporter.get_finished_spans(), "invoke_workflow triage")[0]
     exporter.clear()
 
     await swarm.replay(recorded.session_id)
@@ -212,8 +214,11 @@ async def test_a_replay_produces_the_same_span_tree_marked_as_a_replay(
     spans = exporter.get_finished_spans()
     assert _tree(spans) == LLM_TREE
     assert all((s.attributes or {})["swarmkit.replay"] is True for s in spans)
-    chat = _named(spans, "chat scripted")[0].attributes or {}
-    assert chat["gen_ai.usage.input_tokens"] == 10
+    chats = [dict(s.attributes or {}) for s in _named(spans, "chat scripted")]
+    assert [chat.get("swarmkit.replayed") for chat in chats] == [True, True, True]
+    assert not any("gen_ai.usage.input_tokens" in chat for chat in chats)
+    run = _named(spans, "invoke_workflow triage")[0]
+    assert [link.context for link in run.links] == [first.context]
 
 
 async def test_a_replay_that_diverges_fails_the_open_spans(exporter: InMemorySpanExporter) -> None:
@@ -232,7 +237,7 @@ async def test_a_replay_that_diverges_fails_the_open_spans(exporter: InMemorySpa
     with pytest.raises(ReplayDivergenceError):
         await changed.replay(recorded.session_id)
 
-    run = _named(exporter.get_finished_spans(), "swarmkit.run")[0]
+    run = _named(exporter.get_finished_spans(), "invoke_workflow triage")[0]
     assert run.status.status_code is StatusCode.ERROR
     assert (run.attributes or {})["error.type"] == "ReplayDivergenceError"
     assert trace.get_current_span() is trace.INVALID_SPAN
@@ -266,7 +271,7 @@ async def test_content_is_recorded_only_on_opt_in_with_secret_keys_redacted(
         "city": "Paris",
         "accessToken": "[redacted]",
     }
-    run = _named(spans, "swarmkit.run")[0].attributes or {}
+    run = _named(spans, "invoke_workflow a")[0].attributes or {}
     assert run["swarmkit.prompt"] == "weather in Paris"
     assert run["swarmkit.final_output"] == "Done."
     answers = [(s.attributes or {}).get("gen_ai.output.messages") for s in spans]
@@ -428,9 +433,156 @@ async def test_a_later_turn_s_run_span_names_the_next_turn_decision(
 
     await swarm.run("Hello", history=first)
 
-    runs = _named(exporter.get_finished_spans(), "swarmkit.run")
+    runs = [s for s in exporter.get_finished_spans() if s.name.startswith("invoke_workflow")]
     attributes = dict(runs[-1].attributes or {})
     assert attributes["swarmkit.next_turn.policy"] == "entry"
     assert attributes["swarmkit.next_turn.agent"] == "triage"
     assert attributes["swarmkit.next_turn.last_agent"] == "billing"
     assert "swarmkit.next_turn.policy" not in dict(runs[0].attributes or {})
+
+
+def _usage(spans: Sequence[ReadableSpan]) -> tuple[int, int]:
+    attributes = [s.attributes or {} for s in spans]
+    return (
+        sum(int(str(a.get("gen_ai.usage.input_tokens", 0))) for a in attributes),
+        sum(int(str(a.get("gen_ai.usage.output_tokens", 0))) for a in attributes),
+    )
+
+
+async def test_a_resumed_run_links_to_the_paused_one_and_counts_no_usage_twice(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """Usage summed over both traces equals the journal's; the resumed run span links back."""
+
+    @tool(needs_approval=True)
+    def refund(amount: int) -> str:
+        """Refund money."""
+        return f"refunded {amount}"
+
+    journal = InMemoryJournal()
+    model = ScriptedModel(tool_call("refund", amount=30), text("Refunded."))
+    swarm = Swarm(
+        [Agent(name="billing", tools=[refund])],
+        "billing",
+        model=model,
+        journal=journal,
+        observers=[_tracing(exporter)],
+    )
+    paused = await swarm.run("refund me", session_id="s-9")
+    await swarm.resume("s-9", decision=approve())
+
+    spans = exporter.get_finished_spans()
+    runs = _named(spans, "invoke_workflow billing")
+    records = [r for r in await journal.read("s-9") if r.kind == "model_call"]
+    journaled = [r.data["response"]["usage"] for r in records]
+    assert paused.stop_reason == "interrupted" and len(journaled) == 2
+    assert _usage(spans) == (
+        sum(u["prompt_tokens"] for u in journaled),
+        sum(u["completion_tokens"] for u in journaled),
+    )
+    assert len({s.context.trace_id for s in spans}) == 2
+    assert [link.context for link in runs[1].links] == [runs[0].context]
+
+
+async def test_every_span_of_a_conversation_s_turns_carries_the_conversation_id(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """A continued conversation's second turn is its own session, but the same conversation."""
+    swarm = Swarm(
+        [Agent(name="a")],
+        "a",
+        model=ScriptedModel(text("one"), text("two")),
+        journal=InMemoryJournal(),
+        observers=[_tracing(exporter)],
+    )
+
+    await swarm.run("first", session_id="chat-7")
+    second = await swarm.run("second", session_id="chat-7", continue_session=True)
+
+    spans = exporter.get_finished_spans()
+    assert second.session_id == "chat-7__turn_2"
+    assert {(s.attributes or {})["gen_ai.conversation.id"] for s in spans} == {"chat-7"}
+    sessions = {(s.attributes or {})["swarmkit.session_id"] for s in spans}
+    assert sessions == {"chat-7", "chat-7__turn_2"}
+
+
+async def test_the_run_span_is_an_invoke_workflow_span_named_by_the_tracer(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """workflow_name names the workflow; the run span has exactly the workflow attributes."""
+    swarm = Swarm(
+        [Agent(name="a")],
+        "a",
+        model=ScriptedModel(text("hi")),
+        observers=[_tracing(exporter, workflow_name="support")],
+        session_ids=lambda: "s-2",
+    )
+
+    await swarm.run("hello")
+
+    run = _named(exporter.get_finished_spans(), "invoke_workflow support")[0]
+    assert dict(run.attributes or {}) == {
+        "gen_ai.operation.name": "invoke_workflow",
+        "gen_ai.workflow.name": "support",
+        "gen_ai.conversation.id": "s-2",
+        "swarmkit.session_id": "s-2",
+        "swarmkit.entry_agent": "a",
+        "swarmkit.replay": False,
+        "swarmkit.stop_reason": "final_output",
+        "swarmkit.final_agent": "a",
+        "swarmkit.usage.input_tokens": 10,
+        "swarmkit.usage.output_tokens": 5,
+    }
+
+
+async def test_a_model_decided_handoff_is_a_transfer_tool_span_that_passes_control(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """The transfer_to_billing span has the tool and transfer attributes, exactly."""
+    await _llm_swarm(_tracing(exporter)).run("refund A-1")
+
+    span = _named(exporter.get_finished_spans(), "execute_tool transfer_to_billing")[0]
+    assert dict(span.attributes or {}) == {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "transfer_to_billing",
+        "gen_ai.tool.type": "function",
+        "gen_ai.transfer.mode": "pass_control",
+        "gen_ai.transfer.target.name": "billing",
+        "swarmkit.handoff.source": "triage",
+        "swarmkit.handoff.target": "billing",
+        "swarmkit.decided_by": "llm",
+        "swarmkit.handoff.number": 1,
+        "gen_ai.conversation.id": "s-1",
+        "swarmkit.session_id": "s-1",
+    }
+
+
+async def test_a_delegation_is_a_transfer_that_returns_to_the_caller(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """The ask_<agent> span names its target; the sub-run shares the caller's conversation."""
+    helper = Agent(name="helper", handoffs=[], model=ScriptedModel(text("42")))
+    boss = Agent(
+        name="boss",
+        tools=[helper.as_tool()],
+        handoffs=[],
+        model=ScriptedModel(tool_call("ask_helper", input="what?"), text("It is 42.")),
+    )
+    swarm = Swarm([boss, helper], "boss", observers=[_tracing(exporter)], session_ids=lambda: "s-3")
+
+    await swarm.run("ask")
+
+    spans = exporter.get_finished_spans()
+    asked = dict(_named(spans, "execute_tool ask_helper")[0].attributes or {})
+    assert asked == {
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "ask_helper",
+        "gen_ai.tool.call.id": "call_1",
+        "gen_ai.tool.type": "function",
+        "gen_ai.transfer.mode": "return_to_caller",
+        "gen_ai.transfer.target.name": "helper",
+        "gen_ai.conversation.id": "s-3",
+        "swarmkit.session_id": "s-3",
+    }
+    assert {(s.attributes or {})["gen_ai.conversation.id"] for s in spans} == {"s-3"}
+    assert _named(spans, "invoke_workflow helper")

@@ -175,7 +175,7 @@ class RunLoop:
                     call = await self._start_call(plan)
                     if call.started is not None:
                         yield call.started
-                    response = await self._answer_at_once(plan, call)
+                    response, served = await self._answer_at_once(plan, call)
                     if response is None:
                         async for item in self._live_call(plan, call):
                             if isinstance(item, ModelResponse):
@@ -185,7 +185,7 @@ class RunLoop:
                         assert response is not None
                     response = await self._take_response(plan, response)
                     if not run.quiet:
-                        yield _call_finished(plan, call.turn, response)
+                        yield _call_finished(plan, call.turn, response, served)
                     if response.message.tool_calls:
                         async for told in run_tool_calls(run, plan, response):
                             if isinstance(told, HandedOff | Continued):
@@ -236,13 +236,18 @@ class RunLoop:
         started = None if run.quiet else _call_started(plan, turn)
         return _Call(request=request, history=history, turn=turn, started=started)
 
-    async def _answer_at_once(self, plan: AgentPlan, call: _Call) -> ModelResponse | None:
-        """The call's answer with no generator in between: the journal's, or the model's when it
-        is asked with no time limit and no stream; None when the call is timed or streams."""
+    async def _answer_at_once(
+        self, plan: AgentPlan, call: _Call
+    ) -> tuple[ModelResponse | None, bool]:
+        """The call's answer with no generator in between, and whether the journal served it:
+        the journal's, or the model's when it is asked with no time limit and no stream; None
+        when the call is timed or streams."""
         response = await self._replayed(plan, call)
-        if response is None and not self._run.timed and not self._streams(plan):
-            return await self._plain_call(plan, call)
-        return response
+        if response is not None:
+            return response, True
+        if not self._run.timed and not self._streams(plan):
+            return await self._plain_call(plan, call), False
+        return None, False
 
     async def _replayed(self, plan: AgentPlan, call: _Call) -> ModelResponse | None:
         """What the journal held for this call: its response, or None when the call is live."""
@@ -366,7 +371,9 @@ def _call_started(plan: AgentPlan, turn: int) -> ev.ModelCallStarted:
     )
 
 
-def _call_finished(plan: AgentPlan, turn: int, response: ModelResponse) -> ev.ModelCallFinished:
+def _call_finished(
+    plan: AgentPlan, turn: int, response: ModelResponse, replayed: bool
+) -> ev.ModelCallFinished:
     return ev.ModelCallFinished(
         agent=plan.name,
         turn=turn,
@@ -374,6 +381,7 @@ def _call_finished(plan: AgentPlan, turn: int, response: ModelResponse) -> ev.Mo
         finish_reason=response.finish_reason,
         response_model=response.model,
         content=response.message.content,
+        replayed=replayed,
     )
 
 

@@ -12,7 +12,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 from swarmkit.context import RunContext
-from swarmkit.events import Event, EventObserver, RunFinished, RunStarted
+from swarmkit.events import Event, EventObserver, ModelCallFinished, RunFinished, RunStarted
 from swarmkit.exceptions import (
     ConfigurationChangedError,
     ConfigurationError,
@@ -210,6 +210,8 @@ class SwarmWorkflow:
         if self._continued and isinstance(event, RunStarted):
             # The session started once; a continued run's replay of it is no news to a caller.
             return replace(event, replay=False)
+        if self._continued and isinstance(event, ModelCallFinished) and event.replayed:
+            return replace(event, replayed=False)
         return event
 
     async def _next_input(self, session: SessionInput, fingerprint: dict[str, Any]) -> SessionInput:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Mapping, Sequence
 
 from a2a.server.request_handlers import DefaultRequestHandler
@@ -82,6 +83,7 @@ class A2AServer(AsgiServer):
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     ) -> None:
         handlers: list[DefaultRequestHandler] = []
+        token = token or secrets.token_urlsafe(24)
         named = server_principals(token, decision_token, tuple(principals))
 
         def build(url: str) -> ASGIApp:
@@ -99,7 +101,6 @@ class A2AServer(AsgiServer):
             principals={n: p.token for n, p in named.items() if n != CALLER},
             public_paths=[AGENT_CARD_WELL_KNOWN_PATH],
         )
-        named[CALLER] = Principal(name=CALLER, token=self.token)
         self._handler = handlers[0]
 
     async def serve(self) -> None:

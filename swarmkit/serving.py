@@ -14,7 +14,7 @@ import ipaddress
 import json
 import secrets
 import socket
-from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import Awaitable, Callable, Collection, Mapping, MutableMapping
 from types import TracebackType
 from typing import Any
 
@@ -38,10 +38,20 @@ DEFAULT_MAX_REQUEST_BYTES = 1_000_000
 MIN_TOKEN_LENGTH = 16
 """The shortest bearer token accepted: shorter ones are guessable."""
 
+CALLER = "caller"
+"""The principal a server's own ``token`` names."""
+PRINCIPAL_KEY = "swarmkit.principal"
+"""The ASGI scope key a TokenGuard puts the name of the request's principal under."""
+
 
 class TokenGuard:
     """Wraps an ASGI app: HTTP requests without ``Authorization: Bearer <token>`` get 401,
-    bodies over ``max_request_bytes`` get 413; ``token=None`` checks only the size."""
+    bodies over ``max_request_bytes`` get 413; ``token=None`` checks only the size.
+
+    ``principals`` (name to token) admits more tokens; the name of the token a request
+    carries (``caller`` for ``token``) is put in its scope under ``PRINCIPAL_KEY``. Paths in
+    ``public_paths`` (a public agent card) are answered without a token.
+    """
 
     def __init__(
         self,
@@ -49,29 +59,39 @@ class TokenGuard:
         *,
         token: str | None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+        principals: Mapping[str, str] | None = None,
+        public_paths: Collection[str] = (),
     ) -> None:
         self.app = app
-        self._expected = None if token is None else f"Bearer {check_token(token)}".encode()
+        named = {} if token is None else {CALLER: token}
+        named.update(principals or {})
+        self._expected = {n: f"Bearer {check_token(t)}".encode() for n, t in named.items()}
         self.max_request_bytes = max_request_bytes
+        self.public_paths = frozenset(public_paths)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if not self._authorized(scope):
+        principal = self._principal(scope)
+        if principal is None and scope.get("path") not in self.public_paths:
             await _refuse(send, 401, "a bearer token is required: Authorization: Bearer <token>")
             return
+        scope[PRINCIPAL_KEY] = principal
         body = await _read_body(receive, self.max_request_bytes)
         if body is None:
             await _refuse(send, 413, f"the request body is over {self.max_request_bytes} bytes")
             return
         await self.app(scope, _replay(body, receive), send)
 
-    def _authorized(self, scope: Scope) -> bool:
-        if self._expected is None:
-            return True
+    def _principal(self, scope: Scope) -> str | None:
+        """The name of the principal whose token the request carries (every token is compared,
+        in constant time), or None."""
+        if not self._expected:
+            return CALLER
         given = next((v for k, v in scope.get("headers", ()) if k == b"authorization"), b"")
-        return hmac.compare_digest(bytes(given), self._expected)
+        found = [n for n, e in self._expected.items() if hmac.compare_digest(bytes(given), e)]
+        return found[0] if found else None
 
 
 def check_token(token: str) -> str:
@@ -171,7 +191,7 @@ class AsgiServer:
 
     ``build(url)`` makes the app once the port is known (an A2A card names its URL).
     ``token=None`` makes a random one (read it from ``.token``); a host that is not loopback
-    needs ``allow_remote=True``.
+    needs ``allow_remote=True``; ``principals`` and ``public_paths`` are the TokenGuard's.
     """
 
     def __init__(
@@ -183,6 +203,8 @@ class AsgiServer:
         token: str | None = None,
         allow_remote: bool = False,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+        principals: Mapping[str, str] | None = None,
+        public_paths: Collection[str] = (),
     ) -> None:
         import uvicorn  # noqa: PLC0415 - only a server needs it
 
@@ -194,7 +216,13 @@ class AsgiServer:
         # for the client's delayed ACK (~40 ms) on every kept-alive request.
         self._socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.port: int = self._socket.getsockname()[1]
-        app = TokenGuard(build(self.url), token=self.token, max_request_bytes=max_request_bytes)
+        app = TokenGuard(
+            build(self.url),
+            token=self.token,
+            max_request_bytes=max_request_bytes,
+            principals=principals,
+            public_paths=public_paths,
+        )
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off")
         self._server = uvicorn.Server(config)
         self._serving: asyncio.Task[None] | None = None

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from swarmkit.a2a._card import agent_card
 from swarmkit.a2a._executor import SwarmExecutor, decision_of
+from swarmkit.a2a._principals import Principal
 from swarmkit.a2a._remote import RemoteA2AModel, remote_agent
 from swarmkit.a2a._server import A2AServer, a2a_app
 
 __all__ = [
     "A2AServer",
+    "Principal",
     "RemoteA2AModel",
     "SwarmExecutor",
     "a2a_app",

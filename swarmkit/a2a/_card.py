@@ -28,12 +28,15 @@ def agent_card(
     description: str | None = None,
     version: str = "1.0.0",
     bearer: bool = True,
+    extended: bool = False,
 ) -> AgentCard:
     """The card another agent reads before calling the swarm at ``url`` (JSON-RPC, streaming).
 
-    ``name`` defaults to the entry agent's name and ``description`` to its description; each
-    agent of the swarm becomes a skill described by its own ``description``. With ``bearer``
-    the card says every request needs ``Authorization: Bearer <token>``.
+    ``name`` defaults to the entry agent's name and ``description`` to its description. The
+    public card (anyone may read it) has one skill, the entry agent, and says an extended card
+    is there for a caller with a token; the ``extended`` card has a skill per agent, each
+    described by its own ``description``. With ``bearer`` the card says every request needs
+    ``Authorization: Bearer <token>``.
     """
     entry = swarm.agents[swarm.entry_agent]
     card = AgentCard(
@@ -47,10 +50,12 @@ def agent_card(
                 protocol_version=PROTOCOL_VERSION_CURRENT,
             )
         ],
-        capabilities=AgentCapabilities(streaming=True, push_notifications=False),
+        capabilities=AgentCapabilities(
+            streaming=True, push_notifications=False, extended_agent_card=True
+        ),
         default_input_modes=["text/plain", "application/json"],
         default_output_modes=["text/plain", "application/json"],
-        skills=[_skill(agent_name, swarm) for agent_name in swarm.agents],
+        skills=[_skill(agent, swarm) for agent in swarm.agents if extended or _entry(agent, swarm)],
     )
     if bearer:
         card.security_schemes[BEARER].CopyFrom(
@@ -62,9 +67,13 @@ def agent_card(
     return card
 
 
+def _entry(agent_name: str, swarm: Swarm) -> bool:
+    return agent_name == swarm.entry_agent
+
+
 def _skill(agent_name: str, swarm: Swarm) -> AgentSkill:
     agent = swarm.agents[agent_name]
-    tags = ["entry"] if agent_name == swarm.entry_agent else ["peer"]
+    tags = ["entry"] if _entry(agent_name, swarm) else ["peer"]
     return AgentSkill(
         id=agent_name,
         name=agent_name,

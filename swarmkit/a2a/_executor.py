@@ -3,11 +3,14 @@
 The A2A context id names a swarmkit conversation (session ``a2a-<context id>``): the first
 task of a context is its first turn, each later task continues it. A run that pauses for a
 human puts its task in ``input-required``; the next message on that task carries the decision
-(a data part ``{"decision": "approve" | "reject" | "edit", ...}``) and resumes the session.
+(a data part ``{"decision": "approve" | "reject" | "edit", ...}``) and resumes the session,
+when its principal may decide (journaled as ``decided_by="a2a:<principal>"``). A message for a
+task that waits for no input is refused and changes nothing.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
@@ -16,9 +19,11 @@ from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types.a2a_pb2 import Message, Part, Task, TaskState, TaskStatus
+from a2a.utils.errors import A2AError
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from swarmkit.a2a._principals import check_waiting, principal_of
 from swarmkit.events import AgentStarted, Event, HandoffPerformed, RunFinished, RunStarted
 from swarmkit.exceptions import ConfigurationError, InteropRequestError, SwarmkitError
 from swarmkit.interrupts import Decision, approve, reject
@@ -49,11 +54,10 @@ class SwarmExecutor(AgentExecutor):
         task_id, context_id = str(context.task_id), str(context.context_id)
         updater = TaskUpdater(event_queue, task_id, context_id)
         current = context.current_task
-        if current is None:
-            await event_queue.enqueue_event(_submitted(task_id, context_id, context.message))
-        if current is not None and current.status.state == TaskState.TASK_STATE_INPUT_REQUIRED:
-            await self._decide(current, context.message, updater)
+        if current is not None:
+            await self._decide_if_allowed(current, context, updater)
             return
+        await event_queue.enqueue_event(_submitted(task_id, context_id, context.message))
         try:
             conversation = _conversation(context_id)
             await updater.start_work()
@@ -67,12 +71,32 @@ class SwarmExecutor(AgentExecutor):
         except (SwarmkitError, ValueError) as exc:
             await updater.failed(_message(updater, str(exc)))
 
-    async def _decide(self, task: Task, message: Message | None, updater: TaskUpdater) -> None:
+    async def _decide_if_allowed(
+        self, task: Task, context: RequestContext, updater: TaskUpdater
+    ) -> None:
+        """Decide the waiting task; a message queued behind another that already decided it
+        (or by a caller who may not decide) is refused and changes nothing."""
+        try:
+            check_waiting(task, context.call_context)
+        except A2AError as refused:
+            if task.status.state != TaskState.TASK_STATE_INPUT_REQUIRED:
+                raise  # the task is over or running: the error reaches this caller only
+            await updater.requires_input(
+                _message(updater, refused.message, data=_waiting_data(task))
+            )
+            return
+        principal = principal_of(context.call_context)
+        decided_by = f"a2a:{principal.name}" if principal else None
+        await self._decide(task, context.message, updater, decided_by=decided_by)
+
+    async def _decide(
+        self, task: Task, message: Message | None, updater: TaskUpdater, *, decided_by: str | None
+    ) -> None:
         """Resume the paused session with the message's decision; a decision that cannot be
         taken (no decision, an edit that does not validate) leaves the task waiting."""
         waiting = _waiting_data(task)
         try:
-            decision = decision_of(message)
+            decision = dataclasses.replace(decision_of(message), by=decided_by)
             session_id = str(waiting.get("session_id") or "")
             result = await self.swarm.resume(session_id, self.journal, decision=decision)
         except (SwarmkitError, ValueError) as exc:

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Mapping, Sequence
+
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
 from a2a.server.tasks import InMemoryTaskStore
+from a2a.utils.constants import AGENT_CARD_WELL_KNOWN_PATH
 from starlette.applications import Starlette
 
 from swarmkit.a2a._card import agent_card
 from swarmkit.a2a._executor import SwarmExecutor
+from swarmkit.a2a._principals import (
+    Principal,
+    PrincipalContextBuilder,
+    WaitingTaskCheck,
+    owner_of,
+    server_principals,
+)
 from swarmkit.journal import Journal
-from swarmkit.serving import DEFAULT_MAX_REQUEST_BYTES, ASGIApp, AsgiServer
+from swarmkit.serving import CALLER, DEFAULT_MAX_REQUEST_BYTES, ASGIApp, AsgiServer
 from swarmkit.swarm import Swarm
 
 
@@ -21,26 +32,40 @@ def a2a_app(
     url: str,
     name: str | None = None,
     bearer: bool = True,
+    principals: Mapping[str, Principal] | None = None,
 ) -> tuple[ASGIApp, DefaultRequestHandler]:
-    """The ASGI app that serves ``swarm`` at ``url``: its card and JSON-RPC (no token check:
-    put it behind ``swarmkit.serving.TokenGuard``); and its request handler, whose
-    ``aclose()`` ends the tasks still running."""
+    """The ASGI app that serves ``swarm`` at ``url``: its public card, and JSON-RPC with the
+    extended card (no token check: put it behind ``swarmkit.serving.TokenGuard``, whose
+    principal names index ``principals``); and its request handler, whose ``aclose()`` ends
+    the tasks still running. Each principal sees only its own tasks."""
     card = agent_card(swarm, url=url, name=name, bearer=bearer)
+    tasks = InMemoryTaskStore(owner_resolver=owner_of)
     handler = DefaultRequestHandler(
         agent_executor=SwarmExecutor(swarm, journal),
-        task_store=InMemoryTaskStore(),
+        task_store=tasks,
         agent_card=card,
+        extended_agent_card=agent_card(swarm, url=url, name=name, bearer=bearer, extended=True),
+        request_context_builder=WaitingTaskCheck(tasks),
     )
-    routes = [*create_agent_card_routes(card), *create_jsonrpc_routes(handler, rpc_url="/")]
+    calls = PrincipalContextBuilder(principals or {})
+    routes = [
+        *create_agent_card_routes(card),
+        *create_jsonrpc_routes(handler, rpc_url="/", context_builder=calls),
+    ]
     return Starlette(routes=routes), handler
 
 
 class A2AServer(AsgiServer):
     """Serves a swarm over A2A on ``host:port`` (127.0.0.1 and a free port by default).
 
-    Every request needs ``Authorization: Bearer <token>``: pass ``token=`` or read the random
-    one made here from ``.token``. A host that is not loopback needs ``allow_remote=True``.
-    Use as ``async with A2AServer(...) as server:`` (the agent is at ``server.url``).
+    Anyone may read the public agent card; every other request needs ``Authorization: Bearer
+    <token>``: pass ``token=`` or read the random one made here from ``.token``. Each token
+    is a principal that sees only the tasks it created: ``token`` is ``caller``, and
+    ``principals`` adds more. Deciding a paused run needs a token that may decide: with
+    ``decision_token=`` the principal ``decider`` decides the caller's tasks (the journal
+    records ``decided_by="a2a:decider"``); without one no caller can decide over A2A. A host
+    that is not loopback needs ``allow_remote=True``. Use as ``async with A2AServer(...) as
+    server:`` (the agent is at ``server.url``).
     """
 
     def __init__(
@@ -51,14 +76,18 @@ class A2AServer(AsgiServer):
         host: str = "127.0.0.1",
         port: int = 0,
         token: str | None = None,
+        decision_token: str | None = None,
+        principals: Sequence[Principal] = (),
         allow_remote: bool = False,
         name: str | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
     ) -> None:
         handlers: list[DefaultRequestHandler] = []
+        token = token or secrets.token_urlsafe(24)
+        named = server_principals(token, decision_token, tuple(principals))
 
         def build(url: str) -> ASGIApp:
-            app, handler = a2a_app(swarm, journal, url=url, name=name)
+            app, handler = a2a_app(swarm, journal, url=url, name=name, principals=named)
             handlers.append(handler)
             return app
 
@@ -69,6 +98,8 @@ class A2AServer(AsgiServer):
             token=token,
             allow_remote=allow_remote,
             max_request_bytes=max_request_bytes,
+            principals={n: p.token for n, p in named.items() if n != CALLER},
+            public_paths=[AGENT_CARD_WELL_KNOWN_PATH],
         )
         self._handler = handlers[0]
 

@@ -15,6 +15,8 @@ if TYPE_CHECKING:
 
 TOKEN_ENV = "SWARMKIT_SERVE_TOKEN"
 """The environment variable the served swarm's bearer token is read from."""
+DECISION_TOKEN_ENV = "SWARMKIT_SERVE_DECISION_TOKEN"
+"""The environment variable an A2A server's decision token is read from (--allow-decisions)."""
 
 _Handler = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
 _Command = Callable[..., argparse.ArgumentParser]
@@ -39,8 +41,8 @@ def add_serve(commands: Any, command: _Command, journal_option: Callable[..., No
             f"{__name__}:{handler}",
             epilog=(
                 "Listens on 127.0.0.1 unless --host and --allow-remote say otherwise. Every "
-                f"request needs Authorization: Bearer <token>; the token is ${TOKEN_ENV}, or a "
-                "random one printed once at start."
+                "request (but the public A2A agent card) needs Authorization: Bearer <token>; "
+                f"the token is ${TOKEN_ENV}, or a random one printed once at start."
             ),
         )
         sub.add_argument("target", nargs="?", metavar="module:attribute", help=TARGET_HELP)
@@ -53,6 +55,14 @@ def add_serve(commands: Any, command: _Command, journal_option: Callable[..., No
             action="store_true",
             help="allow a --host other than loopback (the swarm is then on the network)",
         )
+        if name == "a2a":
+            sub.add_argument(
+                "--allow-decisions",
+                action="store_true",
+                help="let callers with a decision token (read from "
+                f"${DECISION_TOKEN_ENV}, or a random one printed once) decide a paused run; "
+                "without it no caller can",
+            )
 
 
 async def _serve_a2a(args: argparse.Namespace) -> int:
@@ -60,7 +70,10 @@ async def _serve_a2a(args: argparse.Namespace) -> int:
         from swarmkit.a2a import A2AServer  # noqa: PLC0415 - the extra loads only when asked for
     except ImportError as exc:
         raise UsageError(_missing("a2a", exc)) from exc
-    return await _serve(args, "a2a", A2AServer)
+    decision_token = None
+    if args.allow_decisions:
+        decision_token = os.environ.get(DECISION_TOKEN_ENV) or secrets.token_urlsafe(24)
+    return await _serve(args, "a2a", A2AServer, decision_token=decision_token)
 
 
 async def _serve_agui(args: argparse.Namespace) -> int:
@@ -71,7 +84,9 @@ async def _serve_agui(args: argparse.Namespace) -> int:
     return await _serve(args, "ag-ui", AgUiServer)
 
 
-async def _serve(args: argparse.Namespace, protocol: str, server_type: Any) -> int:
+async def _serve(
+    args: argparse.Namespace, protocol: str, server_type: Any, **options: str | None
+) -> int:
     from swarmkit.cli._journal_file import open_for_writing, swarm_journal_path  # noqa: PLC0415
     from swarmkit.cli._target import load_swarm, swarm_target  # noqa: PLC0415
 
@@ -88,10 +103,13 @@ async def _serve(args: argparse.Namespace, protocol: str, server_type: Any) -> i
             port=args.port,
             token=token,
             allow_remote=args.allow_remote,
+            **options,
         )
         print(f"swarmkit serve {protocol}: {args.swarm} at {server.url}  (Ctrl-C stops)")
         if not given:
             print(f"  token: {token}  (set ${TOKEN_ENV} to choose it)")
+        if options.get("decision_token") and not os.environ.get(DECISION_TOKEN_ENV):
+            print(f"  decision token: {options['decision_token']}  (set ${DECISION_TOKEN_ENV})")
         print("", end="", flush=True)
         await server.serve()
     return 0

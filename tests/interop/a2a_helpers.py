@@ -58,11 +58,12 @@ async def responses(client: Client, request: SendMessageRequest) -> list[StreamR
 
 @asynccontextmanager
 async def served(
-    swarm: Swarm, journal: Journal, token: str, *, streaming: bool
+    swarm: Swarm, journal: Journal, token: str, *, streaming: bool, **options: Any
 ) -> AsyncIterator[Client]:
-    """The swarm served on a free loopback port, and an a2a-sdk client talking to it."""
+    """The swarm served on a free loopback port (with A2AServer's ``options``), and an
+    a2a-sdk client talking to it with ``token``."""
     async with (
-        A2AServer(swarm, journal, token=token) as server,
+        A2AServer(swarm, journal, token=token, **options) as server,
         a2a_client(server.url, token, streaming=streaming) as client,
     ):
         yield client

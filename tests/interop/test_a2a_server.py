@@ -8,7 +8,12 @@ import httpx
 import pytest
 from a2a.client import A2ACardResolver
 from a2a.helpers import get_data_parts, get_text_parts
-from a2a.types.a2a_pb2 import CancelTaskRequest, GetTaskRequest, TaskState
+from a2a.types.a2a_pb2 import (
+    CancelTaskRequest,
+    GetExtendedAgentCardRequest,
+    GetTaskRequest,
+    TaskState,
+)
 from pydantic import BaseModel
 
 from swarmkit import Agent, ConfigurationError, Handoff, ModelError, Swarm
@@ -16,9 +21,10 @@ from swarmkit.a2a import A2AServer
 from swarmkit.journal import InMemoryJournal
 from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.testing import ScriptedModel, text, transfer
-from tests.interop.a2a_helpers import responses, served, user_message
+from tests.interop.a2a_helpers import a2a_client, responses, served, user_message
 
 TOKEN = "test-token-0123456789abcdef"
+DECISION_TOKEN = "decision-token-0123456789abcdef"
 
 
 class Refund(BaseModel):
@@ -44,23 +50,27 @@ async def journal() -> InMemoryJournal:
 
 
 async def test_the_agent_card_describes_the_swarm() -> None:
-    """The card names the entry agent, lists a skill per agent, streams and asks for a token."""
-    headers = {"Authorization": f"Bearer {TOKEN}"}
+    """The public card names the entry agent, streams, asks for a token and points to the
+    extended card, which lists a skill per agent."""
     async with (
         A2AServer(_swarm(ScriptedModel()), InMemoryJournal(), token=TOKEN) as server,
-        httpx.AsyncClient(headers=headers) as http,
+        httpx.AsyncClient() as http,
+        a2a_client(server.url, TOKEN, streaming=False) as client,
     ):
         card = await A2ACardResolver(http, server.url).get_agent_card()
+        extended = await client.get_extended_agent_card(GetExtendedAgentCardRequest())
 
     assert card.name == "triage"
     assert card.description == "Sorts out what a customer needs."
-    assert [(s.id, s.description) for s in card.skills] == [
+    assert [s.id for s in card.skills] == ["triage"]
+    assert card.capabilities.streaming
+    assert card.capabilities.extended_agent_card
+    assert card.supported_interfaces[0].url == server.url
+    assert "bearer" in card.security_schemes
+    assert [(s.id, s.description) for s in extended.skills] == [
         ("triage", "Sorts out what a customer needs."),
         ("billing", "Pays refunds."),
     ]
-    assert card.capabilities.streaming
-    assert card.supported_interfaces[0].url == server.url
-    assert "bearer" in card.security_schemes
 
 
 async def test_send_completes_the_task_with_the_final_output(journal: InMemoryJournal) -> None:
@@ -113,7 +123,11 @@ async def test_a_paused_run_asks_for_input_and_the_decision_completes_it(
     """input-required while the run waits; the next message's decision resumes it."""
     model = ScriptedModel(transfer("billing", amount=50), text("Refunded 40."))
     swarm = _swarm(model, interrupt_before=["billing"], journal=journal)
-    async with served(swarm, journal, TOKEN, streaming=False) as client:
+    async with (
+        A2AServer(swarm, journal, token=TOKEN, decision_token=DECISION_TOKEN) as server,
+        a2a_client(server.url, TOKEN, streaming=False) as client,
+        a2a_client(server.url, DECISION_TOKEN, streaming=False) as decider,
+    ):
         (first,) = await responses(client, user_message("refund 50"))
         waiting = first.task
         decision = user_message(
@@ -121,7 +135,7 @@ async def test_a_paused_run_asks_for_input_and_the_decision_completes_it(
             context_id=waiting.context_id,
             data={"decision": "edit", "payload": {"amount": 40}},
         )
-        (second,) = await responses(client, decision)
+        (second,) = await responses(decider, decision)
 
     assert waiting.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
     (asked,) = get_data_parts(waiting.status.message.parts)
@@ -139,11 +153,15 @@ async def test_a_message_without_a_decision_keeps_the_task_waiting(
     """A reply that decides nothing says how to decide and leaves the task input-required."""
     model = ScriptedModel(transfer("billing", amount=50))
     swarm = _swarm(model, interrupt_before=["billing"], journal=journal)
-    async with served(swarm, journal, TOKEN, streaming=False) as client:
+    async with (
+        A2AServer(swarm, journal, token=TOKEN, decision_token=DECISION_TOKEN) as server,
+        a2a_client(server.url, TOKEN, streaming=False) as client,
+        a2a_client(server.url, DECISION_TOKEN, streaming=False) as decider,
+    ):
         (first,) = await responses(client, user_message("refund 50"))
         task = first.task
         follow_up = user_message("maybe?", task_id=task.id, context_id=task.context_id)
-        (second,) = await responses(client, follow_up)
+        (second,) = await responses(decider, follow_up)
 
     assert second.task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
     (note,) = get_text_parts(second.task.status.message.parts)
@@ -259,7 +277,7 @@ async def test_the_next_message_after_a_cancelled_task_continues_the_conversatio
 
 
 async def test_requests_without_the_token_are_refused() -> None:
-    """No token or a wrong one gets 401, for the card and for JSON-RPC alike."""
+    """No token or a wrong one gets 401 for JSON-RPC; the public card needs none."""
     async with (
         A2AServer(_swarm(ScriptedModel()), InMemoryJournal(), token=TOKEN) as server,
         httpx.AsyncClient() as http,
@@ -270,7 +288,7 @@ async def test_requests_without_the_token_are_refused() -> None:
         )
         missing = await http.post(server.url, json={"jsonrpc": "2.0"})
 
-    assert [card.status_code, wrong.status_code, missing.status_code] == [401, 401, 401]
+    assert [card.status_code, wrong.status_code, missing.status_code] == [200, 401, 401]
     assert wrong.headers["www-authenticate"] == "Bearer"
     assert "wrong-token" not in wrong.text
 

@@ -23,7 +23,7 @@ ENTRY = "from swarmkit.cli import main; raise SystemExit(main())"
 def _start(journal: Path, *extra: str) -> subprocess.Popen[str]:
     command = [sys.executable, "-c", ENTRY, "serve", "a2a", "--swarm", "tests.cli_app:served_swarm"]
     command += ["--journal", str(journal), "--port", "0", *extra]
-    env = {k: v for k, v in os.environ.items() if k != "SWARMKIT_SERVE_TOKEN"}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SWARMKIT_SERVE_")}
     env["PYTHONPATH"] = str(ROOT)
     return subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env
@@ -52,6 +52,28 @@ async def test_the_command_serves_a_swarm_to_an_a2a_client(tmp_path: Path) -> No
     assert get_text_parts(reply.task.artifacts[0].parts) == ["Hello from the served swarm."]
     assert refused.status_code == 401
     assert token.group(1) not in errors
+
+
+async def test_allow_decisions_prints_a_decision_token_the_server_accepts(
+    tmp_path: Path,
+) -> None:
+    """--allow-decisions prints a decision token once; it is a token of its own that the
+    server accepts beside the run token."""
+    process = _start(tmp_path / "journal.sqlite", "--allow-decisions")
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline() for _ in range(3)]
+        url = re.search(r"http://\S+", lines[0])
+        decision = re.search(r"decision token: (\S+)", lines[2])
+        assert url is not None and decision is not None
+        async with a2a_client(url.group(0), decision.group(1), streaming=False) as client:
+            (reply,) = await responses(client, user_message("hello"))
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+    assert decision.group(1) not in lines[1]
+    assert reply.task.status.state == TaskState.TASK_STATE_COMPLETED
 
 
 def test_the_command_refuses_a_public_host_without_the_flag(

@@ -1,0 +1,149 @@
+"""Who calls a served swarm: principals known by their tokens, whose tasks they see, and who
+may decide a paused run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from a2a.auth.user import User
+from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
+from a2a.server.context import ServerCallContext
+from a2a.server.routes import DefaultServerCallContextBuilder
+from a2a.server.tasks import TaskStore
+from a2a.types.a2a_pb2 import SendMessageRequest, Task, TaskState
+from a2a.utils.errors import UnsupportedOperationError
+from starlette.requests import Request
+
+from swarmkit.exceptions import ConfigurationError
+from swarmkit.serving import CALLER, PRINCIPAL_KEY
+
+DECIDER = "decider"
+"""The principal an A2AServer's ``decision_token`` names."""
+
+ENABLE_DECISIONS = (
+    "deciding a paused run over A2A needs a decision token: serve with "
+    "A2AServer(decision_token=...) (swarmkit serve a2a --allow-decisions) and send the "
+    "decision with that token"
+)
+"""What a refused decision says: how a server lets a caller decide."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Principal:
+    """A caller of a served swarm, known by its bearer token."""
+
+    name: str
+    """Who it is, as the journal records a decision it takes (``a2a:<name>``)."""
+    token: str
+    """The bearer token it sends (16 printable ASCII characters or more)."""
+    decides: bool = False
+    """Whether it may decide a paused run (approve, edit, reject); a run token may not."""
+    acts_for: str | None = None
+    """The principal whose tasks it sees, continues and decides; None for its own."""
+
+    @property
+    def owner(self) -> str:
+        """The principal its tasks belong to."""
+        return self.acts_for or self.name
+
+
+def server_principals(
+    token: str | None, decision_token: str | None, principals: tuple[Principal, ...]
+) -> dict[str, Principal]:
+    """The principals of a server by name: ``caller`` for ``token``, ``decider`` (deciding the
+    caller's tasks) for ``decision_token``, then ``principals``."""
+    found: dict[str, Principal] = {}
+    if token is not None:
+        found[CALLER] = Principal(name=CALLER, token=token)
+    if decision_token is not None:
+        found[DECIDER] = Principal(
+            name=DECIDER, token=decision_token, decides=True, acts_for=CALLER
+        )
+    for principal in principals:
+        if principal.name in (*found, CALLER, DECIDER):
+            raise ConfigurationError(
+                f"a principal is already named {principal.name!r} ({CALLER!r} and "
+                f"{DECIDER!r} name the server's token and decision token)"
+            )
+        found[principal.name] = principal
+    if len({p.token for p in found.values()}) < len(found):
+        raise ConfigurationError("each principal needs a token of its own")
+    return found
+
+
+class _Caller(User):
+    """The a2a-sdk's view of a principal (an unknown name is nobody's and decides nothing)."""
+
+    def __init__(self, principal: Principal | None) -> None:
+        self.principal = principal
+
+    @property
+    def is_authenticated(self) -> bool:
+        return self.principal is not None
+
+    @property
+    def user_name(self) -> str:
+        return self.principal.name if self.principal else ""
+
+
+class PrincipalContextBuilder(DefaultServerCallContextBuilder):
+    """Puts the principal the token guard found into each call's context."""
+
+    def __init__(self, principals: Mapping[str, Principal]) -> None:
+        self.principals = dict(principals)
+
+    def build_user(self, request: Request) -> User:
+        """The principal whose token the request carried."""
+        return _Caller(self.principals.get(str(request.scope.get(PRINCIPAL_KEY))))
+
+
+def owner_of(context: ServerCallContext) -> str:
+    """Whose tasks a call sees: its principal's, or those of the one it acts for."""
+    user = context.user
+    if isinstance(user, _Caller) and user.principal is not None:
+        return user.principal.owner
+    return ""
+
+
+def principal_of(context: ServerCallContext) -> Principal | None:
+    """The principal making a call, if the call carried a known token."""
+    return context.user.principal if isinstance(context.user, _Caller) else None
+
+
+def check_waiting(task: Task | None, context: ServerCallContext) -> None:
+    """Refuse (a protocol error) a message for ``task`` unless it waits for input and the
+    caller may decide: a late or repeated decision never starts a new turn."""
+    if task is None:
+        return
+    if task.status.state != TaskState.TASK_STATE_INPUT_REQUIRED:
+        state = TaskState.Name(task.status.state)
+        raise UnsupportedOperationError(
+            message=f"task {task.id} is {state}, not waiting for input: a message for it "
+            "changes nothing (send a message without a task id to start a new turn)"
+        )
+    principal = principal_of(context)
+    if principal is None or not principal.decides:
+        raise UnsupportedOperationError(message=ENABLE_DECISIONS)
+
+
+class WaitingTaskCheck(SimpleRequestContextBuilder):
+    """Builds each request's context, refusing a message for a task that does not wait for
+    this caller's decision before the task is touched."""
+
+    def __init__(self, task_store: TaskStore) -> None:
+        super().__init__(task_store=task_store)
+        self.tasks = task_store
+
+    async def build(
+        self,
+        context: ServerCallContext,
+        params: SendMessageRequest | None = None,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        task: Task | None = None,
+    ) -> RequestContext:
+        """The request's context, once a message naming a task is allowed to reach it."""
+        if task_id:
+            check_waiting(await self.tasks.get(task_id, context), context)
+        return await super().build(context, params, task_id, context_id, task)

@@ -22,6 +22,7 @@ from swarmkit.journal import InMemoryJournal
 from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.testing import ScriptedModel, text, transfer
 from tests.interop.a2a_helpers import a2a_client, responses, served, user_message
+from tests.interop.hanging import HangsOnce
 
 TOKEN = "test-token-0123456789abcdef"
 DECISION_TOKEN = "decision-token-0123456789abcdef"
@@ -236,30 +237,13 @@ async def test_cancel_stops_the_run_and_the_journal_keeps_it(journal: InMemoryJo
     assert records[-1].data.get("cancelled") is True
 
 
-class _HangsOnce:
-    """The first call never returns (it is cancelled); later ones answer from a script."""
-
-    name = "hangs-once"
-
-    def __init__(self, script: ScriptedModel) -> None:
-        self.script, self.calls = script, 0
-        self.called = asyncio.Event()
-
-    async def respond(self, request: ModelRequest) -> ModelResponse:
-        self.calls += 1
-        if self.calls == 1:
-            self.called.set()
-            await asyncio.Event().wait()
-        return await self.script.respond(request)
-
-
 async def test_the_next_message_after_a_cancelled_task_continues_the_conversation(
     journal: InMemoryJournal,
 ) -> None:
     """A task cancelled mid model call does not lock its context: the caller's next message
     completes, and the model sees the cancelled turn's message before the new one."""
     script = ScriptedModel(text("Here again."))
-    model = _HangsOnce(script)
+    model = HangsOnce(script)
     async with served(_swarm(model), journal, TOKEN, streaming=True) as client:
         stream = client.send_message(user_message("slow please"))
         first = await anext(stream)

@@ -16,6 +16,7 @@ from swarmkit.journal import InMemoryJournal
 from swarmkit.models import Model, ModelRequest, ModelResponse
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 from tests.interop.agui_helpers import check_sequence, sse_events, validated
+from tests.interop.hanging import HangsOnce
 
 TOKEN = "agui-token-0123456789abcdef"
 
@@ -212,28 +213,11 @@ async def test_a_thread_continues_its_conversation() -> None:
     ]
 
 
-class _HangsOnce:
-    """The first call never returns (its run is cancelled); later ones answer from a script."""
-
-    name = "hangs-once"
-
-    def __init__(self, script: ScriptedModel) -> None:
-        self.script, self.calls = script, 0
-        self.called = asyncio.Event()
-
-    async def respond(self, request: ModelRequest) -> ModelResponse:
-        self.calls += 1
-        if self.calls == 1:
-            self.called.set()
-            await asyncio.Event().wait()
-        return await self.script.respond(request)
-
-
 async def test_a_thread_whose_client_went_away_mid_run_goes_on() -> None:
     """A client that disconnects mid model call cancels the run; the thread's next run
     completes and its model sees the message of the run that was cut short."""
     script = ScriptedModel(text("Back."))
-    model = _HangsOnce(script)
+    model = HangsOnce(script)
     journal = InMemoryJournal()
     headers = {"Authorization": f"Bearer {TOKEN}"}
     async with (

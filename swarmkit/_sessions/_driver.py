@@ -116,6 +116,7 @@ class Driver:
             raise
 
     def observe(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+        """``events`` as the swarm's observers see them, outermost last."""
         for observe in self._observers:
             events = observe(events)
         return events

@@ -120,8 +120,8 @@ async def _check_same_swarm(
 
 async def _completed(sessions: Sessions, session_id: str, store: Journal) -> RunResult:
     """What a conversation's latest turn completed: its result, or, for a turn cancelled or
-    cut short, where it got to (its last journaled step, with the calls it left unanswered
-    answered as not run)."""
+    cut short, where it got to (its last journaled step; a call it left unanswered gets its
+    journaled result, or is answered as not run)."""
     records = await store.read(session_id)
     seams = sessions.seams()
     if session_status(records) not in ("cancelled", "running"):

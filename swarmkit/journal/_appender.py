@@ -30,6 +30,18 @@ class Appender:
     more, so a run that lost its session cannot write into it later.
     """
 
+    __slots__ = (
+        "_clock",
+        "_lease",
+        "_leased_at",
+        "_next_seq",
+        "_pending",
+        "_session_id",
+        "_sink",
+        "broken",
+        "holds_costly",
+    )
+
     def __init__(
         self,
         sink: RecordSink,

@@ -39,6 +39,8 @@ class ReplayCursor:
     raises ReplayDivergenceError with a diff of what the current code produced.
     """
 
+    __slots__ = ("_at", "_end", "_records", "_session_id", "done", "empty", "next", "travel")
+
     def __init__(
         self, session_id: str, records: Sequence[JournalRecord], travel: TimeTravel
     ) -> None:

@@ -41,6 +41,19 @@ class Tape:
     course is a strict replay, which reports a divergence instead of calling the network.
     """
 
+    __slots__ = (
+        "_appender",
+        "_course",
+        "_cursor",
+        "_decided_at",
+        "_decision",
+        "_digester",
+        "_live_step",
+        "_prefix_done",
+        "_redact",
+        "_step_digest",
+    )
+
     def __init__(
         self,
         course: Course,

@@ -12,6 +12,7 @@ from swarmkit.journal._codec import outcome_of, request_summary, response_of, re
 from swarmkit.journal._course import (
     Course,
     Fork,
+    Fresh,
     Mirrored,
     Replay,
     Resume,
@@ -32,14 +33,10 @@ from swarmkit.tools import ToolOutcome, outcome_to_data
 
 
 class Tape:
-    """Journals one run of a session along its course: live steps are appended; replayed
-    steps are served and checked.
-
-    While the course's records last, every step the run takes must match the next one (the
-    cursor's job); model responses and tool outcomes come from the records. When they are used
-    up, the run goes live and its records are appended (the appender's job), unless the
-    course is a strict replay, which reports a divergence instead of calling the network.
-    """
+    """Journals one run of a session along its course. While the course's records last, each
+    step must match the next one and is answered from it (the cursor's job); then the run goes
+    live and its records are appended (the appender's job), unless the course is a strict
+    replay, which reports a divergence instead of calling the network."""
 
     __slots__ = (
         "_appender",
@@ -311,19 +308,14 @@ class Tape:
     def _after_prefix(self) -> None:
         """A fork's own edit is made the moment its prefix is used up (before any rule reads
         the state)."""
-        match self._course:
-            case Fork(edit=edit) if edit is not None:
-                self._cursor.travel.apply(edit["context_update"])
-                self._add(STATE_EDITED, kept(self._redact, edit))
-            case _:
-                pass
+        edit = _edit_of(self._course)
+        if edit is not None:
+            self._cursor.travel.apply(edit["context_update"])
+            self._add(STATE_EDITED, kept(self._redact, edit))
 
     def _check_may_go_live(self, kind: str, data: Mapping[str, Any]) -> None:
-        match self._course:
-            case Replay() if not self._cursor.empty:
-                self._cursor.past_the_end(kind, data)
-            case _:
-                pass
+        if isinstance(self._course, Replay) and not self._cursor.empty:
+            self._cursor.past_the_end(kind, data)  # a strict replay never goes live
 
     def _take_resume_decision(self) -> Decision | None:
         decision, self._decision = self._decision, None
@@ -364,6 +356,15 @@ def _appender_for(
 def _copies(course: Course) -> bool:
     """Whether a course writes the records it replays under its own id first (a fork)."""
     return isinstance(course, Fork)
+
+
+def _edit_of(course: Course) -> Mapping[str, Any] | None:
+    """The time-travel edit a course makes when its prefix is used up (a fork's, if any)."""
+    match course:
+        case Fork(edit=edit):
+            return edit
+        case Fresh() | Mirrored() | Replay() | Resume():
+            return None
 
 
 def _executes_tools(course: Course) -> bool:

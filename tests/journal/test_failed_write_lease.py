@@ -28,22 +28,7 @@ async def test_a_sqlite_lock_timeout_releases_the_lease(tmp_path: Path) -> None:
     resume at once, once the lock is gone."""
     path = tmp_path / "journal.db"
     journal = SQLiteJournal(path, timeout=0.05)
-    blockers: list[sqlite3.Connection] = []
-
-    @tool
-    def block() -> str:
-        """Another process takes the journal's write lock (once)."""
-        if not blockers:
-            blocker = sqlite3.connect(path, isolation_level=None)
-            blocker.execute("BEGIN IMMEDIATE")
-            blockers.append(blocker)
-        return "blocked"
-
-    model = ScriptedModel(tool_call("block"), text("unreached"))
-    with pytest.raises(JournalError, match="database is locked"):
-        await _swarm(model, journal, block).run("go", session_id="s")
-    blockers[0].rollback()
-    blockers[0].close()
+    block = await _fail_on_a_held_lock(path, journal)
 
     resumed = await _swarm(ScriptedModel(text("done")), journal, block).resume("s")
 

@@ -4,14 +4,18 @@ decisions, and tasks scoped to the principal that created them (a2a-sdk client, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 
 import httpx
 import pytest
+from a2a.client import Client
 from a2a.types.a2a_pb2 import (
     CancelTaskRequest,
     GetTaskRequest,
     ListTasksRequest,
     SubscribeToTaskRequest,
+    Task,
     TaskState,
 )
 from a2a.utils.errors import TaskNotFoundError, UnsupportedOperationError
@@ -37,6 +41,23 @@ def _refunds(model: ScriptedModel, journal: InMemoryJournal) -> Swarm:
     )
 
 
+@contextlib.asynccontextmanager
+async def _paused_refund(
+    model: ScriptedModel, journal: InMemoryJournal
+) -> AsyncIterator[tuple[Client, Client, Task]]:
+    """A served refund swarm whose first task waits for a decision: the caller's client, the
+    decider's, and the task."""
+    async with (
+        A2AServer(
+            _refunds(model, journal), journal, token=TOKEN, decision_token=DECISION_TOKEN
+        ) as server,
+        a2a_client(server.url, TOKEN, streaming=False) as caller,
+        a2a_client(server.url, DECISION_TOKEN, streaming=False) as decider,
+    ):
+        (first,) = await responses(caller, user_message("refund 50"))
+        yield caller, decider, first.task
+
+
 async def test_the_public_card_needs_no_token_and_the_rest_does() -> None:
     """Discovery works without a token; JSON-RPC and the extended card still need one."""
     swarm = _refunds(ScriptedModel(), InMemoryJournal())
@@ -60,14 +81,7 @@ async def test_a_run_token_cannot_decide_and_a_decision_token_can() -> None:
     names the decider."""
     journal = InMemoryJournal()
     model = ScriptedModel(transfer("billing", amount=50), text("Refunded 50."))
-    swarm = _refunds(model, journal)
-    async with (
-        A2AServer(swarm, journal, token=TOKEN, decision_token=DECISION_TOKEN) as server,
-        a2a_client(server.url, TOKEN, streaming=False) as caller,
-        a2a_client(server.url, DECISION_TOKEN, streaming=False) as decider,
-    ):
-        (first,) = await responses(caller, user_message("refund 50"))
-        task = first.task
+    async with _paused_refund(model, journal) as (caller, decider, task):
         approve = user_message("approve", task_id=task.id, context_id=task.context_id)
         with pytest.raises(UnsupportedOperationError, match="decision token"):
             await responses(caller, approve)
@@ -104,14 +118,7 @@ async def test_racing_decisions_resume_once_and_the_task_stays_completed() -> No
     no new turn starts and the completed task stays completed."""
     journal = InMemoryJournal()
     model = ScriptedModel(transfer("billing", amount=50), text("Refunded 50."))
-    swarm = _refunds(model, journal)
-    async with (
-        A2AServer(swarm, journal, token=TOKEN, decision_token=DECISION_TOKEN) as server,
-        a2a_client(server.url, TOKEN, streaming=False) as caller,
-        a2a_client(server.url, DECISION_TOKEN, streaming=False) as decider,
-    ):
-        (first,) = await responses(caller, user_message("refund 50"))
-        task = first.task
+    async with _paused_refund(model, journal) as (caller, decider, task):
         approve = user_message("approve", task_id=task.id, context_id=task.context_id)
         sent = [responses(decider, approve) for _ in range(4)]
         outcomes = await asyncio.gather(*sent, return_exceptions=True)

@@ -204,7 +204,7 @@ class _Service:
         if result.stop_reason != "interrupted" or result.pending is None:
             return _finished(result)
         if not (caller.decides and _can_elicit(ctx)):
-            return _waiting(result, caller)
+            return _waiting(result, self._how(caller))
         question = _question(result)
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             form = types.ElicitRequestFormParams(message=question, requested_schema=_FORM_SCHEMA)
@@ -240,13 +240,15 @@ class _Service:
     ) -> types.CallToolResult | types.InputRequiredResult:
         """Resume with the person's answer; a dismissed form leaves the run waiting."""
         if answer.action == "cancel":
-            return _waiting_session(session_id, "the decision was dismissed", caller)
+            return _waiting_session(session_id, "The decision was dismissed.", self._how(caller))
         if answer.action == "decline":
             return await self._resume(ctx, caller, session_id, reject("declined"))
         try:
             form = _DecisionForm.model_validate(answer.content or {})
         except ValidationError as exc:
-            return _waiting_session(session_id, f"the answer is not a decision: {exc}", caller)
+            return _waiting_session(
+                session_id, f"The answer is not a decision: {_problems(exc)}.", self._how(caller)
+            )
         if form.decision == "approve":
             return await self._resume(ctx, caller, session_id, approve())
         decision = reject(form.reason) if form.reason.strip() else reject()
@@ -281,6 +283,14 @@ class _Service:
         except (SwarmkitError, ValueError) as exc:
             return _error(f"the decision was not taken: {exc}")
         return await self._answer(ctx, caller, result)
+
+    def _how(self, caller: _Caller) -> str:
+        """How the waiting run gets its decision, as the waiting result tells the caller."""
+        if caller.decides:
+            return f"call {DECIDE_TOOL} with this session_id and a decision"
+        if self.decisions:
+            return f"a caller with the decision token calls {DECIDE_TOOL} with this session_id"
+        return ENABLE_DECISIONS
 
     def _caller(self, ctx: ServerRequestContext[Any, Any]) -> _Caller:
         scope = getattr(ctx.request, "scope", None)
@@ -395,6 +405,10 @@ class McpServer(AsgiServer):
         async with self._manager.run():
             await super().serve()
 
+    async def __aenter__(self) -> McpServer:
+        await super().__aenter__()
+        return self
+
 
 def _entries(swarm: Swarm, names: Sequence[str] | None) -> list[_Entry]:
     chosen = list(names) if names is not None else [swarm.entry_agent]
@@ -461,19 +475,14 @@ def _finished(result: RunResult) -> types.CallToolResult:
     return _error(f"the run {result.session_id} stopped ({result.stop_reason}){failure}")
 
 
-def _waiting(result: RunResult, caller: _Caller) -> types.CallToolResult:
-    return _waiting_session(result.session_id, _question(result), caller, result)
+def _waiting(result: RunResult, how: str) -> types.CallToolResult:
+    return _waiting_session(result.session_id, _question(result), how, result)
 
 
 def _waiting_session(
-    session_id: str, text: str, caller: _Caller, result: RunResult | None = None
+    session_id: str, text: str, how: str, result: RunResult | None = None
 ) -> types.CallToolResult:
     """A result that says the run waits: its session, what is pending, how to decide."""
-    how = (
-        f"call {DECIDE_TOOL} with this session_id and a decision"
-        if caller.decides
-        else ENABLE_DECISIONS
-    )
     pending = result.pending if result is not None else None
     structured = {
         "status": "input_required",

@@ -157,7 +157,8 @@ def test_only_the_dbos_package_imports_dbos() -> None:
 
 
 def test_only_the_integration_modules_import_mcp_and_opentelemetry() -> None:
-    """mcp is imported by swarmkit/mcp.py and mcp_server.py alone, opentelemetry by swarmkit/tracing.py alone."""
+    """mcp is imported by swarmkit/mcp.py and swarmkit/mcp_server.py alone, opentelemetry by
+    swarmkit/tracing.py alone."""
     offenders = [
         (module, name)
         for module, tree in _modules()

@@ -1,10 +1,12 @@
-"""`swarmkit serve a2a` and `swarmkit serve ag-ui`: a swarm served on loopback with a token."""
+"""`swarmkit serve a2a`, `swarmkit serve ag-ui` and `swarmkit serve mcp`: a swarm served on
+loopback with a token (or, for MCP, on stdio)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import secrets
+import sys
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +25,11 @@ _Command = Callable[..., argparse.ArgumentParser]
 
 
 def add_serve(commands: Any, command: _Command, journal_option: Callable[..., None]) -> None:
-    """The `serve` command and its `a2a` and `ag-ui` subcommands."""
+    """The `serve` command and its `a2a`, `ag-ui` and `mcp` subcommands."""
     serve = commands.add_parser(
         "serve",
-        help="Serve a swarm to other agents (A2A) or to a web front end (AG-UI).",
-        description="Serve a swarm to other agents (A2A) or to a web front end (AG-UI).",
+        help="Serve a swarm to other agents (A2A, MCP) or to a web front end (AG-UI).",
+        description="Serve a swarm to other agents (A2A, MCP) or to a web front end (AG-UI).",
     )
     protocols = serve.add_subparsers(dest="protocol", required=True, metavar="PROTOCOL")
     for name, summary, handler in (
@@ -63,6 +65,47 @@ def add_serve(commands: Any, command: _Command, journal_option: Callable[..., No
                 f"${DECISION_TOKEN_ENV}, or a random one printed once) decide a paused run; "
                 "without it no caller can",
             )
+    _add_serve_mcp(protocols, command, journal_option)
+
+
+def _add_serve_mcp(protocols: Any, command: _Command, journal_option: Callable[..., None]) -> None:
+    sub = command(
+        protocols,
+        "mcp",
+        "Serve a swarm as MCP tools, one per entry agent (stdio or streamable HTTP).",
+        f"{__name__}:_serve_mcp",
+        epilog=(
+            "--transport stdio (the default) talks MCP on stdin/stdout to the client that "
+            "started it; notes go to stderr. --transport http listens on 127.0.0.1 unless "
+            "--host and --allow-remote say otherwise, at /mcp; every request needs "
+            f"Authorization: Bearer <token>, the token being ${TOKEN_ENV} or a random one "
+            "printed once at start."
+        ),
+    )
+    sub.add_argument("target", nargs="?", metavar="module:attribute", help=TARGET_HELP)
+    sub.add_argument("--swarm", metavar="module:attribute", help="the same, as an option")
+    journal_option(sub)
+    sub.add_argument("--transport", choices=("stdio", "http"), default="stdio")
+    sub.add_argument(
+        "--entry",
+        action="append",
+        metavar="AGENT",
+        help="serve this agent as a tool (repeat for several); default: the entry agent",
+    )
+    sub.add_argument("--port", type=int, default=8767, help="http: default 8767; 0 picks one")
+    sub.add_argument("--host", default="127.0.0.1", help="http: default 127.0.0.1 (loopback)")
+    sub.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="http: allow a --host other than loopback (the swarm is then on the network)",
+    )
+    sub.add_argument(
+        "--allow-decisions",
+        action="store_true",
+        help="let the client decide a paused run: on stdio the client that started the server; "
+        f"over http callers with a decision token (${DECISION_TOKEN_ENV}, or a random one "
+        "printed once); without it no caller can",
+    )
 
 
 async def _serve_a2a(args: argparse.Namespace) -> int:
@@ -84,9 +127,32 @@ async def _serve_agui(args: argparse.Namespace) -> int:
     return await _serve(args, "ag-ui", AgUiServer)
 
 
-async def _serve(
-    args: argparse.Namespace, protocol: str, server_type: Any, **options: str | None
-) -> int:
+async def _serve_mcp(args: argparse.Namespace) -> int:
+    try:
+        from swarmkit import mcp_server  # noqa: PLC0415 - the extra loads only when asked for
+    except ImportError as exc:
+        raise UsageError(_missing("mcp", exc)) from exc
+    if args.transport == "http":
+        decision_token = None
+        if args.allow_decisions:
+            decision_token = os.environ.get(DECISION_TOKEN_ENV) or secrets.token_urlsafe(24)
+        return await _serve(
+            args, "mcp", mcp_server.McpServer, decision_token=decision_token, entries=args.entry
+        )
+    from swarmkit.cli._journal_file import open_for_writing, swarm_journal_path  # noqa: PLC0415
+    from swarmkit.cli._target import load_swarm, swarm_target  # noqa: PLC0415
+
+    args.swarm = swarm_target(args)
+    swarm = load_swarm(args.swarm)
+    with open_for_writing(swarm_journal_path(args.journal, swarm)) as journal:
+        print(f"swarmkit serve mcp: {args.swarm} on stdio", file=sys.stderr, flush=True)
+        await mcp_server.serve_mcp_stdio(
+            swarm, journal, entries=args.entry, allow_decisions=args.allow_decisions
+        )
+    return 0
+
+
+async def _serve(args: argparse.Namespace, protocol: str, server_type: Any, **options: Any) -> int:
     from swarmkit.cli._journal_file import open_for_writing, swarm_journal_path  # noqa: PLC0415
     from swarmkit.cli._target import load_swarm, swarm_target  # noqa: PLC0415
 
@@ -105,7 +171,8 @@ async def _serve(
             allow_remote=args.allow_remote,
             **options,
         )
-        print(f"swarmkit serve {protocol}: {args.swarm} at {server.url}  (Ctrl-C stops)")
+        url = getattr(server, "mcp_url", server.url)
+        print(f"swarmkit serve {protocol}: {args.swarm} at {url}  (Ctrl-C stops)")
         if not given:
             print(f"  token: {token}  (set ${TOKEN_ENV} to choose it)")
         if options.get("decision_token") and not os.environ.get(DECISION_TOKEN_ENV):

@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from swarmkit.exceptions import ConfigurationError, SwarmkitError
 from swarmkit.interrupts import Decision, approve, reject
 from swarmkit.journal import Journal
+from swarmkit.redaction import Redactor
 from swarmkit.result import RunResult
 from swarmkit.serving import (
     CALLER,
@@ -133,6 +134,7 @@ class _Service:
         self.journal = journal
         self.entries = {e.tool: e for e in _entries(swarm, entries)}
         self.local_decides = local_decides
+        self.redactor = Redactor.of(swarm.config.redact_keys)
         self.decisions = local_decides
 
     def tools(self) -> list[types.Tool]:
@@ -203,9 +205,10 @@ class _Service:
         """The call's answer: the output, a request for the decision, or why the run stopped."""
         if result.stop_reason != "interrupted" or result.pending is None:
             return _finished(result)
+        pending = self.redactor.value(dataclasses.asdict(result.pending))
+        question = _question(result.session_id, pending)
         if not (caller.decides and _can_elicit(ctx)):
-            return _waiting(result, self._how(caller))
-        question = _question(result)
+            return _waiting_session(result.session_id, question, self._how(caller), pending)
         if ctx.protocol_version in MODERN_PROTOCOL_VERSIONS:
             form = types.ElicitRequestFormParams(message=question, requested_schema=_FORM_SCHEMA)
             return types.InputRequiredResult(
@@ -452,13 +455,12 @@ def _can_elicit(ctx: ServerRequestContext[Any, Any]) -> bool:
     return elicitation is not None and (elicitation.form is not None or elicitation.url is None)
 
 
-def _question(result: RunResult) -> str:
-    pending = result.pending
-    assert pending is not None
-    about = pending.target or pending.tool_name or pending.agent
-    payload = f" with {json.dumps(pending.payload)}" if pending.payload else ""
+def _question(session_id: str, pending: Mapping[str, Any]) -> str:
+    """What a paused run asks: the pending step, its payload as shown (secrets hidden)."""
+    about = pending.get("target") or pending.get("tool_name") or pending.get("agent")
+    payload = f" with {json.dumps(pending['payload'])}" if pending.get("payload") else ""
     return (
-        f"The run {result.session_id} waits for a decision on {pending.kind} {about}"
+        f"The run {session_id} waits for a decision on {pending.get('kind')} {about}"
         f"{payload}: approve or reject?"
     )
 
@@ -475,19 +477,14 @@ def _finished(result: RunResult) -> types.CallToolResult:
     return _error(f"the run {result.session_id} stopped ({result.stop_reason}){failure}")
 
 
-def _waiting(result: RunResult, how: str) -> types.CallToolResult:
-    return _waiting_session(result.session_id, _question(result), how, result)
-
-
 def _waiting_session(
-    session_id: str, text: str, how: str, result: RunResult | None = None
+    session_id: str, text: str, how: str, pending: Mapping[str, Any] | None = None
 ) -> types.CallToolResult:
     """A result that says the run waits: its session, what is pending, how to decide."""
-    pending = result.pending if result is not None else None
     structured = {
         "status": "input_required",
         "session_id": session_id,
-        "pending": dataclasses.asdict(pending) if pending is not None else None,
+        "pending": dict(pending) if pending is not None else None,
         "decide_with": DECIDE_TOOL,
     }
     return types.CallToolResult(

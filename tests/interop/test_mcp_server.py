@@ -19,10 +19,10 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
-from swarmkit import Agent, ConfigurationError, Swarm
+from swarmkit import Agent, ConfigurationError, Swarm, tool
 from swarmkit.journal import InMemoryJournal, Journal, SQLiteJournal
 from swarmkit.mcp_server import DECIDE_TOOL, McpServer, mcp_server
-from swarmkit.testing import ScriptedModel, text, transfer
+from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 from tests.interop.mcp_app import refunds
 
 TOKEN = "run-token-0123456789abcdef"
@@ -128,6 +128,31 @@ async def test_a_pause_answers_input_required_and_the_retry_with_the_decision_re
     assert (resumed["kind"], resumed["decided_by"]) == ("approve", "mcp:local")
 
 
+async def test_a_forged_or_moved_request_state_is_the_protocols_error() -> None:
+    """The echoed state is sealed and bound to the call: a made-up one, or one sent with other
+    arguments, is refused and the run stays waiting."""
+    journal = InMemoryJournal()
+    server = mcp_server(refunds(_refund_model()), journal, allow_decisions=True)
+    elicit, _ = _answering()
+    approved = types.ElicitResult(action="accept", content={"decision": "approve"})
+    async with Client(server, elicitation_callback=elicit) as client:
+        first = await client.session.call_tool(
+            "triage", {"prompt": "refund 50"}, allow_input_required=True
+        )
+        assert isinstance(first, types.InputRequiredResult)
+        for prompt, state in (("refund 50", "v1.forged"), ("refund 5000", first.request_state)):
+            with pytest.raises(MCPError, match="Invalid or expired requestState"):
+                await client.call_tool(
+                    "triage",
+                    {"prompt": prompt},
+                    input_responses={"decision": approved},
+                    request_state=state,
+                )
+
+    (info,) = await journal.sessions()
+    assert info.stop_reason == "interrupted"
+
+
 async def test_the_client_answers_the_form_and_retries_within_one_call() -> None:
     """The mcp client's own loop: call_tool shows the form, retries with the answer and
     returns the paid refund."""
@@ -199,6 +224,25 @@ async def test_without_the_permission_nobody_decides_and_is_told_how() -> None:
     assert "allow_decisions=True" in waiting.content[0].text  # type: ignore[union-attr]
     (info,) = await journal.sessions()
     assert info.stop_reason == "interrupted"
+
+
+async def test_a_waiting_result_hides_secret_arguments() -> None:
+    """A tool waiting for approval shows its arguments, with a secret key's value hidden."""
+
+    @tool(needs_approval=True)
+    def connect(host: str, api_key: str) -> str:
+        """Connect to a host."""
+        return "connected"
+
+    model = ScriptedModel(tool_call("connect", host="db", api_key="sk-live-123"))
+    swarm = Swarm([Agent(name="ops", tools=[connect])], "ops", model=model)
+    async with Client(mcp_server(swarm, InMemoryJournal())) as client:
+        waiting = await client.call_tool("ops", {"prompt": "connect"})
+
+    assert isinstance(waiting.structured_content, dict)
+    pending = waiting.structured_content["pending"]
+    assert pending["payload"] == {"host": "db", "api_key": "[redacted]"}
+    assert "sk-live-123" not in waiting.content[0].text  # type: ignore[union-attr]
 
 
 async def test_arguments_that_do_not_validate_are_refused_and_nothing_is_journaled() -> None:

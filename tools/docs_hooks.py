@@ -80,12 +80,23 @@ def command_reference() -> str:
     os.environ["COLUMNS"] = "96"  # argparse wraps to the terminal; the page wants one width
     parser = _parser()
     parts = ["```text", parser.format_help().rstrip(), "```"]
-    for action in parser._subparsers._group_actions:  # type: ignore[union-attr]
-        if isinstance(action, argparse._SubParsersAction):
-            for name, command in action.choices.items():
-                parts += ["", f"## swarmkit {name}", "", "```text", command.format_help().rstrip()]
-                parts.append("```")
+    for name, command in _subcommands(parser):
+        parts += ["", f"## swarmkit {name}", "", "```text", command.format_help().rstrip()]
+        parts.append("```")
+        for sub_name, sub in _subcommands(command):  # `serve a2a`, `serve mcp`, ...
+            parts += ["", f"### swarmkit {name} {sub_name}", "", "```text"]
+            parts += [sub.format_help().rstrip(), "```"]
     return "\n".join(parts)
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[tuple[str, argparse.ArgumentParser]]:
+    """The subcommands a parser has, by name (none for a command without any)."""
+    return [
+        (name, command)
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+        for name, command in action.choices.items()
+    ]
 
 
 def condition_language() -> str:

@@ -9,13 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.session import ClientRequestContext, ElicitationFnT
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel
 
@@ -274,7 +274,9 @@ def test_bad_settings_are_refused_when_the_server_is_built() -> None:
 
 def _http(url: str, token: str | None, elicit: ElicitationFnT | None = None) -> Client:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    transport = streamable_http_client(url, http_client=create_mcp_http_client(headers=headers))
+    transport = streamable_http_client(
+        url, http_client=httpx2.AsyncClient(headers=headers, timeout=300)
+    )
     return Client(transport, elicitation_callback=elicit)
 
 

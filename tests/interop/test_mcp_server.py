@@ -3,6 +3,7 @@ command) and over streamable HTTP on loopback."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from pathlib import Path
@@ -205,6 +206,26 @@ async def test_a_client_that_cannot_elicit_decides_with_the_decide_tool() -> Non
     assert late.is_error
     assert "the decision was not taken" in late.content[0].text  # type: ignore[union-attr]
     assert (await _resumed(journal, session_id))["decided_by"] == "mcp:local"
+
+
+async def test_racing_decisions_resume_the_run_once() -> None:
+    """Four approvals of one paused run at once: one resumes it, the others are told the
+    decision was not taken, and the model is called once more only."""
+    journal = InMemoryJournal()
+    model = _refund_model()
+    server = mcp_server(refunds(model), journal, allow_decisions=True)
+    async with Client(server) as client:
+        waiting = await client.call_tool("triage", {"prompt": "refund 50"})
+        assert isinstance(waiting.structured_content, dict)
+        approve = {"session_id": waiting.structured_content["session_id"], "decision": "approve"}
+        outcomes = await asyncio.gather(*(client.call_tool(DECIDE_TOOL, approve) for _ in range(4)))
+
+    done = [o for o in outcomes if not o.is_error]
+    assert [o.content for o in done] == [[types.TextContent(text="Refunded 50.")]]
+    assert all("not taken" in o.content[0].text for o in outcomes if o.is_error)  # type: ignore[union-attr]
+    assert len(model.requests) == 2
+    (info,) = await journal.sessions()
+    assert info.stop_reason == "final_output"
 
 
 async def test_without_the_permission_nobody_decides_and_is_told_how() -> None:

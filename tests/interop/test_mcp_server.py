@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -345,17 +347,26 @@ async def test_over_http_the_decider_answers_the_form_within_the_call() -> None:
     assert (await _resumed(journal, info.session_id))["decided_by"] == "mcp:decider"
 
 
+def _command(journal: Path) -> list[str]:
+    """`swarmkit serve mcp` for the paused refund swarm, as arguments to python."""
+    target = "tests.interop.mcp_app:paused_refund"
+    return ["-c", ENTRY, "serve", "mcp", target, "--journal", str(journal)]
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SWARMKIT_")}
+    env["PYTHONPATH"] = str(ROOT)
+    return env
+
+
 async def test_the_command_serves_a_swarm_on_stdio_through_a_pause(tmp_path: Path) -> None:
     """`swarmkit serve mcp --allow-decisions` spawned by an MCP client: the call pauses, the
     client approves in the form, the answer comes back and the journal file holds it all."""
     path = tmp_path / "journal.sqlite"
-    command = ["-c", ENTRY, "serve", "mcp", "tests.interop.mcp_app:paused_refund"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SWARMKIT_")}
-    env["PYTHONPATH"] = str(ROOT)
     spawn = StdioServerParameters(
         command=sys.executable,
-        args=[*command, "--journal", str(path), "--allow-decisions"],
-        env=env,
+        args=[*_command(path), "--allow-decisions"],
+        env=_env(),
         cwd=ROOT,
     )
     elicit, asked = _answering({"decision": "approve"})
@@ -367,3 +378,33 @@ async def test_the_command_serves_a_swarm_on_stdio_through_a_pause(tmp_path: Pat
     journal = SQLiteJournal(path)
     (info,) = await journal.sessions()
     assert (await _resumed(journal, info.session_id))["decided_by"] == "mcp:local"
+
+
+async def test_the_command_serves_over_http_with_the_printed_token(tmp_path: Path) -> None:
+    """`swarmkit serve mcp --transport http` prints its /mcp URL and a token, which an MCP
+    client uses; the token never reaches stderr."""
+    command = [sys.executable, *_command(tmp_path / "journal.sqlite"), "--transport", "http"]
+    process = subprocess.Popen(
+        [*command, "--port", "0"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env=_env(),
+    )
+    try:
+        assert process.stdout is not None
+        url_line, token_line = process.stdout.readline(), process.stdout.readline()
+        url = re.search(r"http://\S+/mcp", url_line)
+        token = re.search(r"token: (\S+)", token_line)
+        assert url is not None and token is not None
+        async with _http(url.group(0), token.group(1)) as client:
+            waiting = await client.call_tool("triage", {"prompt": "refund 50"})
+    finally:
+        process.terminate()
+        _, errors = process.communicate(timeout=30)
+
+    assert url.group(0).startswith("http://127.0.0.1:")
+    assert isinstance(waiting.structured_content, dict)
+    assert waiting.structured_content["status"] == "input_required"
+    assert token.group(1) not in errors

@@ -129,7 +129,11 @@ def test_the_adapter_loads_on_first_use() -> None:
     assert done.stdout.split() == ["True", "OpenAIModel"]
 
 
-INTEGRATIONS = {"mcp.py": {"mcp"}, "mcp_server.py": {"mcp"}, "tracing.py": {"opentelemetry"}}
+INTEGRATIONS = {
+    "mcp.py": {"mcp"},
+    **{f"mcp_server/{module}.py": {"mcp"} for module in ("_server", "_service", "_tools")},
+    "tracing.py": {"opentelemetry"},
+}
 
 
 def test_only_the_temporal_package_imports_temporalio() -> None:
@@ -157,7 +161,7 @@ def test_only_the_dbos_package_imports_dbos() -> None:
 
 
 def test_only_the_integration_modules_import_mcp_and_opentelemetry() -> None:
-    """mcp is imported by swarmkit/mcp.py and swarmkit/mcp_server.py alone, opentelemetry by
+    """mcp is imported by swarmkit/mcp.py and swarmkit/mcp_server/ alone, opentelemetry by
     swarmkit/tracing.py alone."""
     offenders = [
         (module, name)

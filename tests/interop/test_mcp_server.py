@@ -304,13 +304,19 @@ def _http(url: str, token: str | None, elicit: ElicitationFnT | None = None) -> 
 
 
 async def test_over_http_a_token_is_required_and_only_the_decision_token_decides() -> None:
-    """Streamable HTTP on loopback: no token gets 401; the run token's call pauses and cannot
-    decide; the decision token decides it, and the journal names the decider."""
+    """Streamable HTTP on loopback: no token gets 401, another Host header 421; the run token's
+    call pauses and cannot decide; the decision token decides it, and the journal names the
+    decider."""
     journal = InMemoryJournal()
     swarm = refunds(_refund_model())
     async with McpServer(swarm, journal, token=TOKEN, decision_token=DECISION_TOKEN) as server:
         async with httpx.AsyncClient() as http:
             refused = await http.post(server.mcp_url, json={})
+            rebound = await http.post(
+                server.mcp_url,
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}},
+                headers={"Authorization": f"Bearer {TOKEN}", "Host": "attacker.example"},
+            )
         async with _http(server.mcp_url, TOKEN) as caller:
             waiting = await caller.call_tool("triage", {"prompt": "refund 50"})
             assert isinstance(waiting.structured_content, dict)
@@ -322,6 +328,7 @@ async def test_over_http_a_token_is_required_and_only_the_decision_token_decides
 
     assert server.mcp_url.startswith("http://127.0.0.1:")
     assert refused.status_code == 401
+    assert rebound.status_code == 421  # a page on another host reaching loopback is refused
     assert "decision token" in waiting.content[0].text  # type: ignore[union-attr]
     assert not_allowed.is_error and "decision_token=" in not_allowed.content[0].text  # type: ignore[union-attr]
     assert done.content == [types.TextContent(text="Refunded 50.")]

@@ -210,6 +210,27 @@ async def test_a_client_that_cannot_elicit_decides_with_the_decide_tool() -> Non
     assert (await _resumed(journal, session_id))["decided_by"] == "mcp:local"
 
 
+async def test_an_edit_that_does_not_validate_leaves_the_run_waiting() -> None:
+    """decide_paused_run with an edit whose payload does not fit is refused and the run still
+    waits; a payload that fits replaces the handoff's and the run goes on with it."""
+    journal = InMemoryJournal()
+    model = ScriptedModel(transfer("billing", amount=50), text("Refunded 20."))
+    async with Client(mcp_server(refunds(model), journal, allow_decisions=True)) as client:
+        waiting = await client.call_tool("triage", {"prompt": "refund 50"})
+        assert isinstance(waiting.structured_content, dict)
+        session_id = waiting.structured_content["session_id"]
+        edit = {"session_id": session_id, "decision": "edit"}
+        wrong = await client.call_tool(DECIDE_TOOL, {**edit, "payload": {"amount": "lots"}})
+        still = [info.stop_reason for info in await journal.sessions()]
+        done = await client.call_tool(DECIDE_TOOL, {**edit, "payload": {"amount": 20}})
+
+    assert wrong.is_error and "amount" in wrong.content[0].text  # type: ignore[union-attr]
+    assert still == ["interrupted"]
+    assert done.content == [types.TextContent(text="Refunded 20.")]
+    resumed = await _resumed(journal, session_id)
+    assert (resumed["kind"], resumed["payload"]) == ("edit", {"amount": 20})
+
+
 async def test_racing_decisions_resume_the_run_once() -> None:
     """Four approvals of one paused run at once: one resumes it, the others are told the
     decision was not taken, and the model is called once more only."""

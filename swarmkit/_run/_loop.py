@@ -41,6 +41,7 @@ from swarmkit.models import (
     provider_of,
 )
 from swarmkit.models import TextDelta as ModelTextDelta
+from swarmkit.models._reasoning import reasoning_of
 from swarmkit.plan import AgentPlan
 from swarmkit.result import RunResult
 from swarmkit.spec import RunSeams, SwarmSpec
@@ -382,6 +383,7 @@ def _call_finished(
         response_model=response.model,
         content=response.message.content,
         replayed=replayed,
+        reasoning=reasoning_of(response.message),
     )
 
 

@@ -15,7 +15,7 @@ from swarmkit.agui import HANDOFF, AgUiServer, ag_ui_events
 from swarmkit.journal import InMemoryJournal
 from swarmkit.models import Model, ModelRequest, ModelResponse
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
-from tests.interop.agui_helpers import check_sequence, sse_events, validated
+from tests.interop.agui_helpers import check_sequence, sse_events, wire_events
 from tests.interop.hanging import HangsOnce
 
 TOKEN = "agui-token-0123456789abcdef"
@@ -45,9 +45,9 @@ def _swarm(model: Model) -> Swarm:
     return Swarm([triage, billing], "triage", model=model)
 
 
-def _wire(events: list[BaseEvent]) -> list[BaseEvent]:
+def _wire(events: list[dict[str, Any]]) -> list[BaseEvent]:
     """The events as a front end gets them: JSON over the wire, read back by the models."""
-    return [validated(e.model_dump_json(by_alias=True)) for e in events]
+    return wire_events(events)
 
 
 def _data(event: BaseEvent) -> dict[str, Any]:

@@ -9,8 +9,9 @@ as much as the run itself. The tests validate every event against those models.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterator
+import itertools
+import secrets
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Iterator
 
 from ag_ui.core import PROTOCOL_VERSION
 from pydantic_core import to_jsonable_python
@@ -24,6 +25,8 @@ from swarmkit.events import (
     HandoffRefused,
     ModelAttemptDiscarded,
     ModelCallFinished,
+    ModelCallStarted,
+    RuleEvaluated,
     RunFinished,
     RunStarted,
     SubRunEvent,
@@ -41,6 +44,11 @@ HANDOFF_REFUSED = "swarmkit.handoff_refused"
 ATTEMPT_DISCARDED = "swarmkit.attempt_discarded"
 """The CUSTOM event name that voids a streamed message whose model call is being retried."""
 
+_NO_USAGE = frozenset({TextDelta, ToolCalled, ToolResulted, AgentStarted, RunStarted})
+"""Events that never change a run's usage (the tally need not see them)."""
+_SILENT = frozenset({ModelCallStarted, RuleEvaluated})
+"""Events AG-UI has nothing for (a model call shows as its message, a rule as its handoff)."""
+
 
 async def ag_ui_events(
     events: AsyncIterable[Event],
@@ -52,9 +60,19 @@ async def ag_ui_events(
     """The AG-UI events of a run, each a JSON object as the protocol sends it: pass
     ``swarm.stream(...)`` (or ``swarm.run``'s events)."""
     translator = AgUiTranslator(thread_id=thread_id, run_id=run_id, new_id=new_id)
+    convert = translator.convert
+    delta = TextDelta
     async for event in events:
-        for converted in translator.convert(event):
-            yield converted
+        if type(event) is delta and translator._message is not None:
+            # Most of a streamed run's events: one dict each, built here without a call.
+            yield {
+                "type": "TEXT_MESSAGE_CONTENT",
+                "messageId": translator._message,
+                "delta": event.text,
+            }
+        else:
+            for converted in convert(event):
+                yield converted
 
 
 class AgUiTranslator:
@@ -73,7 +91,7 @@ class AgUiTranslator:
         self.run_id = run_id
         self.subagent_run_id = subagent_run_id
         """The sub-run this translator speaks for (None: the run itself)."""
-        self._new_id = new_id or (lambda: uuid.uuid4().hex)
+        self._new_id = new_id or _ids()
         self._step: str | None = None
         self._message: str | None = None
         self._trail: list[str] = []
@@ -81,12 +99,20 @@ class AgUiTranslator:
         self._unanswered: dict[str, str] = {}
         self._subruns: dict[str, AgUiTranslator] = {}
 
-    def convert(self, event: Event) -> Iterator[Wire]:
+    def convert(self, event: Event) -> Iterable[Wire]:
         """The AG-UI events ``event`` stands for (none, one or several)."""
-        self._usage.add(event)
-        if self.subagent_run_id is None:
-            return self._converted(event)
-        return (self._tagged(wire) for wire in self._converted(event))
+        if self.subagent_run_id is not None:
+            self._usage.add(event)
+            return [self._tagged(wire) for wire in self._converted(event)]
+        if type(event) is TextDelta and self._message is not None:
+            # Most of a streamed run's events: kept to one dict, as they arrive in the thousands.
+            return (
+                {"type": "TEXT_MESSAGE_CONTENT", "messageId": self._message, "delta": event.text},
+            )
+        kind = type(event)
+        if kind not in _NO_USAGE:
+            self._usage.add(event)
+        return () if kind in _SILENT else self._converted(event)
 
     def _converted(self, event: Event) -> Iterator[Wire]:
         match event:
@@ -266,6 +292,14 @@ class AgUiTranslator:
             return None
         calls = [call for call, name in self._unanswered.items() if name == pending.tool_name]
         return calls[-1] if calls else None
+
+
+def _ids() -> Callable[[], str]:
+    """Ids unique across runs and threads: a random prefix per run, then a counter (a random
+    id per event cost more than the rest of its conversion)."""
+    prefix = secrets.token_hex(8)
+    counter = itertools.count(1)
+    return lambda: f"{prefix}-{next(counter)}"
 
 
 def _tool_result(message_id: str, call_id: str, content: str, is_error: bool) -> Wire:

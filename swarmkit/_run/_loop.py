@@ -39,9 +39,9 @@ from swarmkit.models import (
     ModelResponse,
     StreamingModel,
     provider_of,
+    reasoning_of,
 )
 from swarmkit.models import TextDelta as ModelTextDelta
-from swarmkit.models._reasoning import reasoning_of
 from swarmkit.plan import AgentPlan
 from swarmkit.result import RunResult
 from swarmkit.spec import RunSeams, SwarmSpec

@@ -295,11 +295,17 @@ class AgUiTranslator:
 
 
 def _ids() -> Callable[[], str]:
-    """Ids unique across runs and threads: a random prefix per run, then a counter (a random
-    id per event cost more than the rest of its conversion)."""
-    prefix = secrets.token_hex(8)
-    counter = itertools.count(1)
-    return lambda: f"{prefix}-{next(counter)}"
+    """Ids unique across runs and threads: the process's random prefix, then a counter (a
+    random id per event, or per run, cost more than the rest of a run's conversion)."""
+    return _next_id
+
+
+_PREFIX = secrets.token_hex(8)
+_COUNTER = itertools.count(1)
+
+
+def _next_id() -> str:
+    return f"{_PREFIX}-{next(_COUNTER)}"
 
 
 def _tool_result(message_id: str, call_id: str, content: str, is_error: bool) -> Wire:

@@ -11,7 +11,7 @@ import pytest
 from swarmkit import Agent, Swarm, tool
 from swarmkit.events import Event, ModelCallFinished
 from swarmkit.messages import AssistantMessage, ProviderState, Reasoning
-from swarmkit.models._reasoning import reasoning_of
+from swarmkit.models import reasoning_of
 from tests.models.state_server import call, say, state_server
 from tests.models.test_provider_state import PROVIDERS
 

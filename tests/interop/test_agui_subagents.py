@@ -8,7 +8,7 @@ from typing import Any
 
 from ag_ui.core import BaseEvent
 
-from swarmkit import Agent, ModelError, Swarm
+from swarmkit import Agent, ModelError, Swarm, tool
 from swarmkit.agui import ag_ui_events
 from swarmkit.journal import InMemoryJournal
 from swarmkit.models import Model, ModelRequest, ModelResponse
@@ -152,3 +152,26 @@ async def test_a_providers_reasoning_is_a_reasoning_span_its_signature_encrypted
         "STEP_FINISHED",
         "RUN_FINISHED",
     ]
+
+
+@tool(needs_approval=True)
+def refund(order: str) -> str:
+    """Refund an order."""
+    return f"refunded {order}"
+
+
+async def test_a_sub_run_that_pauses_is_a_suspended_subagent() -> None:
+    """A sub-run waiting for an approval ends its segment as suspended, not as a success."""
+    helper_model = ScriptedModel(tool_call("refund", order="A1"))
+    helper = Agent(name="helper", tools=[refund], handoffs=[], model=helper_model)
+    boss_model = ScriptedModel(tool_call("ask_helper", input="refund A1"), text("Waiting."))
+    boss = Agent(name="boss", tools=[helper.as_tool()], handoffs=[], model=boss_model)
+    events = await _converted(Swarm([boss, helper], "boss"), "refund A1")
+
+    (started,) = [e for e in events if e["type"] == "SUBAGENT_STARTED"]
+    (finished,) = [e for e in events if e["type"] == "SUBAGENT_FINISHED"]
+    assert finished == {
+        "type": "SUBAGENT_FINISHED",
+        "subagentRunId": started["subagentRunId"],
+        "outcome": {"type": "suspended"},
+    }

@@ -101,8 +101,7 @@ class AgUiTranslator:
 
     def convert(self, event: Event) -> Iterable[Wire]:
         """The AG-UI events ``event`` stands for (none, one or several)."""
-        if self.subagent_run_id is not None:
-            self._usage.add(event)
+        if self.subagent_run_id is not None:  # its usage is counted by the run's tally
             return [self._tagged(wire) for wire in self._converted(event)]
         if type(event) is TextDelta and self._message is not None:
             # Most of a streamed run's events: kept to one dict, as they arrive in the thousands.

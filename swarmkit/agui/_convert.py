@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import secrets
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Iterator
+from typing import Any
 
 from ag_ui.core import PROTOCOL_VERSION
 from pydantic_core import to_jsonable_python
@@ -252,7 +253,8 @@ class AgUiTranslator:
         """The run's last event, with the usage of the model calls this stream told of."""
         ended: Wire = {"type": "RUN_FINISHED", "threadId": self.thread_id, "runId": self.run_id}
         if result.stop_reason == "final_output":
-            ended["result"] = to_jsonable_python(result.final_output, fallback=str)
+            output = result.final_output
+            ended["result"] = output if type(output) is str else _json(output)
             ended["outcome"] = {"type": "success"}
         elif result.stop_reason == "interrupted" and result.pending is not None:
             paused = interrupt(result, self._paused_call(result))
@@ -275,8 +277,7 @@ class AgUiTranslator:
         failed (its parent run goes on: the delegating tool reports the failure)."""
         ids = {"subagentRunId": self.subagent_run_id}
         if result.stop_reason == "final_output":
-            output = to_jsonable_python(result.final_output, fallback=str)
-            return {"type": "SUBAGENT_FINISHED", **ids, "result": output}
+            return {"type": "SUBAGENT_FINISHED", **ids, "result": _json(result.final_output)}
         if result.stop_reason == "interrupted" and result.pending is not None:
             return {"type": "SUBAGENT_FINISHED", **ids, "outcome": {"type": "suspended"}}
         failure = f": {result.failure.type}: {result.failure.message}" if result.failure else ""
@@ -291,6 +292,11 @@ class AgUiTranslator:
             return None
         calls = [call for call, name in self._unanswered.items() if name == pending.tool_name]
         return calls[-1] if calls else None
+
+
+def _json(value: object) -> Any:
+    """A run's output as JSON data (what is not JSON as its text)."""
+    return to_jsonable_python(value, fallback=str)
 
 
 def _ids() -> Callable[[], str]:

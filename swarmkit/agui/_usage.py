@@ -24,7 +24,8 @@ class UsageTally:
                 provider, model = self._calls.pop((scope, agent, turn), (None, None))
                 if usage.reported or usage.prompt_tokens or usage.completion_tokens:
                     key = (provider, named or model)
-                    self._totals[key] = self._totals.get(key, Usage()) + usage
+                    counted = self._totals.get(key)
+                    self._totals[key] = usage if counted is None else counted + usage
             case SubRunEvent(session_id=session_id, event=inner):
                 self.add(inner, session_id)
             case _:

@@ -31,13 +31,16 @@ TOKEN = "agui-js-token-0123456789abcdef"
 
 @pytest.fixture(scope="session")
 def node() -> str:
-    """Node, with the client's locked packages installed (``npm ci``, once)."""
+    """Node, with the client's locked packages installed (``npm ci``, again whenever the
+    lock file is newer than the install)."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         if os.environ.get("CI"):
             pytest.fail("the AG-UI client test needs node and npm (apt-get install nodejs npm)")
         pytest.skip("node and npm are not installed (CI installs them)")
-    if not (CLIENT / "node_modules" / "@ag-ui" / "client").is_dir():
+    installed = CLIENT / "node_modules" / ".package-lock.json"
+    lock = CLIENT / "package-lock.json"
+    if not installed.is_file() or installed.stat().st_mtime < lock.stat().st_mtime:
         command = [npm, "ci", "--no-audit", "--no-fund"]
         subprocess.run(command, cwd=CLIENT, check=True, capture_output=True, timeout=600)
     return node

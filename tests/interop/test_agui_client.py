@@ -93,6 +93,7 @@ SEQUENCE = {
 """Each run's events as the client saw them."""
 
 
+@pytest.mark.slow  # a Node process: about 3 s
 async def test_the_official_client_reads_a_paused_resumed_and_continued_thread(node: str) -> None:
     """Zero client errors or warnings; each run's events in order; the sub-run and the
     reasoning attributed; the interrupt answered by its call; no call left unanswered."""

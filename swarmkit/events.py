@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import Field, TypeAdapter
 from pydantic_core import to_jsonable_python
 
+from swarmkit.messages import Reasoning
 from swarmkit.models import Usage
 from swarmkit.result import DecidedBy, NextTurnDecision, RunResult
 
@@ -164,6 +165,9 @@ class ModelCallFinished:
     replayed: bool = False
     """Whether the answer was served from the journal (a replay, or the journaled steps of a
     resume) rather than by the model now; its ``usage`` was spent, and counted, back then."""
+    reasoning: Reasoning | None = None
+    """The reasoning the provider returned with the answer (thinking text, summaries, thoughts,
+    and its encrypted artefacts as they came); None when it returned none."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["model_call_finished"] = "model_call_finished"

@@ -25,6 +25,18 @@ class ProviderState:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class Reasoning:
+    """What a provider showed of a model call's reasoning: the readable part (thinking text,
+    reasoning summaries, thoughts) and the opaque part, passed on and never decrypted."""
+
+    texts: tuple[str, ...] = ()
+    """The reasoning the provider let us read, one entry per block, summary or thought."""
+    encrypted: tuple[str, ...] = ()
+    """Opaque artefacts only the provider reads (signatures, encrypted content, redacted
+    thinking), as it sent them."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class ToolCall:
     """A model's request to call one tool."""
 

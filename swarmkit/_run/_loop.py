@@ -39,6 +39,7 @@ from swarmkit.models import (
     ModelResponse,
     StreamingModel,
     provider_of,
+    reasoning_of,
 )
 from swarmkit.models import TextDelta as ModelTextDelta
 from swarmkit.plan import AgentPlan
@@ -382,6 +383,7 @@ def _call_finished(
         response_model=response.model,
         content=response.message.content,
         replayed=replayed,
+        reasoning=reasoning_of(response.message),
     )
 
 

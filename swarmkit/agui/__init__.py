@@ -5,21 +5,24 @@ Only this package imports ``ag_ui`` (ag-ui-protocol); ``import swarmkit`` never 
 
 from __future__ import annotations
 
+from ag_ui.core import PROTOCOL_VERSION
+
 from swarmkit.agui._convert import (
     ATTEMPT_DISCARDED,
-    DECISION_SCHEMA,
     HANDOFF,
     HANDOFF_REFUSED,
     AgUiTranslator,
     ag_ui_events,
 )
 from swarmkit.agui._endpoint import AgUiServer, agui_app
+from swarmkit.agui._wire import DECISION_SCHEMA
 
 __all__ = [
     "ATTEMPT_DISCARDED",
     "DECISION_SCHEMA",
     "HANDOFF",
     "HANDOFF_REFUSED",
+    "PROTOCOL_VERSION",
     "AgUiServer",
     "AgUiTranslator",
     "ag_ui_events",

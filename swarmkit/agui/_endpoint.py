@@ -8,11 +8,11 @@ session; a later input whose ``resume`` entry answers that id (payload
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
-from ag_ui.core import BaseEvent, ResumeEntry, RunAgentInput, RunErrorEvent, UserMessage
-from ag_ui.encoder import EventEncoder
+from ag_ui.core import ResumeEntry, RunAgentInput, UserMessage
 from pydantic import ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -21,6 +21,7 @@ from starlette.routing import Route
 
 from swarmkit.agui._convert import ag_ui_events
 from swarmkit.agui._resume import resumed_events
+from swarmkit.agui._wire import Wire
 from swarmkit.bounds import load_json
 from swarmkit.events import Event
 from swarmkit.exceptions import InteropRequestError, SwarmkitError
@@ -40,6 +41,9 @@ SESSION_PREFIX = "agui-"
 
 SNAPSHOT_KEYS = ("agent", "trail", "context")
 """The keys of the state a run sends (``STATE_SNAPSHOT``) and takes back as input ``state``."""
+
+SSE = "text/event-stream"
+"""The stream's media type."""
 
 MAX_THREAD_ID = 128
 """The longest AG-UI thread id taken as a conversation name."""
@@ -62,7 +66,7 @@ def agui_app(swarm: Swarm, journal: Journal) -> Starlette:
         except ValueError as exc:
             return JSONResponse({"error": _first_line(exc)}, status_code=422)
         body = _encoded(events, run_input)
-        return StreamingResponse(body, media_type=EventEncoder().get_content_type())
+        return StreamingResponse(body, media_type=SSE)
 
     return Starlette(routes=[Route("/", run, methods=["POST"])])
 
@@ -93,18 +97,18 @@ class AgUiServer(AsgiServer):
 
 
 async def _encoded(events: AsyncIterator[Event], run_input: RunAgentInput) -> AsyncIterator[str]:
-    encoder = EventEncoder()
     converted = ag_ui_events(events, thread_id=run_input.thread_id, run_id=run_input.run_id)
     try:
         async for event in converted:
-            yield encoder.encode(event)
+            yield _sse(event)
     except SwarmkitError as exc:
         # The stream has begun: an error can only be told as the protocol's last event.
-        yield encoder.encode(_run_error(exc))
+        yield _sse({"type": "RUN_ERROR", "message": _first_line(exc), "code": type(exc).__name__})
 
 
-def _run_error(exc: SwarmkitError) -> BaseEvent:
-    return RunErrorEvent(message=_first_line(exc), code=type(exc).__name__)
+def _sse(event: Wire) -> str:
+    """One event as an SSE message."""
+    return f"data: {json.dumps(event, ensure_ascii=False, separators=(',', ':'))}\n\n"
 
 
 def _swarm_events(swarm: Swarm, journal: Journal, run_input: RunAgentInput) -> AsyncIterator[Event]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ag_ui.core import TokenUsage
+from typing import Any
 
 from swarmkit.events import Event, ModelCallFinished, ModelCallStarted, SubRunEvent
 from swarmkit.models import Usage
@@ -24,27 +24,32 @@ class UsageTally:
                 provider, model = self._calls.pop((scope, agent, turn), (None, None))
                 if usage.reported or usage.prompt_tokens or usage.completion_tokens:
                     key = (provider, named or model)
-                    self._totals[key] = self._totals.get(key, Usage()) + usage
+                    counted = self._totals.get(key)
+                    self._totals[key] = usage if counted is None else counted + usage
             case SubRunEvent(session_id=session_id, event=inner):
                 self.add(inner, session_id)
             case _:
                 return
 
-    def entries(self) -> list[TokenUsage] | None:
+    def entries(self) -> list[dict[str, Any]] | None:
         """The usage so far, per provider and model; None when no call reported any."""
         if not self._totals:
             return None
         return [_entry(provider, model, usage) for (provider, model), usage in self._totals.items()]
 
 
-def _entry(provider: str | None, model: str | None, usage: Usage) -> TokenUsage:
-    """One AG-UI usage entry: cache reads and writes are parts of the input, as in swarmkit."""
-    return TokenUsage(
-        provider=provider,
-        model=model,
-        input_tokens=usage.prompt_tokens,
-        output_tokens=usage.completion_tokens,
-        total_tokens=usage.prompt_tokens + usage.completion_tokens,
-        cached_input_tokens=usage.cache_read_tokens,
-        cache_write_input_tokens=usage.cache_write_tokens,
-    )
+def _entry(provider: str | None, model: str | None, usage: Usage) -> dict[str, Any]:
+    """One AG-UI usage entry (wire form): cache reads and writes are parts of the input, as in
+    swarmkit."""
+    entry: dict[str, Any] = {
+        "inputTokens": usage.prompt_tokens,
+        "outputTokens": usage.completion_tokens,
+        "totalTokens": usage.prompt_tokens + usage.completion_tokens,
+        "cachedInputTokens": usage.cache_read_tokens,
+        "cacheWriteInputTokens": usage.cache_write_tokens,
+    }
+    if model is not None:
+        entry = {"model": model, **entry}
+    if provider is not None:
+        entry = {"provider": provider, **entry}
+    return entry

@@ -26,6 +26,7 @@ from swarmkit.models._base import (
 from swarmkit.models._deadline import Timeouts
 from swarmkit.models._names import model_from_string
 from swarmkit.models._providers import UNKNOWN_PROVIDER, provider_for_url, provider_of
+from swarmkit.models._reasoning import reasoning_of
 
 if TYPE_CHECKING:
     from swarmkit.models._anthropic import AnthropicModel
@@ -65,6 +66,7 @@ __all__ = [
     "provider_for_url",
     "provider_of",
     "model_from_string",
+    "reasoning_of",
 ]
 
 

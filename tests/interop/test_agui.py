@@ -12,10 +12,10 @@ from pydantic import BaseModel
 
 from swarmkit import Agent, Handoff, ModelError, Swarm, UsageLimits, tool
 from swarmkit.agui import HANDOFF, AgUiServer, ag_ui_events
-from swarmkit.journal import InMemoryJournal
+from swarmkit.journal import InMemoryJournal, session_status
 from swarmkit.models import Model, ModelRequest, ModelResponse
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
-from tests.interop.agui_helpers import check_sequence, sse_events, validated
+from tests.interop.agui_helpers import check_sequence, sse_events, wire_events
 from tests.interop.hanging import HangsOnce
 
 TOKEN = "agui-token-0123456789abcdef"
@@ -45,9 +45,9 @@ def _swarm(model: Model) -> Swarm:
     return Swarm([triage, billing], "triage", model=model)
 
 
-def _wire(events: list[BaseEvent]) -> list[BaseEvent]:
+def _wire(events: list[dict[str, Any]]) -> list[BaseEvent]:
     """The events as a front end gets them: JSON over the wire, read back by the models."""
-    return [validated(e.model_dump_json(by_alias=True)) for e in events]
+    return wire_events(events)
 
 
 def _data(event: BaseEvent) -> dict[str, Any]:
@@ -214,8 +214,9 @@ async def test_a_thread_continues_its_conversation() -> None:
 
 
 async def test_a_thread_whose_client_went_away_mid_run_goes_on() -> None:
-    """A client that disconnects mid model call cancels the run; the thread's next run
-    completes and its model sees the message of the run that was cut short."""
+    """A client that disconnects mid-stream (its first events read, the model call under
+    way) ends the run as cancelled; the thread's next run completes and its model sees the
+    message of the run that was cut short."""
     script = ScriptedModel(text("Back."))
     model = HangsOnce(script)
     journal = InMemoryJournal()
@@ -224,18 +225,33 @@ async def test_a_thread_whose_client_went_away_mid_run_goes_on() -> None:
         AgUiServer(_swarm(model), journal, token=TOKEN) as server,
         httpx.AsyncClient(headers=headers) as http,
     ):
-        async with http.stream("POST", server.url, json=_run_input("t3", "r1", "slow")):
+        async with http.stream("POST", server.url, json=_run_input("t3", "r1", "slow")) as reply:
+            read = await _first_events(reply, until=EventType.STATE_SNAPSHOT)
             await model.called.wait()
+        status = None
         for _ in range(100_000):  # the server notices the disconnect and journals the end
             sessions = await journal.sessions()
-            if sessions and sessions[0].stop_reason == "interrupted":
+            if sessions and sessions[0].stop_reason is not None:
+                status = session_status(await journal.read(sessions[0].session_id))
                 break
             await asyncio.sleep(0)
         second = await _post(http, server.url, _run_input("t3", "r2", "still there?"))
 
+    assert [e.type for e in read][:2] == [EventType.RUN_STARTED, EventType.STEP_STARTED]
+    assert status == "cancelled"
     assert _data(second[-1])["result"] == "Back."
     sent = [m.content for m in script.requests[0].messages if m.kind == "user"]
     assert sent == ["slow", "still there?"]
+
+
+async def _first_events(reply: httpx.Response, *, until: EventType) -> list[BaseEvent]:
+    """The events of a stream up to the first ``until``, the rest left unread."""
+    events: list[BaseEvent] = []
+    async for line in reply.aiter_lines():
+        events.extend(sse_events(line))
+        if events and events[-1].type == until:
+            return events
+    raise AssertionError(f"the stream ended before {until}")
 
 
 async def test_the_endpoint_refuses_requests_without_the_token_and_bad_input() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 
+from google.protobuf import json_format
 from pydantic import BaseModel
 
 from swarmkit import Agent, Handoff, Swarm
@@ -32,7 +33,8 @@ async def test_a_swarm_hands_off_to_a_remote_agent_and_replays_it_offline() -> N
     """The remote answer is the run's answer; replay with the peer stopped makes no call."""
     journal = InMemoryJournal()
     executor = PeerExecutor()
-    async with peer_server(executor, TOKEN) as peer:
+    server, _ = peer_server(executor, TOKEN)
+    async with server as peer:
         swarm = _swarm(peer.url, ScriptedModel(transfer("warehouse", sku="A-1")), journal)
         result = await swarm.run("is A-1 in stock?", session_id="s")
 
@@ -41,14 +43,9 @@ async def test_a_swarm_hands_off_to_a_remote_agent_and_replays_it_offline() -> N
     assert result.final_output.startswith("echo: ")
     assert "is A-1 in stock?" in result.final_output
     assert executor.calls == 1
-    (sent,) = executor.received
-    assert sent["handoff"] == {
-        "source": "triage",
-        "tool": "transfer_to_warehouse",
-        "payload": {"sku": "A-1"},
-    }
-    conversation = sent["conversation"]
-    assert isinstance(conversation, list)
+    assert executor.received == [{"sku": "A-1"}]
+    (message,) = executor.messages
+    conversation = json_format.MessageToDict(message.metadata)["swarmkit"]["conversation"]
     assert conversation[0]["content"] == "is A-1 in stock?"
 
     replayed = await _swarm(peer.url, ScriptedModel(), journal).replay("s")
@@ -78,7 +75,8 @@ async def test_a_remote_agent_that_is_down_stops_the_run_with_an_error() -> None
 async def test_a_failed_remote_task_is_a_clear_error() -> None:
     """A peer answering a failed task stops the run with that task's message."""
     journal = InMemoryJournal()
-    async with peer_server(PeerExecutor(fail=True), TOKEN) as peer:
+    server, _ = peer_server(PeerExecutor(fail=True), TOKEN)
+    async with server as peer:
         swarm = _swarm(peer.url, ScriptedModel(transfer("warehouse", sku="A-1")), journal)
         result = await swarm.run("stock?", session_id="s")
 

@@ -27,13 +27,6 @@ Records into a journal:
 - ``append_mirrored``: copies an engine's mirrored records into a shared journal,
   idempotently, each session under its writer lease for ``MIRROR_LEASE_SECONDS``.
 
-Model adapters, for a model served by an API of its own (a remote A2A agent is one):
-
-- ``CallRetrier``: runs one call under a ``RetryPolicy``, retrying what the model adapters
-  retry, and turns its final failure into ``ModelError``.
-- ``StatusError``: another client's HTTP error status in the retrier's terms (429 and 5xx are
-  retried, other 4xx are not); ``ConnectionFailedError``: no answer at all (retried).
-
 Codecs, for an engine that keeps a run's steps in a history of its own (each value's
 ``*_to_data`` is JSON-safe and its ``*_from_data`` gives back an equal value):
 
@@ -67,7 +60,6 @@ if _typing.TYPE_CHECKING:
     from swarmkit.journal._times import StepTime, step_times
     from swarmkit.journal._turns import TURN_MARK
     from swarmkit.journal._writer import NOTHING_HELD, Held, RequestHistory, StepWriter
-    from swarmkit.models._retry import CallRetrier, ConnectionFailedError, StatusError
     from swarmkit.plan import AgentPlan
     from swarmkit.runtime import Runtime
     from swarmkit.spec import Delegator, RunSeams, SubRun, SwarmSpec
@@ -75,8 +67,6 @@ if _typing.TYPE_CHECKING:
 
 __all__ = [
     "AgentPlan",
-    "CallRetrier",
-    "ConnectionFailedError",
     "DecisionSource",
     "Delegator",
     "Held",
@@ -86,7 +76,6 @@ __all__ = [
     "RequestHistory",
     "RunSeams",
     "Runtime",
-    "StatusError",
     "StepTime",
     "StepWriter",
     "SubRun",
@@ -137,9 +126,6 @@ _HOMES: dict[str, str] = {
     "NOTHING_HELD": "swarmkit.journal._writer",
     "RequestHistory": "swarmkit.journal._writer",
     "StepWriter": "swarmkit.journal._writer",
-    "CallRetrier": "swarmkit.models._retry",
-    "ConnectionFailedError": "swarmkit.models._retry",
-    "StatusError": "swarmkit.models._retry",
     "Runtime": "swarmkit.runtime",
     "Delegator": "swarmkit.spec",
     "RunSeams": "swarmkit.spec",

@@ -44,9 +44,16 @@ from swarmkit.a2a._remote_wire import (
 )
 from swarmkit.agent import Agent
 from swarmkit.exceptions import ConfigurationError, ModelError
-from swarmkit.lowlevel import CallRetrier, ConnectionFailedError, Runtime
 from swarmkit.messages import AssistantMessage
-from swarmkit.models import ModelRequest, ModelResponse, RetryPolicy, Usage
+from swarmkit.models import (
+    CallRetrier,
+    ConnectionFailedError,
+    ModelRequest,
+    ModelResponse,
+    RetryPolicy,
+    Usage,
+)
+from swarmkit.runtime import Runtime
 from swarmkit.serving import check_token
 
 DEFAULT_TIMEOUT = 60.0
@@ -198,6 +205,4 @@ def remote_agent(
     what it is for; ``retry`` and ``timeout`` are as for a model. When the remote asks for
     input, the run pauses with its question (a ``question`` pause) and the answer is sent back."""
     model = RemoteA2AModel(url, token=token, timeout=timeout, retry=retry, runtime=runtime)
-    return Agent(
-        name=name, description=description, model=model, handoffs=[], tools=[input_tool()]
-    )
+    return Agent(name=name, description=description, model=model, handoffs=[], tools=[input_tool()])

@@ -14,7 +14,6 @@ from a2a.client.errors import AgentCardResolutionError
 from a2a.helpers import get_data_parts, get_text_parts, new_data_part
 from a2a.types.a2a_pb2 import Message, Part, Role, Task
 
-from swarmkit.lowlevel import ConnectionFailedError, StatusError
 from swarmkit.messages import (
     AssistantMessage,
     SystemMessage,
@@ -23,7 +22,7 @@ from swarmkit.messages import (
     UserMessage,
     messages_to_data,
 )
-from swarmkit.models import ModelRequest
+from swarmkit.models import ConnectionFailedError, ModelRequest, StatusError
 from swarmkit.tools import FunctionTool, ToolResult
 
 INPUT_TOOL = "a2a_input_required"

@@ -1,0 +1,198 @@
+"""A remote A2A peer done right: the handoff's payload and filtered history, retries, input."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from a2a.helpers import get_data_parts, get_text_parts
+from google.protobuf import json_format
+from google.protobuf.struct_pb2 import Struct
+from pydantic import BaseModel
+
+from swarmkit import Agent, Handoff, Swarm, tool
+from swarmkit.a2a import remote_agent
+from swarmkit.filters import FilterOutput, HandoffInput, last_messages, remove_tool_calls
+from swarmkit.interrupts import edit
+from swarmkit.journal import InMemoryJournal
+from swarmkit.messages import Message, messages_to_data
+from swarmkit.models import RetryPolicy
+from swarmkit.testing import ScriptedModel, tool_call, transfer, turn
+from tests.interop.a2a_peer import PeerExecutor, peer_server
+
+TOKEN = "peer-token-0123456789abcdef"
+NO_WAIT = RetryPolicy(max_attempts=3, initial_backoff=0.0, jitter=0.0)
+
+
+class Order(BaseModel):
+    """What the warehouse is asked for."""
+
+    sku: str
+    qty: int
+    gift: bool = False
+
+
+@tool
+def lookup(sku: str) -> str:
+    """Where an item is kept."""
+    return f"{sku} is in the north warehouse"
+
+
+class Recorded:
+    """An input filter that keeps what the filter it wraps returned."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.outputs: list[tuple[Message, ...]] = []
+
+    def __call__(self, data: HandoffInput) -> FilterOutput:
+        """The wrapped filter's output, kept."""
+        out = tuple(self.inner(data))
+        self.outputs.append(out)
+        return out
+
+
+def _triage_model() -> ScriptedModel:
+    return ScriptedModel(
+        tool_call("lookup", sku="A-1"),
+        turn(transfer("warehouse", sku="A-1", qty=2), content="Asking the warehouse."),
+    )
+
+
+def _conversation(executor: PeerExecutor, index: int = 0) -> list[dict[str, Any]]:
+    metadata = json_format.MessageToDict(executor.messages[index].metadata)
+    conversation: list[dict[str, Any]] = metadata["swarmkit"]["conversation"]
+    return conversation
+
+
+def _swarm(url: str, model: ScriptedModel, journal: InMemoryJournal, filter_: Any) -> Swarm:
+    warehouse = remote_agent("warehouse", url, token=TOKEN, retry=NO_WAIT)
+    triage = Agent(
+        name="triage",
+        tools=[lookup],
+        handoffs=[Handoff(agent=warehouse, input_type=Order, input_filter=filter_)],
+    )
+    return Swarm([triage, warehouse], "triage", model=model, journal=journal)
+
+
+async def test_the_typed_payload_is_a_data_part_of_its_own_beside_its_text() -> None:
+    """A plain A2A agent finds the validated payload as the message's one data part."""
+    executor = PeerExecutor()
+    server, _ = peer_server(executor, TOKEN)
+    async with server as peer:
+        swarm = _swarm(peer.url, _triage_model(), InMemoryJournal(), remove_tool_calls)
+        result = await swarm.run("send two A-1", session_id="s")
+
+    assert result.stop_reason == "final_output"
+    (message,) = executor.messages
+    assert get_data_parts(list(message.parts)) == [{"sku": "A-1", "qty": 2, "gift": False}]
+    (said,) = get_text_parts(list(message.parts))
+    assert '"sku":"A-1"' in said.replace(" ", "")
+    assert said.endswith("send two A-1")
+
+
+async def test_the_remote_receives_exactly_what_the_input_filter_left() -> None:
+    """With remove_tool_calls or a last-N filter, the history sent is the filter's output."""
+    for inner in (remove_tool_calls, last_messages(2)):
+        recorded = Recorded(inner)
+        executor = PeerExecutor()
+        server, _ = peer_server(executor, TOKEN)
+        async with server as peer:
+            swarm = _swarm(peer.url, _triage_model(), InMemoryJournal(), recorded)
+            await swarm.run("send two A-1", session_id="s")
+
+        (left,) = recorded.outputs
+        assert _conversation(executor) == _json_rounded(messages_to_data(left))
+        assert "north warehouse" not in repr(executor.messages)
+
+
+def _json_rounded(data: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Data as a protobuf Struct gives it back (its numbers are floats)."""
+    struct = Struct()
+    struct.update({"list": list(data)})
+    rounded: list[dict[str, Any]] = json_format.MessageToDict(struct)["list"]
+    return rounded
+
+
+async def test_a_503_is_retried_and_the_run_succeeds_on_the_second_attempt() -> None:
+    """The model layer's retry policy: one 503, then the answer; two posts in all."""
+    executor = PeerExecutor()
+    server, wrapper = peer_server(executor, TOKEN, statuses=[503])
+    async with server as peer:
+        swarm = _swarm(peer.url, _triage_model(), InMemoryJournal(), None)
+        result = await swarm.run("send two A-1", session_id="s")
+
+    assert (result.stop_reason, result.final_agent) == ("final_output", "warehouse")
+    assert result.final_output.startswith("echo: ")
+    assert (wrapper.posts, executor.calls) == (2, 1)
+
+
+async def test_a_400_is_not_retried() -> None:
+    """A refused message is the caller's to fix: one post, a ModelError naming the status."""
+    executor = PeerExecutor()
+    server, wrapper = peer_server(executor, TOKEN, statuses=[400, 400])
+    async with server as peer:
+        swarm = _swarm(peer.url, _triage_model(), InMemoryJournal(), None)
+        result = await swarm.run("send two A-1", session_id="s")
+
+    assert (result.stop_reason, result.final_agent) == ("error", "warehouse")
+    assert result.failure is not None
+    assert result.failure.message.startswith(
+        f"the remote A2A agent at {peer.url} answered HTTP 400"
+    )
+    assert (wrapper.posts, executor.calls) == (1, 0)
+    assert TOKEN not in result.failure.message
+
+
+async def test_a_remote_that_keeps_failing_gives_up_after_the_policy_attempts() -> None:
+    """Three 502s with three attempts allowed: the run stops with an error after 3 attempts."""
+    server, wrapper = peer_server(PeerExecutor(), TOKEN, statuses=[502, 502, 502])
+    async with server as peer:
+        swarm = _swarm(peer.url, _triage_model(), InMemoryJournal(), None)
+        result = await swarm.run("send two A-1", session_id="s")
+
+    assert result.failure is not None
+    assert "answered HTTP 502 after 3 attempts" in result.failure.message
+    assert wrapper.posts == 3
+
+
+async def test_remote_agent_takes_the_card_url_or_the_base_url() -> None:
+    """Both forms reach the agent: the card's own url is the one called."""
+    for suffix in ("", ".well-known/agent-card.json"):
+        executor = PeerExecutor()
+        server, _ = peer_server(executor, TOKEN)
+        async with server as peer:
+            swarm = _swarm(peer.url + suffix, _triage_model(), InMemoryJournal(), None)
+            result = await swarm.run("send two A-1", session_id="s")
+
+        assert result.final_output.startswith("echo: "), suffix
+        assert executor.calls == 1
+
+
+async def test_a_remote_input_required_pauses_the_run_and_the_answer_goes_back() -> None:
+    """The remote's question pauses the caller; the answer reaches the same remote task and
+    context, the remote's next answer ends the run, and replay makes no call."""
+    journal = InMemoryJournal()
+    executor = PeerExecutor(ask="Which colour?")
+    server, wrapper = peer_server(executor, TOKEN)
+    async with server as peer:
+        swarm = _swarm(
+            peer.url, ScriptedModel(transfer("warehouse", sku="A-1", qty=2)), journal, None
+        )
+        paused = await swarm.run("send two A-1", session_id="s")
+
+        assert paused.stop_reason == "interrupted"
+        assert paused.pending is not None
+        assert (paused.pending.kind, paused.pending.agent) == ("question", "warehouse")
+        assert paused.pending.payload == {"question": "Which colour?"}
+
+        resumed = await swarm.resume("s", decision=edit(payload={"answer": "blue"}))
+
+    assert (resumed.stop_reason, resumed.final_output) == ("final_output", "got: blue")
+    first, second = executor.messages
+    assert (second.task_id, second.context_id) == (first.task_id, first.context_id) != ("", "")
+    assert get_text_parts(list(second.parts)) == ["blue"]
+    posts = wrapper.posts
+
+    replayed = await _swarm(peer.url, ScriptedModel(), journal, None).replay("s")
+    assert (replayed.final_output, wrapper.posts) == ("got: blue", posts)

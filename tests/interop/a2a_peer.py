@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from a2a.helpers import get_data_parts, new_text_part
 from a2a.server.agent_execution import AgentExecutor, RequestContext
@@ -31,9 +31,17 @@ class PeerExecutor(AgentExecutor):
     """Answers ``echo: <text>``, fails every task when ``fail`` is set, or with ``ask`` asks that
     question first and answers ``got: <answer>``; counts its calls and keeps what it received."""
 
-    def __init__(self, *, fail: bool = False, ask: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        fail: bool = False,
+        ask: str | None = None,
+        stall: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
         self.fail = fail
         self.ask = ask
+        self.stall = stall
+        """Awaited before each answer (a test's way to hold the peer mid-call)."""
         self.calls = 0
         self.received: list[dict[str, object]] = []
         self.messages: list[Message] = []
@@ -46,6 +54,8 @@ class PeerExecutor(AgentExecutor):
         assert message is not None
         self.messages.append(message)
         self.received.extend(get_data_parts(list(message.parts)))
+        if self.stall is not None:
+            await self.stall()
         updater = TaskUpdater(event_queue, task_id, context_id)
         if context.current_task is not None:  # the answer to our question
             await updater.add_artifact([new_text_part(f"got: {context.get_user_input()}")])

@@ -2,22 +2,24 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
+import pytest
 from a2a.helpers import get_data_parts, get_text_parts
 from google.protobuf import json_format
 from google.protobuf.struct_pb2 import Struct
 from pydantic import BaseModel
 
-from swarmkit import Agent, Handoff, Swarm, tool
+from swarmkit import Agent, ConfigurationError, Handoff, Swarm, tool
 from swarmkit.a2a import remote_agent
 from swarmkit.filters import FilterOutput, HandoffInput, last_messages, remove_tool_calls
 from swarmkit.interrupts import edit
 from swarmkit.journal import InMemoryJournal
 from swarmkit.messages import Message, messages_to_data
 from swarmkit.models import RetryPolicy
-from swarmkit.testing import ScriptedModel, tool_call, transfer, turn
+from swarmkit.testing import FixedRuntime, ScriptedModel, tool_call, transfer, turn
 from tests.interop.a2a_peer import PeerExecutor, peer_server
 
 TOKEN = "peer-token-0123456789abcdef"
@@ -196,3 +198,36 @@ async def test_a_remote_input_required_pauses_the_run_and_the_answer_goes_back()
 
     replayed = await _swarm(peer.url, ScriptedModel(), journal, None).replay("s")
     assert (replayed.final_output, wrapper.posts) == ("got: blue", posts)
+
+
+async def test_a_remote_call_in_flight_is_cancelled_at_the_agent_timeout() -> None:
+    """The swarm's agent_timeout bounds the remote turn on the run's clock: the run ends as a
+    timeout while the peer still works."""
+    fixed, release = FixedRuntime(), asyncio.Event()
+
+    async def stall() -> None:
+        fixed.now += 60
+        await release.wait()
+
+    executor = PeerExecutor(stall=stall)
+    server, _ = peer_server(executor, TOKEN)
+    async with server as peer:
+        warehouse = remote_agent("warehouse", peer.url, token=TOKEN)
+        triage = Agent(name="triage", handoffs=[Handoff(agent=warehouse, input_type=Order)])
+        model = ScriptedModel(transfer("warehouse", sku="A-1", qty=2))
+        swarm = Swarm([triage, warehouse], "triage", model=model, agent_timeout=30)
+        result = await swarm.with_seams(runtime=fixed.runtime()).run("send two A-1")
+        release.set()
+
+    assert (result.stop_reason, result.final_agent) == ("timeout", "warehouse")
+    assert result.limit is not None
+    assert (result.limit.limit, result.limit.used) == ("agent_timeout", 60)
+    assert executor.calls == 1
+
+
+def test_a_remote_agent_refuses_a_bad_url_or_retry_policy() -> None:
+    """Configuration mistakes raise at construction, before any call."""
+    with pytest.raises(ConfigurationError, match="http"):
+        remote_agent("warehouse", "ftp://example.test/")
+    with pytest.raises(ConfigurationError, match="RetryPolicy"):
+        remote_agent("warehouse", "http://127.0.0.1:1/", retry=3)  # type: ignore[arg-type]

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from swarmkit.exceptions import ConfigurationError
-from swarmkit.interrupts import Decision
+from swarmkit.interrupts import Decision, decision_from_data, decision_to_data
 
 _Model = TypeVar("_Model", bound=BaseModel)
 
@@ -70,7 +70,24 @@ def context_to_data(context: RunContext) -> dict[str, Any]:
         "payload_type": None if payload is None else _class_path(type(payload)),
         "handoff_count": context.handoff_count,
         "idempotency_key": context.idempotency_key,
+        # Only a tool called again with a person's answer has one: other data stays as it was.
+        **_answer_data(context.answer),
     }
+
+
+def _answer_data(answer: Answer | None) -> dict[str, Any]:
+    if answer is None:
+        return {}
+    return {"answer": {"decision": decision_to_data(answer.decision), "asked": answer.asked}}
+
+
+def _answer_from(data: object) -> Answer | None:
+    if not isinstance(data, Mapping):
+        return None
+    decision = data.get("decision")
+    if not isinstance(decision, Mapping):
+        return None
+    return Answer(decision=decision_from_data(decision), asked=str(data.get("asked", "")))
 
 
 def context_from_data(
@@ -97,6 +114,7 @@ def context_from_data(
         handoff_count=int(data.get("handoff_count", 0)),
         deps=deps,
         idempotency_key=data.get("idempotency_key"),
+        answer=_answer_from(data.get("answer")),
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from swarmkit import Agent, ConfigurationError, RunContext, Swarm, ToolResult, tool
+from swarmkit.context import Answer, context_from_data, context_to_data
 from swarmkit.interrupts import Edit, edit, reject
 from swarmkit.journal import InMemoryJournal
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, tool_call
@@ -81,3 +82,17 @@ def test_again_without_a_question_is_refused() -> None:
     """``again`` and ``ask_schema`` mean nothing without ``ask``: a ConfigurationError."""
     with pytest.raises(ConfigurationError, match="need ask"):
         ToolResult(output="x", again=True)
+
+
+def test_the_answer_crosses_to_an_engine_with_the_run_context() -> None:
+    """An engine's tool runner hands the context over as data: the answer goes with it."""
+    context = RunContext(
+        context={},
+        agent="a",
+        session_id="s",
+        answer=Answer(decision=edit(payload={"colour": "blue"}), asked="state-1"),
+    )
+    back = context_from_data(context_to_data(context))
+    assert back.answer == context.answer
+    plain = context_to_data(RunContext(context={}, agent="a", session_id="s"))
+    assert "answer" not in plain

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from swarmkit import Agent, ConfigurationError, Handoff, Swarm, tool
 from swarmkit.a2a import remote_agent
 from swarmkit.filters import FilterOutput, HandoffInput, last_messages, remove_tool_calls
-from swarmkit.interrupts import edit
+from swarmkit.interrupts import Decision, PendingDecision, edit
 from swarmkit.journal import InMemoryJournal
 from swarmkit.messages import Message, messages_to_data
 from swarmkit.models import RetryPolicy
@@ -231,3 +231,38 @@ def test_a_remote_agent_refuses_a_bad_url_or_retry_policy() -> None:
         remote_agent("warehouse", "ftp://example.test/")
     with pytest.raises(ConfigurationError, match="RetryPolicy"):
         remote_agent("warehouse", "http://127.0.0.1:1/", retry=3)  # type: ignore[arg-type]
+
+
+class Picks:
+    """A decision source that answers every question with one colour, and keeps the questions."""
+
+    def __init__(self, colour: str) -> None:
+        self.colour = colour
+        self.asked: list[PendingDecision] = []
+
+    async def decide(self, pending: PendingDecision) -> Decision | None:
+        """Answer at once."""
+        self.asked.append(pending)
+        return edit(payload={"answer": self.colour}, by="ops")
+
+
+async def test_the_callers_decision_source_answers_a_remote_question_live() -> None:
+    """A decision source answers the remote's question in the same run; the journal keeps the
+    answer and who gave it, so a replay takes the same path with no call."""
+    journal = InMemoryJournal()
+    executor, picks = PeerExecutor(ask="Which colour?"), Picks("red")
+    server, wrapper = peer_server(executor, TOKEN)
+    async with server as peer:
+        model = ScriptedModel(transfer("warehouse", sku="A-1", qty=2))
+        swarm = _swarm(peer.url, model, journal, None).with_seams(decisions=picks)
+        result = await swarm.run("send two A-1", session_id="s")
+
+    assert (result.stop_reason, result.final_output) == ("final_output", "got: red")
+    assert [p.payload for p in picks.asked] == [{"question": "Which colour?"}]
+    resumed = [r for r in await journal.read("s") if r.kind == "resumed"]
+    assert [(r.data["payload"], r.data["decided_by"]) for r in resumed] == [
+        ({"answer": "red"}, "ops")
+    ]
+    posts = wrapper.posts
+    replayed = await _swarm(peer.url, ScriptedModel(), journal, None).replay("s")
+    assert (replayed.final_output, wrapper.posts) == ("got: red", posts)

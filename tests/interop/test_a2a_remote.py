@@ -10,11 +10,12 @@ from pydantic import BaseModel
 from swarmkit import Agent, Handoff, Swarm
 from swarmkit.a2a import A2AServer, remote_agent
 from swarmkit.journal import InMemoryJournal
-from swarmkit.models import ModelRequest, ModelResponse
+from swarmkit.models import ModelRequest, ModelResponse, RetryPolicy
 from swarmkit.testing import ScriptedModel, text, transfer
 from tests.interop.a2a_peer import PeerExecutor, peer_server
 
 TOKEN = "peer-token-0123456789abcdef"
+NO_WAIT = RetryPolicy(max_attempts=2, initial_backoff=0.0, jitter=0.0)
 
 
 class StockQuery(BaseModel):
@@ -24,7 +25,9 @@ class StockQuery(BaseModel):
 
 
 def _swarm(url: str, model: ScriptedModel, journal: InMemoryJournal) -> Swarm:
-    warehouse = remote_agent("warehouse", url, token=TOKEN, description="Knows the stock.")
+    warehouse = remote_agent(
+        "warehouse", url, token=TOKEN, description="Knows the stock.", retry=NO_WAIT
+    )
     triage = Agent(name="triage", handoffs=[Handoff(agent=warehouse, input_type=StockQuery)])
     return Swarm([triage, warehouse], "triage", model=model, journal=journal)
 
@@ -65,7 +68,9 @@ async def test_a_remote_agent_that_is_down_stops_the_run_with_an_error() -> None
 
     assert (result.stop_reason, result.final_agent) == ("error", "warehouse")
     assert result.failure is not None
-    assert result.failure.message.startswith(f"the remote A2A agent at {url} did not answer")
+    assert result.failure.message.startswith(
+        f"the remote A2A agent at {url} did not answer after 2 attempts"
+    )
     assert TOKEN not in result.failure.message
     records = await journal.read("s")
     assert records[-1].kind == "run_finished"

@@ -123,7 +123,8 @@ def input_tool() -> FunctionTool:
 
     async def ask(arguments: dict[str, Any]) -> ToolResult:
         question = arguments.get("question")
-        return ToolResult(ask=question if isinstance(question, str) and question else "input?")
+        asked = question if isinstance(question, str) and question else None
+        return ToolResult(ask=asked or "The remote agent asks for input (it said no more).")
 
     return FunctionTool.from_schema(
         name=INPUT_TOOL,

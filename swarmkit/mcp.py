@@ -154,7 +154,7 @@ class MCPToolSource:
             encoding_error_handler="replace",
         )
         return cls(
-            Client(parameters, elicitation_callback=decline_mid_call),
+            Client(parameters, elicitation_callback=_decline_mid_call),
             name=name or Path(command).name,
             include=include,
             exclude=exclude,
@@ -187,7 +187,7 @@ class MCPToolSource:
         )
         transport = streamable_http_client(url, http_client=http)
         return cls(
-            Client(transport, elicitation_callback=decline_mid_call),
+            Client(transport, elicitation_callback=_decline_mid_call),
             name=name or url,
             include=include,
             exclude=exclude,
@@ -273,7 +273,7 @@ class MCPToolSource:
         """Call a tool as an agent's tool does: a request for input comes back as a question
         for a person (``ToolResult(ask=..., again=True)``); with ``answer``, the person's
         answer to it is sent and the call goes on."""
-        responses, state = (None, None) if answer is None else answered(answer)
+        responses, state = (None, None) if answer is None else _answered(answer)
         result = await self._request(
             tool_name, arguments, answering=True, responses=responses, state=state
         )
@@ -439,13 +439,13 @@ class MCPToolSource:
         )
 
 
-async def decline_mid_call(context: object, params: ElicitRequestParams) -> ElicitResult:
+async def _decline_mid_call(context: object, params: ElicitRequestParams) -> ElicitResult:
     """A request for input sent in the middle of a call (servers of protocol versions before
     2026-07-28) is declined: a run that pauses for a person cannot hold the call open."""
     return ElicitResult(action="decline")
 
 
-def answered(answer: Answer) -> tuple[InputResponses, str | None]:
+def _answered(answer: Answer) -> tuple[InputResponses, str | None]:
     """The responses a person's answer makes to the request for input it answers, and the
     server's state to send back with them."""
     asked = json.loads(answer.asked).get("mcp_input_required") or {}

@@ -10,8 +10,20 @@ from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
 from swarmkit.exceptions import ConfigurationError
+from swarmkit.interrupts import Decision, decision_from_data, decision_to_data
 
 _Model = TypeVar("_Model", bound=BaseModel)
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Answer:
+    """A person's answer to the question a tool asked, for the tool called again."""
+
+    decision: Decision
+    """What the person decided: ``edit(payload=...)`` carries the answer's fields, ``reject``
+    declines to answer, ``approve`` answers with nothing."""
+    asked: str
+    """The output the tool returned when it asked (what it needs to pick the call up again)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -37,6 +49,9 @@ class RunContext:
     idempotency_key: str | None = None
     """For a tool call: ``{session}:{turn}:{tool_call_id}``, the same on every retry, resume and
     replay of that call, so a tool with side effects can deduplicate the step a crash repeats."""
+    answer: Answer | None = None
+    """For a tool called again after it asked a person (``ToolResult(ask=..., again=True)``):
+    the person's decision, and what the tool returned when it asked."""
 
     def context_as(self, context_type: type[_Model]) -> _Model:
         """The context as ``context_type`` (a swarm's ``context_type``, say), validated now, so
@@ -55,7 +70,24 @@ def context_to_data(context: RunContext) -> dict[str, Any]:
         "payload_type": None if payload is None else _class_path(type(payload)),
         "handoff_count": context.handoff_count,
         "idempotency_key": context.idempotency_key,
+        # Only a tool called again with a person's answer has one: other data stays as it was.
+        **_answer_data(context.answer),
     }
+
+
+def _answer_data(answer: Answer | None) -> dict[str, Any]:
+    if answer is None:
+        return {}
+    return {"answer": {"decision": decision_to_data(answer.decision), "asked": answer.asked}}
+
+
+def _answer_from(data: object) -> Answer | None:
+    if not isinstance(data, Mapping):
+        return None
+    decision = data.get("decision")
+    if not isinstance(decision, Mapping):
+        return None
+    return Answer(decision=decision_from_data(decision), asked=str(data.get("asked", "")))
 
 
 def context_from_data(
@@ -82,6 +114,7 @@ def context_from_data(
         handoff_count=int(data.get("handoff_count", 0)),
         deps=deps,
         idempotency_key=data.get("idempotency_key"),
+        answer=_answer_from(data.get("answer")),
     )
 
 

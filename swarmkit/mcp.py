@@ -31,15 +31,23 @@ from mcp.types import (
     AudioContent,
     CallToolResult,
     ContentBlock,
+    ElicitRequest,
+    ElicitRequestFormParams,
+    ElicitRequestParams,
+    ElicitResult,
     ImageContent,
+    InputRequiredResult,
+    InputResponses,
     ResourceLink,
     TextContent,
     Tool,
 )
 
 from swarmkit.bounds import MAX_JSON_DEPTH, value_problem
+from swarmkit.context import Answer, RunContext
 from swarmkit.exceptions import ConfigurationError, SwarmkitError, ToolServerError
-from swarmkit.tools import FunctionTool
+from swarmkit.interrupts import Edit, Reject
+from swarmkit.tools import FunctionTool, ToolResult
 
 _UNSAFE_NAME_CHARACTERS = re.compile(r"[^a-zA-Z0-9_-]")
 
@@ -146,7 +154,7 @@ class MCPToolSource:
             encoding_error_handler="replace",
         )
         return cls(
-            Client(parameters),
+            Client(parameters, elicitation_callback=_decline_mid_call),
             name=name or Path(command).name,
             include=include,
             exclude=exclude,
@@ -179,7 +187,7 @@ class MCPToolSource:
         )
         transport = streamable_http_client(url, http_client=http)
         return cls(
-            Client(transport),
+            Client(transport, elicitation_callback=_decline_mid_call),
             name=name or url,
             include=include,
             exclude=exclude,
@@ -253,12 +261,48 @@ class MCPToolSource:
         return self._tools
 
     async def call(self, tool_name: str, arguments: Mapping[str, Any]) -> str:
-        """Call a tool by its name on the server; the result as text, or ToolServerError."""
+        """Call a tool by its name on the server; the result as text, or ToolServerError
+        (a tool that asks for input is answered by the client's own callbacks)."""
+        result = await self._request(tool_name, arguments, answering=False)
+        assert isinstance(result, CallToolResult)
+        return self._text(tool_name, result)
+
+    async def call_asking(
+        self, tool_name: str, arguments: Mapping[str, Any], answer: Answer | None = None
+    ) -> str | ToolResult:
+        """Call a tool as an agent's tool does: a request for input comes back as a question
+        for a person (``ToolResult(ask=..., again=True)``); with ``answer``, the person's
+        answer to it is sent and the call goes on."""
+        responses, state = (None, None) if answer is None else _answered(answer)
+        result = await self._request(
+            tool_name, arguments, answering=True, responses=responses, state=state
+        )
+        if isinstance(result, InputRequiredResult):
+            return self._question(tool_name, result)
+        return self._text(tool_name, result)
+
+    async def _request(
+        self,
+        tool_name: str,
+        arguments: Mapping[str, Any],
+        *,
+        answering: bool,
+        responses: InputResponses | None = None,
+        state: str | None = None,
+    ) -> CallToolResult | InputRequiredResult:
         self._require_connection(f"call {tool_name!r}", tool_name=tool_name)
         timeout = self.limits.call_timeout
         try:
             async with asyncio.timeout(timeout):
-                result = await self._client.call_tool(tool_name, dict(arguments))
+                if not answering:
+                    return await self._client.call_tool(tool_name, dict(arguments))
+                return await self._client.session.call_tool(
+                    tool_name,
+                    dict(arguments),
+                    input_responses=responses,
+                    request_state=state,
+                    allow_input_required=True,
+                )
         except TimeoutError as exc:
             detail = f"no answer within {timeout:g} s (MCPLimits.call_timeout)"
             raise self._failed(tool_name, detail) from exc
@@ -268,6 +312,8 @@ class MCPToolSource:
             # A crashed process or dropped connection surfaces as the transport's own errors.
             cause = _meaningful(exc)
             raise self._failed(tool_name, f"unreachable ({type(cause).__name__}: {cause})") from exc
+
+    def _text(self, tool_name: str, result: CallToolResult) -> str:
         text = result_text(result)
         if len(text) > self.limits.max_result_chars:
             raise self._failed(
@@ -278,6 +324,27 @@ class MCPToolSource:
         if result.is_error:
             raise self._failed(tool_name, text or "the tool reported an error")
         return text
+
+    def _question(self, tool_name: str, result: InputRequiredResult) -> ToolResult:
+        """A request for input as a question for a person; what the call needs to go on
+        (the request keys and the server's state) is the output the answer comes back with."""
+        forms = {
+            key: request.params
+            for key, request in (result.input_requests or {}).items()
+            if isinstance(request, ElicitRequest)
+            and isinstance(request.params, ElicitRequestFormParams)
+        }
+        if not forms or len(forms) != len(result.input_requests or {}):
+            detail = "it asks for input other than a form (sampling, roots or a URL)"
+            raise self._failed(tool_name, detail + ", which this client does not give")
+        asked = {"mcp_input_required": {"keys": list(forms), "state": result.request_state}}
+        question = "\n".join(params.message for params in forms.values())
+        if len(forms) == 1:
+            schema = dict(next(iter(forms.values())).requested_schema)
+        else:
+            properties = {key: dict(params.requested_schema) for key, params in forms.items()}
+            schema = {"type": "object", "properties": properties, "required": list(forms)}
+        return ToolResult(output=json.dumps(asked), ask=question, ask_schema=schema, again=True)
 
     # -- internals -----------------------------------------------------------------------
 
@@ -336,8 +403,9 @@ class MCPToolSource:
                 tool_name=server_name,
             )
 
-        async def call(arguments: dict[str, Any]) -> str:
-            return await self.call(server_name, arguments)
+        async def call(arguments: dict[str, Any], context: RunContext | None) -> str | ToolResult:
+            answer = context.answer if context is not None else None
+            return await self.call_asking(server_name, arguments, answer)
 
         return FunctionTool.from_schema(
             name=self._exposed_name(server_name),
@@ -345,6 +413,7 @@ class MCPToolSource:
             parameters=listed.input_schema,
             function=call,
             strict=self._strict,
+            with_context=True,
         )
 
     def _exposed_name(self, server_name: str) -> str:
@@ -368,6 +437,29 @@ class MCPToolSource:
             tool_name=tool_name,
             server=self.name,
         )
+
+
+async def _decline_mid_call(context: object, params: ElicitRequestParams) -> ElicitResult:
+    """A request for input sent in the middle of a call (servers of protocol versions before
+    2026-07-28) is declined: a run that pauses for a person cannot hold the call open."""
+    return ElicitResult(action="decline")
+
+
+def _answered(answer: Answer) -> tuple[InputResponses, str | None]:
+    """The responses a person's answer makes to the request for input it answers, and the
+    server's state to send back with them."""
+    asked = json.loads(answer.asked).get("mcp_input_required") or {}
+    keys = [str(key) for key in asked.get("keys") or []]
+    state = asked.get("state")
+    decision = answer.decision
+    if isinstance(decision, Reject):
+        return {key: ElicitResult(action="decline") for key in keys}, state
+    fields = dict(decision.payload) if isinstance(decision, Edit) else {}
+    if len(keys) == 1:
+        return {keys[0]: ElicitResult(action="accept", content=fields)}, state
+    return {
+        key: ElicitResult(action="accept", content=fields.get(key) or {}) for key in keys
+    }, state
 
 
 def _leaves(error: BaseException) -> Iterator[BaseException]:

@@ -44,6 +44,8 @@ from swarmkit.exceptions import (
 from swarmkit.models import ToolSpec, Usage
 
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
+_SCHEMA_CONTEXT = "__swarmkit_run_context__"
+"""Where a schema tool's RunContext rides among its arguments (no JSON field is named so)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,6 +63,13 @@ class ToolResult:
     ask: str | None = None
     """A question for a person: the run pauses (``pending.kind == "question"``) and the answer
     given on resume (``edit(payload={"answer": ...})``) becomes this call's result."""
+    ask_schema: Mapping[str, Any] | None = None
+    """With ``ask``: the JSON schema of the answer wanted (the pause's payload shows it as
+    ``schema``); a person answers with ``edit(payload={...its fields...})``."""
+    again: bool = False
+    """With ``ask``: the answer does not become the result; the tool is called again with the
+    same arguments and the answer in ``RunContext.answer``, and that call's result is the
+    call's result (how an MCP tool's request for input is answered)."""
 
     def __post_init__(self) -> None:
         if self.goto is not None and (not isinstance(self.goto, str) or not self.goto):
@@ -69,6 +78,8 @@ class ToolResult:
             raise ConfigurationError("ToolResult.payload needs goto: name the agent it is for")
         if not isinstance(self.update, Mapping):
             raise ConfigurationError("ToolResult.update must be a mapping of context keys")
+        if (self.again or self.ask_schema is not None) and self.ask is None:
+            raise ConfigurationError("ToolResult.again and ask_schema need ask: the question")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,10 +149,11 @@ class FunctionTool:
         name: str,
         description: str,
         parameters: Mapping[str, Any],
-        function: Callable[[dict[str, Any]], Awaitable[Any]],
+        function: Callable[..., Awaitable[Any]],
         strict: bool = True,
         raise_errors: bool = False,
         needs_approval: bool = False,
+        with_context: bool = False,
     ) -> FunctionTool:
         """A tool from a JSON schema and an async function taking the arguments as one dict.
 
@@ -150,6 +162,7 @@ class FunctionTool:
         optional field becomes nullable, and a null the model sends for it is dropped again
         before the call), else offered as given. The arguments reach ``function`` parsed as a
         JSON object; checking them against the schema is left to the function's owner.
+        ``with_context=True`` passes the call's [RunContext][swarmkit.RunContext] second.
         """
         _check_tool_name(name)
         problem = value_problem(parameters)  # before deepcopy and the reshaping recurse
@@ -165,7 +178,8 @@ class FunctionTool:
         )
 
         async def call(**arguments: Any) -> Any:
-            return await function(arguments)
+            context = arguments.pop(_SCHEMA_CONTEXT, None)
+            return await (function(arguments, context) if with_context else function(arguments))
 
         return cls(
             name=name,
@@ -176,6 +190,7 @@ class FunctionTool:
             needs_approval=needs_approval,
             _function=call,
             _arguments=schema,
+            _context_parameter=_SCHEMA_CONTEXT if with_context else None,
         )
 
     def spec(self) -> ToolSpec:
@@ -262,12 +277,21 @@ def outcome_to_data(outcome: ToolOutcome) -> dict[str, Any]:
         "update": to_jsonable_python(dict(result.update), fallback=str) if result else {},
         "goto": result.goto if result else None,
         "ask": result.ask if result else None,
+        # Only a question to answer by calling again has these: other records stay as they were.
+        **_again_data(result),
         "payload": to_jsonable_python(dict(result.payload)) if result and result.payload else None,
         "error": None if error is None else {"kind": _error_kind(error), "tool": error.tool_name},
         "usage": {agent: to_jsonable_python(used) for agent, used in outcome.usage.items()},
         # Only a delegation's outcome has calls: other records stay as they always were.
         **_calls_data(outcome),
     }
+
+
+def _again_data(result: ToolResult | None) -> dict[str, Any]:
+    if result is None or (not result.again and result.ask_schema is None):
+        return {}
+    schema = None if result.ask_schema is None else to_jsonable_python(dict(result.ask_schema))
+    return {"again": result.again, "ask_schema": schema}
 
 
 class _Counted(TypedDict):
@@ -294,6 +318,8 @@ def outcome_from_data(data: Mapping[str, Any]) -> ToolOutcome:
             goto=data.get("goto"),
             payload=data.get("payload"),
             ask=data.get("ask"),
+            ask_schema=data.get("ask_schema"),
+            again=bool(data.get("again", False)),
         )
         return ToolOutcome(content=content, is_error=False, result=result, usage=usage, **counted)
     described = data.get("error")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
+from typing import Any
 
 from swarmkit._run import _replies as replies
 from swarmkit._run._parts import RunParts
@@ -53,10 +55,24 @@ async def tool_question(
     run: RunParts, plan: AgentPlan, call: ToolCall, question: str
 ) -> tuple[str, bool]:
     """A tool's question for a person: the run pauses, and the answer is the result."""
+    return replies.answer_of(await question_decision(run, plan, call, question))
+
+
+async def question_decision(
+    run: RunParts,
+    plan: AgentPlan,
+    call: ToolCall,
+    question: str,
+    schema: Mapping[str, Any] | None = None,
+) -> Decision:
+    """A person's decision on a tool's question (the answer's ``schema`` shown when given)."""
+    payload: dict[str, Any] = {"question": question}
+    if schema is not None:
+        payload["schema"] = dict(schema)
     pending = PendingDecision(
-        kind="question", agent=plan.name, tool_name=call.name, payload={"question": question}
+        kind="question", agent=plan.name, tool_name=call.name, payload=payload
     )
-    return replies.answer_of(await pause_point(run, pending))
+    return await pause_point(run, pending)
 
 
 async def tool_approval(run: RunParts, plan: AgentPlan, call: ToolCall) -> Decision:

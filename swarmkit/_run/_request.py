@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from swarmkit._run._limits import allowed_targets, check_turn_budget, must_answer
 from swarmkit._run._offers import Withheld, withheld
@@ -38,7 +39,14 @@ async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> M
         settings=settings,
         agent=plan.name,
         output_schema=request_schema(plan),
+        handoff_payload=_payload_data(state),
     )
+
+
+def _payload_data(state: RunState) -> dict[str, Any] | None:
+    """The typed handoff payload the active agent came in with, as JSON data."""
+    payload = state.trail.payload
+    return None if payload is None else payload.model_dump(mode="json")
 
 
 def answer_only(settings: ModelSettings) -> ModelSettings:

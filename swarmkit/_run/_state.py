@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from swarmkit._run._conversation import Continuation
-from swarmkit.context import RunContext
+from swarmkit.context import Answer, RunContext
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import PendingDecision
 from swarmkit.limits import LimitBreach, Spend, Spent
@@ -304,8 +304,11 @@ def rule_state(state: RunState) -> dict[str, Any]:
     return {**state.context, RESERVED_KEY: facts}
 
 
-def run_context(state: RunState, *, idempotency_key: str | None = None) -> RunContext:
-    """What tools and instruction functions see of the run."""
+def run_context(
+    state: RunState, *, idempotency_key: str | None = None, answer: Answer | None = None
+) -> RunContext:
+    """What tools and instruction functions see of the run (``answer``: a person's answer
+    for a tool called again after it asked)."""
     return RunContext(
         context=MappingProxyType(state.context),
         agent=state.agent,
@@ -314,6 +317,7 @@ def run_context(state: RunState, *, idempotency_key: str | None = None) -> RunCo
         handoff_count=state.handoff_count,
         deps=state.deps,
         idempotency_key=idempotency_key,
+        answer=answer,
     )
 
 

@@ -13,10 +13,11 @@ from swarmkit._run._delegate import Delegating, run_delegations
 from swarmkit._run._handoff import enter_view, is_handoff_call, take_one_handoff
 from swarmkit._run._output import after_tool_calls
 from swarmkit._run._parts import RunParts
-from swarmkit._run._pauses import tool_approval, tool_question
+from swarmkit._run._pauses import question_decision, tool_approval, tool_question
 from swarmkit._run._request import offered_tools
 from swarmkit._run._state import Candidate, run_context
 from swarmkit._run._steps import Continued, HandedOff, TurnOutcome
+from swarmkit.context import Answer
 from swarmkit.exceptions import HandoffPayloadError
 from swarmkit.interrupts import Decision, Edit, Reject
 from swarmkit.limits import LimitBreach
@@ -99,6 +100,7 @@ async def _run_function_tool(
     """Run one function tool (its ToolCalled already yielded); the result's event. A tool that
     asks a person pauses the run; one that says ``goto`` becomes a handoff candidate."""
     outcome, arguments, decision = await _invoke(run, plan, call)
+    outcome = await _asked_again(run, plan, call, arguments, outcome)
     state = run.state
     state.last_tool.name, state.last_tool.ok = call.name, not outcome.is_error
     result = outcome.result
@@ -163,14 +165,47 @@ async def _invoke(
         return replies.rejected_outcome(decision), arguments, decision
     if isinstance(decision, Edit):
         arguments = json.dumps(dict(decision.payload))
+    return await _outcome(run, plan, call, arguments, decision=decision), arguments, decision
+
+
+async def _outcome(
+    run: RunParts,
+    plan: AgentPlan,
+    call: ToolCall,
+    arguments: str,
+    *,
+    decision: Decision | None = None,
+    answer: Answer | None = None,
+) -> ToolOutcome:
+    """The call's outcome: counted, then the journal's, or the tool's own (journaled)."""
     hit = run.limit_hit(_counted(run))
     if hit is not None:
         await run.stop(hit)
     outcome = await run.tape.replayed_outcome(plan.name, call, arguments)
     if outcome is None:
-        outcome = await _run_live(run, plan, call, arguments)
+        outcome = await _run_live(run, plan, call, arguments, answer)
         run.tape.record_outcome(plan.name, call, outcome, decision, arguments)
-    return outcome, arguments, decision
+    return outcome
+
+
+MAX_QUESTION_ROUNDS = 10
+"""How often one tool call may ask a person again before its question is taken as an error."""
+
+
+async def _asked_again(
+    run: RunParts, plan: AgentPlan, call: ToolCall, arguments: str, outcome: ToolOutcome
+) -> ToolOutcome:
+    """A tool that asks to be called again with the answer: pause for it, call again, and so
+    on while it asks; the last outcome is the call's."""
+    for _ in range(MAX_QUESTION_ROUNDS):
+        result = outcome.result
+        if result is None or result.ask is None or not result.again:
+            return outcome
+        decision = await question_decision(run, plan, call, result.ask, result.ask_schema)
+        answer = Answer(decision=decision, asked=outcome.content)
+        outcome = await _outcome(run, plan, call, arguments, answer=answer)
+    content = f"Error: the tool asked more than {MAX_QUESTION_ROUNDS} questions in one call."
+    return ToolOutcome(content=content, is_error=True)
 
 
 def _counted(run: RunParts) -> LimitBreach | None:
@@ -181,10 +216,12 @@ def _counted(run: RunParts) -> LimitBreach | None:
     return None
 
 
-async def _run_live(run: RunParts, plan: AgentPlan, call: ToolCall, arguments: str) -> ToolOutcome:
+async def _run_live(
+    run: RunParts, plan: AgentPlan, call: ToolCall, arguments: str, answer: Answer | None
+) -> ToolOutcome:
     state = run.state
     key = f"{state.session_id}:{state.budget.turns}:{call.id}"
-    context = run_context(state, idempotency_key=key)
+    context = run_context(state, idempotency_key=key, answer=answer)
     invoked = run.seams.tool_runner.invoke(plan.tools[call.name], arguments, context)
     try:
         return await budget.within(run.time_left(), invoked, run.seams.runtime)

@@ -51,6 +51,7 @@ class RequestHistory:
             settings=request.settings,
             agent=request.agent,
             output_schema=request.output_schema,
+            handoff_payload=request.handoff_payload,
         )
 
 

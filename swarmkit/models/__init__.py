@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from swarmkit.models._gemini import GeminiModel
     from swarmkit.models._openai import OpenAIModel
     from swarmkit.models._responses import OpenAIResponsesModel
-    from swarmkit.models._retry import RetryPolicy
+    from swarmkit.models._retry import CallRetrier, ConnectionFailedError, RetryPolicy, StatusError
 
 _LAZY = {
     "AnthropicModel": "swarmkit.models._anthropic",
@@ -41,12 +41,18 @@ _LAZY = {
     "OpenAIModel": "swarmkit.models._openai",
     "OpenAIResponsesModel": "swarmkit.models._responses",
     "RetryPolicy": "swarmkit.models._retry",
+    # For a model served by an API of its own (a remote A2A agent): the adapters' retrier.
+    "CallRetrier": "swarmkit.models._retry",
+    "ConnectionFailedError": "swarmkit.models._retry",
+    "StatusError": "swarmkit.models._retry",
 }
 
 __all__ = [
     "UNKNOWN_PROVIDER",
     "AnthropicModel",
     "AttemptDiscarded",
+    "CallRetrier",
+    "ConnectionFailedError",
     "GeminiModel",
     "Model",
     "ModelDelta",
@@ -57,6 +63,7 @@ __all__ = [
     "OpenAIResponsesModel",
     "OutputSchema",
     "RetryPolicy",
+    "StatusError",
     "StreamingModel",
     "TextDelta",
     "Timeouts",

@@ -104,6 +104,10 @@ class ModelRequest:
     output_schema: OutputSchema | None = None
     """The schema the final answer must follow, sent as the API's structured output (None for
     an agent without an ``output_type``, or one whose server does not support it)."""
+    handoff_payload: Mapping[str, Any] | None = None
+    """The validated payload of the typed handoff that brought the agent in, as JSON data
+    (None without one). The instructions already quote it as text; a model that can send data
+    of its own, such as a remote A2A agent, sends this. Not part of the request's digest."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import socket
 
+from google.protobuf import json_format
 from pydantic import BaseModel
 
 from swarmkit import Agent, Handoff, Swarm
 from swarmkit.a2a import A2AServer, remote_agent
 from swarmkit.journal import InMemoryJournal
-from swarmkit.models import ModelRequest, ModelResponse
+from swarmkit.models import ModelRequest, ModelResponse, RetryPolicy
 from swarmkit.testing import ScriptedModel, text, transfer
 from tests.interop.a2a_peer import PeerExecutor, peer_server
 
 TOKEN = "peer-token-0123456789abcdef"
+NO_WAIT = RetryPolicy(max_attempts=2, initial_backoff=0.0, jitter=0.0)
 
 
 class StockQuery(BaseModel):
@@ -23,7 +25,9 @@ class StockQuery(BaseModel):
 
 
 def _swarm(url: str, model: ScriptedModel, journal: InMemoryJournal) -> Swarm:
-    warehouse = remote_agent("warehouse", url, token=TOKEN, description="Knows the stock.")
+    warehouse = remote_agent(
+        "warehouse", url, token=TOKEN, description="Knows the stock.", retry=NO_WAIT
+    )
     triage = Agent(name="triage", handoffs=[Handoff(agent=warehouse, input_type=StockQuery)])
     return Swarm([triage, warehouse], "triage", model=model, journal=journal)
 
@@ -32,7 +36,8 @@ async def test_a_swarm_hands_off_to_a_remote_agent_and_replays_it_offline() -> N
     """The remote answer is the run's answer; replay with the peer stopped makes no call."""
     journal = InMemoryJournal()
     executor = PeerExecutor()
-    async with peer_server(executor, TOKEN) as peer:
+    server, _ = peer_server(executor, TOKEN)
+    async with server as peer:
         swarm = _swarm(peer.url, ScriptedModel(transfer("warehouse", sku="A-1")), journal)
         result = await swarm.run("is A-1 in stock?", session_id="s")
 
@@ -41,14 +46,9 @@ async def test_a_swarm_hands_off_to_a_remote_agent_and_replays_it_offline() -> N
     assert result.final_output.startswith("echo: ")
     assert "is A-1 in stock?" in result.final_output
     assert executor.calls == 1
-    (sent,) = executor.received
-    assert sent["handoff"] == {
-        "source": "triage",
-        "tool": "transfer_to_warehouse",
-        "payload": {"sku": "A-1"},
-    }
-    conversation = sent["conversation"]
-    assert isinstance(conversation, list)
+    assert executor.received == [{"sku": "A-1"}]
+    (message,) = executor.messages
+    conversation = json_format.MessageToDict(message.metadata)["swarmkit"]["conversation"]
     assert conversation[0]["content"] == "is A-1 in stock?"
 
     replayed = await _swarm(peer.url, ScriptedModel(), journal).replay("s")
@@ -68,7 +68,9 @@ async def test_a_remote_agent_that_is_down_stops_the_run_with_an_error() -> None
 
     assert (result.stop_reason, result.final_agent) == ("error", "warehouse")
     assert result.failure is not None
-    assert result.failure.message.startswith(f"the remote A2A agent at {url} did not answer")
+    assert result.failure.message.startswith(
+        f"the remote A2A agent at {url} did not answer after 2 attempts"
+    )
     assert TOKEN not in result.failure.message
     records = await journal.read("s")
     assert records[-1].kind == "run_finished"
@@ -78,7 +80,8 @@ async def test_a_remote_agent_that_is_down_stops_the_run_with_an_error() -> None
 async def test_a_failed_remote_task_is_a_clear_error() -> None:
     """A peer answering a failed task stops the run with that task's message."""
     journal = InMemoryJournal()
-    async with peer_server(PeerExecutor(fail=True), TOKEN) as peer:
+    server, _ = peer_server(PeerExecutor(fail=True), TOKEN)
+    async with server as peer:
         swarm = _swarm(peer.url, ScriptedModel(transfer("warehouse", sku="A-1")), journal)
         result = await swarm.run("stock?", session_id="s")
 

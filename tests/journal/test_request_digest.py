@@ -143,11 +143,12 @@ def test_a_whole_request_keeps_every_field_of_its_head() -> None:
         settings=ModelSettings(temperature=0.5, tool_choice="required"),
         agent="a",
         output_schema=OutputSchema(name="O", schema={"type": "object"}, strict=True),
+        handoff_payload={"sku": "A-1"},
     )
     items = [UserMessage(content="hi")]
     whole = RequestHistory(view=(), items=items, count=1).sent_with(head)
 
     assert whole == dataclasses.replace(head, messages=(SYSTEM, *items))
     assert {f.name for f in dataclasses.fields(ModelRequest)} == {
-        "messages", "tools", "settings", "agent", "output_schema"
+        "messages", "tools", "settings", "agent", "output_schema", "handoff_payload"
     }  # fmt: skip

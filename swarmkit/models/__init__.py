@@ -25,7 +25,12 @@ from swarmkit.models._base import (
 )
 from swarmkit.models._deadline import Timeouts
 from swarmkit.models._names import model_from_string
-from swarmkit.models._providers import UNKNOWN_PROVIDER, provider_for_url, provider_of
+from swarmkit.models._providers import (
+    UNKNOWN_PROVIDER,
+    provider_for_url,
+    provider_of,
+    server_of,
+)
 
 if TYPE_CHECKING:
     from swarmkit.models._anthropic import AnthropicModel
@@ -64,6 +69,7 @@ __all__ = [
     "Usage",
     "provider_for_url",
     "provider_of",
+    "server_of",
     "model_from_string",
 ]
 

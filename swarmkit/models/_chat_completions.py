@@ -207,6 +207,7 @@ def parse_completion(data: Mapping[str, Any]) -> ModelResponse:
         usage=parse_usage(data.get("usage")),
         finish_reason=checked_text(choice.get("finish_reason"), "finish_reason"),
         model=checked_text(data.get("model"), "model"),
+        id=checked_text(data.get("id"), "id"),
     )
 
 
@@ -273,12 +274,15 @@ class StreamAssembler:
     """Token counts, from the chunk that carries them (unknown until one does)."""
     model: str | None = None
     """The model name the server reported."""
+    id: str | None = None
+    """The completion's id, from the first chunk that carried it."""
     reasoning: dict[str, list[str]] = field(default_factory=dict)
     """The reasoning text fragments so far, by field (``reasoning_content`` ...)."""
 
     def add(self, chunk: Mapping[str, Any]) -> list[ModelDelta]:
         """Take in one chunk; return the deltas it carries, in order."""
         self.model = checked_text(chunk.get("model"), "model") or self.model
+        self.id = checked_text(chunk.get("id"), "id") or self.id
         if chunk.get("usage"):
             self.usage = parse_usage(chunk["usage"])
         deltas: list[ModelDelta] = []
@@ -344,4 +348,5 @@ class StreamAssembler:
             usage=self.usage,
             finish_reason=self.finish_reason,
             model=self.model,
+            id=self.id,
         )

@@ -182,6 +182,7 @@ def parse_response(data: Mapping[str, Any]) -> ModelResponse:
         usage=parse_usage(data.get("usage")),
         finish_reason=finish_reason(data, has_calls=bool(calls)),
         model=checked_text(data.get("model"), "model"),
+        id=checked_text(data.get("id"), "id"),
     )
 
 
@@ -366,6 +367,7 @@ class ResponseStreamAssembler:
             usage=parse_usage(self.final.get("usage"), "response.usage"),
             finish_reason=finish_reason(self.final, has_calls=bool(calls)),
             model=checked_text(self.final.get("model"), "response.model"),
+            id=checked_text(self.final.get("id"), "response.id"),
         )
 
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 import functools
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Annotated, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter
 from pydantic_core import core_schema, to_jsonable_python
 
-from swarmkit.journal._writer import RequestHistory
 from swarmkit.models import ModelRequest, Usage
 from swarmkit.result import DecidedBy, NextTurnDecision, RunResult
+
+if TYPE_CHECKING:
+    from swarmkit.lowlevel import RequestHistory
 
 RefusalReason = Literal[
     "cycle",
@@ -402,6 +404,10 @@ def event_from_data(data: Mapping[str, Any]) -> Event:
 
 @functools.cache
 def _step_events() -> TypeAdapter[Any]:
+    # The adapter resolves the events' annotations in this frame too: the in-process fields'
+    # types are named here (they are never validated, see _InProcessOnly).
+    from swarmkit.lowlevel import RequestHistory  # noqa: F401, PLC0415
+
     steps = Annotated[
         RunStarted
         | AgentStarted

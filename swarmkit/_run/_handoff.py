@@ -62,8 +62,9 @@ async def take_one_handoff(
         results[call.id] = replies.handoff_result(candidate, detail, is_error=bool(refused))
         for event in outcome.events if isinstance(outcome, HandedOff) else (outcome.event,):
             if isinstance(event, ev.HandoffPerformed) and candidate.decided_by == "llm":
-                event = replace(event, tool_name=call.name, tool_call_id=call.id)
-            yield event
+                yield replace(event, tool_name=call.name, tool_call_id=call.id)
+            else:
+                yield event
     yield HandedOff(outcome.record) if isinstance(outcome, HandedOff) else Continued()
 
 

@@ -29,6 +29,7 @@ from swarmkit.models._base import (
 from swarmkit.models._wire import (
     ErrorAnswerError,
     IncompleteResponseError,
+    cached_count,
     checked_count,
     checked_list,
     checked_mapping,
@@ -243,6 +244,7 @@ def parse_usage(raw: Any) -> Usage:
         prompt_tokens=checked_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
         completion_tokens=checked_count(usage.get("completion_tokens"), "usage.completion_tokens"),
         total_tokens=checked_count(usage.get("total_tokens"), "usage.total_tokens"),
+        cache_read_tokens=cached_count(usage, "prompt_tokens_details", "usage"),
     )
 
 

@@ -28,6 +28,7 @@ from swarmkit.models._base import (
 from swarmkit.models._wire import (
     IncompleteResponseError,
     UnexpectedResponseError,
+    cached_count,
     checked_count,
     checked_text,
     plain_json,
@@ -217,6 +218,7 @@ def parse_usage(raw: Any, where: str = "usage") -> Usage:
         prompt_tokens=checked_count(raw.get("input_tokens"), f"{where}.input_tokens"),
         completion_tokens=checked_count(raw.get("output_tokens"), f"{where}.output_tokens"),
         total_tokens=checked_count(raw.get("total_tokens"), f"{where}.total_tokens"),
+        cache_read_tokens=cached_count(raw, "input_tokens_details", where),
     )
 
 

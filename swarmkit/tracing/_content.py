@@ -31,7 +31,7 @@ def system_instructions(messages: Iterable[Message], redactor: Redactor) -> str 
     parts = [
         {"type": "text", "content": redactor.in_text(m.content)}
         for m in messages
-        if isinstance(m, SystemMessage)
+        if isinstance(m, SystemMessage) and m.content
     ]
     return dumps(parts) if parts else None
 
@@ -85,6 +85,13 @@ def structured(text: str, redactor: Redactor) -> Any:
         except ValueError:
             pass
     return redactor.in_text(text)
+
+
+def recorded(text: str, redactor: Redactor) -> str:
+    """Tool arguments or a result as a span attribute: JSON with secrets redacted, or the
+    text itself when it holds no JSON."""
+    value = structured(text, redactor)
+    return value if isinstance(value, str) else dumps(value)
 
 
 def tool_definitions(tools: Iterable[ToolSpec]) -> str | None:

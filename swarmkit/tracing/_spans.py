@@ -319,8 +319,8 @@ class RunSpans:
     def _tool_called(self, event: ev.ToolCalled) -> None:
         attributes = self._tool_attributes(event.name, event.tool_call_id, event.agent)
         if self._tracing.capture_content:
-            arguments = content.structured(event.arguments, self._tracing.redactor)
-            attributes["gen_ai.tool.call.arguments"] = content.dumps(arguments)
+            arguments = content.recorded(event.arguments, self._tracing.redactor)
+            attributes["gen_ai.tool.call.arguments"] = arguments
         self._tools[event.tool_call_id] = self._start(
             f"execute_tool {event.name}", self._agent_context(), attributes
         )
@@ -332,8 +332,8 @@ class RunSpans:
             span = self._start(f"execute_tool {event.name}", self._agent_context(), attributes)
         attributes = {}
         if self._tracing.capture_content:
-            result = content.structured(event.content, self._tracing.redactor)
-            attributes["gen_ai.tool.call.result"] = content.dumps(result)
+            result = content.recorded(event.content, self._tracing.redactor)
+            attributes["gen_ai.tool.call.result"] = result
         if event.decision is not None:
             _decision_attributes(attributes, event, self._tracing)
         if event.is_error:
@@ -528,5 +528,5 @@ def _decision_attributes(
     if decision.get("edited"):
         attributes["swarmkit.decision.edited"] = [str(f) for f in decision["edited"]]
     if event.arguments is not None and tracing.capture_content:
-        executed = content.structured(event.arguments, tracing.redactor)
-        attributes["swarmkit.tool.call.executed_arguments"] = content.dumps(executed)
+        executed = content.recorded(event.arguments, tracing.redactor)
+        attributes["swarmkit.tool.call.executed_arguments"] = executed

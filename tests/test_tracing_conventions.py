@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from opentelemetry.sdk._logs import LoggerProvider
-from opentelemetry.sdk._logs.export import InMemoryLogExporter, SimpleLogRecordProcessor
+from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -383,7 +383,7 @@ async def test_eval_grades_are_evaluation_result_events_parented_to_the_trial_s_
     exporter: InMemorySpanExporter,
 ) -> None:
     """Each grader's verdict is a gen_ai.evaluation.result event in the graded run's trace."""
-    logs = InMemoryLogExporter()  # type: ignore[no-untyped-call]
+    logs = InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]
     logger_provider = LoggerProvider()
     logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
     tracing = _tracing(exporter, logger_provider=logger_provider)

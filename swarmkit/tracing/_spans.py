@@ -461,7 +461,15 @@ class RunSpans:
             self._token = None
         self._current = innermost
         if innermost is not None:
-            self._token = otel_context.attach(trace.set_span_in_context(innermost))
+            self._token = otel_context.attach(self._context_of(innermost))
+
+    def _context_of(self, span: Span) -> Context:
+        """The context that makes ``span`` current: the agent's and the run's are made once."""
+        if self._stint is not None and span is self._stint.span:
+            return self._stint.context
+        if span is self._run and self._run_context is not None:
+            return self._run_context
+        return trace.set_span_in_context(span)
 
     def _innermost(self) -> Span | None:
         if self._tools:

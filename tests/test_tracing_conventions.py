@@ -19,7 +19,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind
 
-from swarmkit import Agent, Handoff, Swarm, approve, tool
+from swarmkit import Agent, ConfigurationError, Handoff, Swarm, ToolResult, approve, tool
 from swarmkit.evals import TaskSet, evaluate
 from swarmkit.evals.support_desk import DOMAIN, build_swarm, tasks
 from swarmkit.journal import InMemoryJournal
@@ -414,3 +414,40 @@ async def test_eval_grades_are_evaluation_result_events_parented_to_the_trial_s_
         assert attributes["gen_ai.evaluation.score.label"] == ("pass" if grade.passed else "fail")
         assert attributes.get("gen_ai.evaluation.explanation", "") == grade.detail
     assert by_name["database"].attributes["gen_ai.evaluation.score.label"] == "fail"  # type: ignore[index]
+
+
+def test_bad_tracing_arguments_are_configuration_errors() -> None:
+    """A non-bool capture_content, an empty workflow name, or no eval results say what to pass."""
+    with pytest.raises(ConfigurationError, match="capture_content"):
+        RunTracing(capture_content="yes")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="workflow_name"):
+        RunTracing(workflow_name="")
+    with pytest.raises(ConfigurationError, match="takes an EvalReport"):
+        RunTracing().record_evaluations("report")  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="takes an EvalReport"):
+        RunTracing().record_evaluations([])
+
+
+async def test_a_tool_s_goto_is_a_transfer_span_whose_reason_is_the_tool(
+    exporter: InMemorySpanExporter,
+) -> None:
+    """A handoff a tool decided (ToolResult(goto=...)) is its own transfer span, reason tool."""
+
+    @tool
+    def escalate() -> ToolResult:
+        """Escalate to billing."""
+        return ToolResult(output="escalated", goto="billing")
+
+    swarm = Swarm(
+        [Agent(name="triage", tools=[escalate]), Agent(name="billing", handoffs=[])],
+        "triage",
+        model=ScriptedModel(tool_call("escalate"), text("Refunded.")),
+        observers=[_tracing(exporter)],
+    )
+
+    await swarm.run("refund")
+
+    span = _attributes(exporter.get_finished_spans(), "transfer billing")
+    assert span["swarmkit.transfer.reason"] == "tool"
+    assert span["gen_ai.transfer.mode"] == "pass_control"
+    assert "gen_ai.tool.name" not in span

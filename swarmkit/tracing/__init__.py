@@ -33,6 +33,7 @@ from opentelemetry.trace import NonRecordingSpan, SpanContext, Tracer, TracerPro
 
 from swarmkit import __version__
 from swarmkit import events as ev
+from swarmkit.exceptions import ConfigurationError
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
 from swarmkit.tracing._spans import RunSpans
 
@@ -70,6 +71,16 @@ class RunTracing:
         workflow_name: str | None = None,
         logger_provider: _logs.LoggerProvider | None = None,
     ) -> None:
+        if not isinstance(capture_content, bool):
+            raise ConfigurationError(
+                "RunTracing(capture_content=...) must be True or False, "
+                f"got {capture_content!r:.60}"
+            )
+        if workflow_name is not None and (not isinstance(workflow_name, str) or not workflow_name):
+            raise ConfigurationError(
+                "RunTracing(workflow_name=...) must be a non-empty, low-cardinality name such "
+                f"as 'support', or None; got {workflow_name!r:.60}"
+            )
         self.capture_content = capture_content
         self.workflow_name = workflow_name
         self.redactor = Redactor.of(secret_words)
@@ -135,6 +146,12 @@ class RunTracing:
         label ``pass`` or ``fail``, its explanation the grade's detail (secrets hidden)."""
         # Read by shape, so tracing does not import the evals package (and all it loads).
         trials: Iterable[TrialResult] = getattr(results, "trials", results)  # type: ignore[arg-type]
+        trials = tuple(trials) if not isinstance(trials, str | bytes) else ()
+        if not trials or not all(hasattr(t, "grades") and hasattr(t, "sessions") for t in trials):
+            raise ConfigurationError(
+                "record_evaluations() takes an EvalReport (what swarmkit.evals.evaluate "
+                f"returns) or its trials; got {results!r:.60}"
+            )
         logger = self._logger()
         emitted = 0
         for trial in trials:

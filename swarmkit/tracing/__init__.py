@@ -55,8 +55,10 @@ class RunTracing:
     """An event observer that turns each run into OpenTelemetry spans; see the module docstring.
 
     ``tracer_provider`` defaults to the global one the application configured (spans are not
-    recorded while there is none). ``capture_content`` adds the prompt, answers, tool arguments
-    and results to the spans, with the values of secret-looking JSON keys redacted.
+    recorded while there is none). ``capture_content`` (off by default) adds the conventions'
+    opt-in content: the input and output messages, system instructions and tool definitions
+    of each model call, the prompt and answer of the run, tool arguments and results, with
+    the values of secret-looking JSON keys redacted.
     ``workflow_name`` names every top-level run's ``invoke_workflow`` span; without it the
     name is the agent that takes the run's first step. ``logger_provider`` (default: the
     global one) receives the evaluation events of ``record_evaluations``.

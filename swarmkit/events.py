@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncGenerator, Callable, Mapping
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal, TypeAlias
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from pydantic import Field, TypeAdapter
-from pydantic_core import to_jsonable_python
+from pydantic_core import core_schema, to_jsonable_python
 
 from swarmkit.messages import Reasoning
-from swarmkit.models import Usage
+from swarmkit.models import ModelRequest, Usage
 from swarmkit.result import DecidedBy, NextTurnDecision, RunResult
+
+if TYPE_CHECKING:
+    from swarmkit.lowlevel import RequestHistory
 
 RefusalReason = Literal[
     "cycle",
@@ -32,6 +35,17 @@ RefusalReason = Literal[
 
 EVENT_VERSION = 1
 """Bumped whenever a field of any event changes meaning or disappears."""
+
+
+class _InProcessOnly:
+    """Marks a field held for observers in this process: never in an event's data, so reading
+    data back neither validates nor builds it."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> core_schema.CoreSchema:
+        return core_schema.none_schema()
+
+
+_IN_PROCESS = _InProcessOnly()
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -67,6 +81,10 @@ class AgentStarted:
     provider: str | None = None
     """Who serves the agent's model (``gen_ai.provider.name``); ``_OTHER`` when it declares
     none (None only in events recorded before the field existed)."""
+    description: str | None = None
+    """The agent's description, when it has one."""
+    model: str | None = None
+    """The name of the model the agent asks (``gpt-4o``), when the model declares one."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["agent_started"] = "agent_started"
@@ -102,6 +120,23 @@ class ModelCallStarted:
     provider: str | None = None
     """The model's ``provider`` (e.g. ``openai``); ``_OTHER`` when it declares none (None only
     in events recorded before then)."""
+    stream: bool = False
+    """Whether the model is asked to stream its answer."""
+    server_address: str | None = None
+    """The host the model's API is reached at, when the model declares one."""
+    server_port: int | None = None
+    """The port it is reached at (443 for an https address without one)."""
+    request: Annotated[ModelRequest | None, _IN_PROCESS] = field(
+        default=None, compare=False, repr=False
+    )
+    """The request's head: its system message, tools and settings (the history is
+    ``history``). Held by reference for observers in this process; not part of the event's
+    data, and None in an event read back from data."""
+    history: Annotated[RequestHistory | None, _IN_PROCESS] = field(
+        default=None, compare=False, repr=False
+    )
+    """The messages the request sends after its system message, held by reference (see
+    ``request``)."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["model_call_started"] = "model_call_started"
@@ -160,6 +195,8 @@ class ModelCallFinished:
     """Why the model stopped."""
     response_model: str | None = None
     """The model name the answer reported."""
+    response_id: str | None = None
+    """The provider's id for the answer, when it gave one."""
     content: str | None = None
     """The answer's text, if any."""
     replayed: bool = False
@@ -238,6 +275,11 @@ class HandoffPerformed:
     """For a rule, the fired edge's condition."""
     number: int
     """1 for the run's first handoff, 2 for the second, ..."""
+    tool_name: str | None = None
+    """For a handoff the model asked for: the transfer tool it called (``transfer_to_<agent>``
+    unless the Handoff names it)."""
+    tool_call_id: str | None = None
+    """For a handoff the model asked for: the id of that call."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["handoff"] = "handoff"
@@ -335,7 +377,12 @@ def event_to_data(event: Event) -> dict[str, Any]:
             "tool_name": event.tool_name,
             "event": event_to_data(event.event),
         }
+    if isinstance(event, ModelCallStarted) and event.request is not None:
+        # The request is for observers in this process; as data the event is what it says.
+        event = replace(event, request=None, history=None)
     data: dict[str, Any] = to_jsonable_python(event)
+    data.pop("request", None)
+    data.pop("history", None)
     return data
 
 
@@ -361,6 +408,10 @@ def event_from_data(data: Mapping[str, Any]) -> Event:
 
 @functools.cache
 def _step_events() -> TypeAdapter[Any]:
+    # The adapter resolves the events' annotations in this frame too: the in-process fields'
+    # types are named here (they are never validated, see _InProcessOnly).
+    from swarmkit.lowlevel import RequestHistory  # noqa: F401, PLC0415
+
     steps = Annotated[
         RunStarted
         | AgentStarted

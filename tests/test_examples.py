@@ -144,7 +144,7 @@ async def test_tracing_prints_a_span_tree_per_run_and_the_same_tree_for_the_repl
         "invoke_workflow triage",
         "  invoke_agent triage",
         "    swarmkit.rule",
-        "    swarmkit.handoff",
+        "    transfer billing",
         "  invoke_agent billing",
         "    chat scripted",
     ]

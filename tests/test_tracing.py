@@ -101,10 +101,11 @@ LLM_TREE = [
 ]
 
 
-async def test_a_rule_routed_run_has_a_rule_span_and_a_handoff_span(
+async def test_a_rule_routed_run_has_a_rule_span_and_a_transfer_span(
     exporter: InMemorySpanExporter,
 ) -> None:
-    """The rule and the handoff it caused sit in triage's span; billing's model call in its own."""
+    """The rule and the transfer it caused (a span of its own, no tool, the rule as its reason)
+    sit in triage's span; billing's model call in its own."""
     graph = HandoffGraph()
     graph.add_edge("triage", "billing", when="topic == 'billing'")
     swarm = Swarm(
@@ -124,7 +125,7 @@ async def test_a_rule_routed_run_has_a_rule_span_and_a_handoff_span(
             (
                 (
                     "invoke_agent triage",
-                    (("swarmkit.rule", ()), ("swarmkit.handoff", ())),
+                    (("swarmkit.rule", ()), ("transfer billing", ())),
                 ),
                 ("invoke_agent billing", (("chat scripted", ()),)),
             ),
@@ -133,9 +134,17 @@ async def test_a_rule_routed_run_has_a_rule_span_and_a_handoff_span(
     rule = _named(spans, "swarmkit.rule")[0].attributes or {}
     assert rule["swarmkit.rule.condition"] == "topic == 'billing'"
     assert rule["swarmkit.rule.target"] == "billing" and rule["swarmkit.rule.matched"] is True
-    handoff = _named(spans, "swarmkit.handoff")[0].attributes or {}
-    assert handoff["swarmkit.decided_by"] == "rule"
-    assert handoff["swarmkit.rule.condition"] == "topic == 'billing'"
+    assert dict(_named(spans, "transfer billing")[0].attributes or {}) == {
+        "gen_ai.transfer.mode": "pass_control",
+        "gen_ai.transfer.target.name": "billing",
+        "gen_ai.agent.name": "triage",
+        "swarmkit.transfer.reason": "topic == 'billing'",
+        "swarmkit.decided_by": "rule",
+        "swarmkit.handoff.number": 1,
+        "swarmkit.rule.condition": "topic == 'billing'",
+        "gen_ai.conversation.id": result.session_id,
+        "swarmkit.session_id": result.session_id,
+    }
     run = _named(spans, "invoke_workflow triage")[0].attributes or {}
     assert run["swarmkit.session_id"] == result.session_id
     assert run["swarmkit.stop_reason"] == "final_output"
@@ -165,7 +174,7 @@ async def test_an_llm_handoff_with_a_tool_nests_model_tool_and_handoff_spans(
     assert agent["swarmkit.sub_session_id"] == "s-1__swarm_billing_1"
     handoff = _named(spans, "execute_tool transfer_to_billing")[0].attributes or {}
     assert handoff["swarmkit.decided_by"] == "llm"
-    assert handoff["swarmkit.handoff.target"] == "billing"
+    assert handoff["gen_ai.transfer.target.name"] == "billing"
     assert all(s.status.status_code is StatusCode.UNSET for s in spans)
     assert {(s.attributes or {})["swarmkit.session_id"] for s in spans} == {"s-1"}
 
@@ -272,10 +281,14 @@ async def test_content_is_recorded_only_on_opt_in_with_secret_keys_redacted(
         "accessToken": "[redacted]",
     }
     run = _named(spans, "invoke_workflow a")[0].attributes or {}
-    assert run["swarmkit.prompt"] == "weather in Paris"
-    assert run["swarmkit.final_output"] == "Done."
-    answers = [(s.attributes or {}).get("gen_ai.output.messages") for s in spans]
-    assert '[{"role": "assistant", "parts": [{"type": "text", "content": "Done."}]}]' in answers
+    prompt = [{"role": "user", "parts": [{"type": "text", "content": "weather in Paris"}]}]
+    assert json.loads(str(run["gen_ai.input.messages"])) == prompt
+    done = {"role": "assistant", "parts": [{"type": "text", "content": "Done."}]}
+    assert json.loads(str(run["gen_ai.output.messages"])) == [{**done, "finish_reason": "stop"}]
+    chats = _named(spans, "chat scripted")
+    assert json.loads(str((chats[1].attributes or {})["gen_ai.output.messages"])) == [
+        {**done, "finish_reason": "stop"}
+    ]
     assert not any("sk-live-1" in str(s.attributes) for s in spans)
 
 
@@ -441,8 +454,13 @@ async def test_a_later_turn_s_run_span_names_the_next_turn_decision(
     assert "swarmkit.next_turn.policy" not in dict(runs[0].attributes or {})
 
 
-def _usage(spans: Sequence[ReadableSpan]) -> tuple[int, int]:
-    attributes = [s.attributes or {} for s in spans]
+def _usage(spans: Sequence[ReadableSpan], operation: str = "chat") -> tuple[int, int]:
+    """Tokens summed over the spans of one operation (model calls, or agents' stints)."""
+    attributes = [
+        s.attributes or {}
+        for s in spans
+        if (s.attributes or {}).get("gen_ai.operation.name") == operation
+    ]
     return (
         sum(int(str(a.get("gen_ai.usage.input_tokens", 0))) for a in attributes),
         sum(int(str(a.get("gen_ai.usage.output_tokens", 0))) for a in attributes),
@@ -452,7 +470,8 @@ def _usage(spans: Sequence[ReadableSpan]) -> tuple[int, int]:
 async def test_a_resumed_run_links_to_the_paused_one_and_counts_no_usage_twice(
     exporter: InMemorySpanExporter,
 ) -> None:
-    """Usage summed over both traces equals the journal's; the resumed run span links back."""
+    """Usage summed over both traces' model calls (or agents) equals the journal's; the resumed
+    run span links back."""
 
     @tool(needs_approval=True)
     def refund(amount: int) -> str:
@@ -476,10 +495,11 @@ async def test_a_resumed_run_links_to_the_paused_one_and_counts_no_usage_twice(
     records = [r for r in await journal.read("s-9") if r.kind == "model_call"]
     journaled = [r.data["response"]["usage"] for r in records]
     assert paused.stop_reason == "interrupted" and len(journaled) == 2
-    assert _usage(spans) == (
+    expected = (
         sum(u["prompt_tokens"] for u in journaled),
         sum(u["completion_tokens"] for u in journaled),
     )
+    assert _usage(spans) == _usage(spans, "invoke_agent") == expected
     assert len({s.context.trace_id for s in spans}) == 2
     assert [link.context for link in runs[1].links] == [runs[0].context]
 
@@ -546,10 +566,11 @@ async def test_a_model_decided_handoff_is_a_transfer_tool_span_that_passes_contr
         "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": "transfer_to_billing",
         "gen_ai.tool.type": "function",
+        "gen_ai.tool.call.id": "call_2",
+        "gen_ai.tool.description": "Hand off to billing.",
+        "gen_ai.agent.name": "triage",
         "gen_ai.transfer.mode": "pass_control",
         "gen_ai.transfer.target.name": "billing",
-        "swarmkit.handoff.source": "triage",
-        "swarmkit.handoff.target": "billing",
         "swarmkit.decided_by": "llm",
         "swarmkit.handoff.number": 1,
         "gen_ai.conversation.id": "s-1",
@@ -579,6 +600,8 @@ async def test_a_delegation_is_a_transfer_that_returns_to_the_caller(
         "gen_ai.tool.name": "ask_helper",
         "gen_ai.tool.call.id": "call_1",
         "gen_ai.tool.type": "function",
+        "gen_ai.tool.description": "Ask agent 'helper' to do a task; returns its answer.",
+        "gen_ai.agent.name": "boss",
         "gen_ai.transfer.mode": "return_to_caller",
         "gen_ai.transfer.target.name": "helper",
         "gen_ai.conversation.id": "s-3",

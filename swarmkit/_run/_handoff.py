@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 from swarmkit import events as ev
 from swarmkit._run import _budget as budget
@@ -60,7 +61,10 @@ async def take_one_handoff(
         detail = replies.handoff_detail(request, refused)
         results[call.id] = replies.handoff_result(candidate, detail, is_error=bool(refused))
         for event in outcome.events if isinstance(outcome, HandedOff) else (outcome.event,):
-            yield event
+            if isinstance(event, ev.HandoffPerformed) and candidate.decided_by == "llm":
+                yield replace(event, tool_name=call.name, tool_call_id=call.id)
+            else:
+                yield event
     yield HandedOff(outcome.record) if isinstance(outcome, HandedOff) else Continued()
 
 
@@ -166,11 +170,15 @@ async def enter(run: RunParts, agent: str) -> ev.AgentStarted:
         await entry_approved(run, agent)
     state.trail.enter(agent)
     budget.agent_started(state, run.seams.runtime.clock())
+    plan = run.swarm.plans[agent]
+    model_name = getattr(plan.model, "name", None)
     started = ev.AgentStarted(
         agent=agent,
         sub_session_id=f"{state.session_id}__swarm_{agent}_{state.handoff_count}",
         handoff_count=state.handoff_count,
-        provider=provider_of(run.swarm.plans[agent].model),
+        provider=provider_of(plan.model),
+        description=plan.agent.description or None,
+        model=model_name if isinstance(model_name, str) else None,
     )
     await run.tape.note(
         "agent_started",

@@ -40,6 +40,7 @@ from swarmkit.models import (
     StreamingModel,
     provider_of,
     reasoning_of,
+    server_of,
 )
 from swarmkit.models import TextDelta as ModelTextDelta
 from swarmkit.plan import AgentPlan
@@ -234,7 +235,9 @@ class RunLoop:
             count=len(state.conversation.own_items),
         )
         turn = state.budget.turns + 1
-        started = None if run.quiet else _call_started(plan, turn)
+        started = None
+        if not run.quiet:
+            started = _call_started(plan, turn, request, history, self._streams(plan))
         return _Call(request=request, history=history, turn=turn, started=started)
 
     async def _answer_at_once(
@@ -328,6 +331,7 @@ class RunLoop:
             usage=response.usage,
             finish_reason=response.finish_reason,
             model=response.model,
+            id=response.id,
         )
 
     async def _respond(
@@ -363,12 +367,20 @@ class _Call:
     """Its start, as streamed (None in a quiet loop)."""
 
 
-def _call_started(plan: AgentPlan, turn: int) -> ev.ModelCallStarted:
+def _call_started(
+    plan: AgentPlan, turn: int, request: ModelRequest, history: RequestHistory, stream: bool
+) -> ev.ModelCallStarted:
+    server = server_of(plan.model)
     return ev.ModelCallStarted(
         agent=plan.name,
         turn=turn,
         model=_text_attribute(plan.model, "name"),
         provider=provider_of(plan.model),
+        stream=stream,
+        server_address=server[0] if server else None,
+        server_port=server[1] if server else None,
+        request=request,
+        history=history,
     )
 
 
@@ -381,6 +393,7 @@ def _call_finished(
         usage=response.usage,
         finish_reason=response.finish_reason,
         response_model=response.model,
+        response_id=response.id,
         content=response.message.content,
         replayed=replayed,
         reasoning=reasoning_of(response.message),

@@ -33,6 +33,8 @@ def response_to_data(response: ModelResponse) -> dict[str, Any]:
     }
     if message.provider_state is not None:
         data["provider_state"] = _state_data(message.provider_state)
+    if response.id is not None:  # written only when known, so older records read as before
+        data["id"] = response.id
     return data
 
 
@@ -95,6 +97,7 @@ def response_from_data(data: Mapping[str, Any], agent: str | None = None) -> Mod
         usage=Usage(**data["usage"]),
         finish_reason=data["finish_reason"],
         model=data["model"],
+        id=_text_or_none(data.get("id")),
     )
 
 
@@ -169,6 +172,10 @@ def _check_response(data: object) -> None:
 
 def _is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
     return type(value) is dict or isinstance(value, Mapping)
+
+
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _is_text_or_none(value: object) -> bool:

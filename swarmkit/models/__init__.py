@@ -25,7 +25,12 @@ from swarmkit.models._base import (
 )
 from swarmkit.models._deadline import Timeouts
 from swarmkit.models._names import model_from_string
-from swarmkit.models._providers import UNKNOWN_PROVIDER, provider_for_url, provider_of
+from swarmkit.models._providers import (
+    UNKNOWN_PROVIDER,
+    provider_for_url,
+    provider_of,
+    server_of,
+)
 from swarmkit.models._reasoning import reasoning_of
 
 if TYPE_CHECKING:
@@ -72,6 +77,7 @@ __all__ = [
     "Usage",
     "provider_for_url",
     "provider_of",
+    "server_of",
     "model_from_string",
     "reasoning_of",
 ]

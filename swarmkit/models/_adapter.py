@@ -19,6 +19,7 @@ from typing import Any, Generic, TypeVar
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
+from swarmkit.models._providers import server_for_url
 from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, log_call_finished
 from swarmkit.runtime import Runtime
 
@@ -33,6 +34,10 @@ class ModelAdapter(Generic[_Client]):
     """Who serves the model, as traces name it (``gen_ai.provider.name``)."""
     key_env = ""
     """The environment variable the API key is read from."""
+    default_url = ""
+    """The API's address when neither ``base_url=`` nor the environment names one."""
+    url_env = ""
+    """The environment variable a base URL is read from, if the SDK reads one."""
     _client: _Client | None
     _owns_client: bool
 
@@ -72,6 +77,9 @@ class ModelAdapter(Generic[_Client]):
         """The deadlines of each attempt."""
         self._api_key = api_key
         self._base_url = base_url
+        url = base_url or (os.environ.get(self.url_env) if self.url_env else None)
+        self.server = server_for_url(url or self.default_url)
+        """Where the model's API is reached (host, port), as traces show it."""
         self._sleep = runtime.sleep if runtime is not None else (sleep or asyncio.sleep)
         self._random = runtime.random if runtime is not None else random.random
         self._clock = clock

@@ -42,6 +42,8 @@ class AnthropicModel(NativeModel[anthropic.AsyncAnthropic]):
 
     provider = "anthropic"
     key_env = "ANTHROPIC_API_KEY"
+    default_url = "https://api.anthropic.com"
+    url_env = "ANTHROPIC_BASE_URL"
 
     def __init__(
         self,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, assert_never
 
 from swarmkit.messages import (
@@ -250,7 +250,8 @@ def parse_message(data: Mapping[str, Any]) -> ModelResponse:
     content = data.get("content")
     if not isinstance(content, list):
         raise IncompleteResponseError("the message holds no content")
-    return _response(content, data.get("stop_reason"), data.get("usage"), data.get("model"))
+    answer = _response(content, data.get("stop_reason"), data.get("usage"), data.get("model"))
+    return _with_id(answer, data.get("id"))
 
 
 def json_object(value: object, where: str) -> Mapping[str, Any]:
@@ -281,6 +282,13 @@ def _response(
         finish_reason=_STOP_REASONS.get(reason, reason) if reason is not None else None,
         model=model if isinstance(model, str) else None,
     )
+
+
+def _with_id(response: ModelResponse, message_id: object) -> ModelResponse:
+    """The response with the message's id (``msg_...``), when the answer carried a text one."""
+    if not isinstance(message_id, str):
+        return response
+    return replace(response, id=message_id)
 
 
 def _block(block: object, at: int) -> Mapping[str, Any]:
@@ -336,6 +344,8 @@ class StreamAssembler:
     """Why the model stopped, once ``message_delta`` said."""
     model: str | None = None
     """The model that answered."""
+    id: str | None = None
+    """The message's id, from ``message_start``."""
     stopped: bool = False
     """Whether ``message_stop`` arrived."""
 
@@ -352,6 +362,7 @@ class StreamAssembler:
             message = json_object(event.get("message"), "message_start.message")
             self.usage = dict(json_object(message.get("usage"), "message.usage"))
             self.model = message.get("model")
+            self.id = message.get("id") if isinstance(message.get("id"), str) else None
         elif kind == "message_delta":
             delta = json_object(event.get("delta"), "message_delta.delta")
             self.stop_reason = delta.get("stop_reason") or self.stop_reason
@@ -395,4 +406,4 @@ class StreamAssembler:
         if not self.stopped:
             raise IncompleteResponseError("the stream ended before message_stop")
         blocks = [self.blocks[index] for index in sorted(self.blocks)]
-        return _response(blocks, self.stop_reason, self.usage, self.model)
+        return _with_id(_response(blocks, self.stop_reason, self.usage, self.model), self.id)

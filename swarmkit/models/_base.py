@@ -150,6 +150,9 @@ class ModelResponse:
     """Why the model stopped (``stop``, ``tool_calls``, ``length`` ...)."""
     model: str | None = None
     """The model name the server reported."""
+    id: str | None = None
+    """The provider's id for this answer (``chatcmpl-...``, ``resp_...``, ``msg_...``), when it
+    gave one; traces show it as ``gen_ai.response.id``."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

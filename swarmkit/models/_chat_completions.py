@@ -29,6 +29,7 @@ from swarmkit.models._base import (
 from swarmkit.models._wire import (
     ErrorAnswerError,
     IncompleteResponseError,
+    cached_count,
     checked_count,
     checked_list,
     checked_mapping,
@@ -207,6 +208,7 @@ def parse_completion(data: Mapping[str, Any]) -> ModelResponse:
         usage=parse_usage(data.get("usage")),
         finish_reason=checked_text(choice.get("finish_reason"), "finish_reason"),
         model=checked_text(data.get("model"), "model"),
+        id=checked_text(data.get("id"), "id"),
     )
 
 
@@ -242,6 +244,7 @@ def parse_usage(raw: Any) -> Usage:
         prompt_tokens=checked_count(usage.get("prompt_tokens"), "usage.prompt_tokens"),
         completion_tokens=checked_count(usage.get("completion_tokens"), "usage.completion_tokens"),
         total_tokens=checked_count(usage.get("total_tokens"), "usage.total_tokens"),
+        cache_read_tokens=cached_count(usage, "prompt_tokens_details", "usage"),
     )
 
 
@@ -273,12 +276,15 @@ class StreamAssembler:
     """Token counts, from the chunk that carries them (unknown until one does)."""
     model: str | None = None
     """The model name the server reported."""
+    id: str | None = None
+    """The completion's id, from the first chunk that carried it."""
     reasoning: dict[str, list[str]] = field(default_factory=dict)
     """The reasoning text fragments so far, by field (``reasoning_content`` ...)."""
 
     def add(self, chunk: Mapping[str, Any]) -> list[ModelDelta]:
         """Take in one chunk; return the deltas it carries, in order."""
         self.model = checked_text(chunk.get("model"), "model") or self.model
+        self.id = checked_text(chunk.get("id"), "id") or self.id
         if chunk.get("usage"):
             self.usage = parse_usage(chunk["usage"])
         deltas: list[ModelDelta] = []
@@ -344,4 +350,5 @@ class StreamAssembler:
             usage=self.usage,
             finish_reason=self.finish_reason,
             model=self.model,
+            id=self.id,
         )

@@ -34,6 +34,7 @@ class GeminiModel(NativeModel[genai.Client]):
 
     provider = "gcp.gemini"  # OpenTelemetry's name for the Gemini API
     key_env = "GEMINI_API_KEY"
+    default_url = "https://generativelanguage.googleapis.com"
 
     def __init__(
         self,

@@ -229,6 +229,7 @@ def _response(
         usage=parse_usage(usage),
         finish_reason=finish_reason(finish, has_calls=bool(calls)),
         model=answer.model_version if answer is not None else None,
+        id=answer.response_id if answer is not None else None,
     )
 
 

@@ -18,7 +18,7 @@ from swarmkit.models._adapter import ModelAdapter
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._chat_completions import StreamAssembler, parse_completion, request_json
 from swarmkit.models._deadline import AttemptDeadline, Timeouts
-from swarmkit.models._providers import provider_for_url
+from swarmkit.models._providers import provider_for_url, server_for_url
 from swarmkit.models._retry import RetryPolicy, decoding_answers, scrub_secrets
 from swarmkit.models._wire import IncompleteResponseError, StreamAssembly, json_object
 from swarmkit.runtime import Runtime
@@ -36,6 +36,8 @@ class OpenAIModel(ModelAdapter[AsyncOpenAI]):
     """
 
     key_env = "OPENAI_API_KEY"
+    default_url = "https://api.openai.com/v1"
+    url_env = "OPENAI_BASE_URL"
 
     def __init__(
         self,
@@ -73,6 +75,8 @@ class OpenAIModel(ModelAdapter[AsyncOpenAI]):
         self.provider = _provider(client, base_url)
         """Who serves the model, as traces name it (``gen_ai.provider.name``): ``openai``, or
         the listed provider whose host the base URL names (Azure OpenAI, Groq, Mistral...)."""
+        if client is not None:
+            self.server = server_for_url(str(client.base_url))
         self._client = None if client is None else _without_retries(client, self.timeouts)
         self._owns_client = client is None
 

@@ -46,6 +46,30 @@ def provider_for_url(base_url: str | None) -> str:
     return OPENAI
 
 
+def server_for_url(url: str | None) -> tuple[str, int] | None:
+    """Where an API at ``url`` is reached: its host and port (the scheme's default when the URL
+    names none); None without a URL or a host."""
+    if not url:
+        return None
+    parts = urlsplit(url if "//" in url else "//" + url)
+    host = parts.hostname
+    if not host:
+        return None
+    try:
+        port = parts.port
+    except ValueError:
+        return None
+    return host, port if port is not None else (80 if parts.scheme == "http" else 443)
+
+
+def server_of(model: object) -> tuple[str, int] | None:
+    """The (host, port) a model declares as its ``server``, else None."""
+    declared = getattr(model, "server", None)
+    if isinstance(declared, tuple) and len(declared) == 2:
+        return declared
+    return None
+
+
 def provider_of(model: object) -> str:
     """The provider a model declares (its ``provider`` text), else ``UNKNOWN_PROVIDER``."""
     declared = getattr(model, "provider", None)

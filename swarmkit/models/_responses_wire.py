@@ -28,6 +28,7 @@ from swarmkit.models._base import (
 from swarmkit.models._wire import (
     IncompleteResponseError,
     UnexpectedResponseError,
+    cached_count,
     checked_count,
     checked_text,
     plain_json,
@@ -182,6 +183,7 @@ def parse_response(data: Mapping[str, Any]) -> ModelResponse:
         usage=parse_usage(data.get("usage")),
         finish_reason=finish_reason(data, has_calls=bool(calls)),
         model=checked_text(data.get("model"), "model"),
+        id=checked_text(data.get("id"), "id"),
     )
 
 
@@ -216,6 +218,7 @@ def parse_usage(raw: Any, where: str = "usage") -> Usage:
         prompt_tokens=checked_count(raw.get("input_tokens"), f"{where}.input_tokens"),
         completion_tokens=checked_count(raw.get("output_tokens"), f"{where}.output_tokens"),
         total_tokens=checked_count(raw.get("total_tokens"), f"{where}.total_tokens"),
+        cache_read_tokens=cached_count(raw, "input_tokens_details", where),
     )
 
 
@@ -366,6 +369,7 @@ class ResponseStreamAssembler:
             usage=parse_usage(self.final.get("usage"), "response.usage"),
             finish_reason=finish_reason(self.final, has_calls=bool(calls)),
             model=checked_text(self.final.get("model"), "response.model"),
+            id=checked_text(self.final.get("id"), "response.id"),
         )
 
 

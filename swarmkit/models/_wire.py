@@ -62,6 +62,18 @@ def checked_count(value: object, where: str) -> int:
     raise UnexpectedResponseError(f"{where} must be a non-negative integer, got {value!r:.60}")
 
 
+def cached_count(usage: Mapping[str, Any], details: str, where: str) -> int:
+    """The prompt tokens a provider's cache served: ``usage[details].cached_tokens`` (both
+    OpenAI APIs report them so), zero when the server says nothing of it."""
+    found = usage.get(details)
+    if found is None:
+        return 0
+    place = f"{where}.{details}"
+    return checked_count(
+        checked_mapping(found, place).get("cached_tokens"), place + ".cached_tokens"
+    )
+
+
 def json_object(answer: object) -> dict[str, Any]:
     """The JSON object a server answered (a response, a chunk or an event); one that answered
     with non-JSON text gives a str, a garbled answer worth another attempt."""

@@ -133,7 +133,12 @@ class StateServer:
             parts.append({"functionCall": function_call, "thoughtSignature": signature})
         candidate = {"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}
         usage = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
-        return {"candidates": [candidate], "usageMetadata": usage, "modelVersion": "gemini-test"}
+        return {
+            "candidates": [candidate],
+            "usageMetadata": usage,
+            "modelVersion": "gemini-test",
+            "responseId": f"gresp_{n}",
+        }
 
     def _chat(self, turn: Turn, n: int) -> dict[str, Any]:
         message: dict[str, Any] = {

@@ -10,9 +10,11 @@ from swarmkit.a2a._executor import SwarmExecutor, decision_of
 from swarmkit.a2a._principals import Principal
 from swarmkit.a2a._remote import RemoteA2AModel, remote_agent
 from swarmkit.a2a._server import A2AServer, a2a_app
+from swarmkit.a2a._tasks import DatabaseTasks, task_store
 
 __all__ = [
     "A2AServer",
+    "DatabaseTasks",
     "Principal",
     "RemoteA2AModel",
     "SwarmExecutor",
@@ -20,4 +22,5 @@ __all__ = [
     "agent_card",
     "decision_of",
     "remote_agent",
+    "task_store",
 ]

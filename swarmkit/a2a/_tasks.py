@@ -1,0 +1,138 @@
+"""Where a served swarm keeps its A2A tasks: in memory, or in a database that outlives the server.
+
+A durable store is the a2a-sdk's own database task store (SQLAlchemy) on one table,
+``a2a_tasks``, with a row per task and the principal that owns it; beside a SQLite journal it
+lives in the journal's own file, so a restarted server finds the tasks that wait for a
+decision and resumes their runs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from a2a.server.models import TaskMixin
+from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
+from sqlalchemy import String
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from swarmkit.a2a._principals import owner_of
+from swarmkit.exceptions import ConfigurationError
+from swarmkit.journal import InMemoryJournal, Journal, SQLiteJournal
+
+TASKS_TABLE = "a2a_tasks"
+"""The table a durable task store keeps its tasks in."""
+
+TASK_STORES = ("journal", "memory")
+"""The named task stores: ``journal`` (durable beside a durable journal) and ``memory``."""
+
+_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+psycopg"}
+_ALIASES = {"postgres": "postgresql"}
+
+
+class _Tables(DeclarativeBase):
+    """The tables of swarmkit's A2A task store (apart from the a2a-sdk's own defaults)."""
+
+
+class _TaskRow(TaskMixin, _Tables):
+    """A task as a row; ids as long as the context ids a served swarm accepts."""
+
+    __tablename__ = TASKS_TABLE
+    id: Mapped[str] = mapped_column(String(255), primary_key=True, index=True)
+    context_id: Mapped[str] = mapped_column(String(255), nullable=False)
+
+
+class DatabaseTasks(DatabaseTaskStore):
+    """The a2a-sdk's database task store on the ``a2a_tasks`` table of ``url`` (SQLite via
+    aiosqlite, PostgreSQL via psycopg), each task owned by the principal that created it.
+
+    ``before`` runs once before the table is made (a SQLite journal creates its file first,
+    so the file is a journal with one more table). ``aclose()`` closes its connections.
+    """
+
+    def __init__(self, url: str, *, before: Callable[[], Awaitable[Any]] | None = None) -> None:
+        super().__init__(create_async_engine(_async_url(url)), owner_resolver=owner_of)
+        # The SDK's default row shape on a table of our own (its own class would be the
+        # table "tasks", with ids of 36 characters at most).
+        self.task_model = _TaskRow  # type: ignore[assignment]
+        self._before = before
+
+    async def initialize(self) -> None:
+        """Make the table if it is not there yet (once)."""
+        if not self._initialized and self._before is not None:
+            await self._before()
+        await super().initialize()
+
+    async def aclose(self) -> None:
+        """Close the store's database connections."""
+        await self.engine.dispose()
+
+
+def task_store(journal: Journal, tasks: str | os.PathLike[str] | TaskStore) -> TaskStore:
+    """The task store ``tasks`` names for a server on ``journal``: ``"journal"`` (a durable
+    store in a SQLite journal's file; in memory beside an in-memory journal), ``"memory"``,
+    a database URL (``sqlite:///tasks.sqlite``, ``postgresql://...``), a SQLite file's
+    path, or a TaskStore of your own."""
+    if isinstance(tasks, TaskStore):
+        return tasks
+    if tasks == "memory":
+        return InMemoryTaskStore(owner_resolver=owner_of)
+    if tasks == "journal":
+        return _beside(journal)
+    if not isinstance(tasks, str | os.PathLike) or not str(tasks):
+        raise ConfigurationError(
+            f"task_store must be {' or '.join(map(repr, TASK_STORES))}, a database URL, a "
+            f"SQLite file's path or a TaskStore, got {type(tasks).__name__}"
+        )
+    return DatabaseTasks(_url(tasks))
+
+
+def _beside(journal: Journal) -> TaskStore:
+    """The durable store a journal implies (in memory beside an in-memory journal)."""
+    if isinstance(journal, InMemoryJournal):
+        return InMemoryTaskStore(owner_resolver=owner_of)
+    if isinstance(journal, SQLiteJournal):
+        return DatabaseTasks(f"sqlite:///{journal.path.resolve()}", before=journal.sessions)
+    raise ConfigurationError(
+        f"task_store='journal' keeps tasks beside a SQLite journal; for a "
+        f"{type(journal).__name__} name the database: task_store='postgresql://...' (the "
+        "journal's URL does), or task_store='memory' for tasks a restart forgets"
+    )
+
+
+def _url(tasks: str | os.PathLike[str]) -> str:
+    """A database URL: ``tasks`` itself, or a SQLite file's path as a URL."""
+    text = os.fspath(tasks)
+    if "://" in text:
+        return text
+    path = Path(text).expanduser().resolve()
+    if not path.parent.is_dir():
+        raise ConfigurationError(
+            f"the task store's directory {path.parent} does not exist; create it first"
+        )
+    return f"sqlite:///{path}"
+
+
+def _async_url(url: str) -> Any:
+    """``url`` with the async driver swarmkit uses for its database."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        # Not the URL itself: it may hold a password.
+        raise ConfigurationError(
+            "the task store's URL cannot be read: write it as sqlite:///path or "
+            "postgresql://user:password@host/database"
+        ) from None
+    backend = _ALIASES.get(parsed.get_backend_name(), parsed.get_backend_name())
+    if backend not in _DRIVERS:
+        raise ConfigurationError(
+            f"a task store URL starts with sqlite:// or postgresql://, got {backend}://"
+        )
+    if "+" in parsed.drivername:
+        return parsed
+    return parsed.set(drivername=_DRIVERS[backend])

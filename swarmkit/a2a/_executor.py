@@ -42,6 +42,7 @@ from swarmkit.events import (
 from swarmkit.exceptions import ConfigurationError, InteropRequestError, SwarmkitError
 from swarmkit.interrupts import Decision, approve, reject
 from swarmkit.journal import Journal
+from swarmkit.redaction import Redactor
 from swarmkit.result import RunResult
 from swarmkit.serving import DECISION_SHAPES, conversation_session, decision_from_request
 from swarmkit.swarm import Swarm
@@ -54,7 +55,8 @@ MAX_CONTEXT_ID = 128
 
 CONTEXT_KEY = "a2a"
 """The run context's entry for the A2A message that started the turn: ``message_id``,
-``metadata`` (the message's), ``task_id`` and ``context_id``."""
+``metadata`` (the message's, without the values of secret-looking keys), ``task_id``,
+``context_id``, and ``withheld`` (the dotted paths of the metadata keys left out, if any)."""
 
 OUTPUT_ARTIFACT = "output"
 """The id and name of the artifact that holds a task's answer."""
@@ -102,13 +104,16 @@ class SwarmExecutor(AgentExecutor):
         if not _has_room(self.swarm.config.context_type):
             return {}
         message = context.message
-        metadata = MessageToDict(message.metadata) if message is not None else {}
+        given = MessageToDict(message.metadata) if message is not None else {}
+        metadata, withheld = _without_secrets(given, Redactor.of(self.swarm.config.redact_keys))
         entry = {
             "message_id": message.message_id if message is not None else "",
             "metadata": metadata,
             "task_id": str(context.task_id),
             "context_id": str(context.context_id),
         }
+        if withheld:
+            entry["withheld"] = withheld
         return {CONTEXT_KEY: entry}
 
     async def _decide_if_allowed(
@@ -289,6 +294,26 @@ def _conversation(context_id: str) -> str:
 def _streams(context: RequestContext) -> bool:
     """Whether the caller reads the task as a stream (so the answer is sent in chunks)."""
     return context.call_context.state.get("method") in STREAMING_METHODS
+
+
+def _without_secrets(data: Any, redact: Redactor, at: str = "") -> tuple[Any, list[str]]:
+    """``data`` without the values of secret-looking keys (a run's context never holds
+    them), and the dotted paths of those left out."""
+    if isinstance(data, list):
+        pairs = [_without_secrets(item, redact, f"{at}[{i}]") for i, item in enumerate(data)]
+        return [kept for kept, _ in pairs], [path for _, paths in pairs for path in paths]
+    if not isinstance(data, dict):
+        return data, []
+    kept: dict[str, Any] = {}
+    withheld: list[str] = []
+    for key, value in data.items():
+        where = f"{at}.{key}" if at else key
+        if redact.is_secret(key):
+            withheld.append(where)
+            continue
+        kept[key], inner = _without_secrets(value, redact, where)
+        withheld.extend(inner)
+    return kept, withheld
 
 
 def _has_room(context_type: type[BaseModel] | None) -> bool:

@@ -63,6 +63,21 @@ def add_serve(commands: Any, command: _Command, journal_option: Callable[..., No
                 f"${DECISION_TOKEN_ENV}, or a random one printed once) decide a paused run; "
                 "without it no caller can",
             )
+            sub.add_argument(
+                "--tasks-db",
+                metavar="PATH|URL",
+                help="where tasks are kept: a SQLite path, sqlite:///... or postgresql://..., "
+                "or 'memory' (default: the journal's own file or database, so waiting tasks "
+                "outlive a restart)",
+            )
+            sub.add_argument(
+                "--a2a-compat",
+                action="append",
+                choices=["0.3"],
+                default=[],
+                metavar="VERSION",
+                help="also serve clients of this earlier A2A version (0.3)",
+            )
 
 
 async def _serve_a2a(args: argparse.Namespace) -> int:
@@ -73,7 +88,14 @@ async def _serve_a2a(args: argparse.Namespace) -> int:
     decision_token = None
     if args.allow_decisions:
         decision_token = os.environ.get(DECISION_TOKEN_ENV) or secrets.token_urlsafe(24)
-    return await _serve(args, "a2a", A2AServer, decision_token=decision_token)
+    return await _serve(
+        args,
+        "a2a",
+        A2AServer,
+        decision_token=decision_token,
+        task_store=args.tasks_db,
+        compat=tuple(args.a2a_compat),
+    )
 
 
 async def _serve_agui(args: argparse.Namespace) -> int:
@@ -84,9 +106,7 @@ async def _serve_agui(args: argparse.Namespace) -> int:
     return await _serve(args, "ag-ui", AgUiServer)
 
 
-async def _serve(
-    args: argparse.Namespace, protocol: str, server_type: Any, **options: str | None
-) -> int:
+async def _serve(args: argparse.Namespace, protocol: str, server_type: Any, **options: Any) -> int:
     from swarmkit.cli._journal_file import open_for_writing, swarm_journal_path  # noqa: PLC0415
     from swarmkit.cli._target import load_swarm, swarm_target  # noqa: PLC0415
 
@@ -95,6 +115,9 @@ async def _serve(
     given = os.environ.get(TOKEN_ENV)
     token = given or secrets.token_urlsafe(24)
     path = swarm_journal_path(args.journal, swarm)
+    if "task_store" in options and options["task_store"] is None:
+        # A2A tasks beside the journal: in its SQLite file, or in its Postgres database.
+        options["task_store"] = path if isinstance(path, str) else "journal"
     with open_for_writing(path) as journal:
         server: AsgiServer = server_type(
             swarm,

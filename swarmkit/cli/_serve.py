@@ -56,28 +56,33 @@ def add_serve(commands: Any, command: _Command, journal_option: Callable[..., No
             help="allow a --host other than loopback (the swarm is then on the network)",
         )
         if name == "a2a":
-            sub.add_argument(
-                "--allow-decisions",
-                action="store_true",
-                help="let callers with a decision token (read from "
-                f"${DECISION_TOKEN_ENV}, or a random one printed once) decide a paused run; "
-                "without it no caller can",
-            )
-            sub.add_argument(
-                "--tasks-db",
-                metavar="PATH|URL",
-                help="where tasks are kept: a SQLite path, sqlite:///... or postgresql://..., "
-                "or 'memory' (default: the journal's own file or database, so waiting tasks "
-                "outlive a restart)",
-            )
-            sub.add_argument(
-                "--a2a-compat",
-                action="append",
-                choices=["0.3"],
-                default=[],
-                metavar="VERSION",
-                help="also serve clients of this earlier A2A version (0.3)",
-            )
+            _a2a_options(sub)
+
+
+def _a2a_options(sub: argparse.ArgumentParser) -> None:
+    """What only `serve a2a` takes: decisions, where tasks are kept, earlier A2A versions."""
+    sub.add_argument(
+        "--allow-decisions",
+        action="store_true",
+        help="let callers with a decision token (read from "
+        f"${DECISION_TOKEN_ENV}, or a random one printed once) decide a paused run; "
+        "without it no caller can",
+    )
+    sub.add_argument(
+        "--tasks-db",
+        metavar="PATH|URL",
+        help="where tasks are kept: a SQLite path, sqlite:///... or postgresql://..., "
+        "or 'memory' (default: the journal's own file or database, so waiting tasks "
+        "outlive a restart)",
+    )
+    sub.add_argument(
+        "--a2a-compat",
+        action="append",
+        choices=["0.3"],
+        default=[],
+        metavar="VERSION",
+        help="also serve clients of this earlier A2A version (0.3)",
+    )
 
 
 async def _serve_a2a(args: argparse.Namespace) -> int:

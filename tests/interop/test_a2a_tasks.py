@@ -4,6 +4,7 @@ or in PostgreSQL, scoped per principal (a2a-sdk client, loopback)."""
 from __future__ import annotations
 
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -83,7 +84,8 @@ async def test_a_restarted_server_resumes_a_waiting_task_from_the_sqlite_journal
     with SQLiteJournal(path) as journal, SQLiteJournal(path) as restarted:
         await _check_restart(journal, restarted, "journal")
 
-    tables = sqlite3.connect(path).execute("SELECT name FROM sqlite_master WHERE type='table'")
+    with closing(sqlite3.connect(path)) as kept:
+        tables = kept.execute("SELECT name FROM sqlite_master WHERE type='table'").fetchall()
     assert "a2a_tasks" in {name for (name,) in tables}
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
 
 import httpx
@@ -52,6 +54,44 @@ async def test_the_command_serves_a_swarm_to_an_a2a_client(tmp_path: Path) -> No
     assert get_text_parts(reply.task.artifacts[0].parts) == ["Hello from the served swarm."]
     assert refused.status_code == 401
     assert token.group(1) not in errors
+    with closing(sqlite3.connect(tmp_path / "journal.sqlite")) as kept:
+        (tasks,) = kept.execute("SELECT count(*) FROM a2a_tasks").fetchone()
+    assert tasks == 1  # the task is kept in the journal's file: it outlives the server
+
+
+async def test_the_command_keeps_tasks_where_told_and_serves_0_3_clients(
+    tmp_path: Path,
+) -> None:
+    """--tasks-db names the task store; --a2a-compat 0.3 adds the 0.3 interface to the card
+    and answers 0.3's method names."""
+    process = _start(
+        tmp_path / "journal.sqlite",
+        "--tasks-db",
+        str(tmp_path / "tasks.sqlite"),
+        "--a2a-compat",
+        "0.3",
+    )
+    try:
+        assert process.stdout is not None
+        url_line, token_line = process.stdout.readline(), process.stdout.readline()
+        url = re.search(r"http://\S+", url_line)
+        token = re.search(r"token: (\S+)", token_line)
+        assert url is not None and token is not None
+        headers = {"Authorization": f"Bearer {token.group(1)}"}
+        async with httpx.AsyncClient(headers=headers) as http:
+            card = (await http.get(url.group(0) + ".well-known/agent-card.json")).json()
+            message = {"role": "user", "messageId": "m1", "parts": [{"kind": "text", "text": "hi"}]}
+            request = {"jsonrpc": "2.0", "id": 1, "method": "message/send"}
+            reply = await http.post(url.group(0), json={**request, "params": {"message": message}})
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+    assert [i["protocolVersion"] for i in card["supportedInterfaces"]] == ["1.0", "0.3"]
+    assert reply.json()["result"]["status"]["state"] == "completed"
+    with closing(sqlite3.connect(tmp_path / "tasks.sqlite")) as kept:
+        (tasks,) = kept.execute("SELECT count(*) FROM a2a_tasks").fetchone()
+    assert tasks == 1
 
 
 async def test_allow_decisions_prints_a_decision_token_the_server_accepts(

@@ -74,6 +74,7 @@ class SwarmExecutor(AgentExecutor):
         self.swarm = swarm
         self.journal = journal
         self._cancelled: set[str] = set()
+        self._redact = Redactor.of(swarm.config.redact_keys)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Start a turn, or resume the paused one this message decides."""
@@ -105,7 +106,7 @@ class SwarmExecutor(AgentExecutor):
             return {}
         message = context.message
         given = MessageToDict(message.metadata) if message is not None else {}
-        metadata, withheld = _without_secrets(given, Redactor.of(self.swarm.config.redact_keys))
+        metadata, withheld = _without_secrets(given, self._redact)
         entry = {
             "message_id": message.message_id if message is not None else "",
             "metadata": metadata,

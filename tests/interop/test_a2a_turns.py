@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from a2a.helpers import get_data_parts, get_text_parts
 from a2a.types.a2a_pb2 import GetTaskRequest, StreamResponse, Task, TaskState
@@ -114,10 +116,8 @@ async def test_a_client_that_does_not_stream_gets_no_chunks() -> None:
     assert [get_text_parts(a.parts) for a in reply.task.artifacts] == [["Your order ships today."]]
 
 
-async def test_a_stale_decision_is_refused_and_does_not_decide_the_next_pause() -> None:
-    """Two pauses in a row: each carries its own interrupt id; a decision naming the first,
-    sent once the second waits, is refused, and the second still waits for its own."""
-    journal = InMemoryJournal()
+def _two_pauses(journal: InMemoryJournal) -> tuple[Swarm, ScriptedModel]:
+    """A refund that pauses before billing, then again before payouts."""
     model = ScriptedModel(
         transfer("billing", amount=50), transfer("payouts", amount=50), text("Paid 50.")
     )
@@ -131,6 +131,14 @@ async def test_a_stale_decision_is_refused_and_does_not_decide_the_next_pause() 
         interrupt_before=["billing", "payouts"],
         journal=journal,
     )
+    return swarm, model
+
+
+async def test_a_stale_decision_is_refused_and_does_not_decide_the_next_pause() -> None:
+    """Two pauses in a row: each carries its own interrupt id; a decision naming the first,
+    sent once the second waits, is refused, and the second still waits for its own."""
+    journal = InMemoryJournal()
+    swarm, model = _two_pauses(journal)
     async with (
         A2AServer(swarm, journal, token=TOKEN, decision_token=DECISION_TOKEN) as server,
         a2a_client(server.url, TOKEN, streaming=False) as caller,
@@ -151,6 +159,34 @@ async def test_a_stale_decision_is_refused_and_does_not_decide_the_next_pause() 
     assert still.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
     assert done.task.status.state == TaskState.TASK_STATE_COMPLETED
     assert [r.agent for r in model.requests] == ["triage", "billing", "payouts"]
+
+
+async def test_a_duplicate_approval_queued_behind_the_first_does_not_decide_the_next_pause() -> (
+    None
+):
+    """Two approvals of the first pause at once: one resumes the run to its second pause;
+    the other, queued behind it, decides nothing, and the second pause keeps its id."""
+    journal = InMemoryJournal()
+    swarm, model = _two_pauses(journal)
+    async with (
+        A2AServer(swarm, journal, token=TOKEN, decision_token=DECISION_TOKEN) as server,
+        a2a_client(server.url, TOKEN, streaming=False) as caller,
+        a2a_client(server.url, DECISION_TOKEN, streaming=False) as decider,
+    ):
+        (first,) = await responses(caller, user_message("refund 50"))
+        twice = decision(first.task, "approve")
+        await asyncio.gather(
+            responses(decider, twice), responses(decider, twice), return_exceptions=True
+        )
+        after = await caller.get_task(GetTaskRequest(id=first.task.id))
+
+    assert after.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    assert _interrupt(after) != _interrupt(first.task)
+    (data,) = get_data_parts(after.status.message.parts)
+    assert data["pending"]["target"] == "payouts"
+    assert [r.agent for r in model.requests] == ["triage", "billing"]
+    records = await journal.read(f"a2a-{first.task.context_id}")
+    assert len([r for r in records if r.kind == "resumed"]) == 1
 
 
 def _interrupt(task: Task) -> str:

@@ -13,9 +13,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from a2a.server.context import ServerCallContext
 from a2a.server.models import TaskMixin
 from a2a.server.tasks import DatabaseTaskStore, InMemoryTaskStore, TaskStore
-from sqlalchemy import String
+from a2a.types.a2a_pb2 import ListTasksRequest, ListTasksResponse, Task, TaskState
+from sqlalchemy import String, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -53,14 +55,26 @@ class DatabaseTasks(DatabaseTaskStore):
 
     ``before`` runs once before the table is made (a SQLite journal creates its file first,
     so the file is a journal with one more table). ``aclose()`` closes its connections.
+
+    A working task is written once. Its later updates while it works (progress notes, answer
+    chunks) stay in memory, where this server reads them, until its next state (waiting,
+    finished) writes it whole: what a restart needs is always written, and a streamed answer
+    costs no write per chunk.
     """
 
     def __init__(self, url: str, *, before: Callable[[], Awaitable[Any]] | None = None) -> None:
-        super().__init__(create_async_engine(_async_url(url)), owner_resolver=owner_of)
+        engine = create_async_engine(_async_url(url))
+        if engine.dialect.name == "sqlite":
+            event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        super().__init__(engine, owner_resolver=owner_of)
         # The SDK's default row shape on a table of our own (its own class would be the
         # table "tasks", with ids of 36 characters at most).
         self.task_model = _TaskRow  # type: ignore[assignment]
         self._before = before
+        self._working: set[tuple[str, str]] = set()
+        """The tasks written as working, by owner and task id."""
+        self._unwritten: dict[tuple[str, str], Task] = {}
+        """The latest update of a working task since it was written."""
 
     async def initialize(self) -> None:
         """Make the table if it is not there yet (once)."""
@@ -68,9 +82,59 @@ class DatabaseTasks(DatabaseTaskStore):
             await self._before()
         await super().initialize()
 
+    async def save(self, task: Task, context: ServerCallContext) -> None:
+        """Write the task, unless it was written working and is working still: then keep it."""
+        key, state = (self.owner_resolver(context), task.id), task.status.state
+        if state == TaskState.TASK_STATE_WORKING and key in self._working:
+            self._unwritten[key] = _copy(task)
+            return
+        await super().save(task, context)
+        self._unwritten.pop(key, None)
+        if state == TaskState.TASK_STATE_WORKING:
+            self._working.add(key)
+        else:
+            self._working.discard(key)
+
+    async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
+        """The task's latest update (kept or written), if the caller owns it."""
+        kept = self._unwritten.get((self.owner_resolver(context), task_id))
+        return _copy(kept) if kept is not None else await super().get(task_id, context)
+
+    async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
+        """The caller's tasks as written, each with its latest update."""
+        page = await super().list(params, context)
+        owner = self.owner_resolver(context)
+        for task in page.tasks:
+            kept = self._unwritten.get((owner, task.id))
+            if kept is not None:
+                task.CopyFrom(kept)
+        return page
+
+    async def delete(self, task_id: str, context: ServerCallContext) -> None:
+        """Forget the task."""
+        key = (self.owner_resolver(context), task_id)
+        self._unwritten.pop(key, None)
+        self._working.discard(key)
+        await super().delete(task_id, context)
+
     async def aclose(self) -> None:
         """Close the store's database connections."""
         await self.engine.dispose()
+
+
+def _copy(task: Task) -> Task:
+    copied = Task()
+    copied.CopyFrom(task)
+    return copied
+
+
+def _sqlite_pragmas(connection: Any, _record: Any) -> None:
+    """Commit as the journal does (WAL, synced at checkpoints): a killed process loses
+    nothing committed, and a task's many small updates cost no fsync each."""
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
 
 
 def task_store(journal: Journal, tasks: str | os.PathLike[str] | TaskStore) -> TaskStore:

@@ -13,7 +13,7 @@ from a2a.server.tasks import InMemoryTaskStore
 from a2a.types.a2a_pb2 import GetTaskRequest, ListTasksRequest, Task, TaskState
 from a2a.utils.errors import TaskNotFoundError
 
-from swarmkit import ConfigurationError
+from swarmkit import Agent, ConfigurationError, Swarm
 from swarmkit.a2a import A2AServer, Principal, task_store
 from swarmkit.journal import InMemoryJournal, Journal, PostgresJournal, SQLiteJournal
 from swarmkit.testing import ScriptedModel, text, transfer
@@ -124,6 +124,30 @@ async def test_finished_tasks_stay_scoped_to_their_principal_after_a_restart(
         (sent.task.id, TaskState.TASK_STATE_COMPLETED)
     ]
     assert list(theirs.tasks) == []
+
+
+async def test_a_streamed_answer_is_kept_whole_for_the_next_server(tmp_path: Path) -> None:
+    """A streaming client reads the answer in chunks while the task works; the stored task,
+    read by a restarted server, holds the whole answer once."""
+    answer = "Your order ships today from the north warehouse."
+    path = tmp_path / "runs.sqlite"
+    with SQLiteJournal(path) as journal:
+        swarm = Swarm([Agent(name="support")], "support", model=ScriptedModel(text(answer)))
+        async with (
+            A2AServer(swarm, journal, token=TOKEN) as server,
+            a2a_client(server.url, TOKEN, streaming=True) as client,
+        ):
+            stream = await responses(client, user_message("where is my order?"))
+        async with (
+            A2AServer(swarm, journal, token=TOKEN) as server,
+            a2a_client(server.url, TOKEN, streaming=False) as client,
+        ):
+            kept = await client.get_task(GetTaskRequest(id=stream[0].task.id))
+
+    chunks = [r for r in stream if r.HasField("artifact_update")]
+    assert len(chunks) > 2
+    assert kept.status.state == TaskState.TASK_STATE_COMPLETED
+    assert [get_text_parts(a.parts) for a in kept.artifacts] == [[answer]]
 
 
 def test_the_task_store_follows_the_journal_unless_named(tmp_path: Path) -> None:

@@ -76,7 +76,9 @@ class A2AServer(AsgiServer):
     is a principal that sees only the tasks it created: ``token`` is ``caller``, and
     ``principals`` adds more. Deciding a paused run needs a token that may decide: with
     ``decision_token=`` the principal ``decider`` decides the caller's tasks (the journal
-    records ``decided_by="a2a:decider"``); without one no caller can decide over A2A. A host
+    records ``decided_by="a2a:decider"``); without one no caller can decide over A2A. A
+    decision names the pause it decides by its ``interrupt_id`` (in the waiting task's status
+    message), so one meant for an earlier pause is refused. A host
     that is not loopback needs ``allow_remote=True``. Use as ``async with A2AServer(...) as
     server:`` (the agent is at ``server.url``).
 

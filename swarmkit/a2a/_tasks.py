@@ -71,10 +71,9 @@ class DatabaseTasks(DatabaseTaskStore):
         # table "tasks", with ids of 36 characters at most).
         self.task_model = _TaskRow  # type: ignore[assignment]
         self._before = before
-        self._working: set[tuple[str, str]] = set()
-        """The tasks written as working, by owner and task id."""
-        self._unwritten: dict[tuple[str, str], Task] = {}
-        """The latest update of a working task since it was written."""
+        self._live: dict[tuple[str, str], Task] = {}
+        """The latest update of each task this server runs (submitted or working), by owner
+        and task id; it was written unless it only adds to a working task."""
 
     async def initialize(self) -> None:
         """Make the table if it is not there yet (once)."""
@@ -83,21 +82,21 @@ class DatabaseTasks(DatabaseTaskStore):
         await super().initialize()
 
     async def save(self, task: Task, context: ServerCallContext) -> None:
-        """Write the task, unless it was written working and is working still: then keep it."""
+        """Write the task, unless it was written working and is working still; keep the
+        latest update of a task that has not yet waited or finished."""
         key, state = (self.owner_resolver(context), task.id), task.status.state
-        if state == TaskState.TASK_STATE_WORKING and key in self._working:
-            self._unwritten[key] = _copy(task)
+        if state not in _LIVE:
+            self._live.pop(key, None)
+        elif state == TaskState.TASK_STATE_WORKING and _state(self._live.get(key)) == state:
+            self._live[key] = _copy(task)
             return
         await super().save(task, context)
-        self._unwritten.pop(key, None)
-        if state == TaskState.TASK_STATE_WORKING:
-            self._working.add(key)
-        else:
-            self._working.discard(key)
+        if state in _LIVE:
+            self._live[key] = _copy(task)
 
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
         """The task's latest update (kept or written), if the caller owns it."""
-        kept = self._unwritten.get((self.owner_resolver(context), task_id))
+        kept = self._live.get((self.owner_resolver(context), task_id))
         return _copy(kept) if kept is not None else await super().get(task_id, context)
 
     async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
@@ -105,21 +104,27 @@ class DatabaseTasks(DatabaseTaskStore):
         page = await super().list(params, context)
         owner = self.owner_resolver(context)
         for task in page.tasks:
-            kept = self._unwritten.get((owner, task.id))
+            kept = self._live.get((owner, task.id))
             if kept is not None:
                 task.CopyFrom(kept)
         return page
 
     async def delete(self, task_id: str, context: ServerCallContext) -> None:
         """Forget the task."""
-        key = (self.owner_resolver(context), task_id)
-        self._unwritten.pop(key, None)
-        self._working.discard(key)
+        self._live.pop((self.owner_resolver(context), task_id), None)
         await super().delete(task_id, context)
 
     async def aclose(self) -> None:
         """Close the store's database connections."""
         await self.engine.dispose()
+
+
+_LIVE = frozenset({TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING})
+"""The states of a task a server is running: their updates are served from memory."""
+
+
+def _state(task: Task | None) -> int | None:
+    return task.status.state if task is not None else None
 
 
 def _copy(task: Task) -> Task:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from a2a.helpers import get_text_parts
 from a2a.server.tasks import InMemoryTaskStore
-from a2a.types.a2a_pb2 import GetTaskRequest, ListTasksRequest, Task, TaskState
+from a2a.types.a2a_pb2 import CancelTaskRequest, GetTaskRequest, ListTasksRequest, Task, TaskState
 from a2a.utils.errors import TaskNotFoundError
 
 from swarmkit import Agent, ConfigurationError, Swarm
@@ -18,6 +18,7 @@ from swarmkit.a2a import A2AServer, Principal, task_store
 from swarmkit.journal import InMemoryJournal, Journal, PostgresJournal, SQLiteJournal
 from swarmkit.testing import ScriptedModel, text, transfer
 from tests.interop.a2a_helpers import a2a_client, decision, responses, user_message
+from tests.interop.test_a2a_server import _GatedModel
 from tests.interop.test_a2a_trust import _refunds
 from tests.journal.conftest import fresh_schema
 from tests.journal.postgres_server import PostgresServer
@@ -148,6 +149,33 @@ async def test_a_streamed_answer_is_kept_whole_for_the_next_server(tmp_path: Pat
     assert len(chunks) > 2
     assert kept.status.state == TaskState.TASK_STATE_COMPLETED
     assert [get_text_parts(a.parts) for a in kept.artifacts] == [[answer]]
+
+
+async def test_a_task_cancelled_while_working_stays_cancelled_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """A working task is cancelled; the cancel is written, so the next server reports it
+    cancelled."""
+    model = _GatedModel()
+    path = tmp_path / "runs.sqlite"
+    with SQLiteJournal(path) as journal:
+        swarm = Swarm([Agent(name="support")], "support", model=model)
+        async with (
+            A2AServer(swarm, journal, token=TOKEN) as server,
+            a2a_client(server.url, TOKEN, streaming=True) as client,
+        ):
+            stream = client.send_message(user_message("slow please"))
+            first = await anext(stream)
+            await model.called.wait()
+            await client.cancel_task(CancelTaskRequest(id=first.task.id))
+            _ = [r async for r in stream]
+        async with (
+            A2AServer(swarm, journal, token=TOKEN) as server,
+            a2a_client(server.url, TOKEN, streaming=False) as client,
+        ):
+            kept = await client.get_task(GetTaskRequest(id=first.task.id))
+
+    assert kept.status.state == TaskState.TASK_STATE_CANCELED
 
 
 def test_the_task_store_follows_the_journal_unless_named(tmp_path: Path) -> None:

@@ -11,18 +11,21 @@ from contextlib import closing
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 from a2a.helpers import get_text_parts
 from a2a.types.a2a_pb2 import TaskState
 
 from swarmkit.cli import main
 from tests.interop.a2a_helpers import a2a_client, responses, user_message
+from tests.journal.conftest import fresh_schema
+from tests.journal.postgres_server import PostgresServer
 
 ROOT = Path(__file__).resolve().parents[2]
 ENTRY = "from swarmkit.cli import main; raise SystemExit(main())"
 
 
-def _start(journal: Path, *extra: str) -> subprocess.Popen[str]:
+def _start(journal: Path | str, *extra: str) -> subprocess.Popen[str]:
     command = [sys.executable, "-c", ENTRY, "serve", "a2a", "--swarm", "tests.cli_app:served_swarm"]
     command += ["--journal", str(journal), "--port", "0", *extra]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SWARMKIT_SERVE_")}
@@ -114,6 +117,29 @@ async def test_allow_decisions_prints_a_decision_token_the_server_accepts(
 
     assert decision.group(1) not in lines[1]
     assert reply.task.status.state == TaskState.TASK_STATE_COMPLETED
+
+
+async def test_the_command_keeps_tasks_in_a_postgres_journals_database(
+    postgres_server: PostgresServer,
+) -> None:
+    """With a postgresql:// journal and no --tasks-db, the tasks go to the same database."""
+    dsn = fresh_schema(postgres_server)
+    process = _start(dsn)
+    try:
+        assert process.stdout is not None
+        url_line, token_line = process.stdout.readline(), process.stdout.readline()
+        url = re.search(r"http://\S+", url_line)
+        token = re.search(r"token: (\S+)", token_line)
+        assert url is not None and token is not None
+        async with a2a_client(url.group(0), token.group(1), streaming=False) as client:
+            (reply,) = await responses(client, user_message("hello"))
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+    with psycopg.connect(dsn) as kept:
+        row = kept.execute("SELECT owner FROM a2a_tasks WHERE id = %s", (reply.task.id,))
+        assert row.fetchall() == [("caller",)]
 
 
 def test_the_command_refuses_a_public_host_without_the_flag(

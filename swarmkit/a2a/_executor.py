@@ -2,9 +2,9 @@
 
 The A2A context id names a swarmkit conversation (session ``a2a-<context id>``): the first
 task of a context is its first turn, each later task continues it. The message's id and
-metadata reach the run as its context's ``a2a`` entry (journaled, secrets redacted; seen by
-rules and tools). A run that pauses for a human puts its task in ``input-required`` with the
-pause's interrupt id; the next message on that task carries the decision (a data part
+metadata reach the run as its context's ``a2a`` entry (journaled, seen by rules and tools;
+secret-looking keys left out). A run that pauses for a human puts its task in
+``input-required`` with the pause's interrupt id; the next message on that task carries the decision (a data part
 ``{"decision": "approve" | "reject" | "edit", "interrupt_id": ...}``) and resumes the session,
 when its principal may decide (journaled as ``decided_by="a2a:<principal>"``). A message for a
 task that waits for no input, or for another pause, is refused and changes nothing. A client
@@ -174,8 +174,6 @@ class _Answer:
     def __init__(self, updater: TaskUpdater, *, streams: bool) -> None:
         self.updater = updater
         self.streams = streams
-        self.sent = False
-        """Whether a chunk of the current model call was sent."""
         self.fresh = True
         """Whether the next chunk starts the artifact over (a new model call or attempt)."""
 
@@ -190,7 +188,7 @@ class _Answer:
             append=not self.fresh,
             last_chunk=False,
         )
-        self.sent, self.fresh = True, False
+        self.fresh = False
 
     async def whole(self, parts: list[Part]) -> None:
         """Send the whole answer, replacing any chunks: the artifact's last chunk."""

@@ -150,7 +150,7 @@ def _check_interrupt(task: Task, message: Message | None) -> None:
         )
     if named != waits_on:
         raise UnsupportedOperationError(
-            message=f"the decision names interrupt {named}, but task {task.id} now waits on "
+            message=f"the decision names interrupt {named[:64]}, but task {task.id} now waits on "
             f"interrupt {waits_on}: a decision for an earlier pause decides nothing"
         )
 

@@ -4,11 +4,12 @@ The A2A context id names a swarmkit conversation (session ``a2a-<context id>``):
 task of a context is its first turn, each later task continues it. The message's id and
 metadata reach the run as its context's ``a2a`` entry (journaled, seen by rules and tools;
 secret-looking keys left out). A run that pauses for a human puts its task in
-``input-required`` with the pause's interrupt id; the next message on that task carries the decision (a data part
-``{"decision": "approve" | "reject" | "edit", "interrupt_id": ...}``) and resumes the session,
-when its principal may decide (journaled as ``decided_by="a2a:<principal>"``). A message for a
-task that waits for no input, or for another pause, is refused and changes nothing. A client
-that streams gets the answer's text as artifact chunks while the model writes it.
+``input-required`` with the pause's interrupt id; the next message on that task carries the
+decision (a data part ``{"decision": "approve" | "reject" | "edit", ...}``) and names the
+interrupt id, and resumes the session when its principal may decide (journaled as
+``decided_by="a2a:<principal>"``). A message for a task that waits for no input, or for
+another pause, is refused and changes nothing. A client that streams gets the answer's text
+as artifact chunks while the model writes it.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from a2a.types.a2a_pb2 import (
     AgentCapabilities,
     AgentCard,
@@ -12,12 +14,29 @@ from a2a.types.a2a_pb2 import (
     SecurityScheme,
     StringList,
 )
-from a2a.utils.constants import PROTOCOL_VERSION_CURRENT, TransportProtocol
+from a2a.utils.constants import PROTOCOL_VERSION_0_3, PROTOCOL_VERSION_CURRENT, TransportProtocol
 
+from swarmkit.exceptions import ConfigurationError
 from swarmkit.swarm import Swarm
 
 BEARER = "bearer"
 """The name of the card's security scheme."""
+
+COMPAT_VERSIONS = (PROTOCOL_VERSION_0_3,)
+"""The earlier A2A protocol versions a served swarm can speak besides the current one."""
+
+
+def check_compat(compat: Sequence[str]) -> tuple[str, ...]:
+    """The earlier protocol versions to serve, checked (ConfigurationError names the known)."""
+    if isinstance(compat, str):
+        compat = (compat,)
+    unknown = [v for v in compat if v not in COMPAT_VERSIONS]
+    if unknown:
+        raise ConfigurationError(
+            f"compat names A2A versions to serve besides the current one: "
+            f"{', '.join(map(repr, COMPAT_VERSIONS))}, got {unknown[0]!r}"
+        )
+    return tuple(dict.fromkeys(compat))
 
 
 def agent_card(
@@ -29,6 +48,7 @@ def agent_card(
     version: str = "1.0.0",
     bearer: bool = True,
     extended: bool = False,
+    compat: Sequence[str] = (),
 ) -> AgentCard:
     """The card another agent reads before calling the swarm at ``url`` (JSON-RPC, streaming).
 
@@ -36,7 +56,8 @@ def agent_card(
     public card (anyone may read it) has one skill, the entry agent, and says an extended card
     is there for a caller with a token; the ``extended`` card has a skill per agent, each
     described by its own ``description``. With ``bearer`` the card says every request needs
-    ``Authorization: Bearer <token>``.
+    ``Authorization: Bearer <token>``. Each version in ``compat`` (``"0.3"``) adds an
+    interface at the same URL for clients of that version.
     """
     entry = swarm.agents[swarm.entry_agent]
     card = AgentCard(
@@ -45,10 +66,9 @@ def agent_card(
         version=version,
         supported_interfaces=[
             AgentInterface(
-                url=url,
-                protocol_binding=TransportProtocol.JSONRPC,
-                protocol_version=PROTOCOL_VERSION_CURRENT,
+                url=url, protocol_binding=TransportProtocol.JSONRPC, protocol_version=version
             )
+            for version in (PROTOCOL_VERSION_CURRENT, *check_compat(compat))
         ],
         capabilities=AgentCapabilities(
             streaming=True, push_notifications=False, extended_agent_card=True

@@ -1,16 +1,21 @@
 """SwarmExecutor: an A2A task runs one turn of a swarm conversation; its states follow the run.
 
 The A2A context id names a swarmkit conversation (session ``a2a-<context id>``): the first
-task of a context is its first turn, each later task continues it. A run that pauses for a
-human puts its task in ``input-required``; the next message on that task carries the decision
-(a data part ``{"decision": "approve" | "reject" | "edit", ...}``) and resumes the session,
-when its principal may decide (journaled as ``decided_by="a2a:<principal>"``). A message for a
-task that waits for no input is refused and changes nothing.
+task of a context is its first turn, each later task continues it. The message's id and
+metadata reach the run as its context's ``a2a`` entry (journaled, seen by rules and tools;
+secret-looking keys left out). A run that pauses for a human puts its task in
+``input-required`` with the pause's interrupt id; the next message on that task carries the
+decision (a data part ``{"decision": "approve" | "reject" | "edit", ...}``) and names the
+interrupt id, and resumes the session when its principal may decide (journaled as
+``decided_by="a2a:<principal>"``). A message for a task that waits for no input, or for
+another pause, is refused and changes nothing. A client that streams gets the answer's text
+as artifact chunks while the model writes it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
@@ -20,14 +25,25 @@ from a2a.server.events import EventQueue
 from a2a.server.tasks import TaskUpdater
 from a2a.types.a2a_pb2 import Message, Part, Task, TaskState, TaskStatus
 from a2a.utils.errors import A2AError
+from google.protobuf.json_format import MessageToDict
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
-from swarmkit.a2a._principals import check_waiting, principal_of
-from swarmkit.events import AgentStarted, Event, HandoffPerformed, RunFinished, RunStarted
+from swarmkit.a2a._principals import INTERRUPT_ID, check_waiting, principal_of, waiting_data
+from swarmkit.events import (
+    AgentStarted,
+    Event,
+    HandoffPerformed,
+    ModelAttemptDiscarded,
+    ModelCallFinished,
+    RunFinished,
+    RunStarted,
+    TextDelta,
+)
 from swarmkit.exceptions import ConfigurationError, InteropRequestError, SwarmkitError
-from swarmkit.interrupts import Decision, approve, reject
+from swarmkit.interrupts import Decision, approve, edit, reject
 from swarmkit.journal import Journal
+from swarmkit.redaction import Redactor
 from swarmkit.result import RunResult
 from swarmkit.serving import DECISION_SHAPES, conversation_session, decision_from_request
 from swarmkit.swarm import Swarm
@@ -37,6 +53,17 @@ SESSION_PREFIX = "a2a-"
 
 MAX_CONTEXT_ID = 128
 """The longest A2A context id taken as a conversation name."""
+
+CONTEXT_KEY = "a2a"
+"""The run context's entry for the A2A message that started the turn: ``message_id``,
+``metadata`` (the message's, without the values of secret-looking keys), ``task_id``,
+``context_id``, and ``withheld`` (the dotted paths of the metadata keys left out, if any)."""
+
+OUTPUT_ARTIFACT = "output"
+"""The id and name of the artifact that holds a task's answer."""
+
+STREAMING_METHODS = frozenset({"SendStreamingMessage", "message/stream"})
+"""The JSON-RPC methods (current and A2A 0.3) whose caller reads the task as a stream."""
 
 
 class SwarmExecutor(AgentExecutor):
@@ -48,6 +75,7 @@ class SwarmExecutor(AgentExecutor):
         self.swarm = swarm
         self.journal = journal
         self._cancelled: set[str] = set()
+        self._redact = Redactor.of(swarm.config.redact_keys)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Start a turn, or resume the paused one this message decides."""
@@ -63,13 +91,32 @@ class SwarmExecutor(AgentExecutor):
             await updater.start_work()
             events = self.swarm.stream(
                 context.get_user_input(),
+                context=self._run_context(context),
                 session_id=conversation,
                 journal=self.journal,
                 continue_session=True,
             )
-            await self._follow(events, updater)
+            await self._follow(events, _Answer(updater, streams=_streams(context)))
         except (SwarmkitError, ValueError) as exc:
             await updater.failed(_message(updater, str(exc)))
+
+    def _run_context(self, context: RequestContext) -> dict[str, Any]:
+        """The message as the run's context sees it, under ``a2a``; nothing when the swarm's
+        ``context_type`` has no room for it."""
+        if not _has_room(self.swarm.config.context_type):
+            return {}
+        message = context.message
+        given = MessageToDict(message.metadata) if message is not None else {}
+        metadata, withheld = _without_secrets(given, self._redact)
+        entry = {
+            "message_id": message.message_id if message is not None else "",
+            "metadata": metadata,
+            "task_id": str(context.task_id),
+            "context_id": str(context.context_id),
+        }
+        if withheld:
+            entry["withheld"] = withheld
+        return {CONTEXT_KEY: entry}
 
     async def _decide_if_allowed(
         self, task: Task, context: RequestContext, updater: TaskUpdater
@@ -77,12 +124,12 @@ class SwarmExecutor(AgentExecutor):
         """Decide the waiting task; a message queued behind another that already decided it
         (or by a caller who may not decide) is refused and changes nothing."""
         try:
-            check_waiting(task, context.call_context)
+            check_waiting(task, context.call_context, context.message)
         except A2AError as refused:
             if task.status.state != TaskState.TASK_STATE_INPUT_REQUIRED:
                 raise  # the task is over or running: the error reaches this caller only
             await updater.requires_input(
-                _message(updater, refused.message, data=_waiting_data(task))
+                _message(updater, refused.message, data=waiting_data(task))
             )
             return
         principal = principal_of(context.call_context)
@@ -94,9 +141,12 @@ class SwarmExecutor(AgentExecutor):
     ) -> None:
         """Resume the paused session with the message's decision; a decision that cannot be
         taken (no decision, an edit that does not validate) leaves the task waiting."""
-        waiting = _waiting_data(task)
+        waiting = waiting_data(task)
         try:
-            decision = dataclasses.replace(decision_of(message), by=decided_by)
+            asks = isinstance(pending := waiting.get("pending"), dict) and (
+                pending.get("kind") == "question"
+            )
+            decision = dataclasses.replace(decision_of(message, question=asks), by=decided_by)
             session_id = str(waiting.get("session_id") or "")
             result = await self.swarm.resume(session_id, self.journal, decision=decision)
         except (SwarmkitError, ValueError) as exc:
@@ -104,7 +154,7 @@ class SwarmExecutor(AgentExecutor):
             await updater.requires_input(_message(updater, text, data=waiting))
             return
         await updater.start_work()
-        await _finish(result, updater)
+        await _finish(result, _Answer(updater, streams=False))
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Stop the running turn (the journal keeps its finished steps) and say so."""
@@ -113,15 +163,46 @@ class SwarmExecutor(AgentExecutor):
         updater = TaskUpdater(event_queue, task_id, str(context.context_id))
         await updater.cancel(_message(updater, "cancelled by the caller"))
 
-    async def _follow(self, events: AsyncGenerator[Event, None], updater: TaskUpdater) -> None:
+    async def _follow(self, events: AsyncGenerator[Event, None], answer: _Answer) -> None:
         async for event in events:
-            if updater.task_id in self._cancelled:
+            if answer.updater.task_id in self._cancelled:
                 return
-            await _publish(event, updater)
-        self._cancelled.discard(updater.task_id)
+            await _publish(event, answer)
+        self._cancelled.discard(answer.updater.task_id)
 
 
-async def _publish(event: Event, updater: TaskUpdater) -> None:
+class _Answer:
+    """A task's answer artifact: chunks of the model's text while a streaming client reads
+    it (the first of a model call replaces what came before), then the whole answer."""
+
+    def __init__(self, updater: TaskUpdater, *, streams: bool) -> None:
+        self.updater = updater
+        self.streams = streams
+        self.fresh = True
+        """Whether the next chunk starts the artifact over (a new model call or attempt)."""
+
+    async def chunk(self, text: str) -> None:
+        """Send ``text`` as the next chunk (only to a client that streams)."""
+        if not self.streams or not text:
+            return
+        await self.updater.add_artifact(
+            [new_text_part(text)],
+            artifact_id=OUTPUT_ARTIFACT,
+            name=OUTPUT_ARTIFACT,
+            append=not self.fresh,
+            last_chunk=False,
+        )
+        self.fresh = False
+
+    async def whole(self, parts: list[Part]) -> None:
+        """Send the whole answer, replacing any chunks: the artifact's last chunk."""
+        await self.updater.add_artifact(
+            parts, artifact_id=OUTPUT_ARTIFACT, name=OUTPUT_ARTIFACT, append=False, last_chunk=True
+        )
+
+
+async def _publish(event: Event, answer: _Answer) -> None:
+    updater = answer.updater
     match event:
         case RunStarted(session_id=session_id):
             await updater.start_work(_message(updater, "started", data={"session_id": session_id}))
@@ -132,20 +213,29 @@ async def _publish(event: Event, updater: TaskUpdater) -> None:
         case HandoffPerformed(source=source, target=target):
             note = f"{source} handed off to {target}"
             await updater.start_work(_message(updater, note, data={"handoff": [source, target]}))
+        case TextDelta(text=text):
+            await answer.chunk(text)
+        case ModelCallFinished() | ModelAttemptDiscarded():
+            answer.fresh = True
         case RunFinished(result=result):
-            await _finish(result, updater)
+            await _finish(result, answer)
         case _:
             pass
 
 
-async def _finish(result: RunResult, updater: TaskUpdater) -> None:
+async def _finish(result: RunResult, answer: _Answer) -> None:
+    updater = answer.updater
     if result.stop_reason == "final_output":
-        await updater.add_artifact(_output_parts(result), name="output")
+        await answer.whole(_output_parts(result))
         await updater.complete(_message(updater, _text_of(result)))
     elif result.stop_reason == "interrupted" and result.pending is not None:
         pending = to_jsonable_python(result.pending)
         question = _question(result)
-        data = {"session_id": result.session_id, "pending": pending}
+        data = {
+            "session_id": result.session_id,
+            "pending": pending,
+            INTERRUPT_ID: uuid.uuid4().hex,
+        }
         await updater.requires_input(_message(updater, question, data=data))
     else:
         failure = f": {result.failure.type}: {result.failure.message}" if result.failure else ""
@@ -178,10 +268,15 @@ def _question(result: RunResult) -> str:
 
 
 def _message(updater: TaskUpdater, text: str, *, data: Mapping[str, Any] | None = None) -> Message:
+    """An agent message: ``text``, and ``data`` as a data part; a pause's interrupt id is in
+    its metadata too."""
     parts = [new_text_part(text)]
+    metadata = None
     if data is not None:
         parts.append(new_data_part(dict(data)))
-    return updater.new_agent_message(parts)
+        if isinstance(data.get(INTERRUPT_ID), str):
+            metadata = {INTERRUPT_ID: data[INTERRUPT_ID]}
+    return updater.new_agent_message(parts, metadata=metadata)
 
 
 def _submitted(task_id: str, context_id: str, message: Message | None) -> Task:
@@ -199,17 +294,44 @@ def _conversation(context_id: str) -> str:
     )
 
 
-def _waiting_data(task: Task) -> dict[str, Any]:
-    """What the input-required message of a paused task says: its session, what is pending."""
-    for data in get_data_parts(list(task.status.message.parts)):
-        if isinstance(data, dict) and isinstance(data.get("session_id"), str):
-            return data
-    return {}
+def _streams(context: RequestContext) -> bool:
+    """Whether the caller reads the task as a stream (so the answer is sent in chunks)."""
+    return context.call_context.state.get("method") in STREAMING_METHODS
 
 
-def decision_of(message: Message | None) -> Decision:
+def _without_secrets(data: Any, redact: Redactor, at: str = "") -> tuple[Any, list[str]]:
+    """``data`` without the values of secret-looking keys (a run's context never holds
+    them), and the dotted paths of those left out."""
+    if isinstance(data, list):
+        pairs = [_without_secrets(item, redact, f"{at}[{i}]") for i, item in enumerate(data)]
+        return [kept for kept, _ in pairs], [path for _, paths in pairs for path in paths]
+    if not isinstance(data, dict):
+        return data, []
+    kept: dict[str, Any] = {}
+    withheld: list[str] = []
+    for key, value in data.items():
+        where = f"{at}.{key}" if at else key
+        if redact.is_secret(key):
+            withheld.append(where)
+            continue
+        kept[key], inner = _without_secrets(value, redact, where)
+        withheld.extend(inner)
+    return kept, withheld
+
+
+def _has_room(context_type: type[BaseModel] | None) -> bool:
+    """Whether a run context validated by ``context_type`` keeps an ``a2a`` entry."""
+    if context_type is None:
+        return True
+    return CONTEXT_KEY in context_type.model_fields or (
+        context_type.model_config.get("extra") == "allow"
+    )
+
+
+def decision_of(message: Message | None, *, question: bool = False) -> Decision:
     """The decision a message carries: a data part ``{"decision": ...}``, or the text
-    ``approve`` / ``reject`` / ``reject: <reason>``."""
+    ``approve`` / ``reject`` / ``reject: <reason>``; for a ``question`` pause any other text
+    is the answer (``edit(payload={"answer": text})``)."""
     parts = list(message.parts) if message is not None else []
     for data in get_data_parts(parts):
         if isinstance(data, dict) and "decision" in data:
@@ -220,6 +342,8 @@ def decision_of(message: Message | None) -> Decision:
     if words.lower().startswith("reject"):
         reason = words[len("reject") :].lstrip(" :").strip()
         return reject(reason) if reason else reject()
+    if question and words:
+        return edit(payload={"answer": words})
     raise InteropRequestError(
         'the task waits for a decision: send a data part {"decision": "approve"}, '
         '{"decision": "reject", "reason": "..."} or {"decision": "edit", "payload": {...}}, '

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from a2a.auth.user import User
+from a2a.helpers import get_data_parts
 from a2a.server.agent_execution import RequestContext, SimpleRequestContextBuilder
 from a2a.server.context import ServerCallContext
 from a2a.server.routes import DefaultServerCallContextBuilder
 from a2a.server.tasks import TaskStore
-from a2a.types.a2a_pb2 import SendMessageRequest, Task, TaskState
-from a2a.utils.errors import UnsupportedOperationError
+from a2a.types.a2a_pb2 import Message, SendMessageRequest, Task, TaskState
+from a2a.utils.errors import InvalidParamsError, UnsupportedOperationError
 from starlette.requests import Request
 
 from swarmkit.exceptions import ConfigurationError
@@ -27,6 +29,10 @@ ENABLE_DECISIONS = (
     "decision with that token"
 )
 """What a refused decision says: how a server lets a caller decide."""
+
+INTERRUPT_ID = "interrupt_id"
+"""The key that names a pause: in a waiting task's status message (its metadata and data
+part), and in the decision that answers it (its metadata or data part)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -111,9 +117,12 @@ def principal_of(context: ServerCallContext) -> Principal | None:
     return context.user.principal if isinstance(context.user, _Caller) else None
 
 
-def check_waiting(task: Task | None, context: ServerCallContext) -> None:
-    """Refuse (a protocol error) a message for ``task`` unless it waits for input and the
-    caller may decide: a late or repeated decision never starts a new turn."""
+def check_waiting(
+    task: Task | None, context: ServerCallContext, message: Message | None = None
+) -> None:
+    """Refuse (a protocol error) a message for ``task`` unless it waits for input, the caller
+    may decide and the message names the pause it waits on: a late, repeated or stale
+    decision never starts a new turn nor decides another pause."""
     if task is None:
         return
     if task.status.state != TaskState.TASK_STATE_INPUT_REQUIRED:
@@ -125,6 +134,47 @@ def check_waiting(task: Task | None, context: ServerCallContext) -> None:
     principal = principal_of(context)
     if principal is None or not principal.decides:
         raise UnsupportedOperationError(message=ENABLE_DECISIONS)
+    _check_interrupt(task, message)
+
+
+def _check_interrupt(task: Task, message: Message | None) -> None:
+    """Refuse a decision that does not name the pause ``task`` waits on."""
+    waits_on = waiting_data(task).get(INTERRUPT_ID)
+    if not isinstance(waits_on, str):
+        return  # a task paused before interrupt ids (its decision names none)
+    named = interrupt_named(message)
+    if named is None:
+        raise InvalidParamsError(
+            message=f"task {task.id} waits on interrupt {waits_on}: name it in the decision, "
+            f"as its data part's \"{INTERRUPT_ID}\" or the message metadata's"
+        )
+    if named != waits_on:
+        raise UnsupportedOperationError(
+            message=f"the decision names interrupt {named[:64]}, but task {task.id} now waits on "
+            f"interrupt {waits_on}: a decision for an earlier pause decides nothing"
+        )
+
+
+def waiting_data(task: Task) -> dict[str, Any]:
+    """What the input-required message of a paused task says: its session, what is pending,
+    the pause's interrupt id."""
+    for data in get_data_parts(list(task.status.message.parts)):
+        if isinstance(data, dict) and isinstance(data.get("session_id"), str):
+            return data
+    return {}
+
+
+def interrupt_named(message: Message | None) -> str | None:
+    """The interrupt id a decision names: its metadata's, else a data part's."""
+    if message is None:
+        return None
+    if INTERRUPT_ID in message.metadata:
+        named = message.metadata[INTERRUPT_ID]
+        return named if isinstance(named, str) else str(named)
+    for data in get_data_parts(list(message.parts)):
+        if isinstance(data, dict) and INTERRUPT_ID in data:
+            return str(data[INTERRUPT_ID])
+    return None
 
 
 class WaitingTaskCheck(SimpleRequestContextBuilder):
@@ -145,5 +195,6 @@ class WaitingTaskCheck(SimpleRequestContextBuilder):
     ) -> RequestContext:
         """The request's context, once a message naming a task is allowed to reach it."""
         if task_id:
-            check_waiting(await self.tasks.get(task_id, context), context)
+            message = params.message if params is not None else None
+            check_waiting(await self.tasks.get(task_id, context), context, message)
         return await super().build(context, params, task_id, context_id, task)

@@ -14,6 +14,7 @@ from a2a.client.errors import AgentCardResolutionError
 from a2a.helpers import get_data_parts, get_text_parts, new_data_part
 from a2a.types.a2a_pb2 import Message, Part, Role, Task
 
+from swarmkit.a2a._principals import INTERRUPT_ID
 from swarmkit.messages import (
     AssistantMessage,
     SystemMessage,
@@ -43,6 +44,9 @@ class InputReply:
     """The remote conversation the task belongs to."""
     answer: str
     """The answer, as the input tool's result reads."""
+    interrupt_id: str | None = None
+    """The pause the remote task waits on, when it names one (a swarmkit server does); the
+    answer names it back."""
 
 
 def card_url(url: str) -> str:
@@ -81,13 +85,16 @@ def answer_message(reply: InputReply) -> Message:
     data = _json_object(reply.answer)
     if data is not None:
         parts.append(new_data_part(data))
-    return Message(
+    message = Message(
         role=Role.ROLE_USER,
         parts=parts,
         message_id=uuid.uuid4().hex,
         task_id=reply.task_id,
         context_id=reply.context_id,
     )
+    if reply.interrupt_id:
+        message.metadata.update({INTERRUPT_ID: reply.interrupt_id})
+    return message
 
 
 def input_reply(messages: Sequence[object]) -> InputReply | None:
@@ -106,6 +113,7 @@ def input_reply(messages: Sequence[object]) -> InputReply | None:
                     task_id=str(asked.get("task_id", "")),
                     context_id=str(asked.get("context_id", "")),
                     answer=last.content,
+                    interrupt_id=asked.get(INTERRUPT_ID) or None,
                 )
     return None
 
@@ -113,6 +121,11 @@ def input_reply(messages: Sequence[object]) -> InputReply | None:
 def input_call(task: Task, question: str) -> AssistantMessage:
     """The input tool's call for a task that asks for input (its ids ride in the arguments)."""
     arguments = {"question": question, "task_id": task.id, "context_id": task.context_id}
+    metadata = task.status.message.metadata
+    # a protobuf Struct: `in` and indexing, no .get
+    waits_on = metadata[INTERRUPT_ID] if INTERRUPT_ID in metadata else None  # noqa: SIM401
+    if isinstance(waits_on, str):
+        arguments[INTERRUPT_ID] = waits_on
     call = ToolCall(id=f"a2a-{uuid.uuid4().hex}", name=INPUT_TOOL, arguments=json.dumps(arguments))
     return AssistantMessage(content=question or None, tool_calls=(call,))
 
@@ -135,6 +148,7 @@ def input_tool() -> FunctionTool:
                 "question": {"type": "string"},
                 "task_id": {"type": "string"},
                 "context_id": {"type": "string"},
+                INTERRUPT_ID: {"type": "string"},
             },
             "required": ["question", "task_id", "context_id"],
         },

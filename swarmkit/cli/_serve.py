@@ -58,13 +58,7 @@ def add_serve(commands: Any, command: _Command, journal_option: Callable[..., No
             help="allow a --host other than loopback (the swarm is then on the network)",
         )
         if name == "a2a":
-            sub.add_argument(
-                "--allow-decisions",
-                action="store_true",
-                help="let callers with a decision token (read from "
-                f"${DECISION_TOKEN_ENV}, or a random one printed once) decide a paused run; "
-                "without it no caller can",
-            )
+            _a2a_options(sub)
     _add_serve_mcp(protocols, command, journal_option)
 
 
@@ -108,6 +102,32 @@ def _add_serve_mcp(protocols: Any, command: _Command, journal_option: Callable[.
     )
 
 
+def _a2a_options(sub: argparse.ArgumentParser) -> None:
+    """What only `serve a2a` takes: decisions, where tasks are kept, earlier A2A versions."""
+    sub.add_argument(
+        "--allow-decisions",
+        action="store_true",
+        help="let callers with a decision token (read from "
+        f"${DECISION_TOKEN_ENV}, or a random one printed once) decide a paused run; "
+        "without it no caller can",
+    )
+    sub.add_argument(
+        "--tasks-db",
+        metavar="PATH|URL",
+        help="where tasks are kept: a SQLite path, sqlite:///... or postgresql://..., "
+        "or 'memory' (default: the journal's own file or database, so waiting tasks "
+        "outlive a restart)",
+    )
+    sub.add_argument(
+        "--a2a-compat",
+        action="append",
+        choices=["0.3"],
+        default=[],
+        metavar="VERSION",
+        help="also serve clients of this earlier A2A version (0.3)",
+    )
+
+
 async def _serve_a2a(args: argparse.Namespace) -> int:
     try:
         from swarmkit.a2a import A2AServer  # noqa: PLC0415 - the extra loads only when asked for
@@ -116,7 +136,14 @@ async def _serve_a2a(args: argparse.Namespace) -> int:
     decision_token = None
     if args.allow_decisions:
         decision_token = os.environ.get(DECISION_TOKEN_ENV) or secrets.token_urlsafe(24)
-    return await _serve(args, "a2a", A2AServer, decision_token=decision_token)
+    return await _serve(
+        args,
+        "a2a",
+        A2AServer,
+        decision_token=decision_token,
+        task_store=args.tasks_db,
+        compat=tuple(args.a2a_compat),
+    )
 
 
 async def _serve_agui(args: argparse.Namespace) -> int:
@@ -161,6 +188,9 @@ async def _serve(args: argparse.Namespace, protocol: str, server_type: Any, **op
     given = os.environ.get(TOKEN_ENV)
     token = given or secrets.token_urlsafe(24)
     path = swarm_journal_path(args.journal, swarm)
+    if "task_store" in options and options["task_store"] is None:
+        # A2A tasks beside the journal: in its SQLite file, or in its Postgres database.
+        options["task_store"] = path if isinstance(path, str) else "journal"
     with open_for_writing(path) as journal:
         server: AsgiServer = server_type(
             swarm,

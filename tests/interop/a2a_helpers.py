@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 from a2a.client import Client, ClientConfig, ClientFactory
 from a2a.helpers import new_data_part
-from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest, StreamResponse
+from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest, StreamResponse, Task
 
 from swarmkit import Swarm
 from swarmkit.a2a import A2AServer
@@ -36,6 +36,7 @@ def user_message(
     context_id: str = "",
     task_id: str = "",
     data: dict[str, Any] | None = None,
+    metadata: dict[str, Any] | None = None,
 ) -> SendMessageRequest:
     """A user's message (text, and a data part when given) as a send request."""
     parts = [Part(text=text)] if text else []
@@ -48,7 +49,23 @@ def user_message(
         context_id=context_id,
         task_id=task_id,
     )
+    if metadata:
+        message.metadata.update(metadata)
     return SendMessageRequest(message=message)
+
+
+def decision(
+    task: Task, text: str = "", *, data: dict[str, Any] | None = None
+) -> SendMessageRequest:
+    """A message deciding the pause ``task`` waits on (it names the pause's interrupt id)."""
+    interrupt_id = task.status.message.metadata["interrupt_id"]
+    return user_message(
+        text,
+        task_id=task.id,
+        context_id=task.context_id,
+        data=data,
+        metadata={"interrupt_id": interrupt_id},
+    )
 
 
 async def responses(client: Client, request: SendMessageRequest) -> list[StreamResponse]:

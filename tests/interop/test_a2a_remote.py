@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import socket
 
 from google.protobuf import json_format
 from pydantic import BaseModel
 
-from swarmkit import Agent, Handoff, Swarm
+from swarmkit import Agent, Handoff, Swarm, ToolResult, tool
 from swarmkit.a2a import A2AServer, remote_agent
+from swarmkit.interrupts import edit
 from swarmkit.journal import InMemoryJournal
 from swarmkit.models import ModelRequest, ModelResponse, RetryPolicy
-from swarmkit.testing import ScriptedModel, text, transfer
+from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 from tests.interop.a2a_peer import PeerExecutor, peer_server
 
 TOKEN = "peer-token-0123456789abcdef"
@@ -126,3 +128,37 @@ async def test_a_remote_swarm_that_raises_is_a_model_error_for_the_caller() -> N
     assert result.failure.message == (
         f"the remote A2A agent at {server.url} answered an error: InternalError: the peer's own bug"
     )
+
+
+async def test_a_served_swarm_s_question_is_answered_through_the_calling_swarm() -> None:
+    """The served swarm pauses with a question; the caller pauses in turn, and its answer goes
+    back naming the served pause's interrupt id, which the served swarm requires."""
+
+    @tool
+    async def colour() -> ToolResult:
+        """Ask which colour to send."""
+        return ToolResult(ask="Which colour?")
+
+    inner = Swarm(
+        [Agent(name="stock", tools=[colour])],
+        "stock",
+        model=ScriptedModel(tool_call("colour"), text("Sent in blue.")),
+    )
+    journal, served_journal = InMemoryJournal(), InMemoryJournal()
+    decider = "decider-token-0123456789abcdef"
+    async with A2AServer(inner, served_journal, token=TOKEN, decision_token=decider) as server:
+        warehouse = remote_agent("warehouse", server.url, token=decider, retry=NO_WAIT)
+        triage = Agent(name="triage", handoffs=[Handoff(agent=warehouse, input_type=StockQuery)])
+        model = ScriptedModel(transfer("warehouse", sku="A-1"))
+        swarm = Swarm([triage, warehouse], "triage", model=model, journal=journal)
+        paused = await swarm.run("send A-1", session_id="s")
+        assert paused.pending is not None and paused.pending.kind == "question"
+
+        resumed = await swarm.resume("s", decision=edit(payload={"answer": "blue"}))
+
+    assert (resumed.stop_reason, resumed.final_output) == ("final_output", "Sent in blue.")
+    (served,) = await served_journal.sessions()
+    records = await served_journal.read(served.session_id)
+    (resumed_record,) = [r for r in records if r.kind == "resumed"]
+    assert resumed_record.data["decided_by"] == "a2a:decider"
+    assert "blue" in json.dumps(resumed_record.data)

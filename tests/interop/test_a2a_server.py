@@ -21,7 +21,7 @@ from swarmkit.a2a import A2AServer
 from swarmkit.journal import InMemoryJournal
 from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.testing import ScriptedModel, text, transfer
-from tests.interop.a2a_helpers import a2a_client, responses, served, user_message
+from tests.interop.a2a_helpers import a2a_client, decision, responses, served, user_message
 from tests.interop.hanging import HangsOnce
 
 TOKEN = "test-token-0123456789abcdef"
@@ -103,7 +103,7 @@ async def test_stream_follows_the_run_from_working_to_completed(journal: InMemor
     assert ["triage handed off to billing"] in notes
     assert ["billing is working"] in notes
     artifacts = [r.artifact_update.artifact for r in stream if r.HasField("artifact_update")]
-    assert get_text_parts(artifacts[0].parts) == ["Refunded 5."]
+    assert get_text_parts(artifacts[-1].parts) == ["Refunded 5."]
 
 
 async def test_a_typed_output_arrives_as_a_data_part(journal: InMemoryJournal) -> None:
@@ -131,12 +131,8 @@ async def test_a_paused_run_asks_for_input_and_the_decision_completes_it(
     ):
         (first,) = await responses(client, user_message("refund 50"))
         waiting = first.task
-        decision = user_message(
-            task_id=waiting.id,
-            context_id=waiting.context_id,
-            data={"decision": "edit", "payload": {"amount": 40}},
-        )
-        (second,) = await responses(decider, decision)
+        edit = decision(waiting, data={"decision": "edit", "payload": {"amount": 40}})
+        (second,) = await responses(decider, edit)
 
     assert waiting.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
     (asked,) = get_data_parts(waiting.status.message.parts)
@@ -161,7 +157,7 @@ async def test_a_message_without_a_decision_keeps_the_task_waiting(
     ):
         (first,) = await responses(client, user_message("refund 50"))
         task = first.task
-        follow_up = user_message("maybe?", task_id=task.id, context_id=task.context_id)
+        follow_up = decision(task, "maybe?")
         (second,) = await responses(decider, follow_up)
 
     assert second.task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED

@@ -22,9 +22,9 @@ from a2a.utils.errors import TaskNotFoundError, UnsupportedOperationError
 
 from swarmkit import Agent, ConfigurationError, Handoff, Swarm
 from swarmkit.a2a import A2AServer, Principal
-from swarmkit.journal import InMemoryJournal
+from swarmkit.journal import InMemoryJournal, Journal
 from swarmkit.testing import ScriptedModel, text, transfer
-from tests.interop.a2a_helpers import a2a_client, responses, user_message
+from tests.interop.a2a_helpers import a2a_client, decision, responses, user_message
 from tests.interop.test_a2a_server import Refund
 
 TOKEN = "run-token-0123456789abcdef"
@@ -32,7 +32,7 @@ DECISION_TOKEN = "decision-token-0123456789abcdef"
 OTHER_TOKEN = "other-team-token-0123456789abcdef"
 
 
-def _refunds(model: ScriptedModel, journal: InMemoryJournal) -> Swarm:
+def _refunds(model: ScriptedModel, journal: Journal) -> Swarm:
     """A swarm that pauses before paying a refund."""
     billing = Agent(name="billing", description="Pays refunds.")
     triage = Agent(name="triage", handoffs=[Handoff(agent=billing, input_type=Refund)])
@@ -82,7 +82,7 @@ async def test_a_run_token_cannot_decide_and_a_decision_token_can() -> None:
     journal = InMemoryJournal()
     model = ScriptedModel(transfer("billing", amount=50), text("Refunded 50."))
     async with _paused_refund(model, journal) as (caller, decider, task):
-        approve = user_message("approve", task_id=task.id, context_id=task.context_id)
+        approve = decision(task, "approve")
         with pytest.raises(UnsupportedOperationError, match="decision token"):
             await responses(caller, approve)
         still = await caller.get_task(GetTaskRequest(id=task.id))
@@ -105,7 +105,7 @@ async def test_without_a_decision_token_nobody_decides_and_is_told_how() -> None
     ):
         (first,) = await responses(caller, user_message("refund 50"))
         task = first.task
-        approve = user_message(task_id=task.id, data={"decision": "approve"})
+        approve = decision(task, data={"decision": "approve"})
         with pytest.raises(UnsupportedOperationError, match=r"decision_token=.*--allow-decisions"):
             await responses(caller, approve)
 
@@ -119,7 +119,7 @@ async def test_racing_decisions_resume_once_and_the_task_stays_completed() -> No
     journal = InMemoryJournal()
     model = ScriptedModel(transfer("billing", amount=50), text("Refunded 50."))
     async with _paused_refund(model, journal) as (caller, decider, task):
-        approve = user_message("approve", task_id=task.id, context_id=task.context_id)
+        approve = decision(task, "approve")
         sent = [responses(decider, approve) for _ in range(4)]
         outcomes = await asyncio.gather(*sent, return_exceptions=True)
         late = await asyncio.gather(responses(decider, approve), return_exceptions=True)

@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from swarmkit.exceptions import RuleLearningError
 from swarmkit.journal import Journal, JournalRecord, SessionInfo
+from swarmkit.messages import message_facts
 
 Outcome = Literal["llm", "answer", "rule", "other"]
 """How an agent's turn ended: the model handed off, the model kept the turn (answered or was
@@ -242,6 +243,9 @@ class _Reader:
         # Never changed in place (updates copy it), so every point may share it.
         self._context = _object(record, record.data, "context")
         self._facts = _fresh_facts()
+        # The message that started this run (a conversation's new turn starts a run); a
+        # redacted one gives no text facts, so nothing is learned from it.
+        self._facts.update(message_facts(record.data.get("prompt")))
 
     def _model_call(self, record: JournalRecord) -> None:
         data = record.data
@@ -374,6 +378,8 @@ def _fresh_facts() -> dict[str, Any]:
         "last_tool_ok": None,
         "payload": None,
         "message": None,
+        "user_message": None,
+        "user_words": None,
     }
 
 

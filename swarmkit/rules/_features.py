@@ -9,9 +9,12 @@ one ``&`` and one ``bit_count``.
 from __future__ import annotations
 
 import json
+import math
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from swarmkit.redaction import REDACTED
@@ -243,3 +246,71 @@ def _number(value: float) -> str:
 
 def _elements(value: list[Any]) -> set[str]:
     return {literal(e) for e in value if isinstance(e, str | int) and not isinstance(e, bool)}
+
+
+WORDS_PATH = "swarm.user_words"
+"""Where conditions find the words of the user's latest message."""
+MAX_WORDS = 64
+"""How many words of the users' messages the learner tries, per source agent."""
+
+
+def word_tests(
+    words: Sequence[Sequence[str] | None],
+    labels: Mapping[str | None, Sequence[int]],
+    train: Sequence[int],
+    *,
+    min_support: int,
+) -> list[Test]:
+    """``'word' in swarm.user_words`` atoms for the words worth trying, in word order.
+
+    ``words`` holds each row's message words (``None``: no text, or redacted text, which is
+    never learned from); ``labels`` maps a target (``None``: the model kept the turn) to its
+    rows. A word is a candidate when at least ``min_support`` training messages hold it; of
+    those, the ``MAX_WORDS`` with the highest FOIL gain toward one target (against that
+    target's share of the training rows) are tried. Words in most messages ("the", "please")
+    carry no gain and rare words too little support, so neither is ever tried. Words are
+    counted before any bitset is built, so the cost is one pass over the training messages
+    and one over the messages that hold a chosen word.
+    """
+    chosen = _gainful_words(words, labels, train, min_support=min_support)
+    rows: dict[str, list[int]] = {word: [] for word in chosen}
+    for row, held in enumerate(words):
+        if held:
+            for word in chosen.intersection(held):
+                rows[word].append(row)
+    return [
+        Test(text=f"{literal(word)} in {WORDS_PATH}", path=WORDS_PATH, bits=bitset(rows[word]))
+        for word in sorted(chosen)
+    ]
+
+
+def _gainful_words(
+    words: Sequence[Sequence[str] | None],
+    labels: Mapping[str | None, Sequence[int]],
+    train: Sequence[int],
+    *,
+    min_support: int,
+) -> set[str]:
+    """The ``MAX_WORDS`` training words of most FOIL gain toward a target (see ``word_tests``)."""
+    training = set(train)
+    everywhere: Counter[str] = Counter()
+    by_target: dict[str, tuple[float, Counter[str]]] = {}
+    for target, indices in labels.items():
+        rows = [i for i in indices if i in training]
+        counts = Counter(chain.from_iterable(words[i] or () for i in rows))
+        everywhere.update(counts)
+        if target is not None and rows:
+            by_target[target] = (math.log(len(rows) / len(training)), counts)
+    scored: list[tuple[float, str]] = []
+    for word, holding in everywhere.items():
+        if holding < min_support:
+            continue
+        gain = 0.0
+        for base, counts in by_target.values():
+            positive = counts.get(word, 0)
+            if positive:
+                gain = max(gain, positive * (math.log(positive / holding) - base))
+        if gain > 1e-12:
+            scored.append((-gain, word))
+    scored.sort()
+    return {word for _, word in scored[:MAX_WORDS]}

@@ -11,6 +11,7 @@ from typing import Any
 from swarmkit.exceptions import RuleLearningError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
+from swarmkit.messages import USER_WORDS_FACT
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
 from swarmkit.rules._corpus import (
     RESERVED_KEY,
@@ -20,7 +21,7 @@ from swarmkit.rules._corpus import (
     model_decided,
     read_corpus,
 )
-from swarmkit.rules._features import Test, bitset, candidates, literal
+from swarmkit.rules._features import Test, bitset, candidates, literal, word_tests
 from swarmkit.rules._judge import Verdict, judge, with_rules
 from swarmkit.rules._learn import Contested, Learned, Learning, learn
 from swarmkit.rules._withheld import KEPT, Withheld, conflicting, held_out_failure, refused
@@ -341,6 +342,8 @@ def _learn_source(
         if visit.session_id not in held:
             train_rows.append(index)
     label_bits = {target: bitset(indices) for target, indices in labels.items()}
+    words = [visit.points[-1].facts.get(USER_WORDS_FACT) for visit in rows]
+    tests = [*tests, *word_tests(words, labels, train_rows, min_support=min_support)]
     # The held-out part checks the thresholds; on the training part a rule needs the same
     # support, which its ~2x larger size gives any rule that can pass.
     learning = learn(

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import gc
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from swarmkit.exceptions import RuleLearningError
 from swarmkit.journal import Journal, JournalRecord, SessionInfo
-from swarmkit.messages import message_facts
+from swarmkit.messages import USER_WORDS_FACT, message_facts
 
 Outcome = Literal["llm", "answer", "rule", "other"]
 """How an agent's turn ended: the model handed off, the model kept the turn (answered or was
@@ -48,29 +49,11 @@ class Point:
     @property
     def state(self) -> Mapping[str, Any]:
         """What conditions saw: the context, and the loop's facts under ``swarm``."""
-        return RuleState(self.context, self.facts)
-
-
-class RuleState(Mapping[str, Any]):
-    """The context with the loop's facts under ``swarm``, without copying the context."""
-
-    __slots__ = ("_context", "_facts")
-
-    def __init__(self, context: Mapping[str, Any], facts: Mapping[str, Any]) -> None:
-        self._context = context
-        self._facts = facts
-
-    def __getitem__(self, key: str) -> Any:
-        if key == RESERVED_KEY:
-            return self._facts
-        return self._context[key]
-
-    def __iter__(self) -> Iterator[str]:
-        yield from (key for key in self._context if key != RESERVED_KEY)
-        yield RESERVED_KEY
-
-    def __len__(self) -> int:
-        return len(self._context) + (RESERVED_KEY not in self._context)
+        # A dict, copied at C speed: conditions read a dict directly, any other mapping
+        # key by key through Python.
+        state = dict(self.context)
+        state[RESERVED_KEY] = self.facts
+        return state
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -140,8 +123,14 @@ async def read_visits(journal: Journal, where: CorpusFilter | None = None) -> li
     return (await read_corpus(journal, where)).visits
 
 
-async def read_corpus(journal: Journal, where: CorpusFilter | None = None) -> Corpus:
-    """The turns of the journal's sessions that pass ``where``, and those left out."""
+async def read_corpus(
+    journal: Journal, where: CorpusFilter | None = None, *, decisions_only: bool = False
+) -> Corpus:
+    """The turns of the journal's sessions that pass ``where``, and those left out.
+
+    ``decisions_only`` keeps the points of the turns that can be a decision only (a handoff,
+    or an answer where a transfer was offered); the others keep none, so a large journal's
+    answers cost no memory while the learner reads it."""
     where = where or CorpusFilter()
     infos = sorted(
         (info for info in await journal.sessions() if where.admits(info)),
@@ -159,13 +148,24 @@ async def read_corpus(journal: Journal, where: CorpusFilter | None = None) -> Co
             if where.tag is not None and not _tagged(records, where.tag):
                 continue
             try:
-                visits.extend(session_visits(records, started_at=info.started_at))
+                found = session_visits(records, started_at=info.started_at)
             except DamagedRecord as exc:
                 damaged[info.session_id] = str(exc)
+                continue
+            visits.extend(map(_slim, found) if decisions_only else found)
     finally:
         if collecting:
             gc.enable()
     return Corpus(visits=visits, damaged=damaged)
+
+
+def _slim(visit: Visit) -> Visit:
+    """The turn, without its points when it cannot be a decision (see ``read_corpus``)."""
+    if visit.outcome in ("llm", "rule") or any(
+        name.startswith("transfer_to_") for name in visit.offered
+    ):
+        return visit
+    return replace(visit, points=())
 
 
 def session_visits(records: Sequence[JournalRecord], *, started_at: float = 0.0) -> list[Visit]:
@@ -241,11 +241,14 @@ class _Reader:
 
     def _start(self, record: JournalRecord) -> None:
         # Never changed in place (updates copy it), so every point may share it.
-        self._context = _object(record, record.data, "context")
+        self._context = _shared_texts(_object(record, record.data, "context"))
         self._facts = _fresh_facts()
         # The message that started this run (a conversation's new turn starts a run); a
         # redacted one gives no text facts, so nothing is learned from it.
-        self._facts.update(message_facts(record.data.get("prompt")))
+        said = message_facts(record.data.get("prompt"))
+        if said[USER_WORDS_FACT]:  # the same few thousand words in every message: kept once
+            said[USER_WORDS_FACT] = tuple(map(sys.intern, said[USER_WORDS_FACT]))
+        self._facts.update(said)
 
     def _model_call(self, record: JournalRecord) -> None:
         data = record.data
@@ -320,6 +323,19 @@ class _Reader:
         return Point(
             seq=record.seq, turn=turn, tokens=tokens, call=call, context=self._context, facts=facts
         )
+
+
+def _shared_texts(context: Mapping[str, Any], depth: int = 0) -> Mapping[str, Any]:
+    """The context with its short texts interned: every session decodes its own copy of
+    ``'billing'``, and a corpus keeps every session's context while it learns."""
+    if depth > 3 or not isinstance(context, dict):
+        return context
+    for key, value in context.items():
+        if value.__class__ is str and len(value) <= 64:
+            context[key] = sys.intern(value)
+        elif isinstance(value, dict):
+            _shared_texts(value, depth + 1)
+    return context
 
 
 def _object(record: JournalRecord, data: Mapping[str, Any], key: str) -> Mapping[str, Any]:

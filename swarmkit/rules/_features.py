@@ -50,13 +50,15 @@ class Test:
 class _Column:
     """The rows of one path, bucketed by value as they are read."""
 
-    __slots__ = ("elements", "flags", "numbers", "texts")
+    __slots__ = ("elements", "flags", "number_rows", "numbers", "texts")
 
     def __init__(self) -> None:
         self.texts: dict[str, list[int]] = {}
         self.flags: dict[bool, list[int]] = {}
-        self.numbers: list[tuple[float, int]] = []
-        self.elements: dict[str, list[int]] = {}
+        # Two flat lists, not (value, row) pairs: a tuple a row costs 64 bytes.
+        self.numbers: list[float] = []
+        self.number_rows: list[int] = []
+        self.elements: dict[Any, list[int]] = {}
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -90,27 +92,26 @@ class _Reader:
     def __init__(self, is_secret: Callable[[str], bool], skip: str) -> None:
         self.columns: dict[str, _Column] = {}
         self.left_out: dict[str, str] = {}
-        self._verdicts: dict[str, dict[str, str | None]] = {}
+        # prefix -> key -> its path's column, or None for a key never used: each key's
+        # verdict and path are worked out once, not once a row.
+        self._slots: dict[str, dict[Any, tuple[str, _Column] | None]] = {}
         self._is_secret = is_secret
         self._skip = skip
 
     def read(self, context: Mapping[str, Any], prefix: str, depth: int, row: int) -> None:
-        verdicts = self._verdicts.get(prefix)
-        if verdicts is None:
-            verdicts = self._verdicts[prefix] = {}
-        columns = self.columns
+        slots = self._slots.get(prefix)
+        if slots is None:
+            slots = self._slots[prefix] = {}
         for key, value in context.items():
-            why = verdicts.get(key, False)
-            if why is False:
-                why = verdicts[key] = _key_problem(key, prefix, self._skip, self._is_secret)
-            if why is not None:
-                if why:
-                    self.left_out.setdefault(prefix + str(key), str(why))
+            try:
+                slot = slots[key]
+            except KeyError:
+                slot = slots[key] = self._slot(key, prefix)
+            except TypeError:  # an unhashable key no JSON object has
                 continue
-            path = prefix + key
-            column = columns.get(path)
-            if column is None:
-                column = columns[path] = _Column()
+            if slot is None:
+                continue
+            path, column = slot
             kind = value.__class__
             if kind is str:
                 if value == REDACTED:
@@ -122,14 +123,27 @@ class _Reader:
                 else:
                     rows.append(row)
             elif kind is int or kind is float:
-                column.numbers.append((value, row))
+                column.numbers.append(value)
+                column.number_rows.append(row)
             elif kind is bool:
                 column.flags.setdefault(value, []).append(row)
             elif kind is list:
-                for element in _elements(value):
-                    column.elements.setdefault(element, []).append(row)
+                _add_elements(column.elements, value, row)
             elif isinstance(value, Mapping) and depth + 1 < MAX_DEPTH:
                 self.read(value, path + ".", depth + 1, row)
+
+    def _slot(self, key: Any, prefix: str) -> tuple[str, _Column] | None:
+        """Where a key's values go, or None (and why, in ``left_out``) when it is never used."""
+        why = _key_problem(key, prefix, self._skip, self._is_secret)
+        if why is not None:
+            if why:
+                self.left_out.setdefault(prefix + str(key), why)
+            return None
+        path = prefix + key
+        column = self.columns.get(path)
+        if column is None:
+            column = self.columns[path] = _Column()
+        return path, column
 
 
 def _key_problem(
@@ -152,9 +166,9 @@ def _column_tests(path: str, column: _Column, count: int) -> list[Test]:
     present = 0
     for bits in value_bits.values():
         present |= bits
-    numeric = bitset([row for _, row in column.numbers])
+    numeric = bitset(column.number_rows)
     present |= numeric
-    element_bits = {element: bitset(rows) for element, rows in column.elements.items()}
+    element_bits = {literal(element): bitset(rows) for element, rows in column.elements.items()}
     for bits in element_bits.values():
         present |= bits
     tests: list[Test] = []
@@ -167,29 +181,29 @@ def _column_tests(path: str, column: _Column, count: int) -> list[Test]:
     if len(value_bits) <= MAX_CATEGORIES:
         for text in sorted(value_bits):
             tests.append(Test(text=f"{path} == {text}", path=path, bits=value_bits[text]))
-    tests.extend(_numeric_tests(path, column.numbers, numeric))
+    tests.extend(_numeric_tests(path, column.numbers, column.number_rows, numeric))
     ranked = sorted(element_bits, key=lambda e: (-element_bits[e].bit_count(), e))[:MAX_ELEMENTS]
     for element in sorted(ranked):
         tests.append(Test(text=f"{element} in {path}", path=path, bits=element_bits[element]))
     return tests
 
 
-def _numeric_tests(path: str, numbers: list[tuple[float, int]], total: int) -> list[Test]:
-    if not numbers:
+def _numeric_tests(path: str, values: list[float], rows: list[int], total: int) -> list[Test]:
+    if not values:
         return []
-    numbers.sort()
-    first = numbers[0][0]
-    if numbers[-1][0] == first:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ordered = [values[i] for i in order]
+    first = ordered[0]
+    if ordered[-1] == first:
         return []
-    ordered = [number for number, _ in numbers]
     cuts = _cuts(sorted(set(ordered)), ordered)
     tests: list[Test] = []
     at = 0
     below_bits = 0
     for cut in cuts:
         bucket: list[int] = []
-        while at < len(numbers) and numbers[at][0] < cut:
-            bucket.append(numbers[at][1])
+        while at < len(ordered) and ordered[at] < cut:
+            bucket.append(rows[order[at]])
             at += 1
         below_bits |= bitset(bucket)
         shown = _number(cut)
@@ -244,8 +258,19 @@ def _number(value: float) -> str:
     return shown if "e" not in shown else f"{value:.20f}".rstrip("0")
 
 
-def _elements(value: list[Any]) -> set[str]:
-    return {literal(e) for e in value if isinstance(e, str | int) and not isinstance(e, bool)}
+def _add_elements(elements: dict[Any, list[int]], value: list[Any], row: int) -> None:
+    """Add ``row`` to the rows of each distinct text or whole-number element of ``value``
+    (kept raw: they are spelt as literals once, not once a row)."""
+    seen: set[Any] = set()
+    for element in value:
+        kind = element.__class__
+        if (kind is str or kind is int) and element not in seen:
+            seen.add(element)
+            rows = elements.get(element)
+            if rows is None:
+                elements[element] = [row]
+            else:
+                rows.append(row)
 
 
 WORDS_PATH = "swarm.user_words"

@@ -164,7 +164,7 @@ async def suggest_rules(
     task's trials, belong on the same side); by default each session is its own group.
     """
     _check_thresholds(min_precision, min_support, held_out_fraction)
-    corpus = await read_corpus(journal, where)
+    corpus = await read_corpus(journal, where, decisions_only=True)
     return suggest_from_visits(
         corpus.visits,
         graph=graph,

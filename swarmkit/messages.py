@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
@@ -129,4 +130,8 @@ def message_facts(text: object) -> dict[str, Any]:
     decides on text that a replay, the viewer or the rule learner could not see."""
     if not isinstance(text, str) or REDACTED in text:
         return {USER_MESSAGE_FACT: None, USER_WORDS_FACT: None}
-    return {USER_MESSAGE_FACT: text, USER_WORDS_FACT: message_words(text)}
+    return {USER_MESSAGE_FACT: text, USER_WORDS_FACT: _words_of(text)}
+
+
+# The loop consults rules before every model call of a run, on the same message each time.
+_words_of = functools.lru_cache(maxsize=256)(message_words)

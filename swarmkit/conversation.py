@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from swarmkit.conditions import Condition, compile_condition
 from swarmkit.exceptions import ConfigurationError
+from swarmkit.messages import message_facts
 from swarmkit.result import NextTurnDecision
 
 __all__ = ["NextTurn", "NextTurnSetting", "next_turn_state"]
@@ -30,10 +31,11 @@ class NextTurn:
 
     Each rule is ``(when, agent)``: a condition over the context (as the previous turn left
     it, with the new call's ``context=`` merged over it) and the facts under ``swarm``:
-    ``swarm.agent`` (the agent that answered last), ``swarm.message`` (the new message) and
-    ``swarm.entry_agent``. For example ``("swarm.agent == 'billing' and 'invoice' not in
-    swarm.message", "triage")`` sends billing's customer back to triage unless they still
-    ask about the invoice.
+    ``swarm.agent`` (the agent that answered last), ``swarm.message`` (the new message),
+    ``swarm.user_message`` and ``swarm.user_words`` (the same message, and its words, as
+    handoff rules see them) and ``swarm.entry_agent``. For example ``("swarm.agent ==
+    'billing' and 'invoice' not in swarm.message", "triage")`` sends billing's customer back
+    to triage unless they still ask about the invoice.
     """
 
     rules: Sequence[tuple[str, str]] = ()
@@ -85,7 +87,12 @@ def next_turn_state(
     context: Mapping[str, Any], *, last_agent: str, entry_agent: str, message: str
 ) -> dict[str, Any]:
     """What a next-turn rule sees: the context, and the facts under ``swarm``."""
-    facts = {"agent": last_agent, "message": message, "entry_agent": entry_agent}
+    facts = {
+        "agent": last_agent,
+        "message": message,
+        "entry_agent": entry_agent,
+        **message_facts(message),
+    }
     return {**context, NEXT_TURN_KEY: facts}
 
 

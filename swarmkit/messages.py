@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
+
+from swarmkit.conditions import message_words
+from swarmkit.redaction import REDACTED
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -123,3 +127,23 @@ def messages_from_data(data: Sequence[Message | Mapping[str, Any]]) -> tuple[Mes
 _MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(
     list[Annotated[Message, Field(discriminator="kind")]]
 )
+
+
+USER_MESSAGE_FACT = "user_message"
+"""The fact under ``swarm`` holding the user's latest message, raw."""
+USER_WORDS_FACT = "user_words"
+"""The fact under ``swarm`` holding its words: lower case, each once, in order of appearance."""
+
+
+def message_facts(text: object) -> dict[str, Any]:
+    """What rules see of the user's latest message: ``user_message`` (the raw text) and
+    ``user_words`` (its words, as ``swarmkit.conditions`` splits them). Both are null when
+    there is no text, or when the text holds a redacted value (``[redacted]``): a rule never
+    decides on text that a replay, the viewer or the rule learner could not see."""
+    if not isinstance(text, str) or REDACTED in text:
+        return {USER_MESSAGE_FACT: None, USER_WORDS_FACT: None}
+    return {USER_MESSAGE_FACT: text, USER_WORDS_FACT: _words_of(text)}
+
+
+# The loop consults rules before every model call of a run, on the same message each time.
+_words_of = functools.lru_cache(maxsize=256)(message_words)

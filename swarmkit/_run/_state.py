@@ -15,7 +15,7 @@ from swarmkit.context import Answer, RunContext
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import PendingDecision
 from swarmkit.limits import LimitBreach, Spend, Spent
-from swarmkit.messages import Message, ToolCall, UserMessage
+from swarmkit.messages import Message, ToolCall, UserMessage, message_facts
 from swarmkit.models import Usage
 from swarmkit.result import DecidedBy, Failure, HandoffRecord, RuleDecision, RunResult, StopReason
 
@@ -290,7 +290,9 @@ class Candidate:
 
 
 def rule_state(state: RunState) -> dict[str, Any]:
-    """What conditions see: the context, and the loop's facts under ``swarm``."""
+    """What conditions see: the context, and the loop's facts under ``swarm`` (the user's
+    latest message among them: the prompt of this run, which is the new message of a
+    conversation's turn)."""
     facts = {
         "agent": state.agent,
         "previous_agent": state.trail.previous_agent,
@@ -300,6 +302,7 @@ def rule_state(state: RunState) -> dict[str, Any]:
         "last_tool_ok": state.last_tool.ok,
         "payload": state.trail.payload.model_dump(mode="json") if state.trail.payload else None,
         "message": state.trail.handoff_message,
+        **message_facts(state.prompt),
     }
     return {**state.context, RESERVED_KEY: facts}
 

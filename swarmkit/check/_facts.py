@@ -21,4 +21,6 @@ def swarm_facts(agents: Iterable[str], tools: Iterable[str]) -> Mapping[str, Dec
         "last_tool_ok": Declared(kinds=frozenset({"bool", "null"}), values=(True, False, None)),
         "payload": Declared(kinds=frozenset({"mapping", "null"})),
         "message": Declared(kinds=maybe_text),
+        "user_message": Declared(kinds=maybe_text),
+        "user_words": Declared(kinds=frozenset({"list", "null"})),
     }

@@ -33,6 +33,9 @@ Extensions, all of them syntax errors in swarmstate, so no accepted condition ch
   other operand (bools included) makes the result *undefined*: every comparison with it
   is false (``!=`` too) and it is falsy.
 
+The words of the user's message that rules read as ``swarm.user_words`` are split by
+``message_words``: lower case, at anything not a letter or digit, each word once.
+
 Values of other types (sets, Decimals, arbitrary objects) equal nothing and are unordered.
 Conditions are capped at ``MAX_EXPRESSION_LENGTH`` characters and ``MAX_NESTING_DEPTH``
 levels; long ``and``/``or`` chains are flat, so no input exhausts the stack.
@@ -46,6 +49,7 @@ from swarmkit.conditions._compile import (
 )
 from swarmkit.conditions._explain import ConditionTrace, PathValue, trace_condition
 from swarmkit.conditions._parser import MAX_NESTING_DEPTH
+from swarmkit.conditions._words import message_words
 
 __all__ = [
     "MAX_EXPRESSION_LENGTH",
@@ -55,5 +59,6 @@ __all__ = [
     "PathValue",
     "compile_condition",
     "compile_first_match",
+    "message_words",
     "trace_condition",
 ]

@@ -1,4 +1,5 @@
-"""The eval report: pass^k per task, graders, route metrics, tokens; as a table, JSON, JUnit."""
+"""The eval report: pass^k per task, graders, route metrics (the share of handoffs rules decided,
+and the rules the trials suggest), tokens; as a table, JSON, JUnit."""
 
 from __future__ import annotations
 
@@ -99,6 +100,9 @@ class EvalReport:
     """Model calls made while producing the report (0 for regrade and replay)."""
     extra: Mapping[str, Any] = field(default_factory=dict)
     """Anything else worth keeping (the source run of a regrade or replay)."""
+    suggested_rules: RuleSuggestions | None = None
+    """The rules the learner suggests from the trials' model decisions (``None``: not looked
+    for, as in a report stored before they were)."""
 
     @property
     def trials(self) -> tuple[TrialResult, ...]:
@@ -182,7 +186,10 @@ class EvalReport:
             "k": self.k,
             "model_calls": self.model_calls,
         }
-        return {**head, "summary": self.summary(), "tasks": tasks, "extra": dict(self.extra)}
+        data = {**head, "summary": self.summary(), "tasks": tasks, "extra": dict(self.extra)}
+        if self.suggested_rules is not None:
+            data["suggested_rules"] = self.suggested_rules.to_data()
+        return data
 
     def to_json(self) -> str:
         """The report as JSON text."""
@@ -214,6 +221,9 @@ class EvalReport:
             k=data["k"],
             model_calls=data.get("model_calls"),
             extra=data.get("extra") or {},
+            suggested_rules=RuleSuggestions.from_data(data["suggested_rules"])
+            if isinstance(data.get("suggested_rules"), Mapping)
+            else None,
         )
 
     def to_junit(self) -> str:
@@ -273,6 +283,8 @@ class EvalReport:
         )
         for name, rate in self.grader_pass_rates().items():
             lines.append(f"  grader {name:<14} {rate:.1%}")
+        if self.suggested_rules is not None:
+            lines.extend(self.suggested_rules.lines())
         for trial in self.drifted:
             first = trial.detail.splitlines()[0] if trial.detail else ""
             lines.append(f"DRIFTED {trial.task_id} trial {trial.number}: {first}")
@@ -347,3 +359,58 @@ def group_trials(trials: Sequence[TrialResult], task_ids: Sequence[str]) -> tupl
         TaskResult(task_id=t, trials=tuple(sorted(v, key=lambda r: r.number)))
         for t, v in by_task.items()
     )
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class SuggestedRule:
+    """A rule the learner proposes from an eval's trial sessions, with its held-out evidence."""
+
+    source: str
+    """The agent it routes from."""
+    target: str
+    """The agent it hands off to."""
+    when: str
+    """The condition, in the HandoffGraph's language."""
+    precision: float
+    """On held-out trial sessions: the share of the decisions it takes the model made the same."""
+    support: int
+    """On held-out trial sessions: how many model decisions it takes."""
+    saved_calls: int
+    """In all the trials: the model calls it would have saved where it agrees with the model."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RuleSuggestions:
+    """What the rule learner found in an eval's trials: its rules, or why there are none."""
+
+    decisions: int = 0
+    """Model decisions (handoffs, and answers where a handoff was offered) in the trials."""
+    rules: tuple[SuggestedRule, ...] = ()
+    """The rules that met the thresholds on held-out trials."""
+    note: str = ""
+    """Why no rule could be learned (too few decisions, ...); empty when the learner ran."""
+
+    def lines(self) -> list[str]:
+        """The report's lines for a terminal."""
+        if self.note:
+            return [f"suggested rules: none ({self.note})"]
+        if not self.rules:
+            return [f"suggested rules: none met the thresholds ({self.decisions} model decisions)"]
+        found = [f"suggested rules ({self.decisions} model decisions in the trials):"]
+        for rule in self.rules:
+            found.append(
+                f"  {rule.source} -> {rule.target} when {rule.when}  (held-out precision "
+                f"{rule.precision:.0%} of {rule.support}, saves {rule.saved_calls} calls)"
+            )
+        return found
+
+    def to_data(self) -> dict[str, Any]:
+        """JSON-safe data; ``RuleSuggestions.from_data`` reads it back."""
+        rules = [asdict(rule) for rule in self.rules]
+        return {"decisions": self.decisions, "rules": rules, "note": self.note}
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> RuleSuggestions:
+        """The suggestions ``to_data`` described."""
+        rules = tuple(SuggestedRule(**rule) for rule in data.get("rules") or ())
+        return cls(decisions=data.get("decisions", 0), rules=rules, note=data.get("note", ""))

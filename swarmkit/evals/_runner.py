@@ -16,6 +16,7 @@ from swarmkit.evals._graders import (
     trial_cost,
 )
 from swarmkit.evals._report import EvalReport, Mode, TrialResult, group_trials
+from swarmkit.evals._suggested import suggested_rules
 from swarmkit.evals._tasks import Task, TaskSet
 from swarmkit.evals._trial import (
     RUN_STARTED,
@@ -113,7 +114,7 @@ async def evaluate(
         concurrency=concurrency,
         progress=progress,
     )
-    return _report(settings, "live", results, trials)
+    return await _with_suggestions(_report(settings, "live", results, trials), settings.journal)
 
 
 def _check_openings(tasks: TaskSet, user: User) -> None:
@@ -196,7 +197,7 @@ async def regrade(
     for trial in stored:
         if trial.task_id in expected:
             results.append(await _graded(settings, trial, expected[trial.task_id]))
-    return _report(settings, "regrade", results, k, source=run_id)
+    return await _with_suggestions(_report(settings, "regrade", results, k, source=run_id), journal)
 
 
 async def replay(
@@ -231,7 +232,8 @@ async def replay(
         replayed, records = outcome
         steps += records
         results.append(await _graded(settings, replayed, expected[task.id]))
-    return _report(settings, "replay", results, k, source=run_id, steps=steps)
+    report = _report(settings, "replay", results, k, source=run_id, steps=steps)
+    return await _with_suggestions(report, journal)
 
 
 def _settings_for_stored(
@@ -462,6 +464,11 @@ def _report(
         model_calls=None if mode == "live" else 0,
         extra=extra,
     )
+
+
+async def _with_suggestions(report: EvalReport, journal: Journal) -> EvalReport:
+    """The report with the rules its trials suggest (the learner reads the journal only)."""
+    return replace(report, suggested_rules=await suggested_rules(journal, report.run_id))
 
 
 class _Drift(Exception):

@@ -8,14 +8,17 @@ where the loop consulted the rules: before each model call, and where a rule fir
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from swarmkit.exceptions import RuleLearningError
 from swarmkit.journal import Journal, JournalRecord, SessionInfo
+from swarmkit.messages import USER_WORDS_FACT, message_facts
 
 Outcome = Literal["llm", "answer", "rule", "other"]
 """How an agent's turn ended: the model handed off, the model kept the turn (answered or was
@@ -47,29 +50,11 @@ class Point:
     @property
     def state(self) -> Mapping[str, Any]:
         """What conditions saw: the context, and the loop's facts under ``swarm``."""
-        return RuleState(self.context, self.facts)
-
-
-class RuleState(Mapping[str, Any]):
-    """The context with the loop's facts under ``swarm``, without copying the context."""
-
-    __slots__ = ("_context", "_facts")
-
-    def __init__(self, context: Mapping[str, Any], facts: Mapping[str, Any]) -> None:
-        self._context = context
-        self._facts = facts
-
-    def __getitem__(self, key: str) -> Any:
-        if key == RESERVED_KEY:
-            return self._facts
-        return self._context[key]
-
-    def __iter__(self) -> Iterator[str]:
-        yield from (key for key in self._context if key != RESERVED_KEY)
-        yield RESERVED_KEY
-
-    def __len__(self) -> int:
-        return len(self._context) + (RESERVED_KEY not in self._context)
+        # A dict, copied at C speed: conditions read a dict directly, any other mapping
+        # key by key through Python.
+        state = dict(self.context)
+        state[RESERVED_KEY] = self.facts
+        return state
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -139,8 +124,14 @@ async def read_visits(journal: Journal, where: CorpusFilter | None = None) -> li
     return (await read_corpus(journal, where)).visits
 
 
-async def read_corpus(journal: Journal, where: CorpusFilter | None = None) -> Corpus:
-    """The turns of the journal's sessions that pass ``where``, and those left out."""
+async def read_corpus(
+    journal: Journal, where: CorpusFilter | None = None, *, decisions_only: bool = False
+) -> Corpus:
+    """The turns of the journal's sessions that pass ``where``, and those left out.
+
+    ``decisions_only`` keeps the points of the turns that can be a decision only (a handoff,
+    or an answer where a transfer was offered); the others keep none, so a large journal's
+    answers cost no memory while the learner reads it."""
     where = where or CorpusFilter()
     infos = sorted(
         (info for info in await journal.sessions() if where.admits(info)),
@@ -158,13 +149,24 @@ async def read_corpus(journal: Journal, where: CorpusFilter | None = None) -> Co
             if where.tag is not None and not _tagged(records, where.tag):
                 continue
             try:
-                visits.extend(session_visits(records, started_at=info.started_at))
+                found = session_visits(records, started_at=info.started_at)
             except DamagedRecord as exc:
                 damaged[info.session_id] = str(exc)
+                continue
+            visits.extend(map(_slim, found) if decisions_only else found)
     finally:
         if collecting:
             gc.enable()
     return Corpus(visits=visits, damaged=damaged)
+
+
+def _slim(visit: Visit) -> Visit:
+    """The turn, without its points when it cannot be a decision (see ``read_corpus``)."""
+    if visit.outcome in ("llm", "rule") or any(
+        name.startswith("transfer_to_") for name in visit.offered
+    ):
+        return visit
+    return replace(visit, points=())
 
 
 def session_visits(records: Sequence[JournalRecord], *, started_at: float = 0.0) -> list[Visit]:
@@ -240,8 +242,14 @@ class _Reader:
 
     def _start(self, record: JournalRecord) -> None:
         # Never changed in place (updates copy it), so every point may share it.
-        self._context = _object(record, record.data, "context")
+        self._context = _shared_texts(_object(record, record.data, "context"))
         self._facts = _fresh_facts()
+        # The message that started this run (a conversation's new turn starts a run); a
+        # redacted one gives no text facts, so nothing is learned from it.
+        said = message_facts(record.data.get("prompt"))
+        if said[USER_WORDS_FACT]:  # the same few thousand words in every message: kept once
+            said[USER_WORDS_FACT] = tuple(map(sys.intern, said[USER_WORDS_FACT]))
+        self._facts.update(said)
 
     def _model_call(self, record: JournalRecord) -> None:
         data = record.data
@@ -255,7 +263,7 @@ class _Reader:
             raise _damaged(
                 record, f"its request's tools are a JSON {_json_type(tools)}, not a list"
             )
-        self._offered = frozenset(str(name) for name in tools)
+        self._offered = _offered(tools)
 
     def _tool_call(self, record: JournalRecord) -> None:
         outcome = record.data.get("outcome")
@@ -318,6 +326,40 @@ class _Reader:
         )
 
 
+_OFFERS: dict[tuple[Any, ...], frozenset[str]] = {}
+"""Offers seen, each kept once: most turns of an agent offer the same few tools."""
+
+
+def _offered(tools: list[Any] | tuple[Any, ...]) -> frozenset[str]:
+    """The tool names a request offered, as one shared set per distinct offer."""
+    key = tuple(tools)
+    try:
+        return _OFFERS[key]
+    except (KeyError, TypeError):  # TypeError: a damaged record's unhashable name
+        offered = frozenset(str(name) for name in tools)
+        if len(_OFFERS) < 4096:
+            with contextlib.suppress(TypeError):
+                _OFFERS[key] = offered
+        return offered
+
+
+def _shared_texts(context: Mapping[str, Any], depth: int = 0) -> Mapping[str, Any]:
+    """The context with its keys and short texts interned: every session decodes its own copy
+    of ``'category'`` and ``'billing'``, and a corpus keeps every session's context while it
+    learns (this halves what 100,000 contexts hold)."""
+    if depth > 3 or not isinstance(context, dict):
+        return context
+    shared: dict[Any, Any] = {}
+    for key, value in context.items():
+        kept = value
+        if value.__class__ is str and len(value) <= 64:
+            kept = sys.intern(value)
+        elif value.__class__ is dict:
+            kept = _shared_texts(value, depth + 1)
+        shared[sys.intern(key) if key.__class__ is str else key] = kept
+    return shared
+
+
 def _object(record: JournalRecord, data: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     """``data[key]``, a JSON object (absent or null: empty)."""
     value = data.get(key)
@@ -374,6 +416,8 @@ def _fresh_facts() -> dict[str, Any]:
         "last_tool_ok": None,
         "payload": None,
         "message": None,
+        "user_message": None,
+        "user_words": None,
     }
 
 

@@ -9,9 +9,12 @@ one ``&`` and one ``bit_count``.
 from __future__ import annotations
 
 import json
+import math
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 from swarmkit.redaction import REDACTED
@@ -47,13 +50,15 @@ class Test:
 class _Column:
     """The rows of one path, bucketed by value as they are read."""
 
-    __slots__ = ("elements", "flags", "numbers", "texts")
+    __slots__ = ("elements", "flags", "number_rows", "numbers", "texts")
 
     def __init__(self) -> None:
         self.texts: dict[str, list[int]] = {}
         self.flags: dict[bool, list[int]] = {}
-        self.numbers: list[tuple[float, int]] = []
-        self.elements: dict[str, list[int]] = {}
+        # Two flat lists, not (value, row) pairs: a tuple a row costs 64 bytes.
+        self.numbers: list[float] = []
+        self.number_rows: list[int] = []
+        self.elements: dict[Any, list[int]] = {}
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -87,27 +92,26 @@ class _Reader:
     def __init__(self, is_secret: Callable[[str], bool], skip: str) -> None:
         self.columns: dict[str, _Column] = {}
         self.left_out: dict[str, str] = {}
-        self._verdicts: dict[str, dict[str, str | None]] = {}
+        # prefix -> key -> its path's column, or None for a key never used: each key's
+        # verdict and path are worked out once, not once a row.
+        self._slots: dict[str, dict[Any, tuple[str, _Column] | None]] = {}
         self._is_secret = is_secret
         self._skip = skip
 
     def read(self, context: Mapping[str, Any], prefix: str, depth: int, row: int) -> None:
-        verdicts = self._verdicts.get(prefix)
-        if verdicts is None:
-            verdicts = self._verdicts[prefix] = {}
-        columns = self.columns
+        slots = self._slots.get(prefix)
+        if slots is None:
+            slots = self._slots[prefix] = {}
         for key, value in context.items():
-            why = verdicts.get(key, False)
-            if why is False:
-                why = verdicts[key] = _key_problem(key, prefix, self._skip, self._is_secret)
-            if why is not None:
-                if why:
-                    self.left_out.setdefault(prefix + str(key), str(why))
+            try:
+                slot = slots[key]
+            except KeyError:
+                slot = slots[key] = self._slot(key, prefix)
+            except TypeError:  # an unhashable key no JSON object has
                 continue
-            path = prefix + key
-            column = columns.get(path)
-            if column is None:
-                column = columns[path] = _Column()
+            if slot is None:
+                continue
+            path, column = slot
             kind = value.__class__
             if kind is str:
                 if value == REDACTED:
@@ -119,14 +123,27 @@ class _Reader:
                 else:
                     rows.append(row)
             elif kind is int or kind is float:
-                column.numbers.append((value, row))
+                column.numbers.append(value)
+                column.number_rows.append(row)
             elif kind is bool:
                 column.flags.setdefault(value, []).append(row)
             elif kind is list:
-                for element in _elements(value):
-                    column.elements.setdefault(element, []).append(row)
+                _add_elements(column.elements, value, row)
             elif isinstance(value, Mapping) and depth + 1 < MAX_DEPTH:
                 self.read(value, path + ".", depth + 1, row)
+
+    def _slot(self, key: Any, prefix: str) -> tuple[str, _Column] | None:
+        """Where a key's values go, or None (and why, in ``left_out``) when it is never used."""
+        why = _key_problem(key, prefix, self._skip, self._is_secret)
+        if why is not None:
+            if why:
+                self.left_out.setdefault(prefix + str(key), why)
+            return None
+        path = prefix + key
+        column = self.columns.get(path)
+        if column is None:
+            column = self.columns[path] = _Column()
+        return path, column
 
 
 def _key_problem(
@@ -149,9 +166,9 @@ def _column_tests(path: str, column: _Column, count: int) -> list[Test]:
     present = 0
     for bits in value_bits.values():
         present |= bits
-    numeric = bitset([row for _, row in column.numbers])
+    numeric = bitset(column.number_rows)
     present |= numeric
-    element_bits = {element: bitset(rows) for element, rows in column.elements.items()}
+    element_bits = {literal(element): bitset(rows) for element, rows in column.elements.items()}
     for bits in element_bits.values():
         present |= bits
     tests: list[Test] = []
@@ -164,29 +181,29 @@ def _column_tests(path: str, column: _Column, count: int) -> list[Test]:
     if len(value_bits) <= MAX_CATEGORIES:
         for text in sorted(value_bits):
             tests.append(Test(text=f"{path} == {text}", path=path, bits=value_bits[text]))
-    tests.extend(_numeric_tests(path, column.numbers, numeric))
+    tests.extend(_numeric_tests(path, column.numbers, column.number_rows, numeric))
     ranked = sorted(element_bits, key=lambda e: (-element_bits[e].bit_count(), e))[:MAX_ELEMENTS]
     for element in sorted(ranked):
         tests.append(Test(text=f"{element} in {path}", path=path, bits=element_bits[element]))
     return tests
 
 
-def _numeric_tests(path: str, numbers: list[tuple[float, int]], total: int) -> list[Test]:
-    if not numbers:
+def _numeric_tests(path: str, values: list[float], rows: list[int], total: int) -> list[Test]:
+    if not values:
         return []
-    numbers.sort()
-    first = numbers[0][0]
-    if numbers[-1][0] == first:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ordered = [values[i] for i in order]
+    first = ordered[0]
+    if ordered[-1] == first:
         return []
-    ordered = [number for number, _ in numbers]
     cuts = _cuts(sorted(set(ordered)), ordered)
     tests: list[Test] = []
     at = 0
     below_bits = 0
     for cut in cuts:
         bucket: list[int] = []
-        while at < len(numbers) and numbers[at][0] < cut:
-            bucket.append(numbers[at][1])
+        while at < len(ordered) and ordered[at] < cut:
+            bucket.append(rows[order[at]])
             at += 1
         below_bits |= bitset(bucket)
         shown = _number(cut)
@@ -241,5 +258,84 @@ def _number(value: float) -> str:
     return shown if "e" not in shown else f"{value:.20f}".rstrip("0")
 
 
-def _elements(value: list[Any]) -> set[str]:
-    return {literal(e) for e in value if isinstance(e, str | int) and not isinstance(e, bool)}
+def _add_elements(elements: dict[Any, list[int]], value: list[Any], row: int) -> None:
+    """Add ``row`` to the rows of each distinct text or whole-number element of ``value``
+    (kept raw: they are spelt as literals once, not once a row)."""
+    seen: set[Any] = set()
+    for element in value:
+        kind = element.__class__
+        if (kind is str or kind is int) and element not in seen:
+            seen.add(element)
+            rows = elements.get(element)
+            if rows is None:
+                elements[element] = [row]
+            else:
+                rows.append(row)
+
+
+WORDS_PATH = "swarm.user_words"
+"""Where conditions find the words of the user's latest message."""
+MAX_WORDS = 64
+"""How many words of the users' messages the learner tries, per source agent."""
+
+
+def word_tests(
+    words: Sequence[Sequence[str] | None],
+    labels: Mapping[str | None, Sequence[int]],
+    train: Sequence[int],
+    *,
+    min_support: int,
+) -> list[Test]:
+    """``'word' in swarm.user_words`` atoms for the words worth trying, in word order.
+
+    ``words`` holds each row's message words (``None``: no text, or redacted text, which is
+    never learned from); ``labels`` maps a target (``None``: the model kept the turn) to its
+    rows. A word is a candidate when at least ``min_support`` training messages hold it; of
+    those, the ``MAX_WORDS`` with the highest FOIL gain toward one target (against that
+    target's share of the training rows) are tried. Words in most messages ("the", "please")
+    carry no gain and rare words too little support, so neither is ever tried. Words are
+    counted before any bitset is built, so the cost is one pass over the training messages
+    and one over the messages that hold a chosen word.
+    """
+    chosen = _gainful_words(words, labels, train, min_support=min_support)
+    rows: dict[str, list[int]] = {word: [] for word in chosen}
+    for row, held in enumerate(words):
+        if held:
+            for word in chosen.intersection(held):
+                rows[word].append(row)
+    return [
+        Test(text=f"{literal(word)} in {WORDS_PATH}", path=WORDS_PATH, bits=bitset(rows[word]))
+        for word in sorted(chosen)
+    ]
+
+
+def _gainful_words(
+    words: Sequence[Sequence[str] | None],
+    labels: Mapping[str | None, Sequence[int]],
+    train: Sequence[int],
+    *,
+    min_support: int,
+) -> set[str]:
+    """The ``MAX_WORDS`` training words of most FOIL gain toward a target (see ``word_tests``)."""
+    training = set(train)
+    everywhere: Counter[str] = Counter()
+    by_target: dict[str, tuple[float, Counter[str]]] = {}
+    for target, indices in labels.items():
+        rows = [i for i in indices if i in training]
+        counts = Counter(chain.from_iterable(words[i] or () for i in rows))
+        everywhere.update(counts)
+        if target is not None and rows:
+            by_target[target] = (math.log(len(rows) / len(training)), counts)
+    scored: list[tuple[float, str]] = []
+    for word, holding in everywhere.items():
+        if holding < min_support:
+            continue
+        gain = 0.0
+        for base, counts in by_target.values():
+            positive = counts.get(word, 0)
+            if positive:
+                gain = max(gain, positive * (math.log(positive / holding) - base))
+        if gain > 1e-12:
+            scored.append((-gain, word))
+    scored.sort()
+    return {word for _, word in scored[:MAX_WORDS]}

@@ -11,6 +11,7 @@ from typing import Any
 from swarmkit.exceptions import RuleLearningError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
+from swarmkit.messages import USER_WORDS_FACT
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
 from swarmkit.rules._corpus import (
     RESERVED_KEY,
@@ -20,7 +21,7 @@ from swarmkit.rules._corpus import (
     model_decided,
     read_corpus,
 )
-from swarmkit.rules._features import Test, bitset, candidates, literal
+from swarmkit.rules._features import Test, bitset, candidates, literal, word_tests
 from swarmkit.rules._judge import Verdict, judge, with_rules
 from swarmkit.rules._learn import Contested, Learned, Learning, learn
 from swarmkit.rules._withheld import KEPT, Withheld, conflicting, held_out_failure, refused
@@ -152,15 +153,18 @@ async def suggest_rules(
     where: CorpusFilter | None = None,
     redactor: Redactor | None = None,
     held_out_fraction: float = 0.3,
+    held_out_by: Callable[[str], str] | None = None,
 ) -> SuggestReport:
     """Learn rules from the journal's model-decided handoffs (see the module docs).
 
     ``graph`` is the swarm's current graph (conflicts are reported against it); ``agent``
     limits the learning to one source agent; ``redactor`` says which keys are secret (the
-    swarm's ``redactor``; the default patterns otherwise).
+    swarm's ``redactor``; the default patterns otherwise). ``held_out_by`` maps a session id
+    to the group it is held out with (sessions that repeat one scenario, such as an eval
+    task's trials, belong on the same side); by default each session is its own group.
     """
     _check_thresholds(min_precision, min_support, held_out_fraction)
-    corpus = await read_corpus(journal, where)
+    corpus = await read_corpus(journal, where, decisions_only=True)
     return suggest_from_visits(
         corpus.visits,
         graph=graph,
@@ -170,6 +174,7 @@ async def suggest_rules(
         is_secret=(redactor or Redactor.of(DEFAULT_SECRET_PATTERNS)).is_secret,
         held_out_fraction=held_out_fraction,
         damaged=corpus.damaged,
+        held_out_by=held_out_by,
     )
 
 
@@ -183,6 +188,7 @@ def suggest_from_visits(
     is_secret: Callable[[str], bool],
     held_out_fraction: float = 0.3,
     damaged: Mapping[str, str] | None = None,
+    held_out_by: Callable[[str], str] | None = None,
 ) -> SuggestReport:
     """``suggest_rules`` on turns already read (``damaged``: the sessions left out)."""
     decided = model_decided(visits)
@@ -191,7 +197,8 @@ def suggest_from_visits(
     _check_evidence(visits, decided, agent, min_support, held_out_fraction, damaged=damaged)
     by_source = _by_source(decided)
     sessions = {visit.session_id for visit in visits}
-    held = {sid for sid in sessions if held_out(sid, held_out_fraction)}
+    group = held_out_by or str
+    held = {sid for sid in sessions if held_out(group(sid), held_out_fraction)}
     found = _Findings()
     on_cycle = graph.on_cycle if graph is not None else "error"
     accepted_graph = graph
@@ -341,6 +348,8 @@ def _learn_source(
         if visit.session_id not in held:
             train_rows.append(index)
     label_bits = {target: bitset(indices) for target, indices in labels.items()}
+    words = [visit.points[-1].facts.get(USER_WORDS_FACT) for visit in rows]
+    tests = [*tests, *word_tests(words, labels, train_rows, min_support=min_support)]
     # The held-out part checks the thresholds; on the training part a rule needs the same
     # support, which its ~2x larger size gives any rule that can pass.
     learning = learn(

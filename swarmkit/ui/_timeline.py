@@ -9,6 +9,7 @@ from swarmkit.exceptions import SwarmkitError
 from swarmkit.graph import RouteExplanation
 from swarmkit.journal import JournalRecord, session_status
 from swarmkit.lowlevel import StepTime, step_times
+from swarmkit.messages import message_facts
 from swarmkit.swarm import Swarm
 from swarmkit.ui._redact import REDACTED, is_secret_key
 from swarmkit.ui._sessions import figures
@@ -102,6 +103,7 @@ def _steps(records: Sequence[JournalRecord], swarm: Swarm | None) -> list[dict[s
     steps: list[dict[str, Any]] = []
     context: dict[str, Any] = {}
     agent, handoff_count = "", 0
+    said: dict[str, Any] = message_facts(None)
     explained: set[tuple[str, int]] = set()
     for record in records:
         data = {k: v for k, v in record.data.items() if k not in _HIDDEN.get(record.kind, ())}
@@ -111,6 +113,7 @@ def _steps(records: Sequence[JournalRecord], swarm: Swarm | None) -> list[dict[s
         try:
             if record.kind == "run_started":
                 context = dict(record.data.get("context") or {})
+                said = message_facts(record.data.get("prompt"))
             elif record.kind == "agent_started":
                 agent = str(record.data.get("agent"))
                 handoff_count = int(record.data.get("handoff_count") or 0)
@@ -122,7 +125,8 @@ def _steps(records: Sequence[JournalRecord], swarm: Swarm | None) -> list[dict[s
                 if sub_run is not None:
                     data["sub_session"] = sub_run
             if swarm is not None and _routes_here(record, swarm, explained, handoff_count):
-                state = {**context, "swarm": {"agent": agent, "handoff_count": handoff_count}}
+                facts = {"agent": agent, "handoff_count": handoff_count, **said}
+                state = {**context, "swarm": facts}
                 step["explain"] = _explanation(swarm, agent, state)
         except (TypeError, ValueError, AttributeError, SwarmkitError) as exc:
             # One record the viewer cannot read (a foreign or damaged journal) is shown as

@@ -290,3 +290,27 @@ def test_a_supervisors_delegation_step_links_its_sub_run(
 
     assert linked == ["boss__swarm_helper_0_call_1"]
     assert sub_run["trail"] == ["helper"]
+
+
+async def test_a_word_rule_is_explained_with_the_words_it_read(
+    tmp_path: Path, serve: ServeViewer
+) -> None:
+    """A rule on swarm.user_words shows, in the session's steps, the message's words it saw."""
+    from swarmkit import HandoffGraph  # noqa: PLC0415
+
+    graph = HandoffGraph()
+    graph.add_edge("triage", "billing", when="'refund' in swarm.user_words")
+    agents = [Agent(name="triage", handoffs=["billing"]), Agent(name="billing")]
+    path = tmp_path / "journal.sqlite"
+    with SQLiteJournal(path) as journal:
+        swarm = Swarm(agents, "triage", graph=graph, journal=journal, model=ScriptedModel())
+        await swarm.with_model(ScriptedModel(text("Done."))).run("A Refund!", session_id="w")
+    http = client(serve(path, swarm=swarm))
+    steps = (await asyncio.to_thread(http.get, "/api/sessions/w")).json()["steps"]
+
+    rule = next(step for step in steps if step["kind"] == "rule")
+    (trial,) = rule["explain"]["trials"]
+    assert trial["matched"] is True
+    assert trial["values"] == [
+        {"path": "swarm.user_words", "value": ["a", "refund"], "found": True}
+    ]

@@ -23,6 +23,7 @@ from swarmkit.models import Model
 from swarmkit.plan import AgentPlan, ModelResolver, PlanOptions, build_plan
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS
 from swarmkit.runtime import Runtime
+from swarmkit.shadow import shadow_graph
 from swarmkit.spec import LimitPolicy, SwarmSpec
 from swarmkit.tools import ToolRunner
 
@@ -129,6 +130,12 @@ class SwarmConfig:
     conversation afresh, the default), or the whole conversation, so a turn counts the
     handoffs its earlier turns made and a handoff back to an agent an earlier turn visited
     closes a cycle. (Usage limits choose with ``UsageLimits(per=...)``.)"""
+    shadow: HandoffGraph | Mapping[str, Any] | None = None
+    """Rules in shadow: a HandoffGraph (or its ``to_dict`` data, as a rules file holds it)
+    whose rules are judged on every turn the model decides, on the rule state ``graph`` would
+    see, and journaled with that decision (fired or not, target, agreement with the model);
+    never followed, so runs, calls and answers are as without it. ``swarmkit rules status``
+    reads the verdicts; a rule naming an agent the swarm lacks is a ConfigurationError."""
 
 
 SPEC_FREE = frozenset(
@@ -181,6 +188,7 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         context_type=config.context_type,
         next_turn=as_next_turn(config.next_turn, tuple(peers)),
         handoffs_per=config.handoffs_per,
+        shadow=shadow_graph(config.shadow, peers),
     )
 
 

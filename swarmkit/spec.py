@@ -70,6 +70,8 @@ class SwarmSpec:
     """Who answers a conversation's next user message."""
     handoffs_per: Literal["run", "conversation"] = "run"
     """What ``max_handoffs`` and cycle detection count over: the run, or the conversation."""
+    shadow: HandoffGraph | None = None
+    """Rules judged beside the model on the turns it decides, journaled, never followed."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -87,6 +87,7 @@ class Swarm:
         observers: Sequence[EventObserver] = (),
         next_turn: NextTurnSetting = "last",
         handoffs_per: Literal["run", "conversation"] = "run",
+        shadow: HandoffGraph | Mapping[str, Any] | None = None,
     ) -> None:
         # The keywords are exactly SwarmConfig's fields (tests/test_architecture.py checks it).
         config = SwarmConfig(**{k: v for k, v in locals().items() if k != "self"})

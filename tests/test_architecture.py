@@ -231,6 +231,7 @@ CORE_PARTS = {
     "result",
     "runtime",
     "serving",
+    "shadow",
     "spec",
     "swarm",
     "testing",

@@ -5,7 +5,10 @@ the model decides, each shadow rule out of the active agent on the rule state th
 have seen, and journals every rule's verdict with that decision in a ``shadow`` record: whether
 it fired, its target, and whether it agreed with the model (it fired and named the agent the
 model handed off to). Nothing else changes: no call is added, no routing follows a shadow rule.
-Standard library only, like the graph.
+
+Promotions and demotions are journal-level records: they live in the journal's rules log, a
+session of its own (``RULES_LOG``) that every store holds like any other, so every worker
+sharing the store reads the same log; its length is its version.
 """
 
 from __future__ import annotations
@@ -13,10 +16,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from swarmkit.exceptions import ConfigurationError
+from swarmkit.exceptions import ConfigurationError, JournalError
 from swarmkit.graph import Edge, HandoffGraph
+from swarmkit.journal import Journal, JournalRecord
 
-__all__ = ["SHADOW_RECORD", "rule_name", "shadow_data", "shadow_graph"]
+__all__ = [
+    "RULES_LOG",
+    "SHADOW_RECORD",
+    "log_rule_change",
+    "read_rules_log",
+    "rule_name",
+    "shadow_data",
+    "shadow_graph",
+]
+
+RULES_LOG = "swarmkit.rules-log"
+"""The session id of the journal's rules log: its records promote and demote rules."""
 
 SHADOW_RECORD = "shadow"
 """The kind of the record that holds one model decision's shadow verdicts."""
@@ -68,3 +83,27 @@ def shadow_data(
         for edge, fired in trials
     ]
     return {"agent": agent, "turn": turn, "model_target": model_target, "verdicts": verdicts}
+
+
+async def read_rules_log(journal: Journal) -> tuple[JournalRecord, ...]:
+    """The journal's promotions and demotions, oldest first (none yet: an empty tuple)."""
+    if await journal.next_seq(RULES_LOG) == 0:
+        return ()
+    return await journal.read(RULES_LOG)
+
+
+async def log_rule_change(
+    journal: Journal, kind: str, data: Mapping[str, Any], *, at: float, attempts: int = 5
+) -> JournalRecord:
+    """Append one record to the rules log; a writer that raced another appends after it."""
+    for _ in range(attempts):
+        seq = await journal.next_seq(RULES_LOG)
+        record = JournalRecord(session_id=RULES_LOG, seq=seq, kind=kind, data=dict(data), at=at)
+        try:
+            await journal.append([record])
+        except JournalError:
+            if await journal.next_seq(RULES_LOG) == seq:
+                raise  # not a race: the store refused the record itself
+            continue
+        return record
+    raise JournalError(f"the rules log kept moving under {attempts} attempts to append to it")

@@ -123,7 +123,7 @@ async def test_the_defaults_edge_a_rule_that_always_agrees_needs_73_decisions(
     if promoted:
         await promote(journal, shadowed, BILLING, out=out)
     else:
-        with pytest.raises(PromotionRefusedError, match="0.9493"):
+        with pytest.raises(PromotionRefusedError, match=r"0\.9493"):
             await promote(journal, shadowed, BILLING, out=out)
     assert out.exists() is promoted
     assert len(await read_rules_log(journal)) == promoted

@@ -36,3 +36,7 @@ def script(target: str | None) -> ScriptedModel:
     if target is None:
         return ScriptedModel(text("Answered at triage.", usage=USAGE))
     return ScriptedModel(dataclasses.replace(transfer(target), usage=USAGE), text("Done."))
+
+
+shadowed = swarm(shadow=shadow_rules())
+"""The swarm with its shadow rules, as the command loads it (``...shadow_swarm:shadowed``)."""

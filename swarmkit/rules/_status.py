@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -175,8 +176,16 @@ async def status(
         key=lambda info: info.session_id,
     )
     seen = 0
-    for info in infos:
-        seen += _read_session(await journal.read(info.session_id), tallies)
+    # Reading decodes millions of small objects with no cycles: the cyclic collector would
+    # only walk them again and again.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for info in infos:
+            seen += _read_session(await journal.read(info.session_id), tallies)
+    finally:
+        if collecting:
+            gc.enable()
     if not seen:
         raise RuleLearningError(
             f"the journal's {len(infos)} sessions (after the filters) hold no rule verdicts or "
@@ -230,7 +239,9 @@ def _read_session(records: Sequence[JournalRecord], tallies: dict[str, _Tally]) 
 def _shadow(record: JournalRecord, tokens: int, tallies: dict[str, _Tally]) -> None:
     data = record.data
     for verdict in data["verdicts"]:
-        tally = _tally(tallies, verdict["rule"], data["agent"], verdict["target"])
+        tally = tallies.get(verdict["rule"])
+        if tally is None:
+            tally = _tally(tallies, verdict["rule"], data["agent"], verdict["target"])
         tally.decisions += 1
         if not verdict["fired"]:
             continue

@@ -13,15 +13,23 @@ sharing the store reads the same log; its length is its version.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from swarmkit.exceptions import ConfigurationError, JournalError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal, JournalRecord
 
 __all__ = [
+    "AUDITED",
+    "AUDIT_RECORD",
+    "DEMOTED",
+    "PROMOTED",
     "RULES_LOG",
+    "SKIPPED_RECORD",
+    "RuleAudit",
     "SHADOW_RECORD",
     "log_rule_change",
     "read_rules_log",
@@ -32,6 +40,55 @@ __all__ = [
 
 RULES_LOG = "swarmkit.rules-log"
 """The session id of the journal's rules log: its records promote and demote rules."""
+PROMOTED = "rule_promoted"
+"""The kind of the rules log record of a promotion."""
+DEMOTED = "rule_demoted"
+"""The kind of the rules log record of a demotion: the rule routes no more."""
+AUDITED = "rule_audited"
+"""The kind of the rules log record of one audit's outcome (the rule, whether it agreed)."""
+AUDIT_RECORD = "rule_audit"
+"""The kind of the session record holding the model's answer on an audited rule decision."""
+SKIPPED_RECORD = "rule_skipped"
+"""The kind of the session record of a demoted rule that held and did not route."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RuleAudit:
+    """Audit the graph's active rules: on a deterministic sample of the turns a rule decides,
+    ask the model anyway and journal its answer (the rule's routing stands). When a rule's
+    agreement over its audits has a Wilson 95% upper bound below ``threshold``, ``demote``
+    journals a demotion in the rules log, and from their next turn the rule routes no more
+    for every swarm sharing the journal (the model decides); ``warn`` only logs
+    ``rule_drift_detected``. ``Swarm(audit=RuleAudit(...))``."""
+
+    share: float = 0.05
+    """The share of a rule's decisions audited, in [0, 1]: a turn is sampled when a hash of
+    (session id, turn) falls below it, so every process and every replay picks the same."""
+    threshold: float = 0.95
+    """The agreement a rule must stay able to reach (its Wilson upper bound), in (0, 1]."""
+    on_drift: Literal["demote", "warn"] = "demote"
+    """What a rule whose upper bound falls below the threshold gets."""
+
+    def __post_init__(self) -> None:
+        share, threshold = self.share, self.threshold
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+            raise ConfigurationError(f"RuleAudit share must be in [0, 1], got {share!r}")
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, int | float)
+            or not 0 < threshold <= 1
+        ):
+            raise ConfigurationError(f"RuleAudit threshold must be in (0, 1], got {threshold!r}")
+        if self.on_drift not in ("demote", "warn"):
+            raise ConfigurationError(
+                f"RuleAudit on_drift must be 'demote' or 'warn', got {self.on_drift!r}"
+            )
+
+    def samples(self, session_id: str, turn: int) -> bool:
+        """Whether the rule decision at this session's turn is audited."""
+        digest = hashlib.sha256(f"{session_id}\x00{turn}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64 < self.share
+
 
 SHADOW_RECORD = "shadow"
 """The kind of the record that holds one model decision's shadow verdicts."""

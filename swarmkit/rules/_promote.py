@@ -16,7 +16,7 @@ from swarmkit.rules._evidence import Evidence
 from swarmkit.rules._status import status
 from swarmkit.rules._whatif import load_rules
 from swarmkit.runtime import Runtime
-from swarmkit.shadow import log_rule_change, rule_name
+from swarmkit.shadow import PROMOTED, log_rule_change, rule_name
 
 if TYPE_CHECKING:
     from swarmkit.swarm import Swarm
@@ -25,8 +25,6 @@ DEFAULT_THRESHOLD = 0.95
 """The Wilson 95% lower bound a rule's agreement must reach to be promoted."""
 DEFAULT_MIN_FIRED = 30
 """The fired decisions a rule needs before its agreement counts as evidence."""
-PROMOTED = "rule_promoted"
-"""The kind of the rules log record of a promotion."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

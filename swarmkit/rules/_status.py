@@ -12,13 +12,17 @@ from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal, JournalRecord
 from swarmkit.rules._corpus import CorpusFilter
 from swarmkit.rules._evidence import Evidence
-from swarmkit.shadow import RULES_LOG, SHADOW_RECORD, read_rules_log, rule_name
+from swarmkit.shadow import (
+    AUDIT_RECORD,
+    AUDITED,
+    RULES_LOG,
+    SHADOW_RECORD,
+    read_rules_log,
+    rule_name,
+)
 
 if TYPE_CHECKING:
     from swarmkit.swarm import Swarm
-
-AUDIT_RECORD = "rule_audit"
-"""The kind of the record that holds the model's answer on an audited rule decision."""
 
 Mode = Literal["shadow", "active", "journaled"]
 """How the swarm holds a rule: in shadow, active in its graph, or not at all (only its
@@ -295,7 +299,7 @@ def _changes(log: Sequence[JournalRecord]) -> dict[str, list[Mapping[str, Any]]]
     changes: dict[str, list[Mapping[str, Any]]] = {}
     for record in log:
         rule = record.data.get("rule")
-        if isinstance(rule, str):
+        if isinstance(rule, str) and record.kind != AUDITED:  # audits count in the sessions
             changes.setdefault(rule, []).append(
                 {"kind": record.kind, "at": record.at, **record.data}
             )

@@ -106,7 +106,7 @@ class RulesStatus:
     sessions: int
     """Sessions read (after the filter)."""
     rules: tuple[RuleStatus, ...]
-    """Each rule: the swarm's in its order (shadow, then active), then the journal's others."""
+    """Each rule: the swarm's in its order (active, then shadow), then the journal's others."""
 
     def rule(self, name: str) -> RuleStatus:
         """The status of the rule of that name; ``RuleLearningError`` naming those known."""
@@ -204,9 +204,10 @@ def _swarm_tallies(swarm: Swarm | None) -> dict[str, _Tally]:
     tallies: dict[str, _Tally] = {}
     if swarm is None:
         return tallies
+    # Active first: a rule kept in shadow too (to be judged again once demoted) is active.
     held: tuple[tuple[Mode, HandoffGraph | None], ...] = (
-        ("shadow", swarm.spec.shadow),
         ("active", swarm.graph),
+        ("shadow", swarm.spec.shadow),
     )
     for mode, graph in held:
         for edge in _rule_edges(graph):

@@ -13,19 +13,28 @@ from swarmkit import Agent, HandoffGraph, Swarm
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.journal import SQLiteJournal
 from swarmkit.rules import status
-from swarmkit.shadow import AUDIT_RECORD, DEMOTED, RuleAudit, read_rules_log
+from swarmkit.shadow import AUDIT_RECORD, DEMOTED, SHADOW_RECORD, RuleAudit, read_rules_log
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, transfer
 
 BILLING = "triage -> billing if category == 'billing'"
 
 
-def _swarm(journal: SQLiteJournal, audit: RuleAudit) -> Swarm:
+def _swarm(journal: SQLiteJournal, audit: RuleAudit, *, shadow: bool = False) -> Swarm:
     graph = HandoffGraph()
     graph.add_edge("triage", "billing", "category == 'billing'")
+    kept = HandoffGraph.from_dict(graph.to_dict()) if shadow else None
     agents = [
         Agent(name=name, instructions=f"You are {name}.") for name in ("triage", "billing", "sales")
     ]
-    return Swarm(agents, "triage", graph=graph, journal=journal, model=ScriptedModel(), audit=audit)
+    return Swarm(
+        agents,
+        "triage",
+        graph=graph,
+        journal=journal,
+        model=ScriptedModel(),
+        audit=audit,
+        shadow=kept,
+    )
 
 
 async def test_a_drifting_model_demotes_the_rule_for_a_second_swarm(tmp_path: Path) -> None:
@@ -53,18 +62,26 @@ async def test_a_drifting_model_demotes_the_rule_for_a_second_swarm(tmp_path: Pa
     assert demotion.data["evidence"]["agreements"] == 10
     assert audited[0].data["model_target"] == "sales" and not audited[0].data["agrees"]
 
-    second = _swarm(SQLiteJournal(path), audit)
+    second = _swarm(SQLiteJournal(path), audit, shadow=True)
     model = ScriptedModel(transfer("sales"), text("Sales here."))
     result = await second.with_model(model).run(
         "help", context={"category": "billing"}, session_id="b00"
     )
     assert result.trail == ("triage", "sales")
     assert result.handoffs[0].decided_by == "llm"
+    with SQLiteJournal(path) as reader:  # kept in shadow too, it is judged again
+        [shadowed] = [r.data for r in await reader.read("b00") if r.kind == SHADOW_RECORD]
+    assert shadowed["verdicts"][0]["rule"] == BILLING
+    assert (shadowed["verdicts"][0]["fired"], shadowed["verdicts"][0]["agrees"]) == (True, False)
 
     replayed = await _swarm(SQLiteJournal(path), audit).with_model(NeverCalledModel()).replay("a12")
     assert replayed.trail == ("triage", "billing")
-    report = await status(SQLiteJournal(path), first)
-    assert (report.rule(BILLING).audits.fired, report.rule(BILLING).audits.agreements) == (14, 10)
+    report = await status(SQLiteJournal(path), second)
+    billing = report.rule(BILLING)
+    assert (billing.mode, billing.decided, billing.audits.fired) == ("active", 14, 14)
+    assert billing.audits.agreements == 10
+    assert (billing.evidence.fired, billing.evidence.agreements) == (15, 10)  # + b00's verdict
+    assert [change["kind"] for change in billing.changes] == ["rule_demoted"]
 
 
 async def test_a_warning_audit_never_demotes(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ import pytest
 from swarmkit import HandoffGraph
 from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError
 from swarmkit.journal import InMemoryJournal, Journal, PostgresJournal, SQLiteJournal
-from swarmkit.shadow import SHADOW_RECORD
+from swarmkit.rules import promote, status
+from swarmkit.shadow import SHADOW_RECORD, read_rules_log
 from tests.journal.conftest import fresh_schema
 from tests.journal.postgres_server import PostgresServer
 from tests.rules.shadow_swarm import script, shadow_rules, swarm
@@ -118,3 +119,24 @@ def test_a_shadow_rule_naming_an_unknown_agent_is_a_configuration_error() -> Non
         swarm(shadow=["triage -> billing"])  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="format"):
         swarm(shadow={"edges": []})
+
+
+async def test_status_and_promotion_read_and_write_either_store(
+    store: Journal, tmp_path: Path
+) -> None:
+    """The same counts, and the promotion record, on SQLite and on Postgres."""
+    shadowed = swarm(store, shadow_rules())
+    for index in range(12):
+        target = "billing" if index else "sales"
+        await shadowed.with_model(script(target)).run(
+            "help", context={"category": "billing", "amount": index}, session_id=f"s{index:02d}"
+        )
+    report = await status(store, shadowed)
+    billing = report.rule(BILLING)
+    assert (billing.evidence.fired, billing.evidence.agreements) == (12, 11)
+    assert [d.session_id for d in billing.disagreements] == ["s00"]
+    await promote(
+        store, shadowed, BILLING, out=tmp_path / "rules.json", threshold=0.6, min_fired=10, by="ana"
+    )
+    [record] = await read_rules_log(store)
+    assert record.data["evidence"]["fired"] == 12 and record.data["by"] == "ana"

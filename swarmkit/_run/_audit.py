@@ -127,9 +127,12 @@ async def _count(
 
 async def _view(journal: Journal) -> _LogView:
     """The rules log as of now: one cheap length check, a read only when it grew."""
-    view = _VIEWS.get(journal)
-    if view is None:
-        view = _VIEWS[journal] = _LogView()
+    try:
+        view = _VIEWS.get(journal)
+        if view is None:
+            view = _VIEWS[journal] = _LogView()
+    except TypeError:  # a store of one's own that cannot be weakly referenced: no cache
+        view = _LogView()
     version = await journal.next_seq(RULES_LOG)
     if version != view.version:
         _replay_log(view, await read_rules_log(journal))

@@ -60,7 +60,7 @@ def _add_status(actions: Any, journal_help: str) -> None:
     _action(
         actions,
         "status",
-        "How each shadow and active rule agrees with the model: Wilson 95% bounds, share, "
+        "How each shadow and active rule agrees with the model (with Wilson bounds), its share, "
         "savings, disagreeing sessions.",
         "swarmkit.rules._production:_status",
         journal_help,

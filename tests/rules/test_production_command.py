@@ -70,3 +70,11 @@ async def test_status_of_a_journal_without_decisions_is_one_clear_line(
     SQLiteJournal(path).close()
     code, _, err = await _run(capsys, "status", "--swarm", SWARM, "--journal", str(path))
     assert code == 2 and "shadow=" in err and "Traceback" not in err
+
+
+def test_the_rules_help_lists_status_and_promote(capsys: pytest.CaptureFixture[str]) -> None:
+    """Both actions are in `swarmkit rules --help`, and their own help prints."""
+    for argv in (["rules", "--help"], ["rules", "status", "--help"], ["rules", "promote", "-h"]):
+        assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "status" in out and "promote" in out and "--session-prefix" in out

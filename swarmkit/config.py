@@ -23,6 +23,7 @@ from swarmkit.models import Model
 from swarmkit.plan import AgentPlan, ModelResolver, PlanOptions, build_plan
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS
 from swarmkit.runtime import Runtime
+from swarmkit.shadow import RuleAudit, shadow_graph
 from swarmkit.spec import LimitPolicy, SwarmSpec
 from swarmkit.tools import ToolRunner
 
@@ -129,6 +130,16 @@ class SwarmConfig:
     conversation afresh, the default), or the whole conversation, so a turn counts the
     handoffs its earlier turns made and a handoff back to an agent an earlier turn visited
     closes a cycle. (Usage limits choose with ``UsageLimits(per=...)``.)"""
+    shadow: HandoffGraph | Mapping[str, Any] | None = None
+    """Rules in shadow: a HandoffGraph (or its ``to_dict`` data, as a rules file holds it)
+    whose rules are judged on every turn the model decides, on the rule state ``graph`` would
+    see, and journaled with that decision (fired or not, target, agreement with the model);
+    never followed, so runs, calls and answers are as without it. ``swarmkit rules status``
+    reads the verdicts; a rule naming an agent the swarm lacks is a ConfigurationError."""
+    audit: RuleAudit | None = None
+    """Audit the graph's active rules on a deterministic sample of the turns they decide
+    (the model is asked anyway, its answer journaled, the rule's routing standing), and
+    demote a rule whose agreement drifts, for every swarm sharing the journal. None: never."""
 
 
 SPEC_FREE = frozenset(
@@ -181,6 +192,8 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         context_type=config.context_type,
         next_turn=as_next_turn(config.next_turn, tuple(peers)),
         handoffs_per=config.handoffs_per,
+        shadow=shadow_graph(config.shadow, peers),
+        audit=_check_audit(config.audit),
     )
 
 
@@ -368,6 +381,12 @@ def _check_graph(graph: HandoffGraph | None, peers: Mapping[str, Agent]) -> None
         raise ConfigurationError(
             f"the graph names agents the swarm does not have: {', '.join(unknown)}"
         )
+
+
+def _check_audit(audit: object) -> RuleAudit | None:
+    if audit is None or isinstance(audit, RuleAudit):
+        return audit
+    raise ConfigurationError(f"audit takes a RuleAudit, got {type(audit).__name__}")
 
 
 def _llm_edges(graph: HandoffGraph | None) -> dict[str, tuple[str, ...]]:

@@ -9,6 +9,7 @@ SwarmkitError
 │   ├── ApplicationVersionError                durable sessions left by other code
 │   ├── TaskFileError                          an evaluation task file that does not load
 │   └── RuleLearningError                      a journal or rules file rules cannot come from
+│       └── PromotionRefusedError              a rule's evidence is short of promotion
 ├── ToolError                                  a tool could not be called or failed
 │   ├── ToolArgumentsError                     the model's arguments did not validate
 │   ├── ToolExecutionError                     the tool itself raised
@@ -262,3 +263,28 @@ class RuleLearningError(ConfigurationError):
     """A journal or a rules file cannot give what ``swarmkit.rules`` was asked: no decisions to
     learn from, too few for the support asked, a rules file that does not parse or names agents
     the swarm lacks. The message says which, and what to change."""
+
+
+class PromotionRefusedError(RuleLearningError):
+    """A shadow rule's agreement with the model is short of promotion (too few fired decisions,
+    or a Wilson lower bound under the threshold); nothing was written. ``rule``, ``fired``,
+    ``agreements``, ``lower``, ``threshold`` and ``min_fired`` hold the evidence and the ask."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        rule: str,
+        fired: int,
+        agreements: int,
+        lower: float,
+        threshold: float,
+        min_fired: int,
+    ) -> None:
+        super().__init__(message)
+        self.rule = rule
+        self.fired = fired
+        self.agreements = agreements
+        self.lower = lower
+        self.threshold = threshold
+        self.min_fired = min_fired

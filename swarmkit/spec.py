@@ -13,9 +13,11 @@ from swarmkit.events import Event
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import DecisionSource
+from swarmkit.journal import Journal
 from swarmkit.limits import Spend, UsageLimits
 from swarmkit.plan import AgentPlan
 from swarmkit.runtime import Runtime
+from swarmkit.shadow import RuleAudit
 from swarmkit.tools import ToolRunner
 
 LimitPolicy = Literal["finish", "stop", "error"]
@@ -70,6 +72,10 @@ class SwarmSpec:
     """Who answers a conversation's next user message."""
     handoffs_per: Literal["run", "conversation"] = "run"
     """What ``max_handoffs`` and cycle detection count over: the run, or the conversation."""
+    shadow: HandoffGraph | None = None
+    """Rules judged beside the model on the turns it decides, journaled, never followed."""
+    audit: RuleAudit | None = None
+    """How the graph's active rules are audited against the model (None: never)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -117,3 +123,5 @@ class RunSeams:
     """The caller's Python objects for tools and instructions; never journaled."""
     delegate: Delegator | None = None
     """Runs the sub-runs of delegation tools (``agent.as_tool()``); None offers none."""
+    rules_log: Journal | None = None
+    """The journal whose rules log an audited run reads (demotions) and writes (audits)."""

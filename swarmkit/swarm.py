@@ -34,6 +34,7 @@ from swarmkit.models import Model
 from swarmkit.plan import AgentPlan
 from swarmkit.result import RunResult, SentRequest, SessionState
 from swarmkit.runtime import Runtime
+from swarmkit.shadow import RuleAudit
 from swarmkit.spec import LimitPolicy, RunSeams, SwarmSpec
 from swarmkit.tools import ToolRunner
 
@@ -87,6 +88,8 @@ class Swarm:
         observers: Sequence[EventObserver] = (),
         next_turn: NextTurnSetting = "last",
         handoffs_per: Literal["run", "conversation"] = "run",
+        shadow: HandoffGraph | Mapping[str, Any] | None = None,
+        audit: RuleAudit | None = None,
     ) -> None:
         # The keywords are exactly SwarmConfig's fields (tests/test_architecture.py checks it).
         config = SwarmConfig(**{k: v for k, v in locals().items() if k != "self"})

@@ -234,6 +234,7 @@ CORE_PARTS = {
     "result",
     "runtime",
     "serving",
+    "shadow",
     "spec",
     "swarm",
     "testing",

@@ -10,6 +10,7 @@ from typing import Any, assert_never
 from swarmkit import events as ev
 from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
+from swarmkit._run import _shadow as shadow
 from swarmkit._run._conversation import start_data
 from swarmkit._run._handoff import enter
 from swarmkit._run._output import accept_answer
@@ -185,7 +186,7 @@ class RunLoop:
                             else:
                                 yield item
                         assert response is not None
-                    response = await self._take_response(plan, response)
+                    response = await self._take_response(plan, response, call)
                     if not run.quiet:
                         yield _call_finished(plan, call.turn, response, served)
                     if response.message.tool_calls:
@@ -238,7 +239,13 @@ class RunLoop:
         started = None
         if not run.quiet:
             started = _call_started(plan, turn, request, history, self._streams(plan))
-        return _Call(request=request, history=history, turn=turn, started=started)
+        return _Call(
+            request=request,
+            history=history,
+            turn=turn,
+            started=started,
+            shadow=shadow.judge(run, plan),
+        )
 
     async def _answer_at_once(
         self, plan: AgentPlan, call: _Call
@@ -308,8 +315,11 @@ class RunLoop:
         run.tape.record_response(plan.name, call.turn, request, response)
         yield response
 
-    async def _take_response(self, plan: AgentPlan, response: ModelResponse) -> ModelResponse:
-        """Count the answer's usage against the limits and add it, attributed, to the history."""
+    async def _take_response(
+        self, plan: AgentPlan, response: ModelResponse, call: _Call
+    ) -> ModelResponse:
+        """Count the answer's usage against the limits and add it, attributed, to the history;
+        journal the shadow rules' verdicts on the model's decision."""
         run = self._run
         state = run.state
         budget.add_usage(state, plan.name, response.usage)
@@ -320,6 +330,8 @@ class RunLoop:
         hit = run.limit_hit(breach)
         if hit is not None:
             await run.stop(hit)
+        if call.shadow is not None:
+            await shadow.journal(run, plan, call.shadow, response)
         message = replies.attributed(response.message, plan.name)
         state.conversation.add(message)
         if message.content:
@@ -365,6 +377,8 @@ class _Call:
     """The run's turn this call is."""
     started: ev.ModelCallStarted | None
     """Its start, as streamed (None in a quiet loop)."""
+    shadow: shadow.Trials | None
+    """The shadow rules' verdicts on the state before the call (None: the agent has none)."""
 
 
 def _call_started(

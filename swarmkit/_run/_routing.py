@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from swarmkit import events as ev
 from swarmkit._run import _replies as replies
+from swarmkit._run._audit import rule_stands
 from swarmkit._run._handoff import refuse, try_handoff
 from swarmkit._run._limits import continuation, may_hand_off
 from swarmkit._run._mapping import mapped_payload
@@ -71,7 +72,7 @@ async def consult_rules(run: RunParts, plan: AgentPlan) -> HandedOff | Continued
         target=edge.target if edge else None,
         condition=edge.when if edge else None,
     )
-    if edge is None:
+    if edge is None or not await rule_stands(run, plan, edge):
         return Continued((evaluated,))
     outcome = await _follow(run, plan, edge)
     if isinstance(outcome, HandedOff):

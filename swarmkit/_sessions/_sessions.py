@@ -116,6 +116,7 @@ class Sessions:
         """A new run's events, journaled in ``journal`` (or the swarm's) or sent to ``mirror``."""
         check_journal(journal)
         store = journal or self._journal
+        seams = self._audited(seams, store)
         start, session_id = await turn_start(self, turn, session_id, store)
         if start is not None:
             start = next_turn(self.spec, start, prompt, context, turn.start_agent)
@@ -149,6 +150,10 @@ class Sessions:
             # garbage-collected with a stopped Temporal worker: it closes itself.
             if not getattr(events, "ag_running", False):
                 await events.aclose()
+
+    def _audited(self, seams: RunSeams, store: Journal | None) -> RunSeams:
+        """The seams with the journal whose rules log audited rules read and write."""
+        return seams if self.spec.audit is None else replace(seams, rules_log=store)
 
     # -- journaled sessions --------------------------------------------------------------
 

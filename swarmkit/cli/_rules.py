@@ -7,7 +7,7 @@ from typing import Any
 
 
 def add_rules_command(commands: Any, journal_help: str) -> None:
-    """Register ``swarmkit rules suggest|whatif`` on the command's subparsers."""
+    """Register ``swarmkit rules suggest|whatif|status|promote`` on the command's subparsers."""
     summary = "Learn HandoffGraph rules from the model's journaled handoffs, and try them offline."
     rules = commands.add_parser("rules", help=summary, description=summary)
     actions = rules.add_subparsers(dest="rules_command", required=True, metavar="ACTION")
@@ -52,10 +52,55 @@ def add_rules_command(commands: Any, journal_help: str) -> None:
         help="re-run the sessions the rules route differently against the swarm's model, each "
         "into a new session SESSION__whatif_STEP in the journal (this makes model calls)",
     )
+    _add_status(actions, journal_help)
+    _add_promote(actions, journal_help)
+
+
+def _add_status(actions: Any, journal_help: str) -> None:
+    _action(
+        actions,
+        "status",
+        "How each shadow and active rule agrees with the model (with Wilson bounds), its share, "
+        "savings, disagreeing sessions.",
+        "swarmkit.rules._production:_status",
+        journal_help,
+        tag=False,
+    )
+
+
+def _add_promote(actions: Any, journal_help: str) -> None:
+    promote = _action(
+        actions,
+        "promote",
+        "Make a shadow rule active when its agreement with the model is proven: write the "
+        "rules file and journal the promotion; otherwise refuse with the evidence.",
+        "swarmkit.rules._production:_promote",
+        journal_help,
+        tag=False,
+    )
+    promote.add_argument("rule", metavar="RULE", help="the rule, as status names it")
+    promote.add_argument(
+        "--out", required=True, metavar="FILE", help="the rules file to write (HandoffGraph data)"
+    )
+    promote.add_argument(
+        "--threshold",
+        type=float,
+        default=0.95,
+        metavar="P",
+        help="Wilson 95%% lower bound the agreement must reach (default 0.95)",
+    )
+    promote.add_argument(
+        "--min-fired",
+        type=int,
+        default=30,
+        metavar="N",
+        help="fired decisions the rule needs at least (default 30)",
+    )
+    promote.add_argument("--by", metavar="NAME", help="who promotes it (default: your user)")
 
 
 def _action(
-    actions: Any, name: str, summary: str, handler: str, journal_help: str
+    actions: Any, name: str, summary: str, handler: str, journal_help: str, *, tag: bool = True
 ) -> argparse.ArgumentParser:
     command: argparse.ArgumentParser = actions.add_parser(name, help=summary, description=summary)
     command.set_defaults(handler=handler)
@@ -68,9 +113,16 @@ def _action(
         "--since", metavar="TIME", help="sessions started at or after (ISO or Unix)"
     )
     command.add_argument("--until", metavar="TIME", help="sessions started before (ISO or Unix)")
-    command.add_argument("--prefix", metavar="TEXT", help="sessions whose id starts with TEXT")
     command.add_argument(
-        "--tag", metavar="PATH=VALUE", help="sessions whose starting context has VALUE at PATH"
+        "--prefix",
+        "--session-prefix",
+        dest="prefix",
+        metavar="TEXT",
+        help="sessions whose id starts with TEXT",
     )
+    if tag:
+        command.add_argument(
+            "--tag", metavar="PATH=VALUE", help="sessions whose starting context has VALUE at PATH"
+        )
     command.add_argument("--json", action="store_true", help="print the report as JSON")
     return command

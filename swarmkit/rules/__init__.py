@@ -18,8 +18,11 @@ from swarmkit.rules._corpus import (
     read_visits,
     session_visits,
 )
+from swarmkit.rules._evidence import Evidence, wilson
 from swarmkit.rules._judge import with_rules
 from swarmkit.rules._live import Rerun, rerun_changed
+from swarmkit.rules._promote import DEFAULT_MIN_FIRED, DEFAULT_THRESHOLD, Promotion, promote
+from swarmkit.rules._status import Disagreement, RulesStatus, RuleStatus, status
 from swarmkit.rules._suggest import (
     CounterExample,
     Inconsistency,
@@ -39,14 +42,21 @@ from swarmkit.rules._whatif import (
 from swarmkit.rules._withheld import KEPT, Withheld, WithheldReason
 
 __all__ = [
+    "DEFAULT_MIN_FIRED",
+    "DEFAULT_THRESHOLD",
     "KEPT",
     "UNKNOWN_AFTER",
     "Change",
     "CorpusFilter",
     "CounterExample",
+    "Disagreement",
+    "Evidence",
     "Inconsistency",
     "Point",
+    "Promotion",
     "Rerun",
+    "RuleStatus",
+    "RulesStatus",
     "SessionWhatIf",
     "SuggestReport",
     "Suggestion",
@@ -56,11 +66,14 @@ __all__ = [
     "WithheldReason",
     "held_out",
     "load_rules",
+    "promote",
     "read_visits",
     "rerun_changed",
     "rules_from_data",
     "session_visits",
+    "status",
     "suggest_rules",
     "whatif",
+    "wilson",
     "with_rules",
 ]

@@ -17,6 +17,7 @@ from swarmkit.exceptions import (
     SessionNotFoundError,
 )
 from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, PostgresJournal, SQLiteJournal
+from swarmkit.shadow import RULES_LOG, log_rule_change, read_rules_log
 
 
 class FakeClock:
@@ -337,3 +338,17 @@ async def test_sessions_list_each_agent_that_started_once_in_order(journal: Jour
     )
     (info,) = await journal.sessions()
     assert info.agents == ("triage", "billing")
+
+
+async def test_the_rules_log_holds_promotions_and_demotions_in_order(journal: Journal) -> None:
+    """Journal-level rule records: appended with their time, read back in order, and its
+    length is the version a worker checks at each turn."""
+    assert await read_rules_log(journal) == ()
+    first = await log_rule_change(journal, "rule_promoted", {"rule": "a -> b"}, at=10.0)
+    await log_rule_change(journal, "rule_demoted", {"rule": "a -> b"}, at=20.0)
+    log = await read_rules_log(journal)
+    assert [(r.seq, r.kind, r.at) for r in log] == [
+        (0, "rule_promoted", 10.0),
+        (1, "rule_demoted", 20.0),
+    ]
+    assert log[0] == first and await journal.next_seq(RULES_LOG) == 2

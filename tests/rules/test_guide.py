@@ -25,6 +25,6 @@ def test_the_guide_runs_and_prints_its_documented_output() -> None:
         for block in re.findall(r"```text\n(.*?)```", text, re.DOTALL)
         if not block.startswith("swarmkit ")
     ]
-    assert len(shown) == 3
+    assert len(shown) == 6
     assert printed.getvalue().startswith(shown[0])
     assert all(block in printed.getvalue() for block in shown)

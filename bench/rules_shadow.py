@@ -1,0 +1,175 @@
+"""Shadow rules' speed: 20 shadow rules judged on a model-decided turn against none (target
+<= 1.02x), and ``swarmkit.rules.status`` over a journal of 100,000 sessions (target <= 3 s).
+
+The turn: triage answers with a scripted model that always says the same (no script to
+rebuild between runs), no journal, then with an in-memory journal; each round runs both
+swarms in turn, and the figure is the median of the per-round ratios. The status journal is
+written through the real journal API, one step per session, shaped as a shadowed run writes
+it (``run_started``, ``agent_started``, ``model_call`` with its usage, ``shadow`` with the 20
+verdicts, the handoff and the answer), not by 100,000 runs, which would make building the
+corpus the benchmark. Run: ``.venv/bin/python bench/rules_shadow.py [sessions]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import sys
+import time
+from typing import Any
+
+from swarmkit import Agent, HandoffGraph, Swarm
+from swarmkit.conditions import compile_condition
+from swarmkit.graph import Edge
+from swarmkit.journal import InMemoryJournal, Journal, JournalRecord
+from swarmkit.messages import AssistantMessage
+from swarmkit.models import ModelRequest, ModelResponse, Usage
+from swarmkit.rules import status
+from swarmkit.shadow import shadow_data
+
+SESSIONS = 100_000
+RULES = 20
+ROUNDS = 15
+RUNS = 400
+TURN_TARGET = 1.02
+STATUS_TARGET_S = 3.0
+CATEGORIES = ("billing", "sales", "tech", "other", "legal")
+
+
+class Always:
+    """A model that gives the same answer to every request."""
+
+    name = "always"
+
+    def __init__(self) -> None:
+        self._answer = ModelResponse(
+            message=AssistantMessage(content="Answered."),
+            usage=Usage(prompt_tokens=90, completion_tokens=10, total_tokens=100),
+        )
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        """The one answer."""
+        return self._answer
+
+
+def rules() -> HandoffGraph:
+    """20 rules out of triage: category tests, thresholds and conjunctions."""
+    graph = HandoffGraph()
+    for index in range(RULES):
+        category = CATEGORIES[index % len(CATEGORIES)]
+        target = ("billing", "sales", "tech")[index % 3]
+        graph.add_edge("triage", target, f"category == '{category}' and amount >= {index * 10}")
+    return graph
+
+
+def swarm(shadow: HandoffGraph | None, journal: Journal | None) -> Swarm:
+    agents = [
+        Agent(name=name, instructions=f"You are {name}.")
+        for name in ("triage", "billing", "sales", "tech")
+    ]
+    return Swarm(agents, "triage", model=Always(), shadow=shadow, journal=journal)
+
+
+async def _runs(target: Swarm) -> float:
+    context = {"category": "billing", "amount": 120, "tier": "gold"}
+    started = time.perf_counter()
+    for _ in range(RUNS):
+        await target.run("help", context=context)
+    return (time.perf_counter() - started) / RUNS
+
+
+async def turn_ratio(journaled: bool) -> tuple[float, float, float]:
+    """Median per-round ratio shadow / none, and each side's median seconds per run."""
+    none = swarm(None, InMemoryJournal() if journaled else None)
+    shadowed = swarm(rules(), InMemoryJournal() if journaled else None)
+    await _runs(none)  # warm up
+    await _runs(shadowed)
+    ratios: list[float] = []
+    plain: list[float] = []
+    shadow: list[float] = []
+    for index in range(ROUNDS):
+        pair = (none, shadowed) if index % 2 == 0 else (shadowed, none)
+        first, second = await _runs(pair[0]), await _runs(pair[1])
+        a, b = (first, second) if index % 2 == 0 else (second, first)
+        plain.append(a)
+        shadow.append(b)
+        ratios.append(b / a)
+    return statistics.median(ratios), statistics.median(plain), statistics.median(shadow)
+
+
+def _session(index: int, rnd: random.Random, edges: list[Edge]) -> list[JournalRecord]:
+    sid = f"live-{index:06d}"
+    context = {"category": rnd.choice(CATEGORIES), "amount": rnd.randint(0, 300)}
+    target = "billing" if context["category"] in ("billing", "legal") else "sales"
+    trials = [(edge, edge.when is not None and _holds(edge.when, context)) for edge in edges]
+    call = {"id": "call_1", "name": f"transfer_to_{target}", "arguments": "{}"}
+    usage = {"prompt_tokens": 900, "completion_tokens": 12, "total_tokens": 912}
+    steps: list[tuple[str, dict[str, Any]]] = [
+        ("run_started", {"prompt": "help", "context": context, "entry_agent": "triage"}),
+        ("agent_started", {"agent": "triage", "handoff_count": 0}),
+        (
+            "model_call",
+            {
+                "agent": "triage",
+                "turn": 1,
+                "digest": "0" * 64,
+                "response": {"content": None, "tool_calls": [call], "usage": usage},
+            },
+        ),
+        ("shadow", shadow_data("triage", 1, trials, target)),
+        ("handoff", {"source": "triage", "target": target, "decided_by": "llm", "turn": 1}),
+        ("agent_started", {"agent": target, "handoff_count": 1}),
+        (
+            "model_call",
+            {
+                "agent": target,
+                "turn": 2,
+                "digest": "0" * 64,
+                "response": {"content": "Done.", "tool_calls": [], "usage": usage},
+            },
+        ),
+        ("run_finished", {"stop_reason": "final_output"}),
+    ]
+    return [
+        JournalRecord(session_id=sid, seq=seq, kind=kind, data=data)
+        for seq, (kind, data) in enumerate(steps)
+    ]
+
+
+def _holds(when: str, context: dict[str, Any]) -> bool:
+    return compile_condition(when)(context)
+
+
+async def status_seconds(count: int) -> tuple[float, float, int]:
+    """Seconds to build the journal, seconds of ``status``, and the verdicts it counted."""
+    edges = rules().edge_list()
+    journal = InMemoryJournal()
+    rnd = random.Random(5)
+    started = time.perf_counter()
+    for index in range(count):
+        await journal.append(_session(index, rnd, edges))
+    built = time.perf_counter() - started
+    started = time.perf_counter()
+    report = await status(journal, swarm(rules(), None))
+    took = time.perf_counter() - started
+    return built, took, sum(rule.decisions for rule in report.rules)
+
+
+async def main(count: int) -> None:
+    for journaled in (False, True):
+        ratio, plain, shadow = await turn_ratio(journaled)
+        where = "in-memory journal" if journaled else "no journal"
+        print(
+            f"model-decided turn, {where}: {RULES} shadow rules {shadow * 1e6:.0f} us vs none "
+            f"{plain * 1e6:.0f} us per run: {ratio:.3f}x (target <= {TURN_TARGET}x)"
+        )
+    built, took, verdicts = await status_seconds(count)
+    print(
+        f"status over {count:,} sessions ({verdicts:,} verdicts; journal built in {built:.1f} s): "
+        f"{took:.2f} s ({took / STATUS_TARGET_S:.2f} of the {STATUS_TARGET_S:.0f} s target)"
+    )
+
+
+if __name__ == "__main__":
+    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else SESSIONS))

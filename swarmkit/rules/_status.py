@@ -1,0 +1,307 @@
+"""How shadow and active rules agree with the model, read from the journal's verdicts."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from swarmkit.exceptions import RuleLearningError
+from swarmkit.graph import Edge, HandoffGraph
+from swarmkit.journal import Journal, JournalRecord
+from swarmkit.rules._corpus import CorpusFilter
+from swarmkit.rules._evidence import Evidence
+from swarmkit.shadow import (
+    AUDIT_RECORD,
+    AUDITED,
+    RULES_LOG,
+    SHADOW_RECORD,
+    read_rules_log,
+    rule_name,
+)
+
+if TYPE_CHECKING:
+    from swarmkit.swarm import Swarm
+
+Mode = Literal["shadow", "active", "journaled"]
+"""How the swarm holds a rule: in shadow, active in its graph, or not at all (only its
+journaled verdicts name it)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Disagreement:
+    """One decision where a rule fired and the model chose otherwise."""
+
+    session_id: str
+    """The session."""
+    seq: int
+    """The seq of the record holding the verdict (the step)."""
+    turn: int
+    """The run's turn of the model call."""
+    model_target: str | None
+    """Where the model handed off (None: it kept the turn)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RuleStatus:
+    """One rule's record against the model."""
+
+    rule: str
+    """Its name, ``"source -> target if when"``."""
+    agent: str
+    """The agent it routes from."""
+    target: str
+    """The agent it routes to."""
+    mode: Mode
+    """How the swarm holds it (``journaled`` without a swarm, or for a rule it lacks)."""
+    decisions: int
+    """Model decisions seen at its agent while it was judged (in shadow, or audited)."""
+    evidence: Evidence
+    """Agreements in fired decisions, shadow verdicts and audits together."""
+    audits: Evidence
+    """The part of ``evidence`` from audits of its own decisions as an active rule."""
+    decided: int
+    """Turns it decided as an active rule (no model call)."""
+    calls_saved: int
+    """Model calls it would have saved where it fired in shadow."""
+    tokens_saved: int
+    """Total tokens of those calls, as journaled."""
+    disagreements: tuple[Disagreement, ...]
+    """Where it fired and the model chose otherwise, in journal order."""
+    changes: tuple[Mapping[str, Any], ...] = ()
+    """Its promotions and demotions from the journal's rules log, oldest first."""
+
+    @property
+    def share(self) -> float:
+        """The share of the model decisions it saw that it would take over (fired)."""
+        return self.evidence.fired / self.decisions if self.decisions else 0.0
+
+    def to_data(self) -> dict[str, Any]:
+        """JSON-safe."""
+        return {
+            "rule": self.rule,
+            "agent": self.agent,
+            "target": self.target,
+            "mode": self.mode,
+            "decisions": self.decisions,
+            **self.evidence.to_data(),
+            "share": self.share,
+            "audits": self.audits.to_data(),
+            "decided": self.decided,
+            "calls_saved": self.calls_saved,
+            "tokens_saved": self.tokens_saved,
+            "disagreements": [
+                {"session_id": d.session_id, "seq": d.seq, "turn": d.turn, "model": d.model_target}
+                for d in self.disagreements
+            ],
+            "changes": [dict(change) for change in self.changes],
+        }
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RulesStatus:
+    """Every shadow and active rule's agreement with the model in a journal."""
+
+    sessions: int
+    """Sessions read (after the filter)."""
+    rules: tuple[RuleStatus, ...]
+    """Each rule: the swarm's in its order (active, then shadow), then the journal's others."""
+
+    def rule(self, name: str) -> RuleStatus:
+        """The status of the rule of that name; ``RuleLearningError`` naming those known."""
+        for status in self.rules:
+            if status.rule == name:
+                return status
+        known = "; ".join(status.rule for status in self.rules) or "none"
+        raise RuleLearningError(f"no rule {name!r} in the journal or the swarm; rules: {known}")
+
+    def to_data(self) -> dict[str, Any]:
+        """JSON-safe."""
+        return {"sessions": self.sessions, "rules": [rule.to_data() for rule in self.rules]}
+
+
+@dataclass(kw_only=True, slots=True)
+class _Tally:
+    """One rule's counts while the journal is read."""
+
+    agent: str
+    target: str
+    mode: Mode = "journaled"
+    decisions: int = 0
+    fired: int = 0
+    agreements: int = 0
+    audited: int = 0
+    audit_agreements: int = 0
+    decided: int = 0
+    calls: int = 0
+    tokens: int = 0
+    disagreements: list[Disagreement] = field(default_factory=list)
+
+    def status(self, rule: str, changes: Sequence[Mapping[str, Any]]) -> RuleStatus:
+        return RuleStatus(
+            rule=rule,
+            agent=self.agent,
+            target=self.target,
+            mode=self.mode,
+            decisions=self.decisions,
+            evidence=Evidence(fired=self.fired, agreements=self.agreements),
+            audits=Evidence(fired=self.audited, agreements=self.audit_agreements),
+            decided=self.decided,
+            calls_saved=self.calls,
+            tokens_saved=self.tokens,
+            disagreements=tuple(self.disagreements),
+            changes=tuple(changes),
+        )
+
+
+async def status(
+    journal: Journal,
+    swarm: Swarm | None = None,
+    *,
+    since: float | None = None,
+    until: float | None = None,
+    session_prefix: str | None = None,
+) -> RulesStatus:
+    """Each shadow and active rule's agreement with the model over the journal's sessions
+    (started in ``[since, until)``, ids starting with ``session_prefix``): decisions seen,
+    times fired, agreements with their Wilson 95% bounds, the share it would take over, the
+    calls and tokens it would save, the disagreeing sessions with their step. With ``swarm``,
+    its rules are listed even where they never fired. ``RuleLearningError`` when the sessions
+    hold no rule verdict or decision at all."""
+    where = CorpusFilter(since=since, until=until, prefix=session_prefix)
+    tallies = _swarm_tallies(swarm)
+    infos = sorted(
+        (
+            info
+            for info in await journal.sessions()
+            if info.session_id != RULES_LOG and where.admits(info)
+        ),
+        key=lambda info: info.session_id,
+    )
+    seen = 0
+    # Reading decodes millions of small objects with no cycles: the cyclic collector would
+    # only walk them again and again.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for info in infos:
+            seen += _read_session(await journal.read(info.session_id), tallies)
+    finally:
+        if collecting:
+            gc.enable()
+    if not seen:
+        raise RuleLearningError(
+            f"the journal's {len(infos)} sessions (after the filters) hold no rule verdicts or "
+            "decisions: run the swarm with shadow= rules (or graph rules) to gather them"
+        )
+    changes = _changes(await read_rules_log(journal))
+    rules = tuple(tally.status(name, changes.get(name, ())) for name, tally in tallies.items())
+    return RulesStatus(sessions=len(infos), rules=rules)
+
+
+def _swarm_tallies(swarm: Swarm | None) -> dict[str, _Tally]:
+    tallies: dict[str, _Tally] = {}
+    if swarm is None:
+        return tallies
+    # Active first: a rule kept in shadow too (to be judged again once demoted) is active.
+    held: tuple[tuple[Mode, HandoffGraph | None], ...] = (
+        ("active", swarm.graph),
+        ("shadow", swarm.spec.shadow),
+    )
+    for mode, graph in held:
+        for edge in _rule_edges(graph):
+            tallies.setdefault(
+                rule_name(edge), _Tally(agent=edge.source, target=edge.target, mode=mode)
+            )
+    return tallies
+
+
+def _rule_edges(graph: HandoffGraph | None) -> Iterable[Edge]:
+    return () if graph is None else graph.edge_list()
+
+
+def _read_session(records: Sequence[JournalRecord], tallies: dict[str, _Tally]) -> int:
+    """Count one session's verdicts, rule decisions and audits; how many it held."""
+    tokens, held = 0, 0
+    for record in records:
+        kind, data = record.kind, record.data
+        if kind == "model_call":
+            tokens = _tokens(data)
+        elif kind == SHADOW_RECORD:
+            held += 1
+            _shadow(record, tokens, tallies)
+        elif kind == "rule":
+            held += 1
+            edge = Edge(source=data["agent"], target=data["target"], when=data.get("condition"))
+            _tally(tallies, rule_name(edge), edge.source, edge.target).decided += 1
+        elif kind == AUDIT_RECORD:
+            held += 1
+            _audit(record, tallies)
+    return held
+
+
+def _shadow(record: JournalRecord, tokens: int, tallies: dict[str, _Tally]) -> None:
+    data = record.data
+    for verdict in data["verdicts"]:
+        tally = tallies.get(verdict["rule"])
+        if tally is None:
+            tally = _tally(tallies, verdict["rule"], data["agent"], verdict["target"])
+        tally.decisions += 1
+        if not verdict["fired"]:
+            continue
+        tally.fired += 1
+        tally.calls += 1
+        tally.tokens += tokens
+        if verdict["agrees"]:
+            tally.agreements += 1
+        else:
+            tally.disagreements.append(_disagreement(record))
+
+
+def _audit(record: JournalRecord, tallies: dict[str, _Tally]) -> None:
+    data = record.data
+    tally = _tally(tallies, data["rule"], data["agent"], data["target"])
+    tally.decisions += 1
+    tally.fired += 1
+    tally.audited += 1
+    if data["agrees"]:
+        tally.agreements += 1
+        tally.audit_agreements += 1
+    else:
+        tally.disagreements.append(_disagreement(record))
+
+
+def _disagreement(record: JournalRecord) -> Disagreement:
+    data = record.data
+    return Disagreement(
+        session_id=record.session_id,
+        seq=record.seq,
+        turn=int(data.get("turn", 0)),
+        model_target=data.get("model_target"),
+    )
+
+
+def _tally(tallies: dict[str, _Tally], rule: str, agent: str, target: str) -> _Tally:
+    tally = tallies.get(rule)
+    if tally is None:
+        tally = tallies[rule] = _Tally(agent=agent, target=target)
+    return tally
+
+
+def _tokens(data: Mapping[str, Any]) -> int:
+    response = data.get("response")
+    usage = response.get("usage") if isinstance(response, Mapping) else None
+    total = usage.get("total_tokens") if isinstance(usage, Mapping) else None
+    return total if isinstance(total, int) else 0
+
+
+def _changes(log: Sequence[JournalRecord]) -> dict[str, list[Mapping[str, Any]]]:
+    changes: dict[str, list[Mapping[str, Any]]] = {}
+    for record in log:
+        rule = record.data.get("rule")
+        if isinstance(rule, str) and record.kind != AUDITED:  # audits count in the sessions
+            changes.setdefault(rule, []).append(
+                {"kind": record.kind, "at": record.at, **record.data}
+            )
+    return changes

@@ -1,0 +1,166 @@
+"""Shadow rules: handoff rules judged beside the model on the turns it decides, never followed.
+
+A swarm given ``shadow=`` (a HandoffGraph, or its ``to_dict`` data) evaluates, on every turn
+the model decides, each shadow rule out of the active agent on the rule state the graph would
+have seen, and journals every rule's verdict with that decision in a ``shadow`` record: whether
+it fired, its target, and whether it agreed with the model (it fired and named the agent the
+model handed off to). Nothing else changes: no call is added, no routing follows a shadow rule.
+
+Promotions and demotions are journal-level records: they live in the journal's rules log, a
+session of its own (``RULES_LOG``) that every store holds like any other, so every worker
+sharing the store reads the same log; its length is its version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from swarmkit.exceptions import ConfigurationError, JournalError
+from swarmkit.graph import Edge, HandoffGraph
+from swarmkit.journal import Journal, JournalRecord
+
+__all__ = [
+    "AUDITED",
+    "AUDIT_RECORD",
+    "DEMOTED",
+    "PROMOTED",
+    "RULES_LOG",
+    "SKIPPED_RECORD",
+    "RuleAudit",
+    "SHADOW_RECORD",
+    "log_rule_change",
+    "read_rules_log",
+    "rule_name",
+    "shadow_data",
+    "shadow_graph",
+]
+
+RULES_LOG = "swarmkit.rules-log"
+"""The session id of the journal's rules log: its records promote and demote rules."""
+PROMOTED = "rule_promoted"
+"""The kind of the rules log record of a promotion."""
+DEMOTED = "rule_demoted"
+"""The kind of the rules log record of a demotion: the rule routes no more."""
+AUDITED = "rule_audited"
+"""The kind of the rules log record of one audit's outcome (the rule, whether it agreed)."""
+AUDIT_RECORD = "rule_audit"
+"""The kind of the session record holding the model's answer on an audited rule decision."""
+SKIPPED_RECORD = "rule_skipped"
+"""The kind of the session record of a demoted rule that held and did not route."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class RuleAudit:
+    """Audit the graph's active rules: on a deterministic sample of the turns a rule decides,
+    ask the model anyway and journal its answer (the rule's routing stands). When a rule's
+    agreement over its audits has a Wilson 95% upper bound below ``threshold``, ``demote``
+    journals a demotion in the rules log, and from their next turn the rule routes no more
+    for every swarm sharing the journal (the model decides); ``warn`` only logs
+    ``rule_drift_detected``. ``Swarm(audit=RuleAudit(...))``."""
+
+    share: float = 0.05
+    """The share of a rule's decisions audited, in [0, 1]: a turn is sampled when a hash of
+    (session id, turn) falls below it, so every process and every replay picks the same."""
+    threshold: float = 0.95
+    """The agreement a rule must stay able to reach (its Wilson upper bound), in (0, 1]."""
+    on_drift: Literal["demote", "warn"] = "demote"
+    """What a rule whose upper bound falls below the threshold gets."""
+
+    def __post_init__(self) -> None:
+        share, threshold = self.share, self.threshold
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+            raise ConfigurationError(f"RuleAudit share must be in [0, 1], got {share!r}")
+        if (
+            isinstance(threshold, bool)
+            or not isinstance(threshold, int | float)
+            or not 0 < threshold <= 1
+        ):
+            raise ConfigurationError(f"RuleAudit threshold must be in (0, 1], got {threshold!r}")
+        if self.on_drift not in ("demote", "warn"):
+            raise ConfigurationError(
+                f"RuleAudit on_drift must be 'demote' or 'warn', got {self.on_drift!r}"
+            )
+
+    def samples(self, session_id: str, turn: int) -> bool:
+        """Whether the rule decision at this session's turn is audited."""
+        digest = hashlib.sha256(f"{session_id}\x00{turn}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64 < self.share
+
+
+SHADOW_RECORD = "shadow"
+"""The kind of the record that holds one model decision's shadow verdicts."""
+
+
+def rule_name(edge: Edge) -> str:
+    """The name a rule is counted and promoted under: ``"source -> target if when"``
+    (``"source -> target"`` for a rule with no condition)."""
+    when = "" if edge.when is None else f" if {edge.when}"
+    return f"{edge.source} -> {edge.target}{when}"
+
+
+def shadow_graph(value: object, agents: Mapping[str, object]) -> HandoffGraph | None:
+    """``shadow=`` as a graph, checked against the swarm's agents; ``ConfigurationError`` for a
+    value that is neither a HandoffGraph nor its data, or a rule naming an unknown agent."""
+    if value is None:
+        return None
+    if isinstance(value, Mapping):
+        graph = HandoffGraph.from_dict(value)
+    elif isinstance(value, HandoffGraph):
+        graph = value
+    else:
+        raise ConfigurationError(
+            f"shadow takes a HandoffGraph or its to_dict data, got {type(value).__name__}"
+        )
+    unknown = [node for node in graph.nodes() if node not in agents]
+    if unknown:
+        raise ConfigurationError(
+            f"the shadow rules name agents the swarm does not have: {', '.join(unknown)}; "
+            f"agents: {', '.join(agents)}"
+        )
+    return graph
+
+
+def shadow_data(
+    agent: str, turn: int, trials: Sequence[tuple[Edge, bool]], model_target: str | None
+) -> dict[str, Any]:
+    """The ``shadow`` record of one model decision: ``trials`` holds each shadow rule out of
+    ``agent`` with whether its condition held; ``model_target`` is the agent the model handed
+    off to (None: it kept the turn or answered). A rule agrees when it fired and its target is
+    the model's; a rule that did not fire neither agrees nor disagrees."""
+    verdicts = [
+        {
+            "rule": rule_name(edge),
+            "target": edge.target,
+            "fired": fired,
+            "agrees": fired and edge.target == model_target,
+        }
+        for edge, fired in trials
+    ]
+    return {"agent": agent, "turn": turn, "model_target": model_target, "verdicts": verdicts}
+
+
+async def read_rules_log(journal: Journal) -> tuple[JournalRecord, ...]:
+    """The journal's promotions and demotions, oldest first (none yet: an empty tuple)."""
+    if await journal.next_seq(RULES_LOG) == 0:
+        return ()
+    return await journal.read(RULES_LOG)
+
+
+async def log_rule_change(
+    journal: Journal, kind: str, data: Mapping[str, Any], *, at: float, attempts: int = 5
+) -> JournalRecord:
+    """Append one record to the rules log; a writer that raced another appends after it."""
+    for _ in range(attempts):
+        seq = await journal.next_seq(RULES_LOG)
+        record = JournalRecord(session_id=RULES_LOG, seq=seq, kind=kind, data=dict(data), at=at)
+        try:
+            await journal.append([record])
+        except JournalError:
+            if await journal.next_seq(RULES_LOG) == seq:
+                raise  # not a race: the store refused the record itself
+            continue
+        return record
+    raise JournalError(f"the rules log kept moving under {attempts} attempts to append to it")

@@ -1,0 +1,142 @@
+"""Shadow rules are judged on every model-decided turn and journaled, and change nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from swarmkit import HandoffGraph
+from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError
+from swarmkit.journal import InMemoryJournal, Journal, PostgresJournal, SQLiteJournal
+from swarmkit.rules import promote, status
+from swarmkit.shadow import SHADOW_RECORD, read_rules_log
+from tests.journal.conftest import fresh_schema
+from tests.journal.postgres_server import PostgresServer
+from tests.rules.shadow_swarm import script, shadow_rules, swarm
+
+BILLING = "triage -> billing if category == 'billing'"
+OVER_50 = "triage -> sales if amount > 50"
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Journal:
+    """A fresh SQLite or Postgres journal."""
+    if request.param == "postgres":
+        server: PostgresServer = request.getfixturevalue("postgres_server")
+        return PostgresJournal(fresh_schema(server))
+    return SQLiteJournal(tmp_path / "journal.sqlite3")
+
+
+async def _shadow_records(journal: Journal, session_id: str) -> list[dict[str, Any]]:
+    return [dict(r.data) for r in await journal.read(session_id) if r.kind == SHADOW_RECORD]
+
+
+async def test_a_shadow_run_matches_a_run_without_shadow_rules() -> None:
+    """Same answer, trail and requests with and without shadow rules; no extra call."""
+    context = {"category": "billing", "amount": 80}
+    plain_model, shadow_model = script("billing"), script("billing")
+    plain = await swarm().with_model(plain_model).run("help", context=context)
+    shadowed = (
+        await swarm(shadow=shadow_rules()).with_model(shadow_model).run("help", context=context)
+    )
+    assert (shadowed.final_output, shadowed.trail) == (plain.final_output, plain.trail)
+    assert shadowed.handoffs == plain.handoffs
+    assert shadow_model.requests == plain_model.requests
+    assert len(shadow_model.requests) == 2
+
+
+async def test_each_model_decision_journals_every_shadow_rules_verdict(store: Journal) -> None:
+    """A billing ticket over 50: the billing rule agrees, the sales rule fires and disagrees;
+    the billing agent's own turn has no shadow rules, so it journals none."""
+    shadowed = swarm(store, shadow_rules())
+    await shadowed.with_model(script("billing")).run(
+        "help", context={"category": "billing", "amount": 80}, session_id="s1"
+    )
+    assert await _shadow_records(store, "s1") == [
+        {
+            "agent": "triage",
+            "turn": 1,
+            "model_target": "billing",
+            "verdicts": [
+                {"rule": BILLING, "target": "billing", "fired": True, "agrees": True},
+                {"rule": OVER_50, "target": "sales", "fired": True, "agrees": False},
+            ],
+        }
+    ]
+
+
+async def test_a_rule_that_does_not_fire_neither_agrees_nor_disagrees() -> None:
+    """The model keeps the turn; neither rule's condition holds."""
+    journal = InMemoryJournal()
+    await (
+        swarm(journal, shadow_rules())
+        .with_model(script(None))
+        .run("help", context={"category": "other", "amount": 3}, session_id="s1")
+    )
+    [record] = await _shadow_records(journal, "s1")
+    assert record["model_target"] is None
+    assert [(v["fired"], v["agrees"]) for v in record["verdicts"]] == [(False, False)] * 2
+
+
+async def test_replay_reproduces_the_verdicts_and_a_strict_replay_checks_them() -> None:
+    """Replay makes no call and reads the same verdicts; changed shadow rules diverge."""
+    journal = InMemoryJournal()
+    context = {"category": "billing", "amount": 80}
+    live = (
+        await swarm(journal, shadow_rules())
+        .with_model(script("billing"))
+        .run("help", context=context, session_id="s1")
+    )
+    replayed = await swarm(journal, shadow_rules()).replay("s1")
+    assert (replayed.final_output, replayed.trail) == (live.final_output, live.trail)
+    other = HandoffGraph()
+    other.add_edge("triage", "sales", "amount > 10")
+    with pytest.raises(ReplayDivergenceError):
+        await swarm(journal, other).replay("s1")
+
+
+async def test_shadow_rules_read_from_a_rules_file_dict() -> None:
+    """A rules file's data (the graph's to_dict) is taken as it is."""
+    journal = InMemoryJournal()
+    await (
+        swarm(journal, shadow_rules().to_dict())
+        .with_model(script("billing"))
+        .run("help", context={"category": "billing", "amount": 1}, session_id="s1")
+    )
+    [record] = await _shadow_records(journal, "s1")
+    assert [v["rule"] for v in record["verdicts"]] == [BILLING, OVER_50]
+
+
+def test_a_shadow_rule_naming_an_unknown_agent_is_a_configuration_error() -> None:
+    """The swarm refuses it at construction, naming the agent."""
+    rules = HandoffGraph()
+    rules.add_edge("triage", "refunds", "category == 'refund'")
+    with pytest.raises(ConfigurationError, match="refunds"):
+        swarm(shadow=rules)
+    with pytest.raises(ConfigurationError, match="HandoffGraph"):
+        swarm(shadow=["triage -> billing"])  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="format"):
+        swarm(shadow={"edges": []})
+
+
+async def test_status_and_promotion_read_and_write_either_store(
+    store: Journal, tmp_path: Path
+) -> None:
+    """The same counts, and the promotion record, on SQLite and on Postgres."""
+    shadowed = swarm(store, shadow_rules())
+    for index in range(12):
+        target = "billing" if index else "sales"
+        await shadowed.with_model(script(target)).run(
+            "help", context={"category": "billing", "amount": index}, session_id=f"s{index:02d}"
+        )
+    report = await status(store, shadowed)
+    billing = report.rule(BILLING)
+    assert (billing.evidence.fired, billing.evidence.agreements) == (12, 11)
+    assert [d.session_id for d in billing.disagreements] == ["s00"]
+    await promote(
+        store, shadowed, BILLING, out=tmp_path / "rules.json", threshold=0.6, min_fired=10, by="ana"
+    )
+    [record] = await read_rules_log(store)
+    assert record.data["evidence"]["fired"] == 12 and record.data["by"] == "ana"

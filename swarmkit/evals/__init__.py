@@ -34,6 +34,7 @@ from swarmkit.evals._report import (
     pass_hat_k,
 )
 from swarmkit.evals._runner import eval_runs, evaluate, regrade, replay, stored_trials
+from swarmkit.evals._runs import EvalRun, list_eval_runs
 from swarmkit.evals._tasks import (
     Action,
     Database,
@@ -56,6 +57,7 @@ __all__ = [
     "DatabaseGrader",
     "Domain",
     "EvalReport",
+    "EvalRun",
     "Expectation",
     "Grade",
     "Grader",
@@ -84,6 +86,7 @@ __all__ = [
     "eval_runs",
     "evaluate",
     "grader",
+    "list_eval_runs",
     "load_tasks",
     "next_scripted",
     "pass_hat_k",

@@ -18,6 +18,7 @@ from swarmkit.evals._graders import (
 from swarmkit.evals._report import EvalReport, Mode, TrialResult, group_trials
 from swarmkit.evals._tasks import Task, TaskSet
 from swarmkit.evals._trial import (
+    RUN_GRADED,
     RUN_STARTED,
     TRIAL_FINISHED,
     StoredTrial,
@@ -113,7 +114,14 @@ async def evaluate(
         concurrency=concurrency,
         progress=progress,
     )
-    return _report(settings, "live", results, trials)
+    return await _closed(manifest, _report(settings, "live", results, trials))
+
+
+async def _closed(manifest: _Manifest, report: EvalReport) -> EvalReport:
+    """The report, once the manifest records its grades (`swarmkit eval --list` shows them)."""
+    hats = {str(k): report.pass_hat(k) for k in range(1, report.k + 1)}
+    await manifest.add(RUN_GRADED, {"pass_rate": report.pass_rate, "pass_hat": hats})
+    return report
 
 
 def _check_openings(tasks: TaskSet, user: User) -> None:

@@ -11,6 +11,7 @@ checked = await replay(report.run_id, tasks, swarm, journal)  # new code, zero c
 ```
 """
 
+from swarmkit.evals._file_models import task_file_schema
 from swarmkit.evals._graders import (
     CostGrader,
     DatabaseGrader,
@@ -93,5 +94,6 @@ __all__ = [
     "regrade",
     "replay",
     "stored_trials",
+    "task_file_schema",
     "task_from_data",
 ]

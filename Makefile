@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 CORE := $(VENV)/.installed-core
 DEV := $(VENV)/.installed-dev
 
-.PHONY: demo test docs lint typecheck unit bench clean
+.PHONY: demo test docs lint typecheck unit bench clean dist wheel-check
 
 $(BIN)/python:
 	@echo "== creating $(VENV) with $(PYTHON)"
@@ -35,6 +35,17 @@ test: $(DEV)
 	$(BIN)/mypy
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 	$(BIN)/pytest
+	$(MAKE) wheel-check
+
+# The release: an sdist and a wheel in dist/, their metadata checked as the package index will.
+dist: $(DEV)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
+
+# The built wheel in a clean environment: core only, `swarmkit demo`; then each extra's import.
+wheel-check: dist
+	$(BIN)/python tools/wheel_check.py dist
 
 docs: $(DEV)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
@@ -43,4 +54,4 @@ bench: $(DEV)
 	for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) build site *.egg-info
+	rm -rf $(VENV) build dist site *.egg-info

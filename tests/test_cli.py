@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 import structlog
 
-from swarmkit.cli import MISSING_KEY, _browse, _commands, main
+import swarmkit.models as models
+from swarmkit.cli import MISSING_KEY, UsageError, _browse, _commands, load_swarm, main
 from swarmkit.demo import DemoModel
 from swarmkit.journal import import_jsonl
 from swarmkit.models import Model
@@ -390,3 +391,31 @@ def test_sessions_shows_start_times_as_datetime_would(
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+@pytest.mark.parametrize(
+    ("given", "kind", "key"),
+    [
+        ("anthropic:claude-sonnet-4-5", "AnthropicModel", "ANTHROPIC_API_KEY"),
+        ("google:gemini-2.5-flash", "GeminiModel", "GEMINI_API_KEY"),
+        ("gemini:gemini-2.5-flash", "GeminiModel", "GOOGLE_API_KEY"),
+        ("openai:gpt-4o-mini", "OpenAIModel", "OPENAI_API_KEY"),
+        ("responses:gpt-4o-mini", "OpenAIResponsesModel", "OPENAI_API_KEY"),
+    ],
+)
+def test_run_model_takes_every_provider_prefix(
+    monkeypatch: pytest.MonkeyPatch, given: str, kind: str, key: str
+) -> None:
+    """`--model PROVIDER:NAME` builds that provider's adapter for the name after the colon,
+    and without the provider's key says which variable to set (not OPENAI_API_KEY for all)."""
+    for variable in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    swarm = load_swarm("tests.cli_app:swarm")
+    with pytest.raises(UsageError, match=key if kind != "GeminiModel" else "GEMINI_API_KEY"):
+        _commands._with_model(swarm, given, None)
+
+    monkeypatch.setenv(key, "sk-test")
+    model = _commands._with_model(swarm, given, None).plans[swarm.entry_agent].model
+
+    assert type(model) is getattr(models, kind)
+    assert getattr(model, "name", None) == given.partition(":")[2]

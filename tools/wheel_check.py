@@ -38,6 +38,9 @@ EXTRA_ENTRIES: dict[str, tuple[str, ...]] = {
 swarmkit's entry for it first (``module:name``, or a module whose public names all load),
 then the libraries that entry loads when used."""
 
+_QUIET = ("--quiet", "--no-compile", "--disable-pip-version-check")
+"""pip's options here: no bytecode compiled ahead for every installed file (half the time)."""
+
 _LOAD = """
 import importlib, sys
 checkout = sys.argv[1]
@@ -87,14 +90,14 @@ def check(dist: Path) -> None:
         venv.create(scratch / "venv", with_pip=True)
         print(f"   venv with pip: {time.monotonic() - started:.1f}s")
         python = str(scratch / "venv" / "bin" / "python")
-        _run([python, "-m", "pip", "install", "--quiet", str(wheel)], cwd=scratch)
+        _run([python, "-m", "pip", "install", *_QUIET, str(wheel)], cwd=scratch)
         out = _run([str(scratch / "venv" / "bin" / "swarmkit"), "demo"], cwd=scratch)
         if "swarmkit replay demo-" not in out:
             sys.exit(f"`swarmkit demo` from the wheel printed no replay hint:\n{out}")
         # One install of every extra: one resolver pass, instead of one environment each.
         print(f"== every extra: {', '.join(EXTRA_ENTRIES)}")
         extras = ",".join(EXTRA_ENTRIES)
-        _run([python, "-m", "pip", "install", "--quiet", f"{wheel}[{extras}]"], cwd=scratch)
+        _run([python, "-m", "pip", "install", *_QUIET, f"{wheel}[{extras}]"], cwd=scratch)
         for extra, modules in EXTRA_ENTRIES.items():
             print(f"== extra {extra}: {', '.join(modules)}")
             _run([python, "-c", _LOAD, str(ROOT), *modules], cwd=scratch)

@@ -290,7 +290,12 @@ def _add_run(commands: Any) -> None:
     command.add_argument("prompt", help="the user's message")
     command.add_argument("--context", metavar="JSON", help="the run's context, a JSON object")
     _journal_option(command)
-    command.add_argument("--model", metavar="NAME", help="run every agent on this OpenAI model")
+    command.add_argument(
+        "--model",
+        metavar="NAME",
+        help="run every agent on this model: an OpenAI name, or PROVIDER:NAME with anthropic:, "
+        "google: (gemini:), openai: or responses: (the key from that provider's variable)",
+    )
     command.add_argument(
         "--base-url", metavar="URL", help="an OpenAI-compatible server for --model (http/https)"
     )

@@ -322,16 +322,55 @@ def _check_decision(
 # -- options ---------------------------------------------------------------------------------
 
 
+PROVIDER_MODELS = {
+    "anthropic": "AnthropicModel",
+    "google": "GeminiModel",
+    "gemini": "GeminiModel",
+    "openai": "OpenAIModel",
+    "responses": "OpenAIResponsesModel",
+    "openai-responses": "OpenAIResponsesModel",
+}
+"""``--model PROVIDER:NAME``: each prefix and the swarmkit.models adapter it builds; a name
+with no known prefix is an OpenAI Chat Completions model (``gpt-4o``, ``llama3:8b``)."""
+
+_OTHER_KEYS = {"GeminiModel": ("GOOGLE_API_KEY",)}
+
+
 def _with_model(swarm: Swarm, name: str | None, base_url: str | None) -> Swarm:
     if name is None:
         if base_url is not None:
             raise UsageError("--base-url needs --model NAME, the model the server serves")
         return swarm
+    prefix, colon, rest = name.partition(":")
+    kind = PROVIDER_MODELS.get(prefix) if colon and rest else None
+    if kind is not None and kind != "OpenAIModel":
+        return swarm.with_model(_provider_model(kind, rest, name, base_url))
+    if kind == "OpenAIModel":
+        name = rest
     has_key = bool(os.environ.get("OPENAI_API_KEY"))
     if not has_key and not (base_url or os.environ.get("OPENAI_BASE_URL")):
         raise UsageError(MISSING_KEY)
     api_key = None if has_key else _LOCAL_KEY
     return swarm.with_model(OpenAIModel(name, base_url=base_url, api_key=api_key))
+
+
+def _provider_model(kind: str, name: str, given: str, base_url: str | None) -> Model:
+    """The adapter ``--model PROVIDER:NAME`` names, its key checked before any call."""
+    from swarmkit import models  # noqa: PLC0415 - the adapter (and its SDK) loads here
+
+    try:
+        adapter = getattr(models, kind)
+    except ImportError as exc:  # its extra is not installed: the message names the extra
+        raise UsageError(f"--model {given}: {exc}") from None
+    keys = (adapter.key_env, *_OTHER_KEYS.get(kind, ()))
+    if base_url is None and not any(os.environ.get(key) for key in keys):
+        raise UsageError(
+            f"--model {given} needs {' or '.join(keys)} set (or --base-url for a server that "
+            "speaks that provider's API)"
+        )
+    api_key = None if any(os.environ.get(key) for key in keys) else _LOCAL_KEY
+    model: Model = adapter(name, base_url=base_url, api_key=api_key)
+    return model
 
 
 def _check_base_url(url: str | None) -> None:

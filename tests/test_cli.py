@@ -14,6 +14,7 @@ import pytest
 import structlog
 
 import swarmkit.models as models
+from swarmkit._sessions._sessions import _RESUMABLE
 from swarmkit.cli import MISSING_KEY, UsageError, _browse, _commands, load_swarm, main
 from swarmkit.demo import DemoModel
 from swarmkit.journal import import_jsonl
@@ -419,3 +420,26 @@ def test_run_model_takes_every_provider_prefix(
 
     assert type(model) is getattr(models, kind)
     assert getattr(model, "name", None) == given.partition(":")[2]
+
+
+def test_resume_of_a_finished_session_answers_once_with_what_to_do(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    """With or without a decision, resuming a finished session says at the first try that it
+    is finished, and how to see, replay or ask again; the stop reasons it resumes are the
+    sessions module's."""
+    journal = str(tmp_path / "j.sqlite")
+    target = "tests.cli_app:approval_swarm"
+    assert main(["run", target, REFUND, "--journal", journal, "--session-id", "p1"]) == 0
+    assert main(["resume", "p1", "--swarm", target, "--journal", journal, "--approve"]) == 0
+    capsys.readouterr()
+
+    for decided in ([], ["--approve"]):
+        assert main(["resume", "p1", "--swarm", target, "--journal", journal, *decided]) == 2
+        line = _error_line(capsys)
+        assert line.startswith(
+            "swarmkit: error: session 'p1' already finished (final_output): there is nothing "
+            "to resume. See it with `swarmkit show p1`"
+        )
+        assert f"`swarmkit replay p1 --swarm {target}`" in line
+    assert frozenset(_RESUMABLE) == _commands.RESUMABLE_STOPS

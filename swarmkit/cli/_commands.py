@@ -144,7 +144,7 @@ async def _resume(args: argparse.Namespace) -> int:
     swarm = load_swarm(target)
     path = swarm_journal_path(args.journal, swarm)
     records = await _read_session(path, args.session)
-    _check_decision(records, decision, args.session)
+    _check_decision(records, decision, args.session, target)
     with open_for_writing(path) as journal:
         print(f"swarmkit resume {args.session} (journal: {journal_label(path)})", flush=True)
         view = LiveView(sys.stdout, swarm)
@@ -303,10 +303,23 @@ def _decision(args: argparse.Namespace) -> Decision | None:
     return None
 
 
+RESUMABLE_STOPS = frozenset({"interrupted", "error", "timeout", "usage_limit"})
+"""Stop reasons a session can be resumed from (a pause, an error, a time or usage limit)."""
+
+
 def _check_decision(
-    records: Sequence[JournalRecord], decision: Decision | None, session_id: str
+    records: Sequence[JournalRecord], decision: Decision | None, session_id: str, target: str
 ) -> None:
-    waiting = session_status(records) == "waiting"
+    state = session_status(records)
+    reason = records[-1].data.get("stop_reason") if state != "running" else None
+    if state != "running" and reason not in RESUMABLE_STOPS:
+        raise UsageError(
+            f"session {session_id!r} already finished ({reason}): there is nothing to "
+            f"resume. See it with `swarmkit show {session_id}`, replay it with `swarmkit "
+            f"replay {session_id} --swarm {target}`, or ask again with `swarmkit run {target} "
+            "PROMPT`"
+        )
+    waiting = state == "waiting"
     if waiting and decision is None:
         raise UsageError(
             f"session {session_id!r} is waiting for a human decision: "

@@ -155,6 +155,11 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         peer_handoffs=peer_handoffs,
         default_model=resolve.default(config.model),
         llm_edges=_llm_edges(config.graph),
+        llm_edge_descriptions={
+            (edge.source, edge.target): edge.description
+            for edge in (config.graph.llm_edges() if config.graph is not None else ())
+            if edge.description is not None
+        },
         **_legacy_tool(config.legacy_handoff_tool, config.handoff_tool_name),
     )
     plans = {name: build_plan(agent, options, resolve) for name, agent in peers.items()}

@@ -145,8 +145,12 @@ class SessionList:
             matching = [i for i in matching if (await self.figures_of(i)).state == query.status]
         if not query.agent:
             rows = [await self._row(info) for info in matching[offset : offset + limit]]
-            return {"rows": rows, "total": len(matching), "more": offset + limit < len(matching)}
-        return await self._agent_page(iter(matching), query.agent, offset, limit)
+            found = {"rows": rows, "total": len(matching), "more": offset + limit < len(matching)}
+        else:
+            found = await self._agent_page(iter(matching), query.agent, offset, limit)
+        # The rows came from an old snapshot while a new one is read: the page says so, and
+        # asks again soon.
+        return {**found, "refreshing": self._refreshing is not None}
 
     def _filtered(
         self, snapshot: tuple[SessionInfo, ...], query: SessionQuery

@@ -31,6 +31,8 @@ async def test_an_old_snapshot_is_served_while_a_fresh_one_is_read() -> None:
     assert [r["session_id"] for r in first["rows"]] == ["a"]
     assert [r["session_id"] for r in stale["rows"]] == ["a"]
     assert sorted(r["session_id"] for r in fresh["rows"]) == ["a", "b"]
+    # The stale page says a fresher one is being read; the others do not.
+    assert (first["refreshing"], stale["refreshing"], fresh["refreshing"]) == (False, True, False)
 
 
 async def test_a_young_snapshot_is_not_read_again() -> None:

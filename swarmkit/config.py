@@ -57,8 +57,9 @@ class SwarmConfig:
     """
 
     agents: Members
-    """The peers: a list of Agent (or Handoff(agent=...) configs), or jeevesagent's
-    ``{name: Agent | Handoff}`` dict whose keys name them. An agent an agent hands off to joins
+    """The peers: a list of Agent (or Handoff(agent=...) configs), or the
+    ``{name: Agent | Handoff}`` dict of jeevesagent (a Python agent framework whose Swarm and
+    Handoff keywords swarmkit keeps) whose keys name them. An agent an agent hands off to joins
     the swarm even when the list does not repeat it."""
     entry_agent: str | Agent
     """The agent (or its name) that takes the first turn."""

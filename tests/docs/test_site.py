@@ -72,3 +72,16 @@ def test_the_glossary_holds_the_terms_the_reports_use() -> None:
     glossary = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
     for term in ("pass^k", "rule share", "shadow rule"):
         assert f"\n## {term}\n" in glossary
+
+
+def test_docstrings_say_what_another_project_is_where_they_first_name_it() -> None:
+    """In each module, the first mention of swarmstate or jeevesagent says what it is (the
+    words "a Python"), so the reference never leans on a name a reader does not know."""
+    unexplained = []
+    for module in sorted((ROOT / "swarmkit").rglob("*.py")):
+        text = module.read_text(encoding="utf-8")
+        for name in OTHER_PROJECTS:
+            at = text.find(name)
+            if at != -1 and "a Python" not in text[at : at + 120]:
+                unexplained.append(f"{module.relative_to(ROOT)}: {name}")
+    assert unexplained == []

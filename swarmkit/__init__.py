@@ -53,7 +53,7 @@ if _typing.TYPE_CHECKING:
     from swarmkit.testing import RecordingModel, ScriptedModel
     from swarmkit.tools import FunctionTool, ToolResult, tool
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 """The version of the distribution ``swarmkit-agents`` (the import name is ``swarmkit``)."""
 
 __all__ = [

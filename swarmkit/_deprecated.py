@@ -12,7 +12,7 @@ from swarmkit.spec import SwarmSpec
 DEPRECATED_SINCE = "0.1.0"
 """The release that deprecated what this module still offers."""
 
-REMOVED_IN = "0.2.0"
+REMOVED_IN = "0.3.0"
 """The release that removes it."""
 
 DEPRECATION = (

@@ -58,8 +58,9 @@ class SwarmConfig:
     """
 
     agents: Members
-    """The peers: a list of Agent (or Handoff(agent=...) configs), or jeevesagent's
-    ``{name: Agent | Handoff}`` dict whose keys name them. An agent an agent hands off to joins
+    """The peers: a list of Agent (or Handoff(agent=...) configs), or the
+    ``{name: Agent | Handoff}`` dict of jeevesagent (a Python agent framework whose Swarm and
+    Handoff keywords swarmkit keeps) whose keys name them. An agent an agent hands off to joins
     the swarm even when the list does not repeat it."""
     entry_agent: str | Agent
     """The agent (or its name) that takes the first turn."""
@@ -166,6 +167,7 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         peer_handoffs=peer_handoffs,
         default_model=resolve.default(config.model),
         llm_edges=_llm_edges(config.graph),
+        llm_edge_descriptions=_llm_edge_descriptions(config.graph),
         **_legacy_tool(config.legacy_handoff_tool, config.handoff_tool_name),
     )
     plans = {name: build_plan(agent, options, resolve) for name, agent in peers.items()}
@@ -195,6 +197,12 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         shadow=shadow_graph(config.shadow, peers),
         audit=_check_audit(config.audit),
     )
+
+
+def _llm_edge_descriptions(graph: HandoffGraph | None) -> dict[tuple[str, str], str]:
+    """The descriptions the graph's LLM edges give their transfer tools."""
+    edges = graph.llm_edges() if graph is not None else ()
+    return {(e.source, e.target): e.description for e in edges if e.description is not None}
 
 
 def with_models(

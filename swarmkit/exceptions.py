@@ -54,8 +54,9 @@ class ConfigurationError(SwarmkitError, ValueError):
 
 
 class ConditionSyntaxError(ConfigurationError):
-    """A condition does not parse; the message starts ``invalid condition:`` (as swarmstate's
-    does) and shows the expression with a caret under the column."""
+    """A condition does not parse; the message starts ``invalid condition:`` (as the one of
+    swarmstate, a Python package with a Rust core whose HandoffGraph swarmkit's matches, does)
+    and shows the expression with a caret under the column."""
 
     def __init__(self, message: str, *, expression: str, position: int) -> None:
         self.expression = expression

@@ -2,8 +2,9 @@
 
 A filter is called with a [HandoffInput][swarmkit.filters.HandoffInput] and returns messages, or a
 string that becomes the receiving agent's prompt. It may be sync or async. A two-parameter callable
-``(history, payload) -> str`` (jeevesagent's shape) is called with the history rendered as strings
-and the payload as a dict (``{}`` for an untyped handoff). Whatever a filter returns, the loop drops
+``(history, payload) -> str`` (the shape of jeevesagent, a Python agent framework whose Swarm and
+Handoff keywords swarmkit keeps) is called with the history rendered as strings and the payload
+as a dict (``{}`` for an untyped handoff). Whatever a filter returns, the loop drops
 tool results whose call is gone and tool calls whose result is gone, so the receiving agent's
 history stays valid for the API. A filter that raises (or returns something else) is an
 InputFilterError naming the filter and the handoff.

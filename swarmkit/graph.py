@@ -7,6 +7,7 @@ every way control can pass.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -55,6 +56,9 @@ class Edge:
     decided_by: str = "rule"
     """``rule`` (routed by its condition) or ``llm`` (a handoff the source agent's model may
     choose: never routed, listed by ``llm_edges``)."""
+    description: str | None = None
+    """An LLM edge's description: in a Swarm, the description of the source agent's
+    ``transfer_to_<target>`` tool (what the model reads to choose it)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,6 +83,8 @@ class RouteExplanation:
     """The edges tried in evaluation order, up to and including the one that fired."""
     fired: Edge | None
     """The edge that matched, or ``None`` when none did."""
+    llm_edges: tuple[Edge, ...] = ()
+    """The node's LLM edges: the handoffs its model may choose when no rule fired."""
 
     @property
     def target(self) -> str | None:
@@ -91,6 +97,9 @@ class RouteExplanation:
             lines.append(f"  {number}. {_describe_trial(trial)}")
         ending = "no edge matched" if self.fired is None else f"-> {self.fired.target!r}"
         lines.append(f"  {ending}")
+        for edge in self.llm_edges:
+            about = f": {edge.description}" if edge.description else ""
+            lines.append(f"  the model may hand off to {edge.target!r} (LLM edge){about}")
         return "\n".join(lines)
 
 
@@ -160,6 +169,7 @@ class HandoffGraph:
         priority: int = 0,
         input_mapping: Mapping[str, str] | None = None,
         decided_by: str = "rule",
+        description: str | None = None,
     ) -> None:
         """Add an edge; raise before changing anything if ``when`` or the edge is invalid.
 
@@ -169,14 +179,18 @@ class HandoffGraph:
         ``decided_by="llm"`` declares a handoff the model decides instead of a rule: in a Swarm
         it is the same as listing ``to`` in ``from_node``'s ``handoffs=``. It takes no
         condition, priority or mapping, is never routed and closes no cycle (revisits are the
-        Swarm's ``max_revisits``); ``llm_edges`` lists such edges.
+        Swarm's ``max_revisits``); ``llm_edges`` lists such edges. Its ``description``
+        becomes the description of the source agent's transfer tool, unless the agent's own
+        ``Handoff`` gives one.
         """
         _require_str("from_node", from_node)
         _require_str("to", to)
         if decided_by != "rule":
             ruled = when is not None or priority != 0 or input_mapping is not None
-            self._add_llm_edge(str(from_node), str(to), decided_by, ruled=ruled)
+            edge = Edge(source=str(from_node), target=str(to), decided_by="llm")
+            self._add_llm_edge(edge, decided_by, ruled=ruled, description=description)
             return
+        _no_description(from_node, to, description)
         if when is not None:
             _require_str("when", when)
         if not isinstance(priority, int) or isinstance(priority, bool):
@@ -196,13 +210,11 @@ class HandoffGraph:
         self._insert(_Entry(edge=edge, condition=condition))
 
     def _add_llm_edge(
-        self,
-        source: str,
-        target: str,
-        decided_by: object,
-        *,
-        ruled: bool,
+        self, edge: Edge, decided_by: object, *, ruled: bool, description: str | None
     ) -> None:
+        source, target = edge.source, edge.target
+        if description is not None:
+            _require_str("description", description)
         if decided_by not in _DECIDED_BY:
             raise ConfigurationError(f"decided_by must be 'rule' or 'llm', not {decided_by!r}")
         if ruled:
@@ -212,12 +224,17 @@ class HandoffGraph:
             )
         if source == target:
             raise ConfigurationError(f"the LLM edge {source!r} -> {target!r} hands off to itself")
-        edge = Edge(source=source, target=target, decided_by="llm")
-        if edge in self._llm:
+        same = [known for known in self._llm if (known.source, known.target) == (source, target)]
+        if same and description in (None, same[0].description):
             return
+        if same:
+            raise ConfigurationError(
+                f"the LLM edge {source!r} -> {target!r} is declared already, with the "
+                f"description {same[0].description!r}; declare it once"
+            )
         self._nodes.setdefault(source)
         self._nodes.setdefault(target)
-        self._llm.append(edge)
+        self._llm.append(dataclasses.replace(edge, description=description))
 
     def _insert(self, entry: _Entry) -> None:
         """Add a checked edge (build a graph from one thread; route from any)."""
@@ -318,15 +335,19 @@ class HandoffGraph:
             return _first_match(self._out.get(node, ()), state, _edge_of)  # type: ignore[return-value]
 
     def explain(self, node: str, state: Mapping[str, object] | None = None) -> RouteExplanation:
-        """What ``route(node, state)`` does, edge by edge, with the values each condition read."""
+        """What ``route(node, state)`` does, edge by edge, with the values each condition read,
+        and the node's LLM edges: the handoffs left to its model when no rule fires."""
         _require_str("node", node)
         trials: list[EdgeTrial] = []
+        llm = tuple(self.llm_edges(node))
         for entry in self._out.get(node, ()):
             trial = _trial(entry, state)
             trials.append(trial)
             if trial.matched:
-                return RouteExplanation(node=node, trials=tuple(trials), fired=entry.edge)
-        return RouteExplanation(node=node, trials=tuple(trials), fired=None)
+                return RouteExplanation(
+                    node=node, trials=tuple(trials), fired=entry.edge, llm_edges=llm
+                )
+        return RouteExplanation(node=node, trials=tuple(trials), fired=None, llm_edges=llm)
 
     # Introspection.
 
@@ -408,7 +429,7 @@ class HandoffGraph:
         if self._llm:
             # Their own key: a reader that predates them leaves them out rather than
             # reading them as rules that always fire.
-            data["llm_edges"] = [{"source": e.source, "target": e.target} for e in self._llm]
+            data["llm_edges"] = [_llm_edge_data(e) for e in self._llm]
         return data
 
     @classmethod
@@ -435,6 +456,7 @@ class HandoffGraph:
                 _checked_name(item.get("source")),
                 _checked_name(item.get("target")),
                 decided_by="llm",
+                description=_field(item, "description", str, None),
             )
         return graph
 
@@ -617,3 +639,19 @@ def _dot_text(text: str) -> str:
     escaped = text.replace("\\", "\\\\").replace('"', '\\"')
     escaped = escaped.replace("\r\n", "\\n").replace("\n", "\\n").replace("\r", "\\n")
     return '"' + "".join(char if char.isprintable() else " " for char in escaped) + '"'
+
+
+def _llm_edge_data(edge: Edge) -> dict[str, Any]:
+    data: dict[str, Any] = {"source": edge.source, "target": edge.target}
+    if edge.description is not None:
+        data["description"] = edge.description
+    return data
+
+
+def _no_description(source: str, target: str, description: str | None) -> None:
+    """A rule edge is decided by its condition: a description would be read by no model."""
+    if description is not None:
+        raise ConfigurationError(
+            f"the rule edge {source!r} -> {target!r} takes no description=: a rule decides it; "
+            "give the description to an LLM edge (decided_by='llm'), which the model reads"
+        )

@@ -36,7 +36,8 @@ _NO_DESCRIPTIONS: Mapping[str, str] = MappingProxyType({})
 
 @dataclass(frozen=True)
 class Handoff:
-    """How an agent hands off to one peer (jeevesagent's Swarm fields).
+    """How an agent hands off to one peer (the Swarm fields of jeevesagent, a Python agent
+    framework whose Swarm and Handoff keywords swarmkit keeps).
 
     ``agent`` and ``input_type`` may be given by position, as jeevesagent's plain fields allow
     (``Handoff(billing, Refund)``); the rest are keyword-only.

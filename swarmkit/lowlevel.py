@@ -43,6 +43,8 @@ Showing journals, for commands and viewers:
   a location is a Postgres URL rather than a file path.
 - ``step_times``: each record's step on the session's clock, as ``StepTime`` values.
 - ``TURN_MARK``: what separates a conversation's id from a later turn's number in a session id.
+- ``EVAL_RUN_MARK``: what an eval run's manifest session id starts with; listings show such a
+  session with the state ``EVAL_RUN_STATE``, never as a run.
 """
 
 import typing as _typing
@@ -58,7 +60,7 @@ if _typing.TYPE_CHECKING:
     from swarmkit.journal._open import is_postgres_location, journal_label, mask_locations
     from swarmkit.journal._records import RecordSink
     from swarmkit.journal._times import StepTime, step_times
-    from swarmkit.journal._turns import TURN_MARK
+    from swarmkit.journal._turns import EVAL_RUN_MARK, EVAL_RUN_STATE, TURN_MARK
     from swarmkit.journal._writer import NOTHING_HELD, Held, RequestHistory, StepWriter
     from swarmkit.plan import AgentPlan
     from swarmkit.runtime import Runtime
@@ -69,6 +71,8 @@ __all__ = [
     "AgentPlan",
     "DecisionSource",
     "Delegator",
+    "EVAL_RUN_MARK",
+    "EVAL_RUN_STATE",
     "Held",
     "MIRROR_LEASE_SECONDS",
     "NOTHING_HELD",
@@ -122,6 +126,8 @@ _HOMES: dict[str, str] = {
     "StepTime": "swarmkit.journal._times",
     "step_times": "swarmkit.journal._times",
     "TURN_MARK": "swarmkit.journal._turns",
+    "EVAL_RUN_MARK": "swarmkit.journal._turns",
+    "EVAL_RUN_STATE": "swarmkit.journal._turns",
     "Held": "swarmkit.journal._writer",
     "NOTHING_HELD": "swarmkit.journal._writer",
     "RequestHistory": "swarmkit.journal._writer",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from swarmkit.agent import Agent
 from swarmkit.delegation import AgentTool
@@ -66,6 +66,9 @@ class PlanOptions:
     """The legacy tool's name."""
     llm_edges: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """The graph's LLM edges: each source agent's targets, as if listed in its handoffs."""
+    llm_edge_descriptions: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    """The descriptions the graph's LLM edges give, by (source, target): each the transfer
+    tool's description unless the agent's own Handoff gives one."""
 
 
 def build_plan(agent: Agent, options: PlanOptions, resolve: ModelResolver) -> AgentPlan:
@@ -129,9 +132,13 @@ class ModelResolver:
 def _handoff_configs(agent: Agent, options: PlanOptions) -> dict[str, Handoff]:
     own = agent.handoff_configs()
     declared = options.llm_edges.get(agent.name)
+    said = options.llm_edge_descriptions
     if own is None:
         targets = declared or [n for n in options.peers if n != agent.name]
-        return {n: options.peer_handoffs.get(n, Handoff(agent=n)) for n in targets}
+        return {
+            n: _described(options.peer_handoffs.get(n, Handoff(agent=n)), said.get((agent.name, n)))
+            for n in targets
+        }
     _check_llm_edges(agent, own, declared or ())
     configs: dict[str, Handoff] = {}
     for handoff in own:
@@ -142,8 +149,16 @@ def _handoff_configs(agent: Agent, options: PlanOptions) -> dict[str, Handoff]:
                 f"add the Agent named {target!r} to the swarm's agents (or pass the Agent "
                 f"itself in handoffs=); agents: {', '.join(sorted(options.peers))}"
             )
-        configs[target] = _merge(handoff, options.peer_handoffs.get(target))
+        merged = _merge(handoff, options.peer_handoffs.get(target))
+        configs[target] = _described(merged, said.get((agent.name, target)))
     return configs
+
+
+def _described(handoff: Handoff, description: str | None) -> Handoff:
+    """The handoff with an LLM edge's description, when it gives none of its own."""
+    if description is None or handoff.description is not None:
+        return handoff
+    return replace(handoff, description=description)
 
 
 def _check_llm_edges(agent: Agent, own: Sequence[Handoff], declared: Sequence[str]) -> None:

@@ -337,3 +337,28 @@ def test_deeply_nested_and_long_conditions_are_analysed_without_error() -> None:
     swarm = _swarm(_graph(("a", "b", nested), ("a", "c", chain)))
 
     assert _codes(swarm) == ["condition_never_true", "condition_never_true"]
+
+
+def test_a_leaf_left_to_the_default_offer_of_every_peer_is_warned_about() -> None:
+    """triage lists its handoffs; billing, which it hands to, declares none and so is offered
+    every peer: a warning with the fix. A swarm where no agent lists handoffs is a swarm of
+    peers by design, and an agent that says handoffs=[] is a leaf that answers: no warning."""
+    agents = [
+        Agent(name="triage", handoffs=["billing", "tech"]),
+        Agent(name="billing"),
+        Agent(name="tech", handoffs=[]),
+    ]
+    swarm = Swarm(agents, "triage", model=MODEL)
+
+    finding = _one(swarm, "leaf_offered_every_peer")
+
+    assert (finding.severity, finding.where) == ("warning", "agent billing")
+    assert "offered every peer (tech, triage)" in finding.message
+    assert finding.fix.startswith("give it handoffs=[]")
+    assert "leaf_offered_every_peer" not in _codes(_swarm())
+    graph = HandoffGraph()
+    graph.add_edge("a", "b", decided_by="llm")
+    graph.add_edge("b", "c", decided_by="llm")
+    assert [f.where for f in _swarm(graph).check() if f.code == "leaf_offered_every_peer"] == [
+        "agent c"
+    ]

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 import structlog
 
-from swarmkit.cli import MISSING_KEY, _browse, _commands, main
+import swarmkit.models as models
+from swarmkit._sessions._sessions import _RESUMABLE
+from swarmkit.cli import MISSING_KEY, UsageError, _browse, _commands, load_swarm, main
 from swarmkit.demo import DemoModel
 from swarmkit.journal import import_jsonl
 from swarmkit.models import Model
@@ -390,3 +392,54 @@ def test_sessions_shows_start_times_as_datetime_would(
     finally:
         monkeypatch.delenv("TZ")
         time.tzset()
+
+
+@pytest.mark.parametrize(
+    ("given", "kind", "key"),
+    [
+        ("anthropic:claude-sonnet-4-5", "AnthropicModel", "ANTHROPIC_API_KEY"),
+        ("google:gemini-2.5-flash", "GeminiModel", "GEMINI_API_KEY"),
+        ("gemini:gemini-2.5-flash", "GeminiModel", "GOOGLE_API_KEY"),
+        ("openai:gpt-4o-mini", "OpenAIModel", "OPENAI_API_KEY"),
+        ("responses:gpt-4o-mini", "OpenAIResponsesModel", "OPENAI_API_KEY"),
+    ],
+)
+def test_run_model_takes_every_provider_prefix(
+    monkeypatch: pytest.MonkeyPatch, given: str, kind: str, key: str
+) -> None:
+    """`--model PROVIDER:NAME` builds that provider's adapter for the name after the colon,
+    and without the provider's key says which variable to set (not OPENAI_API_KEY for all)."""
+    for variable in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(variable, raising=False)
+    swarm = load_swarm("tests.cli_app:swarm")
+    with pytest.raises(UsageError, match=key if kind != "GeminiModel" else "GEMINI_API_KEY"):
+        _commands._with_model(swarm, given, None)
+
+    monkeypatch.setenv(key, "sk-test")
+    model = _commands._with_model(swarm, given, None).plans[swarm.entry_agent].model
+
+    assert type(model) is getattr(models, kind)
+    assert getattr(model, "name", None) == given.partition(":")[2]
+
+
+def test_resume_of_a_finished_session_answers_once_with_what_to_do(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    """With or without a decision, resuming a finished session says at the first try that it
+    is finished, and how to see, replay or ask again; the stop reasons it resumes are the
+    sessions module's."""
+    journal = str(tmp_path / "j.sqlite")
+    target = "tests.cli_app:approval_swarm"
+    assert main(["run", target, REFUND, "--journal", journal, "--session-id", "p1"]) == 0
+    assert main(["resume", "p1", "--swarm", target, "--journal", journal, "--approve"]) == 0
+    capsys.readouterr()
+
+    for decided in ([], ["--approve"]):
+        assert main(["resume", "p1", "--swarm", target, "--journal", journal, *decided]) == 2
+        line = _error_line(capsys)
+        assert line.startswith(
+            "swarmkit: error: session 'p1' already finished (final_output): there is nothing "
+            "to resume. See it with `swarmkit show p1`"
+        )
+        assert f"`swarmkit replay p1 --swarm {target}`" in line
+    assert frozenset(_RESUMABLE) == _commands.RESUMABLE_STOPS

@@ -699,3 +699,26 @@ def test_llm_edges_survive_export_copy_and_pickle_and_are_drawn_dotted() -> None
         assert again.to_dict() == graph.to_dict()
     assert '-.->|"llm"|' in graph.to_mermaid()
     assert '"a" -> "c" [label="llm", style=dotted];' in graph.to_dot()
+
+
+def test_explain_lists_the_llm_edges_with_their_descriptions() -> None:
+    """explain() shows the rules tried, then the handoffs left to the model; to_dict keeps an
+    LLM edge's description; a rule edge takes none."""
+    graph = HandoffGraph()
+    graph.add_edge("triage", "billing", "category == 'billing'")
+    graph.add_edge("triage", "tech", decided_by="llm", description="Crashes and bugs.")
+
+    explained = graph.explain("triage", {"category": "other"})
+
+    assert [edge.target for edge in explained.llm_edges] == ["tech"]
+    assert str(explained).splitlines()[-2:] == [
+        "  no edge matched",
+        "  the model may hand off to 'tech' (LLM edge): Crashes and bugs.",
+    ]
+    again = HandoffGraph.from_dict(graph.to_dict())
+    assert again.llm_edges() == graph.llm_edges()
+    assert again.llm_edges()[0].description == "Crashes and bugs."
+    with pytest.raises(ConfigurationError, match="takes no description="):
+        graph.add_edge("triage", "sales", "category == 'sales'", description="Sales.")
+    with pytest.raises(ConfigurationError, match="declared already"):
+        graph.add_edge("triage", "tech", decided_by="llm", description="Other words.")

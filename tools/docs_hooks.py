@@ -53,6 +53,11 @@ RECORD_KINDS = {
     "limit_reached": "A time or usage limit stopped the run (`LimitBreach`).",
     "state_edited": "A fork's edit of the context, applied where the journal holds it.",
     "run_finished": "The end: stop reason, final output and its text, usage.",
+    "eval_run_started": "An eval run began (its manifest session `evalrun__RUN`): tasks, "
+    "trials per task, domain.",
+    "eval_trial": "One trial of an eval run finished: its task, number, sessions, end "
+    "database, and error if it raised.",
+    "eval_run_graded": "An eval run ran to its end: its pass rate and pass^1 to pass^k.",
 }
 
 

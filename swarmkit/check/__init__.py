@@ -4,7 +4,8 @@ It reads the configuration only (agents, handoffs, tools, the HandoffGraph, limi
 ``context_type``), never a model or a journal. Conditions are analysed on their syntax tree
 (``_satisfiable``), against the declared context and the ``swarm.*`` facts (``_conditions``);
 the graph of rule edges and transfer tools is walked for dead edges, forced cycles and
-agents nothing reaches (``_graph``).
+agents nothing reaches (``_graph``); leaf agents left to the default offer of every peer are
+warned about (``_leaves``).
 
 What it cannot know: what tools write into the context (a ``ToolResult(update=...)`` may add
 a key the context_type lacks, or a value of another type) or where a ``ToolResult(goto=...)``
@@ -34,6 +35,7 @@ from swarmkit.check._graph import (
     shadowing,
     unreachable_findings,
 )
+from swarmkit.check._leaves import leaf_findings
 from swarmkit.check._mapping import mapping_findings
 from swarmkit.check._report import has_errors, render_json, render_text
 from swarmkit.check._satisfiable import always_true, never_true
@@ -68,6 +70,7 @@ def check_swarm(target: _Compiled | SwarmSpec) -> tuple[Finding, ...]:
                 findings.extend(_condition_findings(verdict.tree, scope, verdict.where))
             findings.extend(mapping_findings(verdict, _input_type(swarm, node, verdict)))
     findings.extend(_offer_findings(swarm, scope))
+    findings.extend(leaf_findings(swarm))
     findings.extend(forced_cycle_findings(verdicts, functools.partial(_cycle_policy, swarm)))
     agents = list(swarm.plans)
     findings.extend(unreachable_findings(swarm.entry_agent, agents, _successors(swarm, verdicts)))

@@ -43,7 +43,12 @@ from swarmkit.exceptions import ConfigurationError, JournalError, SwarmkitError,
 from swarmkit.lowlevel import mask_locations
 
 if TYPE_CHECKING:
-    from swarmkit.cli._journal_file import journal_path, open_for_reading, open_for_writing
+    from swarmkit.cli._journal_file import (
+        journal_path,
+        open_for_reading,
+        open_for_writing,
+        swarm_journal_path,
+    )
     from swarmkit.cli._target import load_swarm
 
 __all__ = [
@@ -55,6 +60,7 @@ __all__ = [
     "main",
     "open_for_reading",
     "open_for_writing",
+    "swarm_journal_path",
 ]
 
 _Handler = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
@@ -104,7 +110,7 @@ def _handler(name: str) -> _Handler:
 def __getattr__(name: str) -> Any:
     """``load_swarm`` and the journal openers load what they need only when first asked for:
     commands kept beside their extras (eval, rules, serve) use them."""
-    if name in ("journal_path", "open_for_reading", "open_for_writing"):
+    if name in ("journal_path", "open_for_reading", "open_for_writing", "swarm_journal_path"):
         from swarmkit.cli import _journal_file  # noqa: PLC0415
 
         return getattr(_journal_file, name)
@@ -284,7 +290,12 @@ def _add_run(commands: Any) -> None:
     command.add_argument("prompt", help="the user's message")
     command.add_argument("--context", metavar="JSON", help="the run's context, a JSON object")
     _journal_option(command)
-    command.add_argument("--model", metavar="NAME", help="run every agent on this OpenAI model")
+    command.add_argument(
+        "--model",
+        metavar="NAME",
+        help="run every agent on this model: an OpenAI name, or PROVIDER:NAME with anthropic:, "
+        "google: (gemini:), openai: or responses: (the key from that provider's variable)",
+    )
     command.add_argument(
         "--base-url", metavar="URL", help="an OpenAI-compatible server for --model (http/https)"
     )

@@ -21,14 +21,13 @@ from swarmkit.journal import (
     Journal,
     JournalRecord,
     SessionInfo,
-    Status,
     export_jsonl,
     group_turns,
     import_jsonl_sessions,
     session_status,
     turn_sessions,
 )
-from swarmkit.lowlevel import journal_label
+from swarmkit.lowlevel import EVAL_RUN_MARK, EVAL_RUN_STATE, journal_label
 
 
 async def _sessions(args: argparse.Namespace) -> int:
@@ -109,12 +108,15 @@ def _confirmed(question: str) -> bool:
     return answer.strip().lower() in ("y", "yes")
 
 
-async def _states(journal: Journal, infos: Sequence[SessionInfo]) -> dict[str, Status]:
+async def _states(journal: Journal, infos: Sequence[SessionInfo]) -> dict[str, str]:
     """Each session's state in the viewer's words. A summary keeps no Ctrl-C flag, so one that
-    says waiting may be cancelled: those few sessions' records tell the two apart."""
-    states: dict[str, Status] = {}
+    says waiting may be cancelled: those few sessions' records tell the two apart. An eval
+    run's manifest lists trials and is never a run: it reads ``eval run``."""
+    states: dict[str, str] = {}
     for info in infos:
-        state = info.state
+        state: str = info.state
+        if info.session_id.startswith(EVAL_RUN_MARK):
+            state = EVAL_RUN_STATE
         if state == "waiting":
             # A session sealed without the key to read (or with a damaged record) is listed
             # with the summary's word, as the viewer lists it.
@@ -127,7 +129,7 @@ async def _states(journal: Journal, infos: Sequence[SessionInfo]) -> dict[str, S
 def _thread_rows(
     threads: Sequence[Conversation],
     started: Callable[[float], str],
-    states: Mapping[str, Status],
+    states: Mapping[str, str],
 ) -> list[tuple[str, ...]]:
     """One row per conversation (its latest turn's state), then one per turn under it."""
     rows: list[tuple[str, ...]] = [("CONVERSATION", "TURNS", "STATE", "STOP", "STARTED", "PROMPT")]
@@ -198,7 +200,7 @@ async def _read_session(option: str | Path | None, session_id: str) -> tuple[Jou
 
 
 def _session_row(
-    info: SessionInfo, started: Callable[[float], str], states: Mapping[str, Status]
+    info: SessionInfo, started: Callable[[float], str], states: Mapping[str, str]
 ) -> tuple[str, ...]:
     return (
         info.session_id,
@@ -210,7 +212,7 @@ def _session_row(
     )
 
 
-def _state_cells(info: SessionInfo, states: Mapping[str, Status]) -> tuple[str, str]:
+def _state_cells(info: SessionInfo, states: Mapping[str, str]) -> tuple[str, str]:
     return states[info.session_id], info.stop_reason or "-"
 
 

@@ -144,7 +144,7 @@ async def _resume(args: argparse.Namespace) -> int:
     swarm = load_swarm(target)
     path = swarm_journal_path(args.journal, swarm)
     records = await _read_session(path, args.session)
-    _check_decision(records, decision, args.session)
+    _check_decision(records, decision, args.session, target)
     with open_for_writing(path) as journal:
         print(f"swarmkit resume {args.session} (journal: {journal_label(path)})", flush=True)
         view = LiveView(sys.stdout, swarm)
@@ -303,10 +303,23 @@ def _decision(args: argparse.Namespace) -> Decision | None:
     return None
 
 
+RESUMABLE_STOPS = frozenset({"interrupted", "error", "timeout", "usage_limit"})
+"""Stop reasons a session can be resumed from (a pause, an error, a time or usage limit)."""
+
+
 def _check_decision(
-    records: Sequence[JournalRecord], decision: Decision | None, session_id: str
+    records: Sequence[JournalRecord], decision: Decision | None, session_id: str, target: str
 ) -> None:
-    waiting = session_status(records) == "waiting"
+    state = session_status(records)
+    reason = records[-1].data.get("stop_reason") if state != "running" else None
+    if state != "running" and reason not in RESUMABLE_STOPS:
+        raise UsageError(
+            f"session {session_id!r} already finished ({reason}): there is nothing to "
+            f"resume. See it with `swarmkit show {session_id}`, replay it with `swarmkit "
+            f"replay {session_id} --swarm {target}`, or ask again with `swarmkit run {target} "
+            "PROMPT`"
+        )
+    waiting = state == "waiting"
     if waiting and decision is None:
         raise UsageError(
             f"session {session_id!r} is waiting for a human decision: "
@@ -322,16 +335,55 @@ def _check_decision(
 # -- options ---------------------------------------------------------------------------------
 
 
+PROVIDER_MODELS = {
+    "anthropic": "AnthropicModel",
+    "google": "GeminiModel",
+    "gemini": "GeminiModel",
+    "openai": "OpenAIModel",
+    "responses": "OpenAIResponsesModel",
+    "openai-responses": "OpenAIResponsesModel",
+}
+"""``--model PROVIDER:NAME``: each prefix and the swarmkit.models adapter it builds; a name
+with no known prefix is an OpenAI Chat Completions model (``gpt-4o``, ``llama3:8b``)."""
+
+_OTHER_KEYS = {"GeminiModel": ("GOOGLE_API_KEY",)}
+
+
 def _with_model(swarm: Swarm, name: str | None, base_url: str | None) -> Swarm:
     if name is None:
         if base_url is not None:
             raise UsageError("--base-url needs --model NAME, the model the server serves")
         return swarm
+    prefix, colon, rest = name.partition(":")
+    kind = PROVIDER_MODELS.get(prefix) if colon and rest else None
+    if kind is not None and kind != "OpenAIModel":
+        return swarm.with_model(_provider_model(kind, rest, name, base_url))
+    if kind == "OpenAIModel":
+        name = rest
     has_key = bool(os.environ.get("OPENAI_API_KEY"))
     if not has_key and not (base_url or os.environ.get("OPENAI_BASE_URL")):
         raise UsageError(MISSING_KEY)
     api_key = None if has_key else _LOCAL_KEY
     return swarm.with_model(OpenAIModel(name, base_url=base_url, api_key=api_key))
+
+
+def _provider_model(kind: str, name: str, given: str, base_url: str | None) -> Model:
+    """The adapter ``--model PROVIDER:NAME`` names, its key checked before any call."""
+    from swarmkit import models  # noqa: PLC0415 - the adapter (and its SDK) loads here
+
+    try:
+        adapter = getattr(models, kind)
+    except ImportError as exc:  # its extra is not installed: the message names the extra
+        raise UsageError(f"--model {given}: {exc}") from None
+    keys = (adapter.key_env, *_OTHER_KEYS.get(kind, ()))
+    if base_url is None and not any(os.environ.get(key) for key in keys):
+        raise UsageError(
+            f"--model {given} needs {' or '.join(keys)} set (or --base-url for a server that "
+            "speaks that provider's API)"
+        )
+    api_key = None if any(os.environ.get(key) for key in keys) else _LOCAL_KEY
+    model: Model = adapter(name, base_url=base_url, api_key=api_key)
+    return model
 
 
 def _check_base_url(url: str | None) -> None:

@@ -18,7 +18,10 @@ def add_eval(commands: Any) -> None:
     )
     command.set_defaults(handler="swarmkit.evals.command:run_eval_command", verbose=False)
     command.add_argument(
-        "tasks", metavar="TASKS", help="a JSON/YAML task file, or module:attribute naming a TaskSet"
+        "tasks",
+        metavar="TASKS",
+        nargs="?",
+        help="a JSON/YAML task file, or module:attribute naming a TaskSet",
     )
     command.add_argument(
         "--swarm", metavar="module:attribute", help="the swarm (a Swarm or a @swarm_factory)"
@@ -36,19 +39,32 @@ def add_eval(commands: Any) -> None:
         "--concurrency", type=int, default=4, metavar="N", help="trials at once (default 4)"
     )
     command.add_argument(
-        "--journal", metavar="PATH_OR_URL", help="an SQLite file or a postgresql:// URL"
+        "--journal",
+        metavar="PATH_OR_URL",
+        help="an SQLite file or a postgresql:// URL (default: $SWARMKIT_JOURNAL, else the "
+        "swarm's own journal, else .swarmkit/journal.sqlite)",
     )
     command.add_argument(
         "--run-id", metavar="ID", help="the id of a new eval run (default: random)"
     )
+    _add_modes(command)
+    _add_report_options(command)
+
+
+def _add_modes(command: argparse.ArgumentParser) -> None:
+    """The options that choose what the command does instead of a live run."""
     mode = command.add_mutually_exclusive_group()
     mode.add_argument(
         "--regrade", metavar="RUN", help="grade the stored run RUN again (zero model calls)"
     )
     mode.add_argument(
+        "--list",
+        action="store_true",
+        help="list the eval runs the journal holds (dates, tasks, trials, pass^k) and exit",
+    )
+    mode.add_argument(
         "--replay", metavar="RUN", help="replay the stored run RUN on the current code (zero calls)"
     )
-    _add_report_options(command)
 
 
 def _add_report_options(command: argparse.ArgumentParser) -> None:

@@ -6,7 +6,8 @@ mean, ``_choose`` turns a node's ordered edges into one routing function, and ``
 reports what a condition saw. Nothing calls ``eval``, reads an attribute or calls a
 function named in the text.
 
-The language, as swarmstate 0.11's HandoffGraph defines it:
+The language, as swarmstate 0.11 (a Python package with a Rust core, whose HandoffGraph
+swarmkit's matches) defines it for its HandoffGraph:
 
 - Literals: ``'s'`` / ``"s"`` (``\\n`` and ``\\t`` are escapes; a backslash before any
   other character keeps just that character), integers ``42``, ``-1`` (64-bit), decimals

@@ -74,6 +74,8 @@ def _step(kind: str, data: Mapping[str, Any]) -> list[str]:
 
 def _still_open(records: Sequence[JournalRecord]) -> list[str]:
     """For a session with no ``run_finished`` after its last start: how far it got."""
+    if records[0].kind == "eval_run_started":
+        return _eval_run_open(records)
     ends = [r.seq for r in records if r.kind == "run_finished"]
     starts = [r.seq for r in records if r.kind in ("run_started", "resumed")]
     if ends and (not starts or ends[-1] > starts[-1]):
@@ -85,6 +87,41 @@ def _still_open(records: Sequence[JournalRecord]) -> list[str]:
         f"stopped after record {last.seq} ({last.kind}), {plural(models, 'model call')} in; "
         "swarm.resume(session_id) continues it"
     ]
+
+
+def _eval_run_open(records: Sequence[JournalRecord]) -> list[str]:
+    """An eval run's manifest is never a run: it is done once its grades are recorded."""
+    if any(r.kind == "eval_run_graded" for r in records):
+        return []
+    trials = sum(1 for r in records if r.kind == "eval_trial")
+    return [
+        f"open     no grades recorded: the eval run stopped (or still runs) after "
+        f"{plural(trials, 'trial')}; `swarmkit eval --regrade RUN` grades what it holds"
+    ]
+
+
+def _eval_run_started(data: Mapping[str, Any]) -> list[str]:
+    tasks = data.get("tasks") or []
+    return [
+        f"eval     run {data.get('run_id')}: {plural(len(tasks), 'task')} x "
+        f"{plural(int(data.get('trials') or 1), 'trial')} (domain {data.get('domain')})"
+    ]
+
+
+def _eval_trial(data: Mapping[str, Any]) -> list[str]:
+    sessions = ", ".join(str(s) for s in data.get("sessions") or []) or "none"
+    lines = [f"trial    {data.get('task_id')} #{data.get('number')}: sessions {sessions}"]
+    if data.get("error"):
+        lines.append(f"         error {one_line(str(data['error']), limit=200)}")
+    return lines
+
+
+def _eval_run_graded(data: Mapping[str, Any]) -> list[str]:
+    hats = data.get("pass_hat") or {}
+    shown = ", ".join(
+        f"pass^{k} {'-' if v is None else f'{float(v):.3f}'}" for k, v in hats.items()
+    )
+    return [f"graded   pass rate {float(data.get('pass_rate') or 0):.1%}; {shown}"]
 
 
 def _run_started(data: Mapping[str, Any]) -> list[str]:
@@ -246,6 +283,9 @@ _STEPS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
     "resumed": _resumed,
     "limit_reached": _limit_reached,
     "run_finished": _run_finished,
+    "eval_run_started": _eval_run_started,
+    "eval_trial": _eval_trial,
+    "eval_run_graded": _eval_run_graded,
 }
 
 

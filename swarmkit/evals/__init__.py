@@ -11,6 +11,7 @@ checked = await replay(report.run_id, tasks, swarm, journal)  # new code, zero c
 ```
 """
 
+from swarmkit.evals._file_models import task_file_schema
 from swarmkit.evals._graders import (
     CostGrader,
     DatabaseGrader,
@@ -36,6 +37,7 @@ from swarmkit.evals._report import (
     pass_hat_k,
 )
 from swarmkit.evals._runner import eval_runs, evaluate, regrade, replay, stored_trials
+from swarmkit.evals._runs import EvalRun, list_eval_runs
 from swarmkit.evals._tasks import (
     Action,
     Database,
@@ -58,6 +60,7 @@ __all__ = [
     "DatabaseGrader",
     "Domain",
     "EvalReport",
+    "EvalRun",
     "Expectation",
     "Grade",
     "Grader",
@@ -88,11 +91,13 @@ __all__ = [
     "eval_runs",
     "evaluate",
     "grader",
+    "list_eval_runs",
     "load_tasks",
     "next_scripted",
     "pass_hat_k",
     "regrade",
     "replay",
     "stored_trials",
+    "task_file_schema",
     "task_from_data",
 ]

@@ -9,69 +9,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from swarmkit.bounds import value_problem
+from swarmkit.evals._file_models import TaskModel
 from swarmkit.evals._task_files import MAX_TASK_FILE_DEPTH, read_task_file
 from swarmkit.evals._tasks import Action, Domain, Milestone, Outcome, Reply, Route, Task, TaskSet
 from swarmkit.exceptions import TaskFileError
-
-_STRICT = ConfigDict(extra="forbid", frozen=True)
-
-
-class _Action(BaseModel):
-    model_config = _STRICT
-    tool: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-
-
-class _Outcome(BaseModel):
-    model_config = _STRICT
-    actions: list[_Action] | None = None
-    database: dict[str, Any] | None = None
-    subset: dict[str, Any] | None = None
-
-
-class _Route(BaseModel):
-    model_config = _STRICT
-    visits: list[str] = Field(default_factory=list)
-    rule_handoffs: list[tuple[str, str]] = Field(default_factory=list)
-    max_hops: int | None = Field(default=None, ge=0)
-    stop_reason: str | None = None
-    final_agent: str | None = None
-    refusals_allowed: bool = True
-
-
-class _Milestone(BaseModel):
-    model_config = _STRICT
-    name: str
-    tool: str | None = None
-    agent: str | None = None
-    said: str | None = None
-    subset: dict[str, Any] | None = None
-
-
-class _Reply(BaseModel):
-    model_config = _STRICT
-    say: str
-    when: str | None = None
-
-
-class _Task(BaseModel):
-    model_config = _STRICT
-    id: str = Field(min_length=1)
-    scenario: str
-    turns: list[_Reply | str] = Field(default_factory=list)
-    database: dict[str, Any] | None = None
-    context: dict[str, Any] = Field(default_factory=dict)
-    outcome: _Outcome | None = None
-    communicate: list[str] = Field(default_factory=list)
-    route: _Route = Field(default_factory=_Route)
-    milestones: list[_Milestone] = Field(default_factory=list)
-    approvals: Literal["approve", "reject"] = "approve"
-    max_tokens: int | None = Field(default=None, ge=0)
 
 
 def load_tasks(source: str | os.PathLike[str], *, domain: Domain | None = None) -> TaskSet:
@@ -173,7 +119,7 @@ def task_from_data(data: object, *, source: str = "<data>", position: int = 0) -
     if problem is not None:
         raise TaskFileError(problem, source=source, task=name, field=None)
     try:
-        raw = _Task.model_validate(data)
+        raw = TaskModel.model_validate(data)
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"]) or None
@@ -181,7 +127,7 @@ def task_from_data(data: object, *, source: str = "<data>", position: int = 0) -
     return _task(raw)
 
 
-def _task(raw: _Task) -> Task:
+def _task(raw: TaskModel) -> Task:
     outcome = None
     if raw.outcome is not None:
         o = raw.outcome

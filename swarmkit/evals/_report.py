@@ -244,12 +244,17 @@ class EvalReport:
                 case = ElementTree.SubElement(
                     suite, "testcase", classname=task.task_id, name=f"trial {trial.number}"
                 )
+                properties = ElementTree.SubElement(case, "properties")
+                for session in trial.sessions:
+                    ElementTree.SubElement(properties, "property", name="session", value=session)
                 if trial.status == "failed":
                     failed = [g for g in trial.grades if not g.passed]
                     message = "; ".join(f"{g.grader}: {g.detail}" for g in failed)
                     ElementTree.SubElement(case, "failure", message=message[:500]).text = message
                 elif trial.status == "drifted":
                     ElementTree.SubElement(case, "error", message="drifted").text = trial.detail
+                out = ElementTree.SubElement(case, "system-out")
+                out.text = "sessions: " + (" ".join(trial.sessions) or "none")
         return ElementTree.tostring(root, encoding="unicode")
 
     def table(self) -> str:
@@ -285,14 +290,19 @@ class EvalReport:
             lines.append(f"  grader {name:<14} {rate:.1%}")
         if self.suggested_rules is not None:
             lines.extend(self.suggested_rules.lines())
-        for trial in self.drifted:
-            first = trial.detail.splitlines()[0] if trial.detail else ""
-            lines.append(f"DRIFTED {trial.task_id} trial {trial.number}: {first}")
+        lines += [_problem_line(trial) for trial in self.trials if trial.status != "passed"]
         return "\n".join(lines)
 
     def compare(self, before: EvalReport) -> Comparison:
         """What got better or worse since ``before``, and by how much."""
         return compare_reports(before, self)
+
+
+def _problem_line(trial: TrialResult) -> str:
+    """A failed or drifted trial in one line: why, and the sessions to open."""
+    first = trial.detail.splitlines()[0] if trial.detail else "no reason recorded"
+    sessions = f" [sessions: {', '.join(trial.sessions)}]" if trial.sessions else ""
+    return f"{trial.status.upper()} {trial.task_id} trial {trial.number}: {first}{sessions}"
 
 
 def _figure(value: float | None) -> str:

@@ -19,6 +19,7 @@ from swarmkit.evals._report import EvalReport, Mode, TrialResult, group_trials
 from swarmkit.evals._suggested import suggested_rules
 from swarmkit.evals._tasks import Task, TaskSet
 from swarmkit.evals._trial import (
+    RUN_GRADED,
     RUN_STARTED,
     TRIAL_FINISHED,
     StoredTrial,
@@ -88,10 +89,7 @@ async def evaluate(
     back. ``limits`` bounds each run of a trial; a trial that raises, or where the user says
     nothing, fails with its reason (a task a scripted user cannot open: ConfigurationError).
     """
-    if trials < 1 or concurrency < 1:
-        raise ConfigurationError(
-            f"trials and concurrency must be at least 1, got {trials} and {concurrency}"
-        )
+    _check_counts(trials, concurrency)
     settings = _Settings(
         tasks=tasks,
         journal=journal or InMemoryJournal(),
@@ -114,7 +112,22 @@ async def evaluate(
         concurrency=concurrency,
         progress=progress,
     )
-    return await _with_suggestions(_report(settings, "live", results, trials), settings.journal)
+    report = await _with_suggestions(_report(settings, "live", results, trials), settings.journal)
+    return await _closed(manifest, report)
+
+
+def _check_counts(trials: int, concurrency: int) -> None:
+    if trials < 1 or concurrency < 1:
+        raise ConfigurationError(
+            f"trials and concurrency must be at least 1, got {trials} and {concurrency}"
+        )
+
+
+async def _closed(manifest: _Manifest, report: EvalReport) -> EvalReport:
+    """The report, once the manifest records its grades (`swarmkit eval --list` shows them)."""
+    hats = {str(k): report.pass_hat(k) for k in range(1, report.k + 1)}
+    await manifest.add(RUN_GRADED, {"pass_rate": report.pass_rate, "pass_hat": hats})
+    return report
 
 
 def _check_openings(tasks: TaskSet, user: User) -> None:

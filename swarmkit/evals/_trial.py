@@ -9,13 +9,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from swarmkit.journal import JournalRecord
+from swarmkit.lowlevel import EVAL_RUN_MARK
 from swarmkit.models import Usage
 
-MANIFEST_PREFIX = "evalrun__"
+MANIFEST_PREFIX = EVAL_RUN_MARK
 """Session ids of eval-run manifests start with this; the rest is the run id."""
 
 RUN_STARTED = "eval_run_started"
 TRIAL_FINISHED = "eval_trial"
+RUN_GRADED = "eval_run_graded"
 
 
 def manifest_id(run_id: str) -> str:

@@ -7,11 +7,14 @@ import os
 import sys
 from pathlib import Path
 
+from swarmkit.console import plural
 from swarmkit.evals._loading import find_domain, is_target, load_named, load_tasks, read_tasks
 from swarmkit.evals._report import EvalReport
-from swarmkit.evals._runner import evaluate, regrade, replay
+from swarmkit.evals._runner import eval_runs, evaluate, regrade, replay
+from swarmkit.evals._runs import list_eval_runs, runs_table
 from swarmkit.evals._tasks import Domain, TaskSet
-from swarmkit.journal import open_journal
+from swarmkit.lowlevel import journal_label
+from swarmkit.swarm import Swarm
 
 EXIT_OK = 0
 EXIT_GATE = 1
@@ -20,38 +23,90 @@ EXIT_USAGE = 2
 
 async def run_eval_command(args: argparse.Namespace) -> int:
     """Run the command; the exit code says whether the gates held."""
-    from swarmkit.cli import DEFAULT_JOURNAL, UsageError, load_swarm  # noqa: PLC0415 - no cycle at import
+    from swarmkit.cli import UsageError, load_swarm  # noqa: PLC0415 - no cycle at import
 
     gates = _gates(args.min_pass_hat, UsageError)
     swarm = load_swarm(args.swarm) if args.swarm else None
+    location = _journal_location(args.journal, swarm)
+    if args.list:
+        return await _list_runs(location)
+    if not args.tasks:
+        raise UsageError(
+            "name the tasks: swarmkit eval TASKS --swarm module:attribute (or --list to see "
+            "the eval runs a journal holds)"
+        )
     tasks = _task_set(args.tasks, args.domain, args.swarm, UsageError)
-    location = args.journal or os.environ.get("SWARMKIT_JOURNAL") or str(DEFAULT_JOURNAL)
-    if "://" not in location:
-        Path(location).parent.mkdir(parents=True, exist_ok=True)
-    journal = open_journal(location)
-    if args.regrade:
-        report = await regrade(args.regrade, tasks, journal)
+    if args.regrade or args.replay:
+        report = await _stored(args, tasks, swarm, location)
     else:
         if swarm is None:
             raise UsageError("--swarm module:attribute is needed to run or replay an eval")
-        if args.replay:
-            report = await replay(args.replay, tasks, swarm, journal)
-        else:
-            progress = _progress if sys.stderr.isatty() else None
-            report = await evaluate(
-                tasks,
-                swarm,
-                trials=args.trials,
-                journal=journal,
-                concurrency=args.concurrency,
-                run_id=args.run_id,
-                progress=progress,
-            )
+        report = await _live(args, tasks, swarm, location)
     _emit(report, args.report, args.output)
     if args.compare:
         before = EvalReport.from_data(__import__("json").loads(Path(args.compare).read_text()))
         print(report.compare(before).text(), file=sys.stderr)
     return _verdict(report, args.min_pass_rate, gates)
+
+
+def _journal_location(option: str | None, swarm: Swarm | None) -> Path | str:
+    """--journal, else $SWARMKIT_JOURNAL, else the swarm's own journal, else the default:
+    the journal `swarmkit run` would use for the same swarm."""
+    from swarmkit.cli import journal_path, swarm_journal_path  # noqa: PLC0415
+
+    return swarm_journal_path(option, swarm) if swarm is not None else journal_path(option)
+
+
+async def _list_runs(location: Path | str) -> int:
+    from swarmkit.cli import open_for_reading  # noqa: PLC0415
+
+    with open_for_reading(location) as journal:
+        runs = await list_eval_runs(journal)
+    if not runs:
+        print(f"no eval runs in {journal_label(location)}")
+    else:
+        print(runs_table(runs))
+        print(f"({plural(len(runs), 'eval run')} in {journal_label(location)})")
+    return EXIT_OK
+
+
+async def _stored(
+    args: argparse.Namespace, tasks: TaskSet, swarm: Swarm | None, location: Path | str
+) -> EvalReport:
+    """Regrade or replay a stored run, refused in one line when the journal lacks it."""
+    from swarmkit.cli import UsageError, open_for_reading  # noqa: PLC0415
+
+    run_id = args.regrade or args.replay
+    with open_for_reading(location) as journal:
+        if run_id not in await eval_runs(journal):
+            label = journal_label(location)
+            raise UsageError(
+                f"no eval run {run_id!r} in {label}; list its runs with: "
+                f"swarmkit eval --list --journal {label}"
+            )
+        if args.regrade:
+            return await regrade(run_id, tasks, journal)
+        if swarm is None:
+            raise UsageError("--swarm module:attribute is needed to run or replay an eval")
+        return await replay(run_id, tasks, swarm, journal)
+
+
+async def _live(
+    args: argparse.Namespace, tasks: TaskSet, swarm: Swarm, location: Path | str
+) -> EvalReport:
+    from swarmkit.cli import open_for_writing  # noqa: PLC0415
+
+    progress = _progress if sys.stderr.isatty() else None
+    with open_for_writing(location) as journal:
+        return await evaluate(
+            tasks,
+            swarm,
+            trials=args.trials,
+            journal=journal,
+            concurrency=args.concurrency,
+            run_id=args.run_id,
+            progress=progress,
+        )
 
 
 def _task_set(tasks: str, domain: str | None, swarm: str | None, error: type[Exception]) -> TaskSet:

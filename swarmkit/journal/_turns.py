@@ -15,6 +15,13 @@ from swarmkit.journal._records import Journal, SessionInfo
 TURN_MARK = "__turn_"
 """What separates a conversation's id from a later turn's number."""
 
+EVAL_RUN_MARK = "evalrun__"
+"""What an eval run's manifest session id starts with (the rest is the run's id): a list of
+the run's trials, never a run itself, so it is shown as ``EVAL_RUN_STATE``."""
+
+EVAL_RUN_STATE = "eval run"
+"""The state every listing shows for an eval run's manifest session."""
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Conversation:

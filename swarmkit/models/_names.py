@@ -11,6 +11,8 @@ PROVIDERS = {
     "google": ("swarmkit.models._gemini", "GeminiModel"),
     "openai": ("swarmkit.models._openai", "OpenAIModel"),
     "openai-responses": ("swarmkit.models._responses", "OpenAIResponsesModel"),
+    "gemini": ("swarmkit.models._gemini", "GeminiModel"),
+    "responses": ("swarmkit.models._responses", "OpenAIResponsesModel"),
 }
 """Each prefix and the adapter it names (imported only when a string names it)."""
 
@@ -18,9 +20,9 @@ PROVIDERS = {
 def model_from_string(name: str) -> Model:
     """The adapter a model string names; the key is read from the environment on first call.
 
-    A known prefix picks the provider (``anthropic:``, ``google:``, ``openai:``,
-    ``openai-responses:``); any other string, colons and all (``llama3:8b``), is a Chat
-    Completions model name, as it always was.
+    A known prefix picks the provider (``anthropic:``, ``google:`` or ``gemini:``,
+    ``openai:``, ``openai-responses:`` or ``responses:``); any other string, colons and all
+    (``llama3:8b``), is a Chat Completions model name, as it always was.
     """
     prefix, colon, rest = name.partition(":")
     if colon and rest and prefix in PROVIDERS:

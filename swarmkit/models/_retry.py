@@ -320,12 +320,20 @@ def scrub_secrets(text: str, secrets: tuple[str, ...] = ()) -> str:
 
 @functools.lru_cache(maxsize=16)
 def _warn_short_key(secret: str) -> None:
-    """Say once per key that a short key is left unmasked."""
-    warnings.warn(
+    """Say once per key that a short key is left unmasked.
+
+    The key is checked deep inside a model call, where no stack level reaches the caller's
+    code; the warning is filed under the package itself, so Python prints the one line of
+    text and no line of swarmkit's source beneath it.
+    """
+    warnings.warn_explicit(
         f"an API key shorter than {MIN_MASKED_KEY} characters is not masked in error messages "
-        "and logs; use the real key, or any placeholder, for a server that needs none",
+        "and logs; use the real key, or any placeholder of 8 or more characters, for a server "
+        "that needs none",
         UserWarning,
-        stacklevel=3,
+        filename="swarmkit",
+        lineno=0,
+        module="swarmkit",
     )
 
 

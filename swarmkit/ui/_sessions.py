@@ -23,6 +23,7 @@ from swarmkit.journal import (
     session_status,
     turn_of,
 )
+from swarmkit.lowlevel import EVAL_RUN_MARK, EVAL_RUN_STATE
 
 MAX_PAGE = 200
 """The most rows one page holds."""
@@ -56,8 +57,9 @@ class SessionFigures:
     """How many model calls were journaled."""
     tokens: int
     """Total tokens over every model call."""
-    state: Status = "running"
-    """The session's state in the one vocabulary (``swarmkit.journal.session_status``)."""
+    state: Status | str = "running"
+    """The session's state in the one vocabulary (``swarmkit.journal.session_status``), or
+    ``eval run`` for an eval run's manifest, which lists trials and is never a run."""
     first_at: float | None = None
     """The run's time of its first record (kept by export and import), if it has one."""
     last_at: float | None = None
@@ -81,10 +83,16 @@ def figures(records: Sequence[JournalRecord]) -> SessionFigures:
         handoffs=handoffs,
         model_calls=calls,
         tokens=tokens,
-        state=session_status(records),
+        state=_state(records),
         first_at=records[0].at if records else None,
         last_at=records[-1].at if records else None,
     )
+
+
+def _state(records: Sequence[JournalRecord]) -> str:
+    if records and records[0].session_id.startswith(EVAL_RUN_MARK):
+        return EVAL_RUN_STATE
+    return session_status(records)
 
 
 def _tokens(response: object) -> int:
@@ -95,7 +103,10 @@ def _tokens(response: object) -> int:
 
 
 def status_of(info: SessionInfo) -> str:
-    """What the list shows as status: ``interrupted`` for a paused run, else open or finished."""
+    """What the list shows as status: ``interrupted`` for a paused run, else open or finished
+    (an eval run's manifest: ``eval run``)."""
+    if info.session_id.startswith(EVAL_RUN_MARK):
+        return EVAL_RUN_STATE
     return "interrupted" if info.stop_reason == "interrupted" else info.status
 
 
@@ -134,8 +145,12 @@ class SessionList:
             matching = [i for i in matching if (await self.figures_of(i)).state == query.status]
         if not query.agent:
             rows = [await self._row(info) for info in matching[offset : offset + limit]]
-            return {"rows": rows, "total": len(matching), "more": offset + limit < len(matching)}
-        return await self._agent_page(iter(matching), query.agent, offset, limit)
+            found = {"rows": rows, "total": len(matching), "more": offset + limit < len(matching)}
+        else:
+            found = await self._agent_page(iter(matching), query.agent, offset, limit)
+        # The rows came from an old snapshot while a new one is read: the page says so, and
+        # asks again soon.
+        return {**found, "refreshing": self._refreshing is not None}
 
     def _filtered(
         self, snapshot: tuple[SessionInfo, ...], query: SessionQuery

@@ -7,7 +7,7 @@ from typing import Any
 
 from swarmkit.exceptions import SwarmkitError
 from swarmkit.graph import RouteExplanation
-from swarmkit.journal import JournalRecord, session_status
+from swarmkit.journal import JournalRecord
 from swarmkit.lowlevel import StepTime, step_times
 from swarmkit.messages import message_facts
 from swarmkit.swarm import Swarm
@@ -42,7 +42,7 @@ def session_view(records: Sequence[JournalRecord], swarm: Swarm | None) -> dict[
         "status": "interrupted"
         if stop_reason == "interrupted"
         else ("finished" if last else "open"),
-        "state": session_status(records),
+        "state": found.state,
         "started_at": times[0].start if times else None,
         "duration": times[-1].end - times[0].start if times else None,
         "agent_time": _agent_time(records, times),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -85,4 +86,20 @@ def test_the_site_folder_ships_no_font_or_script_from_elsewhere() -> None:
     """mkdocs.yml turns the theme's web fonts off and adds no external script."""
     config = Path(ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert "font: false" in config
-    assert "extra_javascript" not in config
+    scripts = re.findall(r"^extra_javascript:\n((?:  - .*\n)+)", config, re.MULTILINE)
+    shipped = [line.split("#")[0].strip(" -") for block in scripts for line in block.splitlines()]
+    assert all((ROOT / "docs" / script).is_file() for script in shipped), shipped
+
+
+@pytest.mark.parametrize("term", ["pass^k", "rule share", "shadow rule"])
+def test_search_finds_the_glossary_terms(browser: Browser, site: str, term: str) -> None:
+    """Typed into the search box, each term the reports use finds its glossary entry first
+    (pass^k too, whose "^" the search would otherwise read as an operator)."""
+    page = browser.new_page()
+    page.goto(site, wait_until="networkidle")
+    page.focus("input.md-search__input")
+    page.keyboard.type(term, delay=20)
+    page.wait_for_selector(".md-search-result__item", timeout=10_000)
+    first = page.locator(".md-search-result__item").first.inner_text()
+    page.close()
+    assert first.startswith("Glossary"), first

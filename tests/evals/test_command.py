@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -121,3 +123,112 @@ def test_a_task_file_with_an_empty_task_is_an_error(
     out, err = capsys.readouterr()
     assert code == 2 and "'empty': the scripted user has nothing to say first" in err
     assert "passed" not in out
+
+
+def _desk_app(folder: Path, module: str) -> str:
+    """A newcomer's folder: ``module.py`` holds the desk swarm (with its own journal) and its
+    Domain; ``tasks.json`` names the domain ``module:DOMAIN``. Returns the tasks' path."""
+    (folder / f"{module}.py").write_text(
+        "from swarmkit.evals.support_desk import DOMAIN, build_swarm\n"
+        "from swarmkit.journal import SQLiteJournal\n"
+        "swarm = build_swarm(journal=SQLiteJournal('own.sqlite'))\n"
+    )
+    data = {"domain": f"{module}:DOMAIN", "tasks": [ORDER_STATUS]}
+    (folder / "tasks.json").write_text(json.dumps(data))
+    return "tasks.json"
+
+
+@pytest.fixture
+def newcomer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[tuple[str, str]]:
+    """(tasks file, swarm target) in a folder the command runs from, nothing on sys.path."""
+    module = f"desk_{request.node.name.split('[')[0][-20:]}"
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the command adds the folder it runs in
+    monkeypatch.delenv("SWARMKIT_JOURNAL", raising=False)
+    yield _desk_app(tmp_path, module), f"{module}:swarm"
+    sys.modules.pop(module, None)
+
+
+def test_eval_finds_the_domain_and_journal_the_way_run_does(
+    newcomer: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """From the swarm's folder with no PYTHONPATH, the file's `module:DOMAIN` resolves beside
+    --swarm, and the trials go to the swarm's own journal, which --list then reads."""
+    tasks, swarm = newcomer
+    assert main(["eval", tasks, "--swarm", swarm, "--trials", "2", "--run-id", "first"]) == 0
+    assert "order-status" in capsys.readouterr().out
+    assert (tmp_path / "own.sqlite").is_file() and not (tmp_path / ".swarmkit").exists()
+
+    assert main(["eval", "--list", "--swarm", swarm]) == 0
+    out = capsys.readouterr().out
+    head, row = out.splitlines()[:2]
+    assert head.split() == ["RUN", "STARTED", "DOMAIN", "TASKS", "TRIALS", "PASS^K"]
+    cells = row.split()
+    assert cells[0] == "first" and cells[3:6] == ["support_desk", "1", "2/2"]
+    assert "^1 1.000 ^2 1.000" in row and "(1 eval run in own.sqlite)" in out
+
+
+def test_an_unknown_run_is_refused_in_one_line_naming_the_journal(
+    newcomer: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--regrade of a run the journal lacks says so and how to list its runs; a journal that
+    is not there is neither created nor read."""
+    tasks, swarm = newcomer
+    assert main(["eval", tasks, "--swarm", swarm, "--run-id", "kept"]) == 0
+    capsys.readouterr()
+
+    assert main(["eval", tasks, "--swarm", swarm, "--regrade", "typo"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        "swarmkit: error: no eval run 'typo' in own.sqlite; list its runs with: "
+        "swarmkit eval --list --journal own.sqlite"
+    )
+    other = str(tmp_path / "other.sqlite")
+    assert main(["eval", tasks, "--swarm", swarm, "--regrade", "kept", "--journal", other]) == 2
+    assert "no journal at" in capsys.readouterr().err and not Path(other).exists()
+    assert main(["eval", "--list", "--journal", str(tmp_path / "own.sqlite")]) == 0
+    assert "kept" in capsys.readouterr().out
+
+
+def test_an_eval_runs_manifest_is_listed_as_an_eval_run_never_running(
+    newcomer: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`sessions` shows the manifest's state as "eval run" and `show` lists its trials and
+    grades, with no "still running" note."""
+    tasks, swarm = newcomer
+    assert main(["eval", tasks, "--swarm", swarm, "--run-id", "m1"]) == 0
+    capsys.readouterr()
+
+    assert main(["sessions", "--journal", "own.sqlite"]) == 0
+    rows = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    assert rows["evalrun__m1"].split()[1:3] == ["eval", "run"]
+    assert main(["show", "evalrun__m1", "--journal", "own.sqlite"]) == 0
+    out = capsys.readouterr().out
+    assert "trial    order-status #1: sessions eval-m1-order-status-1" in out
+    assert "graded   pass rate 100.0%; pass^1 1.000" in out
+    assert "no run_finished" not in out and "open " not in out
+
+
+def test_the_table_and_junit_say_why_a_trial_failed_and_where_to_look(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A failing task's line in the table gives the grader's reason and its sessions; every
+    JUnit test case carries its session ids."""
+    failing = {**ORDER_STATUS, "id": "wrong", "communicate": ["a sentence never said"]}
+    tasks = _file(tmp_path, {"tasks": [ORDER_STATUS, failing]})
+    base = ["eval", tasks, "--swarm", SWARM, "--journal", str(tmp_path / "j.sqlite")]
+
+    assert main([*base, "--run-id", "t1"]) == 0
+    out = capsys.readouterr().out
+    line = next(line for line in out.splitlines() if line.startswith("FAILED"))
+    assert line.startswith("FAILED wrong trial 1: communicated: not said: 'a sentence never")
+    assert line.endswith("[sessions: eval-t1-wrong-1]")
+
+    assert main([*base, "--run-id", "t2", "--report", "junit"]) == 0
+    junit = ElementTree.fromstring(capsys.readouterr().out)
+    for case in junit.iter("testcase"):
+        sessions = [p.get("value") for p in case.iter("property") if p.get("name") == "session"]
+        assert sessions == [f"eval-t2-{case.get('classname')}-1"]
+        assert case.findtext("system-out") == f"sessions: {sessions[0]}"

@@ -15,7 +15,7 @@ MOVED = sorted(swarmkit.journal._MOVED_TO_LOWLEVEL)
 
 def _message(name: str) -> str:
     return (
-        f"swarmkit.journal.{name} is deprecated since 0.1.0 and will be removed in 0.2.0: "
+        f"swarmkit.journal.{name} is deprecated since 0.1.0 and will be removed in 0.3.0: "
         "import it from swarmkit.lowlevel"
     )
 

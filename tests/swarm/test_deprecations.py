@@ -22,7 +22,7 @@ def test_an_old_attribute_still_reads_and_names_its_new_home() -> None:
     with pytest.warns(DeprecationWarning) as caught:
         assert swarm.max_handoffs == 3
     assert str(caught[0].message) == (
-        "swarm.max_handoffs is deprecated since 0.1.0 and will be removed in 0.2.0: "
+        "swarm.max_handoffs is deprecated since 0.1.0 and will be removed in 0.3.0: "
         "read swarm.spec.max_handoffs"
     )
     assert caught[0].filename == __file__
@@ -46,7 +46,7 @@ async def test_a_seam_passed_to_one_run_is_used_and_warns_at_the_caller() -> Non
     """run(runtime=...) still takes that runtime for the run, and the warning points here."""
     fixed = FixedRuntime()
     with pytest.warns(
-        DeprecationWarning, match=r"since 0\.1\.0 .* 0\.2\.0: use swarm\.with_seams"
+        DeprecationWarning, match=r"since 0\.1\.0 .* 0\.3\.0: use swarm\.with_seams"
     ) as caught:
         result = await _swarm().run("x", runtime=fixed.runtime())
     assert caught[0].filename == __file__

@@ -117,11 +117,13 @@ async def test_a_one_character_key_does_not_mangle_error_messages() -> None:
     model = OpenAIModel(MODEL, client=client, retry=EXACT_POLICY)
 
     with (
-        pytest.warns(UserWarning, match="shorter than 8 characters"),
+        pytest.warns(UserWarning, match="shorter than 8 characters") as warned,
         pytest.raises(ModelError) as failed,
     ):
         await model.respond(ModelRequest(messages=(UserMessage(content="hi"),)))
 
+    # Filed under the package, not a line of its source: Python prints the text alone.
+    assert {w.filename for w in warned if "shorter than" in str(w.message)} == {"swarmkit"}
     assert "make the parameter right" in str(failed.value)
     assert "***" not in str(failed.value)
     json.dumps(str(failed.value))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarmkit import Agent, ConfigurationError, HandoffGraph, Swarm, ToolResult, tool
+from swarmkit import Agent, ConfigurationError, Handoff, HandoffGraph, Swarm, ToolResult, tool
 from swarmkit.drawing import draw_swarm
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 
@@ -198,3 +198,32 @@ def test_with_graph_refuses_a_graph_naming_an_agent_the_swarm_lacks() -> None:
     graph.add_edge("triage", "legal", when="category == 'legal'")
     with pytest.raises(ConfigurationError, match="legal"):
         Swarm(_agents(), "triage", model=ScriptedModel()).with_graph(graph)
+
+
+def test_an_llm_edges_description_is_its_transfer_tools_description() -> None:
+    """The model reads the description the graph gives the edge; an agent's own Handoff
+    description wins over it."""
+    graph = HandoffGraph()
+    graph.add_edge("triage", "tech", decided_by="llm", description="Crashes, bugs, outages.")
+    graph.add_edge("triage", "billing", decided_by="llm", description="Edge words.")
+    agents = [
+        Agent(name="triage", instructions="Route."),
+        Agent(name="tech", instructions="Fix."),
+        Agent(name="billing", instructions="Refund."),
+    ]
+    swarm = Swarm(agents, "triage", graph=graph, model=ScriptedModel())
+
+    transfers = swarm.plans["triage"].transfers
+    assert transfers["transfer_to_tech"].description == "Crashes, bugs, outages."
+    assert transfers["transfer_to_billing"].description == "Edge words."
+
+    own = Agent(
+        name="triage",
+        instructions="Route.",
+        handoffs=["tech", Handoff(agent="billing", description="Money back.")],
+    )
+    mixed = Swarm([own, *agents[1:]], "triage", graph=graph, model=ScriptedModel())
+    assert mixed.plans["triage"].transfers["transfer_to_billing"].description == "Money back."
+    assert mixed.plans["triage"].transfers["transfer_to_tech"].description == (
+        "Crashes, bugs, outages."
+    )

@@ -195,6 +195,22 @@ def test_a_running_session_updates_as_its_steps_are_journaled(
 _REFUSED = {"source": "triage", "target": "human", "reason": "cycle", "decided_by": "llm"}
 
 
+def test_the_sessions_list_refreshes_itself(
+    page: Page, demo_journal: Path, serve: ServeViewer
+) -> None:
+    """A session journaled after the list was opened appears in it without a reload; the
+    list marks whether the rows it shows are being refreshed."""
+    server = serve(demo_journal, swarm=support_swarm())
+    _open(page, server)
+    assert page.locator("tr[data-session=late]").count() == 0
+    assert page.locator("body").get_attribute("data-list-refreshing") in ("true", "false")
+
+    append(demo_journal, "late", [("run_started", {"prompt": "hi", "entry_agent": "triage"})])
+    page.wait_for_selector("tr[data-session=late]", timeout=20_000)
+
+    assert page.locator("#refreshing").count() == 1
+
+
 def test_a_later_turn_shows_its_thread_and_next_turn_decision(
     page: Page, tmp_path: Path, serve: ServeViewer
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from swarmkit.journal import InMemoryJournal, JournalRecord
 from swarmkit.ui._sessions import SessionList, SessionQuery
+from swarmkit.ui._timeline import session_view
 
 
 async def _start(journal: InMemoryJournal, session_id: str) -> None:
@@ -30,6 +31,8 @@ async def test_an_old_snapshot_is_served_while_a_fresh_one_is_read() -> None:
     assert [r["session_id"] for r in first["rows"]] == ["a"]
     assert [r["session_id"] for r in stale["rows"]] == ["a"]
     assert sorted(r["session_id"] for r in fresh["rows"]) == ["a", "b"]
+    # The stale page says a fresher one is being read; the others do not.
+    assert (first["refreshing"], stale["refreshing"], fresh["refreshing"]) == (False, True, False)
 
 
 async def test_a_young_snapshot_is_not_read_again() -> None:
@@ -71,3 +74,17 @@ async def test_the_state_filter_tells_cancelled_from_waiting() -> None:
 
     assert [(r["session_id"], r["state"]) for r in waiting["rows"]] == [("paused", "waiting")]
     assert [(r["session_id"], r["state"]) for r in cancelled["rows"]] == [("stopped", "cancelled")]
+
+
+async def test_an_eval_runs_manifest_is_listed_as_an_eval_run() -> None:
+    """A manifest session has no run_finished, yet the list and its page never say running."""
+    journal = InMemoryJournal()
+    data = {"run_id": "r1", "trials": 1, "tasks": ["t"], "domain": "desk"}
+    await journal.append(
+        [JournalRecord(session_id="evalrun__r1", seq=0, kind="eval_run_started", data=data)]
+    )
+
+    row = (await SessionList(journal).page(SessionQuery()))["rows"][0]
+    page = session_view(await journal.read("evalrun__r1"), None)
+
+    assert (row["state"], row["status"], page["state"]) == ("eval run", "eval run", "eval run")

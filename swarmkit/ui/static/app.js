@@ -5,6 +5,8 @@ const TOKEN = document.querySelector('meta[name="swarmkit-token"]').content;
 const main = document.getElementById("main");
 let config = { swarm: false, agents: [], allow_decisions: false };
 let pollTimer = null;
+let listTimer = null;  // the sessions list's next refresh
+const LIST_EVERY = 3000;  // ms between refreshes of the list
 
 async function api(path, body) {
   const options = { headers: { "X-Swarmkit-Token": TOKEN }, credentials: "same-origin" };
@@ -115,9 +117,28 @@ async function sessionsPage() {
     el("span", { class: "muted", id: "count" }, `${data.rows.length ? offset + 1 : 0}–${offset + data.rows.length} of ${total}`),
     el("button", { disabled: !data.more, onclick: () => page(offset + limit) }, "older →"));
 
-  main.replaceChildren(el("h1", {}, "Sessions"), form,
+  // The list refreshes itself: soon while the server reads a newer listing (the rows shown
+  // are the previous one, and the heading says so), then every few seconds; never while a
+  // filter is being typed.
+  const marker = el("span", { id: "refreshing", class: "muted refreshing", hidden: !data.refreshing }, " refreshing…");
+  main.replaceChildren(el("h1", {}, "Sessions", marker), form,
     data.rows.length ? el("table", { id: "sessions" }, el("thead", {}, head), el("tbody", {}, rows))
       : el("p", { class: "muted" }, "No sessions match."), pager);
+  document.body.dataset.listRefreshing = String(Boolean(data.refreshing));
+  scheduleList(query, JSON.stringify(data), data.refreshing ? 300 : LIST_EVERY);
+}
+
+// Ask for the same page again after `wait` ms; draw it anew only when it changed (so an
+// expanded thread stays open) and no filter is being typed.
+function scheduleList(query, drawn, wait) {
+  clearTimeout(listTimer);
+  listTimer = setTimeout(async () => {
+    if (location.pathname !== "/") return;
+    const { data } = await api("sessions?" + query);
+    const typing = main.contains(document.activeElement) && document.activeElement.matches("input, select");
+    if (JSON.stringify(data) !== drawn && !typing) await sessionsPage();
+    else scheduleList(query, drawn, data.refreshing ? 300 : LIST_EVERY);
+  }, wait);
 }
 
 function showTurns(thread, button) {
@@ -417,6 +438,7 @@ function go(url) {
 
 async function route() {
   clearInterval(pollTimer);
+  clearTimeout(listTimer);
   document.body.dataset.ready = "false";
   const path = location.pathname;
   if (path.startsWith("/session/")) await sessionPage(decodeURIComponent(path.slice("/session/".length)));

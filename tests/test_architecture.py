@@ -214,6 +214,7 @@ CORE_PARTS = {
     "conversation",
     "delegation",
     "drawing",
+    "effects",
     "events",
     "exceptions",
     "factory",

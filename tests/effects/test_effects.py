@@ -214,8 +214,8 @@ async def test_replay_never_runs_an_effect_nor_its_reconcile(tmp_path: Path) -> 
     pay = payments.tool(reconcile)
     await _crash_mid_effect(payments, journal, pay)
     await _swarm(pay, text("done")).resume("s", journal)
-    for tools in ("replay", "execute"):
-        replayed = await _swarm(pay).replay("s", journal, tools=tools)  # type: ignore[arg-type]
+    for tools in ("replay", "execute"):  # both: replay never runs an effect
+        replayed = await _swarm(pay).replay("s", journal, tools=tools)
         assert replayed.final_output == "done"
     assert payments.received == ["o-1"] and len(asked) == 1
 
@@ -232,6 +232,6 @@ def test_an_effect_is_declared_with_tool_and_checked_at_once() -> None:
     with pytest.raises(ConfigurationError, match="pass effect=True"):
         tool(reconcile=lambda key, arguments: NotDone())(pay)
     with pytest.raises(ConfigurationError, match="must be callable"):
-        tool(effect=True, reconcile="check")(pay)  # type: ignore[arg-type]
+        tool(effect=True, reconcile="check")(pay)  # type: ignore[call-overload]
     with pytest.raises(ConfigurationError, match="drop durable=False"):
         tool(effect=True, durable=False)(pay)

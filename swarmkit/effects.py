@@ -9,9 +9,14 @@ for a person; it never runs the effect again silently.
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+
+from swarmkit.context import RunContext
+from swarmkit.exceptions import EffectOutcomeUnknownError
+from swarmkit.tools import FunctionTool, ToolOutcome, ToolResult, serialize_output
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -57,3 +62,41 @@ async def reconcile_effect(
         f"the reconcile function returned {type(answer).__name__}; "
         "it must return Happened(result=...) or NotDone()"
     )
+
+
+async def run_again(tool: FunctionTool, arguments: str, context: RunContext) -> ToolOutcome:
+    """For an engine that runs a call again after losing an attempt (a killed worker): an
+    effect asks its reconcile function first and runs only on ``NotDone``; without an answer
+    it raises ``EffectOutcomeUnknownError`` (the run pauses for a person). Any other tool
+    simply runs again."""
+    if not tool.effect:
+        return await tool.invoke(arguments, context)
+    why = "the engine lost an attempt of this effect, which may have happened"
+    if tool.reconcile is not None:
+        answer = await reconcile_effect(
+            tool.reconcile, str(context.idempotency_key), arguments_of(arguments)
+        )
+        match answer:
+            case Happened(result=result):
+                return happened(result)
+            case NotDone():
+                return await tool.invoke(arguments, context)
+            case str():
+                why = f"{why}; {answer}"
+    raise EffectOutcomeUnknownError(why, tool_name=tool.name)
+
+
+def happened(result: Any) -> ToolOutcome:
+    """The outcome of an effect that happened with ``result``."""
+    return ToolOutcome(
+        content=serialize_output(result), is_error=False, result=ToolResult(output=result)
+    )
+
+
+def arguments_of(arguments: str) -> dict[str, Any]:
+    """Raw JSON arguments as an object (what a reconcile function and a person are shown)."""
+    try:
+        value = json.loads(arguments or "{}")
+    except ValueError:
+        return {"raw": arguments}
+    return value if isinstance(value, dict) else {"value": value}

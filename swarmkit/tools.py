@@ -10,6 +10,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import (
+    TYPE_CHECKING,
     Annotated,
     Any,
     Literal,
@@ -35,7 +36,6 @@ from swarmkit._schema import (
 from swarmkit.bounds import value_problem
 from swarmkit.conditions import Condition, compile_condition
 from swarmkit.context import RunContext
-from swarmkit.effects import Reconcile
 from swarmkit.exceptions import (
     ConfigurationError,
     ToolArgumentsError,
@@ -43,6 +43,9 @@ from swarmkit.exceptions import (
     ToolExecutionError,
 )
 from swarmkit.models import ToolSpec, Usage
+
+if TYPE_CHECKING:
+    from swarmkit.effects import Reconcile
 
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 

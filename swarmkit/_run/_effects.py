@@ -8,7 +8,6 @@ same records and calls nothing: neither the effect nor its reconcile function.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -17,11 +16,12 @@ from pydantic_core import to_jsonable_python
 from swarmkit._run import _replies as replies
 from swarmkit._run._parts import RunParts
 from swarmkit._run._pauses import pause_point
-from swarmkit.effects import Happened, NotDone, reconcile_effect
+from swarmkit.effects import Happened, NotDone, arguments_of, happened, reconcile_effect
+from swarmkit.exceptions import EffectOutcomeUnknownError
 from swarmkit.interrupts import Approve, Decision, Edit, PendingDecision, Reject
 from swarmkit.messages import ToolCall
 from swarmkit.plan import AgentPlan
-from swarmkit.tools import ToolOutcome, ToolResult, outcome_from_data, serialize_output
+from swarmkit.tools import ToolOutcome, outcome_from_data
 
 INTENT = "effect_intent"
 """An effect about to run: tool, executed arguments, idempotency key, when."""
@@ -46,9 +46,12 @@ async def run_effect(
     while True:
         held = run.tape.held(INTENT)
         if held is None or held.data is None:
-            return await _first_attempt(
+            outcome = await _first_attempt(
                 run, plan, call, (arguments, key), decision=decision, live=live
             )
+            if outcome is None:
+                continue  # an engine lost the attempt and a person said to run it again
+            return outcome
         key = str(held.data.get("idempotency", key))
         await run.tape.note(INTENT, _intent(plan, call, arguments, key, held.data.get("at")))
         if _holds(run, "tool_call"):
@@ -73,15 +76,23 @@ async def _first_attempt(
     *,
     decision: Decision | None,
     live: Live,
-) -> ToolOutcome:
+) -> ToolOutcome | None:
+    """Journal and commit the intent, then run the effect; None to run it again (a person's
+    word after an engine lost the attempt)."""
     arguments, key = how
     journaled = await _journaled(run, plan, call, arguments)
     if journaled is not None:
         return journaled
-    now = run.seams.runtime.clock()
-    await run.tape.note(INTENT, _intent(plan, call, arguments, key, now))
+    intent = _intent(plan, call, arguments, key, run.seams.runtime.clock())
+    await run.tape.note(INTENT, intent)
     await run.tape.flush()  # committed before the call: a crash from here on is an unknown
-    outcome = await live(run, plan, call, arguments, key)
+    try:
+        outcome = await live(run, plan, call, arguments, key)
+    except EffectOutcomeUnknownError as exc:
+        settled = _decided(await pause_point(run, _pending(run, plan, call, intent, str(exc))))
+        if settled is None:
+            return None
+        outcome = settled
     run.tape.record_outcome(plan.name, call, outcome, decision, arguments)
     return outcome
 
@@ -105,7 +116,7 @@ async def _settle(
     answer = await _reconciled(run, plan, call, intent)
     match answer:
         case Happened(result=result):
-            return _happened(result)
+            return happened(result)
         case NotDone():
             return None
         case _:
@@ -165,13 +176,7 @@ def _decided(decision: Decision) -> ToolOutcome | None:
         case Reject():
             return replies.rejected_outcome(decision)
         case Edit(payload=payload):
-            return _happened(payload.get("result"))
-
-
-def _happened(result: Any) -> ToolOutcome:
-    return ToolOutcome(
-        content=serialize_output(result), is_error=False, result=ToolResult(output=result)
-    )
+            return happened(payload.get("result"))
 
 
 def _holds(run: RunParts, kind: str) -> bool:
@@ -191,11 +196,7 @@ def _intent(plan: AgentPlan, call: ToolCall, arguments: str, key: str, at: Any) 
 
 
 def _args(intent: Mapping[str, Any]) -> dict[str, Any]:
-    try:
-        value = json.loads(str(intent.get("arguments") or "{}"))
-    except ValueError:
-        return {"raw": intent.get("arguments")}
-    return value if isinstance(value, dict) else {"value": value}
+    return arguments_of(str(intent.get("arguments") or "{}"))
 
 
 def _answer_data(intent: Mapping[str, Any], answer: Happened | NotDone) -> dict[str, Any]:

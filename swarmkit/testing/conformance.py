@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from swarmkit.agent import Agent
 from swarmkit.context import RunContext
 from swarmkit.effects import Happened, NotDone, Reconcile
-from swarmkit.interrupts import Decision, edit, reject
+from swarmkit.interrupts import Decision, PendingDecision, edit, reject
 from swarmkit.journal import Journal
 from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.result import RunResult
@@ -41,22 +41,35 @@ class SimulatedCrash(BaseException):
     """Raised by a kit tool to stand for the process dying mid-call (nothing catches it)."""
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Ended:
+    """Where a session stands when the engine hands it back: finished, or waiting."""
+
+    final_output: Any = None
+    """The answer of a finished session."""
+    pending: PendingDecision | None = None
+    """What a waiting session waits for a person to decide."""
+
+    @classmethod
+    def of(cls, result: RunResult) -> Ended:
+        """From a ``RunResult``."""
+        return cls(final_output=result.final_output, pending=result.pending)
+
+
 class Engine(Protocol):
     """How the kit runs a swarm: in this process, or on a durable engine."""
 
-    async def run(
-        self, swarm: Swarm, prompt: str, *, session_id: str, journal: Journal
-    ) -> RunResult:
+    async def run(self, swarm: Swarm, prompt: str, *, session_id: str, journal: Journal) -> Ended:
         """Start a session; a ``SimulatedCrash`` from a tool must end it like a dead process."""
         ...
 
     async def resume(
         self, swarm: Swarm, session_id: str, *, journal: Journal, decision: Decision | None = None
-    ) -> RunResult:
+    ) -> Ended:
         """Go on with a session that paused, crashed or was cancelled."""
         ...
 
-    async def replay(self, swarm: Swarm, session_id: str, *, journal: Journal) -> RunResult:
+    async def replay(self, swarm: Swarm, session_id: str, *, journal: Journal) -> Ended:
         """Replay a journaled session (zero model and tool calls)."""
         ...
 
@@ -76,21 +89,19 @@ class Engine(Protocol):
 class InProcess:
     """The engine of ``Swarm.run``, ``resume`` and ``replay`` in this process."""
 
-    async def run(
-        self, swarm: Swarm, prompt: str, *, session_id: str, journal: Journal
-    ) -> RunResult:
+    async def run(self, swarm: Swarm, prompt: str, *, session_id: str, journal: Journal) -> Ended:
         """``Swarm.run``."""
-        return await swarm.run(prompt, session_id=session_id, journal=journal)
+        return Ended.of(await swarm.run(prompt, session_id=session_id, journal=journal))
 
     async def resume(
         self, swarm: Swarm, session_id: str, *, journal: Journal, decision: Decision | None = None
-    ) -> RunResult:
+    ) -> Ended:
         """``Swarm.resume``."""
-        return await swarm.resume(session_id, journal, decision=decision)
+        return Ended.of(await swarm.resume(session_id, journal, decision=decision))
 
-    async def replay(self, swarm: Swarm, session_id: str, *, journal: Journal) -> RunResult:
+    async def replay(self, swarm: Swarm, session_id: str, *, journal: Journal) -> Ended:
         """``Swarm.replay``."""
-        return await swarm.replay(session_id, journal)
+        return Ended.of(await swarm.replay(session_id, journal))
 
     async def cancel_midway(
         self,
@@ -198,7 +209,7 @@ async def check_a_rejected_tool_never_executes(target: Target) -> None:
     model = _script(tool_call("refund", order="o-1"), text("not refunded"))
     swarm = shop(outside, model, needs_approval=True)
     paused = await target.engine.run(swarm, "refund o-1", session_id=session, journal=journal)
-    _expect(paused.stop_reason == "interrupted", "a tool that needs approval did not pause")
+    _expect(paused.pending is not None, "a tool that needs approval did not pause")
     done = await target.engine.resume(swarm, session, journal=journal, decision=reject("no"))
     _expect(outside.calls == [], f"a rejected tool executed: {outside.calls}")
     _expect(done.final_output == "not refunded", "the run did not go on after the rejection")
@@ -331,7 +342,7 @@ def _found_payment(key: str, arguments: dict[str, Any]) -> Happened | NotDone:
     return Happened(result=f"paid {arguments['order']}")
 
 
-async def _crashed(run: Awaitable[RunResult]) -> None:
+async def _crashed(run: Awaitable[Ended]) -> None:
     try:
         await run
     except SimulatedCrash:
@@ -360,6 +371,7 @@ class _Hanging:
 __all__ = [
     "CHECKS",
     "Check",
+    "Ended",
     "Engine",
     "InProcess",
     "NotChecked",

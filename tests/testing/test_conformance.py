@@ -10,9 +10,9 @@ import pytest
 from swarmkit import Swarm, approve
 from swarmkit.interrupts import Decision
 from swarmkit.journal import Journal, PostgresJournal, SQLiteJournal
-from swarmkit.result import RunResult
 from swarmkit.testing.conformance import (
     Check,
+    Ended,
     InProcess,
     Target,
     check_a_rejected_tool_never_executes,
@@ -44,10 +44,10 @@ class _Careless(InProcess):
 
     async def resume(
         self, swarm: Swarm, session_id: str, *, journal: Journal, decision: Decision | None = None
-    ) -> RunResult:
+    ) -> Ended:
         return await super().resume(swarm, session_id, journal=journal, decision=approve())
 
-    async def replay(self, swarm: Swarm, session_id: str, *, journal: Journal) -> RunResult:
+    async def replay(self, swarm: Swarm, session_id: str, *, journal: Journal) -> Ended:
         raise AssertionError("replay ran live") from None
 
 

@@ -21,16 +21,21 @@ from swarmkit.testing.conformance import (
     conformance_tests,
 )
 from tests.journal.conftest import fresh_schema
+from tests.testing.engines import DBOSEngine
 
 if TYPE_CHECKING:
     from tests.journal.postgres_server import PostgresServer
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+@pytest.fixture(params=["sqlite", "postgres", "dbos"])
 def conformance_target(request: pytest.FixtureRequest, tmp_path: Path) -> Target:
-    """Every check on SQLite and on Postgres, run by ``Swarm`` in this process."""
+    """Every check on SQLite and on Postgres, run by ``Swarm`` in this process, and as DBOS
+    workflows (on an SQLite system database, mirrored to an SQLite journal)."""
     if request.param == "sqlite":
         return Target(journal=lambda: SQLiteJournal(tmp_path / "journal.sqlite"))
+    if request.param == "dbos":
+        engine = DBOSEngine(f"sqlite:///{tmp_path / 'dbos.sqlite'}")
+        return Target(journal=lambda: SQLiteJournal(tmp_path / "journal.sqlite"), engine=engine)
     server: PostgresServer = request.getfixturevalue("postgres_server")
     dsn = fresh_schema(server)
     return Target(journal=lambda: PostgresJournal(dsn))

@@ -13,6 +13,7 @@ from swarmkit.journal import Journal, PostgresJournal, SQLiteJournal
 from swarmkit.testing.conformance import (
     Check,
     Ended,
+    Engine,
     InProcess,
     Target,
     check_a_rejected_tool_never_executes,
@@ -21,21 +22,24 @@ from swarmkit.testing.conformance import (
     conformance_tests,
 )
 from tests.journal.conftest import fresh_schema
-from tests.testing.engines import DBOSEngine
+from tests.testing.engines import DBOSEngine, TemporalEngine
 
 if TYPE_CHECKING:
     from tests.journal.postgres_server import PostgresServer
 
 
-@pytest.fixture(params=["sqlite", "postgres", "dbos"])
+@pytest.fixture(params=["sqlite", "postgres", "dbos", "temporal"])
 def conformance_target(request: pytest.FixtureRequest, tmp_path: Path) -> Target:
     """Every check on SQLite and on Postgres, run by ``Swarm`` in this process, and as DBOS
-    workflows (on an SQLite system database, mirrored to an SQLite journal)."""
-    if request.param == "sqlite":
-        return Target(journal=lambda: SQLiteJournal(tmp_path / "journal.sqlite"))
+    workflows and Temporal workflows (their records mirrored to an SQLite journal)."""
+    engines: dict[str, Engine] = {"sqlite": InProcess()}
+    if request.param == "temporal":
+        engines["temporal"] = TemporalEngine(request.getfixturevalue("temporal_address"))
     if request.param == "dbos":
-        engine = DBOSEngine(f"sqlite:///{tmp_path / 'dbos.sqlite'}")
-        return Target(journal=lambda: SQLiteJournal(tmp_path / "journal.sqlite"), engine=engine)
+        engines["dbos"] = DBOSEngine(f"sqlite:///{tmp_path / 'dbos.sqlite'}")
+    if request.param in engines:
+        journal = tmp_path / "journal.sqlite"
+        return Target(journal=lambda: SQLiteJournal(journal), engine=engines[request.param])
     server: PostgresServer = request.getfixturevalue("postgres_server")
     dsn = fresh_schema(server)
     return Target(journal=lambda: PostgresJournal(dsn))

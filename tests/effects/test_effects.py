@@ -235,3 +235,38 @@ def test_an_effect_is_declared_with_tool_and_checked_at_once() -> None:
         tool(effect=True, reconcile="check")(pay)  # type: ignore[call-overload]
     with pytest.raises(ConfigurationError, match="drop durable=False"):
         tool(effect=True, durable=False)(pay)
+
+
+async def test_the_intent_holds_the_arguments_a_person_edited(tmp_path: Path) -> None:
+    """An effect that needs approval journals the edited arguments as its intent and runs them."""
+    journal = SQLiteJournal(tmp_path / "j.sqlite")
+    received: list[str] = []
+
+    @tool(effect=True, needs_approval=True)
+    def pay(order: str) -> str:
+        """Pay an order."""
+        received.append(order)
+        return f"paid {order}"
+
+    swarm = _swarm(pay, tool_call("pay", order="o-1"), text("done"))
+    await swarm.run("pay", session_id="s", journal=journal)
+    await swarm.resume("s", journal, decision=edit(payload={"order": "o-2"}))
+    intents = [r.data for r in await journal.read("s") if r.kind == "effect_intent"]
+    assert [i["arguments"] for i in intents] == ['{"order": "o-2"}']
+    assert received == ["o-2"]
+
+
+async def test_a_plain_tool_writes_no_intent(tmp_path: Path) -> None:
+    """Without effect=True a tool journals only its call, as before."""
+    journal = SQLiteJournal(tmp_path / "j.sqlite")
+
+    @tool
+    def look(order: str) -> str:
+        """Look an order up."""
+        return order
+
+    await _swarm(look, tool_call("look", order="o-1"), text("done")).run(
+        "look", session_id="s", journal=journal
+    )
+    kinds = [r.kind for r in await journal.read("s")]
+    assert "effect_intent" not in kinds and "tool_call" in kinds

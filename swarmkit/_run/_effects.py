@@ -58,6 +58,9 @@ async def run_effect(
             outcome = await _journaled(run, plan, call, arguments)
             assert outcome is not None  # the journal holds it
             return outcome
+        if run.tape.held("tool_call") is None:
+            # The journal ends at the intent: a strict replay stops here, before anyone is asked.
+            await _journaled(run, plan, call, arguments)
         settled = await _settle(run, plan, call, held.data)
         if settled is None:
             continue  # it did not happen, or a person said to run it: a new intent first

@@ -8,6 +8,7 @@ import pytest
 
 from swarmkit import Agent, ConfigurationError, FunctionTool, Swarm, approve, edit, reject, tool
 from swarmkit.effects import Happened, NotDone, Reconcile
+from swarmkit.exceptions import ReplayDivergenceError
 from swarmkit.journal import SQLiteJournal
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, tool_call
 
@@ -270,3 +271,20 @@ async def test_a_plain_tool_writes_no_intent(tmp_path: Path) -> None:
     )
     kinds = [r.kind for r in await journal.read("s")]
     assert "effect_intent" not in kinds and "tool_call" in kinds
+
+
+async def test_a_strict_replay_of_a_crashed_effect_asks_no_one(tmp_path: Path) -> None:
+    """Replay of a session that ends at an intent diverges; reconcile and the effect stay
+    uncalled."""
+    payments, journal = Payments(), SQLiteJournal(tmp_path / "j.sqlite")
+    asked: list[str] = []
+
+    def reconcile(key: str, arguments: dict[str, object]) -> NotDone:
+        asked.append(key)
+        return NotDone()
+
+    pay = payments.tool(reconcile)
+    await _crash_mid_effect(payments, journal, pay)
+    with pytest.raises(ReplayDivergenceError, match="past the end"):
+        await _swarm(pay).replay("s", journal)
+    assert asked == [] and payments.received == ["o-1"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from swarmkit import edit
+from swarmkit.journal import SQLiteJournal
 from tests.dbos.harness import lines, worker_process
 from tests.dbos.test_kills import LIMIT, finished, session_client
 from tests.temporal.harness import gate_server, kill
@@ -23,6 +24,8 @@ async def test_a_lost_effect_with_reconcile_is_not_paid_again(
         with worker_process(sqlite_url, "w1", tmp_path, env):
             assert await finished(handle) == "done: paid A-1"
     assert len(lines(tmp_path / "ledger.txt")) == 1
+    kinds = [r.kind for r in await SQLiteJournal(tmp_path / "journal.sqlite").read("s-cashier")]
+    assert kinds[kinds.index("effect_intent") + 1] == "tool_call"  # mirrored, in order
 
 
 async def test_a_lost_effect_without_reconcile_waits_for_a_person(

@@ -13,7 +13,9 @@ SwarmkitError
 ├── ToolError                                  a tool could not be called or failed
 │   ├── ToolArgumentsError                     the model's arguments did not validate
 │   ├── ToolExecutionError                     the tool itself raised
-│   └── ToolServerError                        a tool server (MCP) failed the call
+│   ├── ToolServerError                        a tool server (MCP) failed the call
+│   └── EffectOutcomeUnknownError              an engine lost an effect's attempt: it may
+│                                              have happened (the run pauses for a person)
 ├── HandoffPayloadError                        a typed handoff's arguments did not validate
 ├── InputFilterError                           a handoff's input filter raised, or returned
 │                                              something that is not messages or a string
@@ -132,6 +134,11 @@ class ToolServerError(ToolError):
     def __init__(self, message: str, *, tool_name: str, server: str) -> None:
         self.server = server
         super().__init__(message, tool_name=tool_name)
+
+
+class EffectOutcomeUnknownError(ToolError):
+    """A durable engine was about to run an effect again after losing an attempt (a killed
+    worker) and could not learn whether it happened; the loop pauses for a person instead."""
 
 
 class HandoffPayloadError(SwarmkitError):

@@ -10,6 +10,7 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import (
+    TYPE_CHECKING,
     Annotated,
     Any,
     Literal,
@@ -42,6 +43,9 @@ from swarmkit.exceptions import (
     ToolExecutionError,
 )
 from swarmkit.models import ToolSpec, Usage
+
+if TYPE_CHECKING:
+    from swarmkit.effects import Reconcile
 
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 _SCHEMA_CONTEXT = "__swarmkit_run_context__"
@@ -128,6 +132,13 @@ class FunctionTool:
     durable: bool = True
     """May do I/O: on a durable engine (Temporal) it runs as an activity; False marks a pure
     function that may run inside the workflow."""
+    effect: bool = False
+    """Changes the outside world once (a payment, an order): its intent is journaled and
+    committed before each call, and an intent found without an outcome is reconciled or
+    paused for a person, never run again silently (see ``swarmkit.effects``)."""
+    reconcile: Reconcile | None = field(default=None, repr=False)
+    """For an effect: ``reconcile(idempotency_key, arguments)`` asks the outside system whether
+    the call happened and answers ``Happened(result=...)`` or ``NotDone()``."""
     _function: Callable[..., Any] = field(repr=False)
     """The decorated function."""
     _arguments: ArgumentsSchema[BaseModel] = field(repr=False)
@@ -141,6 +152,7 @@ class FunctionTool:
         _check_tool_name(self.name)
         if self.available_when is not None:
             object.__setattr__(self, "condition", compile_condition(self.available_when))
+        _check_effect(self.name, self.effect, self.reconcile, self.durable)
 
     @classmethod
     def from_schema(
@@ -348,6 +360,8 @@ def tool(
     needs_approval: bool = False,
     available_when: str | None = None,
     durable: bool = True,
+    effect: bool = False,
+    reconcile: Reconcile | None = None,
 ) -> FunctionTool: ...
 
 
@@ -364,6 +378,8 @@ def tool(
     needs_approval: bool = False,
     available_when: str | None = None,
     durable: bool = True,
+    effect: bool = False,
+    reconcile: Reconcile | None = None,
 ) -> Callable[[Callable[..., Any]], FunctionTool]: ...
 
 
@@ -379,6 +395,8 @@ def tool(
     needs_approval: bool = False,
     available_when: str | None = None,
     durable: bool = True,
+    effect: bool = False,
+    reconcile: Reconcile | None = None,
 ) -> FunctionTool | Callable[[Callable[..., Any]], FunctionTool]:
     """Turn a sync or async function into a FunctionTool; use as ``@tool`` or ``@tool(...)``.
 
@@ -394,6 +412,8 @@ def tool(
     the run's state (the HandoffGraph's language and state).
     ``durable=False`` marks a pure function (no I/O) that a durable engine may run in place
     instead of as an activity.
+    ``effect=True`` (with an optional ``reconcile``) declares a call that changes the world
+    once: see [swarmkit.effects][swarmkit.effects].
     """
 
     def decorate(function: Callable[..., Any]) -> FunctionTool:
@@ -407,6 +427,8 @@ def tool(
             needs_approval=needs_approval,
             available_when=available_when,
             durable=durable,
+            effect=effect,
+            reconcile=reconcile,
         )
 
     return decorate if func is None else decorate(func)
@@ -452,6 +474,8 @@ def _build_tool(
     needs_approval: bool,
     available_when: str | None = None,
     durable: bool = True,
+    effect: bool = False,
+    reconcile: Reconcile | None = None,
 ) -> FunctionTool:
     if not callable(func):
         raise ConfigurationError(f"@tool needs a function, got {type(func).__name__}")
@@ -470,6 +494,8 @@ def _build_tool(
         needs_approval=needs_approval,
         available_when=available_when,
         durable=durable,
+        effect=effect,
+        reconcile=reconcile,
         _function=func,
         _arguments=schema,
         _context_parameter=parameters.context,
@@ -482,6 +508,22 @@ def _check_tool_name(name: object) -> None:
         raise ConfigurationError(
             f"tool name {name!r} is not allowed: use 1-64 letters, digits, '_' or '-' "
             "(pass name=... to @tool)"
+        )
+
+
+def _check_effect(name: str, effect: bool, reconcile: object, durable: bool) -> None:
+    if reconcile is not None and not effect:
+        raise ConfigurationError(
+            f"tool {name!r} has a reconcile function but is not an effect: pass effect=True"
+        )
+    if reconcile is not None and not callable(reconcile):
+        raise ConfigurationError(
+            f"the reconcile function of tool {name!r} must be callable as "
+            "reconcile(idempotency_key, arguments)"
+        )
+    if effect and not durable:
+        raise ConfigurationError(
+            f"tool {name!r} is an effect, which changes the outside world: drop durable=False"
         )
 
 

@@ -217,6 +217,7 @@ CORE_PARTS = {
     "conversation",
     "delegation",
     "drawing",
+    "effects",
     "events",
     "exceptions",
     "factory",

@@ -46,6 +46,10 @@ RECORD_KINDS = {
     "again).",
     "model_call": "A model request (as a digest) and its full response.",
     "tool_call": "A tool call: its arguments and its outcome.",
+    "effect_intent": "An effect about to run (`@tool(effect=True)`): tool, executed arguments, "
+    "idempotency key and time, committed before the call.",
+    "effect_reconciled": "A reconcile function's answer for an effect found without an "
+    "outcome: happened (with its result) or not done.",
     "output_rejected": "A typed agent's answer did not validate; the error went back to it.",
     "tool_required": "A model that had to call a tool answered in text and was asked again.",
     "interrupt": "The run paused for a human decision; the pending step.",
@@ -132,11 +136,12 @@ def journaled_kinds() -> set[str]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if _writes_kind(node):
                 kinds.add(node.args[0].value)  # type: ignore[attr-defined]
+    from swarmkit._run._effects import INTENT, RECONCILED  # noqa: PLC0415
     from swarmkit.console._timeline import _STEPS  # noqa: PLC0415 - kinds the timeline shows
     from swarmkit.journal._cursor import STATE_EDITED  # noqa: PLC0415
     from swarmkit.journal._records import AGENT_STARTED  # noqa: PLC0415
 
-    return kinds | set(_STEPS) | {AGENT_STARTED, STATE_EDITED}
+    return kinds | set(_STEPS) | {AGENT_STARTED, STATE_EDITED, INTENT, RECONCILED}
 
 
 def _writes_kind(node: ast.AST) -> bool:

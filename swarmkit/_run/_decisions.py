@@ -23,6 +23,10 @@ from swarmkit.interrupts import Decision, Edit, FieldProblem, PendingDecision
 from swarmkit.plan import AgentPlan
 from swarmkit.spec import SwarmSpec
 
+_EFFECT_EDIT = (
+    "an effect whose outcome is unknown is settled by edit(payload={'result': ...}) when it "
+    "happened, approve() to run it again or reject() when it must not run"
+)
 _STILL_WAITING = "the session still waits for a decision; resume it with a corrected edit"
 
 
@@ -44,6 +48,8 @@ def decision_problems(
             return _payload_problems(plan, str(pending.get("target")), payload)
         case "answer" if not isinstance(payload.get("output"), str):
             return (FieldProblem(field="output", message="an edited answer is a string"),)
+        case "effect" if "result" not in payload:
+            return (FieldProblem(field="result", message=_EFFECT_EDIT),)
         case "tool":
             tool = plan.tools.get(str(pending.get("tool_name")))
             problem = None if tool is None else tool.arguments_problem(json.dumps(payload))
@@ -67,6 +73,8 @@ def _error(spec: SwarmSpec, pending: Mapping[str, Any], text: str) -> SwarmkitEr
         return ConfigurationError(
             f"an edited answer is edit(payload={{'output': '...'}}); {_STILL_WAITING}"
         )
+    if kind == "effect":
+        return ConfigurationError(f"{_EFFECT_EDIT}; {_STILL_WAITING}")
     if kind == "tool":
         return ToolArgumentsError(
             f"the edited arguments for tool {tool!r} do not validate: {text}; {_STILL_WAITING}",

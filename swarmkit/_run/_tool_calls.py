@@ -10,6 +10,7 @@ from swarmkit import events as ev
 from swarmkit._run import _budget as budget
 from swarmkit._run import _replies as replies
 from swarmkit._run._delegate import Delegating, run_delegations
+from swarmkit._run._effects import run_effect
 from swarmkit._run._handoff import enter_view, is_handoff_call, take_one_handoff
 from swarmkit._run._output import after_tool_calls
 from swarmkit._run._parts import RunParts
@@ -181,6 +182,10 @@ async def _outcome(
     hit = run.limit_hit(_counted(run))
     if hit is not None:
         await run.stop(hit)
+    if plan.tools[call.name].effect:
+        return await run_effect(
+            run, plan, call, arguments=arguments, decision=decision, live=_effect_live
+        )
     outcome = await run.tape.replayed_outcome(plan.name, call, arguments)
     if outcome is None:
         outcome = await _run_live(run, plan, call, arguments, answer)
@@ -216,11 +221,24 @@ def _counted(run: RunParts) -> LimitBreach | None:
     return None
 
 
+async def _effect_live(
+    run: RunParts, plan: AgentPlan, call: ToolCall, arguments: str, key: str
+) -> ToolOutcome:
+    """An effect's live call, under the key its intent journaled."""
+    return await _run_live(run, plan, call, arguments, key=key)
+
+
 async def _run_live(
-    run: RunParts, plan: AgentPlan, call: ToolCall, arguments: str, answer: Answer | None
+    run: RunParts,
+    plan: AgentPlan,
+    call: ToolCall,
+    arguments: str,
+    answer: Answer | None = None,
+    *,
+    key: str | None = None,
 ) -> ToolOutcome:
     state = run.state
-    key = f"{state.session_id}:{state.budget.turns}:{call.id}"
+    key = key or f"{state.session_id}:{state.budget.turns}:{call.id}"
     context = run_context(state, idempotency_key=key, answer=answer)
     invoked = run.seams.tool_runner.invoke(plan.tools[call.name], arguments, context)
     try:

@@ -14,9 +14,11 @@ from typing import Any
 from dbos import DBOS, StepOptions
 
 from swarmkit.context import RunContext
+from swarmkit.effects import run_again
 from swarmkit.exceptions import (
     ConfigurationError,
     DurableStepError,
+    EffectOutcomeUnknownError,
     ModelError,
     ToolArgumentsError,
     ToolExecutionError,
@@ -36,6 +38,7 @@ from swarmkit.tools import FunctionTool
 
 MODEL_STEP = "swarmkit.model"
 TOOL_STEP = "swarmkit.tool"
+INTENT_STEP = "swarmkit.effect_intent"
 START_STEP = "swarmkit.start"
 MIRROR_STEP = "swarmkit.mirror"
 
@@ -160,18 +163,40 @@ class StepToolRunner:
         """The tool's outcome, recorded as a step (or replayed from one)."""
         if not tool.durable:
             return await tool.invoke(arguments, context)
+        call = _call_tool
+        if tool.effect:
+            # The intent is a recorded step of its own. When this execution replays it from
+            # the record instead of running it, an earlier one got this far: if the effect's
+            # step then still runs, its earlier attempt was lost and may have happened.
+            wrote: list[bool] = []
+            await DBOS.run_step_async(_options(INTENT_STEP), _write_intent, wrote)
+            call = _call_tool if wrote else _call_again
         try:
-            data = await DBOS.run_step_async(
-                _options(TOOL_STEP), _call_tool, tool, arguments, context
-            )
+            data = await DBOS.run_step_async(_options(TOOL_STEP), call, tool, arguments, context)
         except DurableStepError as exc:
             raise _tool_error(exc, tool) from exc
         self._state.advance(data["at"])
+        if "unknown" in data:
+            raise EffectOutcomeUnknownError(str(data["unknown"]), tool_name=tool.name)
         return outcome_from_data(data["outcome"])
+
+
+async def _write_intent(wrote: list[bool]) -> dict[str, Any]:
+    wrote.append(True)
+    return {"at": time.time()}
 
 
 async def _call_tool(tool: FunctionTool, arguments: str, context: RunContext) -> dict[str, Any]:
     outcome = await tool.invoke(arguments, context)
+    return {"at": time.time(), "outcome": outcome_to_data(outcome)}
+
+
+async def _call_again(tool: FunctionTool, arguments: str, context: RunContext) -> dict[str, Any]:
+    """An effect whose earlier attempt was lost: reconciled, or its outcome is unknown."""
+    try:
+        outcome = await run_again(tool, arguments, context)
+    except EffectOutcomeUnknownError as exc:
+        return {"at": time.time(), "unknown": str(exc)}
     return {"at": time.time(), "outcome": outcome_to_data(outcome)}
 
 

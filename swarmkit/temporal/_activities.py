@@ -10,7 +10,14 @@ from typing import Any, TypeVar
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from swarmkit.exceptions import ConfigurationError, ModelError, SwarmkitError, ToolArgumentsError
+from swarmkit.effects import run_again
+from swarmkit.exceptions import (
+    ConfigurationError,
+    EffectOutcomeUnknownError,
+    ModelError,
+    SwarmkitError,
+    ToolArgumentsError,
+)
 from swarmkit.lowlevel import append_mirrored, context_from_data, outcome_to_data, response_to_data
 from swarmkit.temporal._data import (
     MirrorInput,
@@ -75,10 +82,16 @@ class SwarmActivities:
         """Run one function tool call; a tool's own failure is an outcome, as in process."""
         function = _or_fail(lambda: self._tool(call))
         context = context_from_data(call.context, payload_types=self._payload_types(call.swarm))
+        # A later attempt of an effect follows one that was lost (a killed worker, a
+        # timeout) and may have happened: it is reconciled instead of run blindly.
+        again = function.effect and activity.info().attempt > 1
         try:
             async with _heartbeating():
-                outcome = await function.invoke(call.arguments, context)
-        except ToolArgumentsError as exc:
+                if again:
+                    outcome = await run_again(function, call.arguments, context)
+                else:
+                    outcome = await function.invoke(call.arguments, context)
+        except (ToolArgumentsError, EffectOutcomeUnknownError) as exc:
             raise ApplicationError(str(exc), type=type(exc).__name__, non_retryable=True) from exc
         return outcome_to_data(outcome)
 

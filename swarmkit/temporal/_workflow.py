@@ -16,6 +16,7 @@ from swarmkit.events import Event, EventObserver, ModelCallFinished, RunFinished
 from swarmkit.exceptions import (
     ConfigurationChangedError,
     ConfigurationError,
+    EffectOutcomeUnknownError,
     ModelError,
     SwarmkitError,
     ToolExecutionError,
@@ -398,6 +399,8 @@ def _failed_tool(tool: FunctionTool, exc: ActivityError) -> ToolOutcome:
     cause = exc.cause
     if isinstance(cause, ApplicationError) and cause.type == "ConfigurationError":
         raise ConfigurationError(cause.message) from exc
+    if isinstance(cause, ApplicationError) and cause.type == "EffectOutcomeUnknownError":
+        raise EffectOutcomeUnknownError(cause.message, tool_name=tool.name) from exc
     error = ToolExecutionError(
         f"Error: the tool failed on every attempt: {cause}", tool_name=tool.name
     )

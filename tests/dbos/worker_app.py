@@ -20,7 +20,7 @@ from swarmkit.dbos import DurableSwarms, QueueLimits
 from swarmkit.journal import open_journal
 from swarmkit.messages import AssistantMessage, ToolCall, ToolMessage
 from swarmkit.models import ModelRequest, ModelResponse
-from tests.temporal.swarms import STATE_DIR, GatedModel, slow_lookup
+from tests.temporal.swarms import STATE_DIR, GatedModel, cashier, slow_lookup, teller
 
 CHANGED = "SWARMKIT_TEST_CHANGED"
 """Set to 1 to serve the clerk with other instructions (another swarm fingerprint)."""
@@ -36,6 +36,8 @@ def swarms() -> dict[str, Swarm]:
         "clerk": Swarm([clerk], "clerk", model=GatedModel()),
         "desk": Swarm([clerk], "clerk", model=GatedModel(), interrupt_after=["clerk"]),
         "courier": Swarm([courier], "courier", model=CourierModel()),
+        "cashier": cashier,
+        "teller": teller,
     }
 
 

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from swarmkit import Agent, Handoff, HandoffGraph, Swarm, filters, tool
 from swarmkit.context import RunContext
+from swarmkit.effects import Happened, NotDone
 from swarmkit.messages import AssistantMessage, ToolCall, ToolMessage
 from swarmkit.models import ModelRequest, ModelResponse, Usage
 from swarmkit.testing import ScriptedModel, ScriptedTurn, text, tool_call, transfer
@@ -140,3 +141,53 @@ clerk = Swarm(
     model=GatedModel(),
 )
 """The kill tests' swarm (``tests.temporal.swarms:clerk``)."""
+
+
+# -- the effect kill tests: a payment noted in a ledger file, then a gate -----------------------
+
+
+def paid_keys() -> list[str]:
+    """The idempotency keys of every payment the ledger received (the outside system)."""
+    ledger = _state() / "ledger.txt"
+    return ledger.read_text().split() if ledger.exists() else []
+
+
+def _reconcile_payment(key: str, arguments: dict[str, Any]) -> Happened | NotDone:
+    """Ask the ledger whether the payment with this key went through."""
+    return Happened(result=f"paid {arguments['order']}") if key in paid_keys() else NotDone()
+
+
+async def _pay(order: str, context: RunContext) -> str:
+    """Take a payment for an order, then wait at the tool gate (where a test kills)."""
+    with (_state() / "ledger.txt").open("a") as ledger:
+        ledger.write(f"{context.idempotency_key}\n")
+    await _gate("tool")
+    return f"paid {order}"
+
+
+class PayingModel:
+    """Calls pay for order A-1 first; answers once its result is in."""
+
+    name = "paying"
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        """The next step, decided from the request alone."""
+        results = [m for m in request.messages if isinstance(m, ToolMessage)]
+        if not results:
+            call = ToolCall(id="call_pay", name="pay", arguments='{"order": "A-1"}')
+            message = AssistantMessage(tool_calls=(call,))
+        else:
+            message = AssistantMessage(content=f"done: {results[-1].content}")
+        return ModelResponse(message=message, usage=Usage(total_tokens=1), model=self.name)
+
+
+def _cashier(reconcile: Any) -> Swarm:
+    pay = tool(effect=True, reconcile=reconcile, name="pay")(_pay)
+    agent = Agent(name="cashier", instructions="Take payments.", tools=[pay])
+    return Swarm([agent], "cashier", model=PayingModel())
+
+
+cashier = _cashier(_reconcile_payment)
+"""Pays with a reconcile function (``tests.temporal.swarms:cashier``)."""
+teller = _cashier(None)
+"""Pays without one: a lost attempt waits for a person (``tests.temporal.swarms:teller``)."""

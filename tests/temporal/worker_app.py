@@ -11,7 +11,7 @@ from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
 
 from swarmkit.temporal import ActivityOptions, SwarmPlugin
-from tests.temporal.swarms import GatedModel
+from tests.temporal.swarms import GatedModel, PayingModel
 
 QUICK = ActivityOptions(
     start_to_close_timeout=timedelta(seconds=2),
@@ -23,8 +23,12 @@ QUICK = ActivityOptions(
 async def main(address: str, queue: str) -> None:
     """Serve the clerk swarm until killed."""
     plugin = SwarmPlugin(
-        swarms={"clerk": "tests.temporal.swarms:clerk"},
-        models={"gated": GatedModel()},
+        swarms={
+            "clerk": "tests.temporal.swarms:clerk",
+            "cashier": "tests.temporal.swarms:cashier",
+            "teller": "tests.temporal.swarms:teller",
+        },
+        models={"gated": GatedModel(), "paying": PayingModel()},
         model_options=QUICK,
         tool_options=QUICK,
     )

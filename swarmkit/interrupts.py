@@ -12,9 +12,10 @@ from typing import Any, Literal, Protocol
 class PendingDecision:
     """What a paused run is about to do, waiting for a human to approve, reject or edit it."""
 
-    kind: Literal["agent", "handoff", "tool", "answer", "question"]
+    kind: Literal["agent", "handoff", "tool", "answer", "question", "person"]
     """Entering an agent (``interrupt_before``), a handoff, a tool that needs approval, an
-    agent's answer (``interrupt_after``), or a tool's question for a person."""
+    agent's answer (``interrupt_after``), a tool's question for a person, or a conversation
+    handed off to a queue of people (``PeopleQueue``), waiting for a person to take over."""
     agent: str
     """The active agent when the run paused."""
     target: str | None = None
@@ -24,7 +25,8 @@ class PendingDecision:
     payload: Mapping[str, Any] | None = None
     """The handoff payload or the tool's arguments, as JSON-safe data; for ``answer``
     (``interrupt_after``) ``{"output": text}``; for ``question`` (a tool's ``ToolResult(ask=)``)
-    ``{"question": text}``."""
+    ``{"question": text}``; for ``person``: the queue's name, priority and deadline and the
+    handoff's payload (see ``swarmkit.people``)."""
     decided_by: str | None = None
     """For a handoff: rule, llm or tool."""
 

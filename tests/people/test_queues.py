@@ -171,3 +171,66 @@ async def test_a_graph_rule_can_hand_off_to_a_queue(tmp_path: Path) -> None:
 
     assert result.pending is not None and result.pending.kind == "person"
     assert [c.queue for c in await queues.waiting(journal)] == ["desk"]
+
+
+async def test_the_round_trip_works_on_postgres(postgres_dsn: str) -> None:
+    """Park, claim, reply and hand back on a Postgres journal."""
+    from swarmkit.journal import PostgresJournal  # noqa: PLC0415 - the postgres extra
+
+    async with PostgresJournal(postgres_dsn) as journal:
+        model = ScriptedModel(transfer("refunds-desk", order="7", amount=30), text("Booked."))
+        swarm = await _parked(journal, model)
+        await queues.claim(journal, "s1", by="ana")
+        with pytest.raises(PeopleQueueError, match="already claimed"):
+            await queues.claim(journal, "s1", by="bo")
+        await queues.reply(journal, "s1", by="ana", text="Approved.")
+
+        result = await queues.hand_back(swarm, "s1", to="billing", by="ana")
+
+        assert result.final_output == "Booked."
+        assert session_status(await journal.read("s1")) == "finished"
+
+
+async def test_an_unclaimed_conversation_past_its_deadline_is_escalated_once(
+    tmp_path: Path,
+) -> None:
+    """On the clock given, an overdue conversation gets one journaled escalation, listed."""
+    journal = SQLiteJournal(tmp_path / "j.db")
+    model = ScriptedModel(transfer("refunds-desk", order="7", amount=3))
+    await _parked(journal, model, deadline=timedelta(minutes=10))
+    (fresh,) = await queues.waiting(journal, now=None)
+    assert fresh.parked_at is not None
+    parked = fresh.parked_at
+
+    assert await queues.escalate(journal, now=parked + 599) == ()
+    (late,) = await queues.escalate(journal, now=parked + 601)
+    assert await queues.escalate(journal, now=parked + 900) == ()
+
+    assert late.escalated_at == parked + 601
+    (listed,) = await queues.waiting(journal, now=parked + 900)
+    assert (listed.overdue, listed.escalated_at) == (True, parked + 601)
+    kinds = [r.kind for r in await journal.read("s1")]
+    assert kinds.count("queue_escalated") == 1
+
+
+async def test_listing_escalates_and_a_claimed_conversation_is_never_escalated(
+    tmp_path: Path,
+) -> None:
+    """Listing sweeps too; once someone claims a conversation its deadline no longer counts."""
+    journal = SQLiteJournal(tmp_path / "j.db")
+    swarm = _swarm(
+        ScriptedModel(
+            transfer("refunds-desk", order="1", amount=1),
+            transfer("refunds-desk", order="2", amount=2),
+        ),
+        journal,
+        deadline=timedelta(seconds=0),
+    )
+    await swarm.run("first", session_id="a")
+    await swarm.run("second", session_id="b")
+    await queues.claim(journal, "a", by="ana")
+
+    listed = await queues.waiting(journal, now=10**10)
+
+    escalated = {c.session_id: c.escalated_at is not None for c in listed}
+    assert escalated == {"a": False, "b": True}

@@ -19,16 +19,7 @@ from swarmkit.exceptions import ConfigurationError, PeopleQueueError
 from swarmkit.interrupts import Decision, Edit, FieldProblem
 from swarmkit.models import ModelRequest, ModelResponse
 
-__all__ = [
-    "PeopleQueue",
-    "PersonReply",
-    "TakeOver",
-    "is_people_queue",
-    "parked_data",
-    "take_over_decision",
-    "take_over_of",
-    "take_over_problems",
-]
+__all__ = ["PeopleQueue", "PersonReply", "TakeOver"]
 
 
 class _NobodysModel:

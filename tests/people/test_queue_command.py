@@ -73,3 +73,15 @@ def test_a_hand_back_to_an_unknown_agent_fails_and_keeps_it_waiting(
     assert "no agent named 'nobody'" in capsys.readouterr().err
     assert main(["queue", "list", "--json", "--journal", journal]) == 0
     assert [c["claimed_by"] for c in json.loads(capsys.readouterr().out)] == ["ana"]
+
+
+def test_a_run_that_parks_says_how_a_person_takes_over(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run's last line points at `swarmkit queue claim`, not at an approval."""
+    _park(tmp_path / "j.db")
+
+    out = capsys.readouterr().out
+
+    assert "queue claim c1 --by NAME" in out
+    assert "--approve" not in out

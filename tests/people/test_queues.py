@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from pathlib import Path
 
@@ -234,3 +235,37 @@ async def test_listing_escalates_and_a_claimed_conversation_is_never_escalated(
 
     escalated = {c.session_id: c.escalated_at is not None for c in listed}
     assert escalated == {"a": False, "b": True}
+
+
+async def test_a_handed_back_session_replays_with_no_model_call(tmp_path: Path) -> None:
+    """Replay steps over the people's notes and takes the journaled hand-back again."""
+    journal = SQLiteJournal(tmp_path / "j.db")
+    model = ScriptedModel(transfer("refunds-desk", order="7", amount=3), text("Booked."))
+    swarm = await _parked(journal, model)
+    await queues.claim(journal, "s1", by="ana")
+    await queues.reply(journal, "s1", by="ana", text="Approved.")
+    await queues.hand_back(swarm, "s1", to="billing", by="ana")
+    idle = ScriptedModel()
+
+    replayed = await _swarm(idle, journal).replay("s1")
+
+    assert replayed.final_output == "Booked."
+    assert replayed.trail == ("triage", "refunds-desk", "billing")
+    assert idle.requests == []
+
+
+async def test_two_claims_at_once_in_one_process_leave_one_claim(tmp_path: Path) -> None:
+    """Two connections claiming together: one wins, the other is refused, one record."""
+    path = tmp_path / "j.db"
+    with SQLiteJournal(path) as journal:
+        await _parked(journal, ScriptedModel(transfer("refunds-desk", order="7", amount=3)))
+    with SQLiteJournal(path) as first, SQLiteJournal(path) as second:
+        outcomes = await asyncio.gather(
+            queues.claim(first, "s1", by="ana"),
+            queues.claim(second, "s1", by="bo"),
+            return_exceptions=True,
+        )
+        records = await first.read("s1")
+
+    assert sum(isinstance(o, PeopleQueueError) for o in outcomes) == 1
+    assert [r.kind for r in records].count("queue_claimed") == 1

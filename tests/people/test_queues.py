@@ -14,11 +14,12 @@ from swarmkit import (
     ConfigurationError,
     Handoff,
     HandoffGraph,
+    JournalError,
     PeopleQueueError,
     Swarm,
     queues,
 )
-from swarmkit.journal import Journal, SQLiteJournal, session_status
+from swarmkit.journal import Journal, JournalRecord, SQLiteJournal, session_status
 from swarmkit.messages import AssistantMessage
 from swarmkit.models import Model
 from swarmkit.people import PeopleQueue
@@ -269,3 +270,18 @@ async def test_two_claims_at_once_in_one_process_leave_one_claim(tmp_path: Path)
 
     assert sum(isinstance(o, PeopleQueueError) for o in outcomes) == 1
     assert [r.kind for r in records].count("queue_claimed") == 1
+
+
+async def test_a_claim_written_from_a_stale_read_is_refused_by_the_store(tmp_path: Path) -> None:
+    """Under the lease, the store's own check: a note at a seq another claim took fails."""
+    journal = SQLiteJournal(tmp_path / "j.db")
+    await _parked(journal, ScriptedModel(transfer("refunds-desk", order="7", amount=3)))
+    stale = len(await journal.read("s1"))
+    await queues.claim(journal, "s1", by="ana")
+    late = JournalRecord(session_id="s1", seq=stale, kind="queue_claimed", data={"by": "bo"})
+
+    with pytest.raises(JournalError):
+        await journal.append([late])
+
+    (found,) = await queues.waiting(journal)
+    assert found.claimed_by == "ana"

@@ -285,3 +285,16 @@ async def test_a_claim_written_from_a_stale_read_is_refused_by_the_store(tmp_pat
 
     (found,) = await queues.waiting(journal)
     assert found.claimed_by == "ana"
+
+
+async def test_a_conversation_cannot_be_handed_back_to_a_queue(tmp_path: Path) -> None:
+    """Only agents take a conversation back; a queue's name is refused, nothing written."""
+    journal = SQLiteJournal(tmp_path / "j.db")
+    swarm = await _parked(journal, ScriptedModel(transfer("refunds-desk", order="7", amount=3)))
+    await queues.claim(journal, "s1", by="ana")
+    before = await journal.read("s1")
+
+    with pytest.raises(PeopleQueueError, match="no agent named 'refunds-desk'"):
+        await queues.hand_back(swarm, "s1", to="refunds-desk", by="ana")
+
+    assert await journal.read("s1") == before

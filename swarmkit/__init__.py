@@ -5,7 +5,7 @@ import typing as _typing
 from swarmkit._lazy import lazy_getattr as _lazy_getattr
 
 if _typing.TYPE_CHECKING:
-    from swarmkit import filters, testing
+    from swarmkit import filters, queues, testing
     from swarmkit.agent import Agent
     from swarmkit.conditions import Condition, compile_condition
     from swarmkit.config import SwarmConfig
@@ -22,6 +22,7 @@ if _typing.TYPE_CHECKING:
         MaxHandoffsExceeded,
         MaxTurnsExceeded,
         ModelError,
+        PeopleQueueError,
         ReplayDivergenceError,
         RunError,
         SessionBusyError,
@@ -48,6 +49,7 @@ if _typing.TYPE_CHECKING:
         RetryPolicy,
         Timeouts,
     )
+    from swarmkit.people import PeopleQueue
     from swarmkit.result import HandoffRecord, NextTurnDecision, RuleDecision, RunResult
     from swarmkit.swarm import Swarm
     from swarmkit.testing import RecordingModel, ScriptedModel
@@ -86,6 +88,8 @@ __all__ = [
     "OpenAIModel",
     "OpenAIResponsesModel",
     "PendingDecision",
+    "PeopleQueue",
+    "PeopleQueueError",
     "RecordingModel",
     "ReplayDivergenceError",
     "RetryPolicy",
@@ -113,6 +117,7 @@ __all__ = [
     "compile_condition",
     "edit",
     "filters",
+    "queues",
     "reject",
     "swarm_factory",
     "testing",
@@ -139,6 +144,7 @@ _HOMES: dict[str, str] = {
             "MaxHandoffsExceeded",
             "MaxTurnsExceeded",
             "ModelError",
+            "PeopleQueueError",
             "ReplayDivergenceError",
             "RunError",
             "SessionBusyError",
@@ -183,6 +189,8 @@ _HOMES: dict[str, str] = {
     "RecordingModel": "swarmkit.testing",
     "ScriptedModel": "swarmkit.testing",
     "filters": "swarmkit.filters",
+    "queues": "swarmkit.queues",
+    "PeopleQueue": "swarmkit.people",
     "testing": "swarmkit.testing",
     "FunctionTool": "swarmkit.tools",
     "ToolResult": "swarmkit.tools",

@@ -31,6 +31,8 @@ SwarmkitError
 │   ├── SessionExistsError                     a new session was given a used id
 │   └── ReplayDivergenceError                  replay asked what the journal does not hold
 ├── DurableStepError                           a failure a durable engine recorded, read back
+├── PeopleQueueError                           a person's claim, reply, hand-back or close
+│                                              that cannot be taken (nothing is written)
 ├── ViewerError                                the session viewer could not start
 └── InteropRequestError (also ValueError)      an A2A message or AG-UI run input that
                                                cannot be acted on (e.g. no decision)
@@ -255,6 +257,19 @@ class DurableStepError(SwarmkitError):
     def __init__(self, message: str, *, kind: str) -> None:
         self.kind = kind
         super().__init__(message)
+
+
+class PeopleQueueError(SwarmkitError):
+    """A claim, reply, hand-back or close on a conversation waiting for a person that cannot
+    be taken: not waiting, claimed by someone else, nobody claimed it, an unknown agent.
+    Nothing is written; ``session_id`` and ``claimed_by`` say which and by whom."""
+
+    def __init__(
+        self, message: str, *, session_id: str | None = None, claimed_by: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.session_id = session_id
+        self.claimed_by = claimed_by
 
 
 class ViewerError(SwarmkitError):

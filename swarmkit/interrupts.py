@@ -12,10 +12,11 @@ from typing import Any, Literal, Protocol
 class PendingDecision:
     """What a paused run is about to do, waiting for a human to approve, reject or edit it."""
 
-    kind: Literal["agent", "handoff", "tool", "answer", "question", "effect"]
+    kind: Literal["agent", "handoff", "tool", "answer", "question", "effect", "person"]
     """Entering an agent (``interrupt_before``), a handoff, a tool that needs approval, an
-    agent's answer (``interrupt_after``), a tool's question for a person, or an effect whose
-    outcome is unknown (its intent was journaled, its outcome never was)."""
+    agent's answer (``interrupt_after``), a tool's question for a person, an effect whose
+    outcome is unknown (its intent was journaled, its outcome never was), or a conversation
+    handed off to a queue of people (``PeopleQueue``), waiting for a person to take over."""
     agent: str
     """The active agent when the run paused."""
     target: str | None = None
@@ -28,7 +29,8 @@ class PendingDecision:
     ``{"question": text}``; for ``effect`` ``{"outcome": "unknown", "idempotency": key,
     "arguments": {...}, "intent_at": seconds}`` and ``"error"`` when the reconcile function
     failed (approve runs it again, ``edit(payload={"result": ...})`` says it happened with that
-    result, reject says it must not run)."""
+    result, reject says it must not run); for ``person``: the queue's name, priority and
+    deadline and the handoff's payload (see ``swarmkit.people``)."""
     decided_by: str | None = None
     """For a handoff: rule, llm or tool."""
 

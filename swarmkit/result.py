@@ -29,9 +29,10 @@ StopReason = Literal[
 """Why a run stopped; a limit or a cycle is never reported as ``final_output``;
 ``invalid_output`` means a typed agent's answers kept failing validation."""
 
-DecidedBy = Literal["rule", "llm", "tool", "budget"]
-"""Who chose a handoff: a HandoffGraph rule, the model's transfer call, a tool's ``goto``, or
-an agent's spent ``handoff_budget`` continuing to its ``then`` agent."""
+DecidedBy = Literal["rule", "llm", "tool", "budget", "person"]
+"""Who chose a handoff: a HandoffGraph rule, the model's transfer call, a tool's ``goto``, an
+agent's spent ``handoff_budget`` continuing to its ``then`` agent, or a person handing a
+conversation back from a queue of people."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

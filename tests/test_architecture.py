@@ -230,7 +230,9 @@ CORE_PARTS = {
     "lowlevel",
     "messages",
     "models",
+    "people",
     "plan",
+    "queues",
     "redaction",
     "result",
     "runtime",
@@ -252,6 +254,8 @@ CORE_PRIVATE_IMPORTS = {
     ("_sessions", "swarmkit.journal._digest"),
     ("_sessions", "swarmkit.journal._records"),
     ("_sessions", "swarmkit.journal._tape"),
+    # A queue of people's notes sit beside a run's records, which resume steps over.
+    ("queues.py", "swarmkit.journal._records"),
     # The extenders' door re-exports the journal's engine-level parts from where they live.
     *(
         ("lowlevel.py", f"swarmkit.journal.{module}")

@@ -47,7 +47,7 @@ def test_all_is_exactly_the_public_names() -> None:
         if not name.startswith("_") and not isinstance(value, types.ModuleType)
     }
     lazy = {"OpenAIModel", "OpenAIResponsesModel", "RetryPolicy"}
-    modules = {"filters", "testing"}
+    modules = {"filters", "queues", "testing"}
     assert public - lazy == set(swarmkit.__all__) - lazy - modules - {"__version__"}
 
 

@@ -39,7 +39,7 @@ RECORD_KINDS = {
     "agent_started": "An agent became active (with its sub-session id).",
     "rule": "A HandoffGraph rule was evaluated: which edge fired, and why earlier ones did not.",
     "handoff": "A handoff was performed: source, target, who decided (rule, llm, tool, "
-    "budget), payload.",
+    "budget, person), payload.",
     "handoff_refused": "A handoff call was not taken, and why (limit, cycle, not offered, "
     "payload).",
     "on_handoff": "The outcome of a handoff's `on_handoff` callback (replay does not call it "
@@ -54,6 +54,10 @@ RECORD_KINDS = {
     "tool_required": "A model that had to call a tool answered in text and was asked again.",
     "interrupt": "The run paused for a human decision; the pending step.",
     "resumed": "A human decision (approve, reject, edit) the run went on with.",
+    "queue_claimed": "Between runs: a person claimed a conversation waiting at a queue of "
+    "people (who, when).",
+    "queue_replied": "Between runs: the person who claimed it replied (who, what, when).",
+    "queue_escalated": "Between runs: nobody claimed it within its queue's deadline.",
     "limit_reached": "A time or usage limit stopped the run (`LimitBreach`).",
     "state_edited": "A fork's edit of the context, applied where the journal holds it.",
     "run_finished": "The end: stop reason, final output and its text, usage.",
@@ -139,9 +143,9 @@ def journaled_kinds() -> set[str]:
     from swarmkit._run._effects import INTENT, RECONCILED  # noqa: PLC0415
     from swarmkit.console._timeline import _STEPS  # noqa: PLC0415 - kinds the timeline shows
     from swarmkit.journal._cursor import STATE_EDITED  # noqa: PLC0415
-    from swarmkit.journal._records import AGENT_STARTED  # noqa: PLC0415
+    from swarmkit.journal._records import AGENT_STARTED, PERSON_NOTES  # noqa: PLC0415
 
-    return kinds | set(_STEPS) | {AGENT_STARTED, STATE_EDITED, INTENT, RECONCILED}
+    return kinds | set(_STEPS) | {AGENT_STARTED, STATE_EDITED, INTENT, RECONCILED} | PERSON_NOTES
 
 
 def _writes_kind(node: ast.AST) -> bool:

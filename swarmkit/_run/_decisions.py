@@ -16,10 +16,12 @@ from pydantic import ValidationError
 from swarmkit.exceptions import (
     ConfigurationError,
     HandoffPayloadError,
+    PeopleQueueError,
     SwarmkitError,
     ToolArgumentsError,
 )
 from swarmkit.interrupts import Decision, Edit, FieldProblem, PendingDecision
+from swarmkit.people import take_over_problems
 from swarmkit.plan import AgentPlan
 from swarmkit.spec import SwarmSpec
 
@@ -37,6 +39,8 @@ def decision_problems(
     ``pending`` is the journaled pause (a mapping) or the ``PendingDecision`` itself."""
     if isinstance(pending, PendingDecision):
         pending = {f.name: getattr(pending, f.name) for f in fields(pending)}
+    if isinstance(pending, Mapping) and pending.get("kind") == "person":
+        return take_over_problems({n: p.agent for n, p in spec.plans.items()}, decision)
     if not isinstance(decision, Edit) or not isinstance(pending, Mapping):
         return ()
     plan = spec.plans.get(str(pending.get("agent")))
@@ -69,6 +73,8 @@ def check_decision(spec: SwarmSpec, pending: Any, decision: Decision) -> None:
 
 def _error(spec: SwarmSpec, pending: Mapping[str, Any], text: str) -> SwarmkitError:
     kind, target, tool = pending.get("kind"), str(pending.get("target")), pending.get("tool_name")
+    if kind == "person":
+        return PeopleQueueError(f"{text}; {_STILL_WAITING}")
     if kind == "answer":
         return ConfigurationError(
             f"an edited answer is edit(payload={{'output': '...'}}); {_STILL_WAITING}"

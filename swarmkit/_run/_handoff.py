@@ -97,6 +97,12 @@ async def try_handoff(
     return await _perform(run, plan, request, decided_by, condition)
 
 
+async def hand_over_from_person(run: RunParts, plan: AgentPlan, agent: str) -> HandedOff:
+    """A person hands a conversation back from a queue: no limit or cycle rule refuses it."""
+    request = HandoffRequest(target=agent, payload=None, message=None)
+    return await _perform(run, plan, request, "person", None)
+
+
 async def refuse(
     run: RunParts,
     plan: AgentPlan,

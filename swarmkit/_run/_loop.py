@@ -16,6 +16,7 @@ from swarmkit._run._handoff import enter
 from swarmkit._run._output import accept_answer
 from swarmkit._run._parts import RunParts
 from swarmkit._run._pauses import answer_stands
+from swarmkit._run._people import take_over
 from swarmkit._run._request import build_request
 from swarmkit._run._routing import route, routes
 from swarmkit._run._state import RunState, build_result, finish_reason, finished_data
@@ -44,6 +45,7 @@ from swarmkit.models import (
     server_of,
 )
 from swarmkit.models import TextDelta as ModelTextDelta
+from swarmkit.people import is_people_queue
 from swarmkit.plan import AgentPlan
 from swarmkit.result import RunResult
 from swarmkit.spec import RunSeams, SwarmSpec
@@ -169,10 +171,10 @@ class RunLoop:
             plan = run.swarm.plans[run.state.agent]
             step: Step
             try:
-                step = await route(run, plan) if routes(run, plan) else Continued()
+                step = await self._before_call(plan)
                 for event in step.events:
                     yield event
-                if not isinstance(step, HandedOff):
+                if isinstance(step, Continued):
                     # The common step (no rules, no streaming) passes through no nested
                     # generator: each layer would cost every event one more resumption.
                     call = await self._start_call(plan)
@@ -207,6 +209,14 @@ class RunLoop:
                     return
                 case _:
                     assert_never(step)
+
+    async def _before_call(self, plan: AgentPlan) -> HandedOff | Continued | Answered:
+        """A queue of people's turn (a person's), else a spent budget's continuation or the
+        rules; ``Continued`` leaves the step to the model."""
+        run = self._run
+        if is_people_queue(plan.agent):
+            return await take_over(run, plan)
+        return await route(run, plan) if routes(run, plan) else Continued()
 
     async def _after_answer(self, plan: AgentPlan, response: ModelResponse) -> Answered | Continued:
         """A turn with no tool calls: the answer that ends the run, unless it is sent back or a

@@ -21,6 +21,9 @@ from swarmkit.result import HandoffRecord, StopReason
 class Answered:
     """The active agent's answer stands: the run ends with it."""
 
+    events: tuple[ev.Event, ...] = ()
+    """What to stream for it before the run's end, unless already streamed."""
+
 
 @dataclass(frozen=True, slots=True)
 class HandedOff:

@@ -44,7 +44,7 @@ from swarmkit.journal._course import (
     resumable_prefix,
 )
 from swarmkit.journal._digest import PartCache
-from swarmkit.journal._records import RecordSink
+from swarmkit.journal._records import RecordSink, last_run_record
 from swarmkit.limits import UsageLimits
 from swarmkit.redaction import Redactor
 from swarmkit.result import RunResult, SentRequest, SessionState
@@ -236,7 +236,8 @@ class Sessions:
         store, records, start = await self.read(session_id, journal)
         _check_resumable(records, session_id, decision)
         if decision is not None:
-            check_decision(self.spec, records[-1].data.get("pending"), decision)
+            end = last_run_record(records)
+            check_decision(self.spec, end.data.get("pending") if end else None, decision)
         course = Resume(
             journal=store,
             prefix=resumable_prefix(replayable(records)),
@@ -316,7 +317,8 @@ def _check_resumable(
     records: Sequence[JournalRecord], session_id: str, decision: Decision | None
 ) -> None:
     status = session_status(records)
-    reason = records[-1].data.get("stop_reason")
+    end = last_run_record(records)
+    reason = end.data.get("stop_reason") if end else None
     if status != "running" and reason not in _RESUMABLE:
         raise JournalError(
             f"session {session_id!r} already finished ({reason}); replay it instead of resuming"

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swarmkit.cli._eval import add_eval
+from swarmkit.cli._queue import add_queue
 from swarmkit.cli._rules import add_rules_command
 from swarmkit.cli._serve import add_serve
 from swarmkit.cli._usage import (
@@ -196,6 +197,7 @@ def _parser() -> argparse.ArgumentParser:
     add_eval(commands)
     add_serve(commands, _command, _journal_option)
     _add_rules(commands)
+    add_queue(commands, _journal_option)
     return parser
 
 

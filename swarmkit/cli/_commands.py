@@ -282,7 +282,10 @@ def _say_how_to_continue(result: RunResult, target: str, path: Path | str) -> No
     where = journal_label(path)
     resume = f"{program()} resume {result.session_id} --swarm {target} --journal {where}"
     status = status_of(result.stop_reason)
-    if result.pending is not None:
+    if result.pending is not None and result.pending.kind == "person":
+        claim = f"{program()} queue claim {result.session_id} --by NAME --journal {where}"
+        print(f"  next:   {claim}   (then reply, and hand-back or close)")
+    elif result.pending is not None:
         print(f"  next:   {resume} --approve   (or --reject REASON, or --edit JSON; --by NAME)")
     elif status == "failed" and result.stop_reason == "error":
         print(f"  next:   {resume}   (retries the failed step; the steps before it replay)")

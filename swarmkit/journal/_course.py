@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from swarmkit.interrupts import Decision
-from swarmkit.journal._records import Journal, JournalRecord, RecordSink
+from swarmkit.journal._records import PERSON_NOTES, Journal, JournalRecord, RecordSink
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -168,6 +168,7 @@ def replayable(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:
     """A whole session as one run for replay: an attempt that failed or was stopped by Ctrl-C
     and then resumed leaves its end (and its failed model call) out, as resume did."""
     kept: list[JournalRecord] = []
+    records = [r for r in records if r.kind not in PERSON_NOTES]
     for record in records:
         ended_early = record.kind == "run_finished" and (
             record.data.get("stop_reason") == "error" or record.data.get("cancelled")

@@ -26,6 +26,10 @@ LIMIT_REASONS = frozenset({"max_handoffs", "max_turns", "cycle", "timeout", "usa
 RUN_STARTED = "run_started"
 RUN_FINISHED = "run_finished"
 AGENT_STARTED = "agent_started"
+PERSON_NOTES = frozenset({"queue_claimed", "queue_replied", "queue_escalated"})
+"""What people add to a conversation parked for them, between runs (a claim, a reply, an
+escalation): a resumed or replayed run steps over them; the hand-back's decision carries
+the replies into the run."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -324,10 +328,19 @@ def session_status(records: Sequence[JournalRecord]) -> Status:
     record (or a crash: a dead run's lease expires), then ``waiting`` for a human decision,
     ``cancelled`` (Ctrl-C), ``failed`` (an error or an invalid typed answer), ``limited``
     (a limit or cycle shaped the end) or ``finished``."""
-    if not records or records[-1].kind != RUN_FINISHED:
+    last = last_run_record(records)
+    if last is None or last.kind != RUN_FINISHED:
         return "running"
-    data = records[-1].data
+    data = last.data
     return status_of(data.get("stop_reason"), cancelled=bool(data.get("cancelled")))
+
+
+def last_run_record(records: Sequence[JournalRecord]) -> JournalRecord | None:
+    """The session's last record a run wrote (people's notes after a pause stepped over)."""
+    for record in reversed(records):
+        if record.kind not in PERSON_NOTES:
+            return record
+    return None
 
 
 def status_of(stop_reason: object, *, cancelled: bool = False) -> Status:

@@ -15,9 +15,11 @@ from urllib.parse import unquote
 from swarmkit.bounds import json_problem
 from swarmkit.exceptions import SessionNotFoundError, SwarmkitError
 from swarmkit.journal import Journal, JournalRecord, turn_of, turn_sessions
+from swarmkit.people import is_people_queue
 from swarmkit.swarm import Swarm
 from swarmkit.ui._decisions import DecisionRefused, decide, decision_from
 from swarmkit.ui._picture import Edge, draw_svg, mark_path, swarm_edges
+from swarmkit.ui._queue import ACTIONS, act, waiting_list
 from swarmkit.ui._redact import redact
 from swarmkit.ui._replay import replay_session
 from swarmkit.ui._requests import NEEDS_SWARM, RequestsNotShown, SentRequests
@@ -91,7 +93,11 @@ class Viewer:
                 if action == "replay":
                     return await self._replay(unquote(session_id), data)
                 return await self._decide(unquote(session_id), data)
-            case _, ["sessions", _, "replay" | "decision"]:
+            case "GET", ["queue"]:
+                return Reply(status=200, body=await waiting_list(self.journal))
+            case "POST", ["queue", session_id, action] if action in ACTIONS:
+                return await self._queue_action(unquote(session_id), action, _json(body))
+            case _, ["sessions", _, "replay" | "decision"] | ["queue", _, _]:
                 return _error(405, "this request changes state: send it as POST")
             case _:
                 return _error(404, f"no API at /api/{'/'.join(parts)}")
@@ -101,6 +107,9 @@ class Viewer:
             "swarm": self.swarm is not None,
             "agents": sorted(self.swarm.plans) if self.swarm else [],
             "allow_decisions": self.allow_decisions,
+            "takers": [n for n, p in self.swarm.plans.items() if not is_people_queue(p.agent)]
+            if self.swarm
+            else [],
         }
 
     async def _session(self, session_id: str) -> Reply:
@@ -178,6 +187,18 @@ class Viewer:
             return _error(422, str(exc), errors=exc.errors)
         outcome = await decide(self.swarm, self.journal, session_id, decision)
         return Reply(status=200, body=outcome)
+
+    async def _queue_action(
+        self, session_id: str, action: str, body: Mapping[str, Any] | str
+    ) -> Reply:
+        """A person's claim, reply, hand-back or close, behind the decision switch."""
+        if not self.allow_decisions:
+            return _error(403, "decisions are off: start the viewer with --allow-decisions")
+        if isinstance(body, str):
+            return _error(400, body)
+        if action in ("hand-back", "close") and self.swarm is None:
+            return _error(409, f"{action} runs the swarm: start the viewer with --swarm")
+        return Reply(status=200, body=await act(self.swarm, self.journal, session_id, action, body))
 
     async def _read(self, session_id: str) -> tuple[JournalRecord, ...] | None:
         try:

@@ -429,6 +429,58 @@ function explanation(e) {
   return el("div", { class: "explain" }, el("b", {}, "why: "), ending, el("ol", {}, trials));
 }
 
+// -- the queue of people ----------------------------------------------------------------------
+
+async function queuePage() {
+  const { ok, data } = await api("queue");
+  if (!ok) { main.replaceChildren(el("p", { class: "errors" }, data.error)); return; }
+  const disabled = !config.allow_decisions;
+  const by = el("input", { id: "person", placeholder: "your name", size: 20 });
+  const outcome = el("div", { id: "queue-outcome" });
+  async function send(sessionId, action, body) {
+    const reply = await api(`queue/${encodeURIComponent(sessionId)}/${action}`, { ...body, by: by.value });
+    if (!reply.ok) { outcome.replaceChildren(el("p", { class: "errors" }, reply.data.error)); return; }
+    if (reply.data.stop_reason) {
+      outcome.replaceChildren(el("p", { id: "handed-back" }, `Run went on: ${reply.data.stop_reason} (${reply.data.final_agent}): ${reply.data.final_output || ""}`));
+      return;
+    }
+    outcome.replaceChildren(el("p", {}, `${action}: done`));
+    await queueRows();
+  }
+  const rows = el("tbody", {});
+  async function queueRows() {
+    const fresh = (await api("queue")).data;
+    rows.replaceChildren(...fresh.map((c) => queueRow(c, send, disabled)));
+  }
+  main.replaceChildren(
+    el("h1", {}, "Waiting for a person"),
+    disabled ? el("p", { class: "muted" }, "Read only: start swarmkit ui with --swarm and --allow-decisions to claim and reply.") : null,
+    el("div", { class: "filters" }, by),
+    el("table", { id: "queue" },
+      el("thead", {}, el("tr", {}, ["session", "queue", "priority", "waiting", "claimed by", "state", "payload", "act"].map((h) => el("th", {}, h)))),
+      rows),
+    outcome);
+  rows.replaceChildren(...data.map((c) => queueRow(c, send, disabled)));
+}
+
+function queueRow(c, send, disabled) {
+  const text = el("textarea", { class: "reply-text", rows: 2, cols: 36, placeholder: "reply to the customer" });
+  const to = el("select", { class: "hand-to" }, (config.takers || []).map((a) => el("option", { value: a }, a)));
+  const state = c.escalated_at ? "escalated" : (c.overdue ? "overdue" : "");
+  return el("tr", { "data-session": c.session_id },
+    el("td", {}, el("a", { href: "/session/" + encodeURIComponent(c.session_id), class: "mono" }, c.session_id)),
+    el("td", {}, c.queue), el("td", {}, String(c.priority)), el("td", {}, duration(c.age)),
+    el("td", { class: "claimed-by" }, c.claimed_by || "-"), el("td", {}, state),
+    el("td", { class: "mono" }, c.payload ? json(c.payload) : (c.message || "")),
+    el("td", {},
+      el("button", { class: "claim", disabled, onclick: () => send(c.session_id, "claim", {}) }, "Claim"),
+      text,
+      el("button", { class: "send-reply", disabled, onclick: () => send(c.session_id, "reply", { text: text.value }) }, "Reply"),
+      to,
+      el("button", { class: "hand-back", disabled, onclick: () => send(c.session_id, "hand-back", { to: to.value }) }, "Hand back"),
+      el("button", { class: "close", disabled, onclick: () => send(c.session_id, "close", {}) }, "Close")));
+}
+
 // -- routing ---------------------------------------------------------------------------------------
 
 function go(url) {
@@ -442,6 +494,7 @@ async function route() {
   document.body.dataset.ready = "false";
   const path = location.pathname;
   if (path.startsWith("/session/")) await sessionPage(decodeURIComponent(path.slice("/session/".length)));
+  else if (path === "/queue") await queuePage();
   else await sessionsPage();
   document.body.dataset.ready = "true";
 }

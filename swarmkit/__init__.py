@@ -19,6 +19,7 @@ if _typing.TYPE_CHECKING:
         HandoffPayloadError,
         InputFilterError,
         JournalError,
+        LedgerError,
         MaxHandoffsExceeded,
         MaxTurnsExceeded,
         ModelError,
@@ -37,6 +38,7 @@ if _typing.TYPE_CHECKING:
     from swarmkit.handoffs import Handoff
     from swarmkit.interrupts import FieldProblem, PendingDecision, approve, edit, reject
     from swarmkit.journal import InMemoryJournal, SQLiteJournal
+    from swarmkit.ledger import Budget, Ledger, Price
     from swarmkit.limits import LimitBreach, UsageLimits
     from swarmkit.models import (
         AnthropicModel,
@@ -59,6 +61,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Agent",
     "AnthropicModel",
+    "Budget",
     "Condition",
     "ConditionSyntaxError",
     "ConfigurationError",
@@ -75,6 +78,8 @@ __all__ = [
     "InMemoryJournal",
     "InputFilterError",
     "JournalError",
+    "Ledger",
+    "LedgerError",
     "LimitBreach",
     "MaxHandoffsExceeded",
     "MaxTurnsExceeded",
@@ -86,6 +91,7 @@ __all__ = [
     "OpenAIModel",
     "OpenAIResponsesModel",
     "PendingDecision",
+    "Price",
     "RecordingModel",
     "ReplayDivergenceError",
     "RetryPolicy",
@@ -136,6 +142,7 @@ _HOMES: dict[str, str] = {
             "HandoffPayloadError",
             "InputFilterError",
             "JournalError",
+            "LedgerError",
             "MaxHandoffsExceeded",
             "MaxTurnsExceeded",
             "ModelError",
@@ -162,6 +169,9 @@ _HOMES: dict[str, str] = {
     "edit": "swarmkit.interrupts",
     "reject": "swarmkit.interrupts",
     "InMemoryJournal": "swarmkit.journal",
+    "Budget": "swarmkit.ledger",
+    "Ledger": "swarmkit.ledger",
+    "Price": "swarmkit.ledger",
     "SQLiteJournal": "swarmkit.journal",
     "LimitBreach": "swarmkit.limits",
     "UsageLimits": "swarmkit.limits",

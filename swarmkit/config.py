@@ -18,8 +18,9 @@ from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import DecisionSource
 from swarmkit.journal import Journal
+from swarmkit.ledger import Ledger
 from swarmkit.limits import UsageLimits, check_timeout
-from swarmkit.models import Model
+from swarmkit.models import Model, provider_of
 from swarmkit.plan import AgentPlan, ModelResolver, PlanOptions, build_plan
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS
 from swarmkit.runtime import Runtime
@@ -129,6 +130,9 @@ class SwarmConfig:
     conversation afresh, the default), or the whole conversation, so a turn counts the
     handoffs its earlier turns made and a handoff back to an agent an earlier turn visited
     closes a cycle. (Usage limits choose with ``UsageLimits(per=...)``.)"""
+    ledger: Ledger | None = None
+    """A spend ledger: budgets by tenant, agent, model and provider, checked before every
+    live model call (see ``swarmkit.ledger``)."""
 
 
 SPEC_FREE = frozenset(
@@ -157,9 +161,10 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         llm_edges=_llm_edges(config.graph),
         **_legacy_tool(config.legacy_handoff_tool, config.handoff_tool_name),
     )
-    plans = {name: build_plan(agent, options, resolve) for name, agent in peers.items()}
+    built = {name: build_plan(agent, options, resolve) for name, agent in peers.items()}
+    plans = with_models(built, config.models, resolve)
     return SwarmSpec(
-        plans=with_models(plans, config.models, resolve),
+        plans=plans,
         entry_agent=entry,
         graph=config.graph,
         peer_handoffs=peer_handoffs,
@@ -174,13 +179,14 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         interrupt_before=frozenset(config.interrupt_before),
         interrupt_after=frozenset(config.interrupt_after),
         interrupt_on_handoff=config.interrupt_on_handoff,
-        fingerprint=fingerprint(plans, config.graph),
+        fingerprint=fingerprint(built, config.graph),
         usage_limits=config.limits,
         run_timeout=check_timeout("run_timeout", config.run_timeout),
         agent_timeout=check_timeout("agent_timeout", config.agent_timeout),
         context_type=config.context_type,
         next_turn=as_next_turn(config.next_turn, tuple(peers)),
         handoffs_per=config.handoffs_per,
+        ledger=_checked_ledger(config.ledger, plans),
     )
 
 
@@ -248,6 +254,19 @@ def check_journal(journal: object) -> None:
         f"journal= must be a Journal, e.g. {hint} or InMemoryJournal(); "
         f"got {type(journal).__name__} {short(journal)}"
     )
+
+
+def _checked_ledger(ledger: object, plans: Mapping[str, AgentPlan]) -> Ledger | None:
+    """A ledger setting: None or a Ledger with a price for every model a money budget counts."""
+    if ledger is None:
+        return None
+    if not isinstance(ledger, Ledger):
+        raise ConfigurationError(f"ledger must be a swarmkit.Ledger, got {type(ledger).__name__}")
+    ledger.check_models(
+        (name, str(getattr(plan.model, "name", None) or name), provider_of(plan.model))
+        for name, plan in plans.items()
+    )
+    return ledger
 
 
 def check_usage_limits(limits: UsageLimits | None) -> UsageLimits | None:

@@ -13,6 +13,7 @@ from swarmkit.events import Event
 from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import DecisionSource
+from swarmkit.ledger import Ledger
 from swarmkit.limits import Spend, UsageLimits
 from swarmkit.plan import AgentPlan
 from swarmkit.runtime import Runtime
@@ -70,6 +71,8 @@ class SwarmSpec:
     """Who answers a conversation's next user message."""
     handoffs_per: Literal["run", "conversation"] = "run"
     """What ``max_handoffs`` and cycle detection count over: the run, or the conversation."""
+    ledger: Ledger | None = None
+    """The spend ledger every live model call reserves its estimate in."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -28,6 +28,7 @@ from swarmkit.exceptions import ConfigurationError, RunError
 from swarmkit.graph import HandoffGraph
 from swarmkit.interrupts import Decision, DecisionSource, FieldProblem, PendingDecision
 from swarmkit.journal import Journal
+from swarmkit.ledger import Ledger
 from swarmkit.limits import UsageLimits
 from swarmkit.lowlevel import RecordSink
 from swarmkit.models import Model
@@ -87,6 +88,7 @@ class Swarm:
         observers: Sequence[EventObserver] = (),
         next_turn: NextTurnSetting = "last",
         handoffs_per: Literal["run", "conversation"] = "run",
+        ledger: Ledger | None = None,
     ) -> None:
         # The keywords are exactly SwarmConfig's fields (tests/test_architecture.py checks it).
         config = SwarmConfig(**{k: v for k, v in locals().items() if k != "self"})

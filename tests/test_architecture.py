@@ -228,6 +228,7 @@ CORE_PARTS = {
     "handoffs",
     "interrupts",
     "journal",
+    "ledger",
     "limits",
     "lowlevel",
     "messages",

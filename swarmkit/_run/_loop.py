@@ -9,6 +9,7 @@ from typing import Any, assert_never
 
 from swarmkit import events as ev
 from swarmkit._run import _budget as budget
+from swarmkit._run import _ledger as ledger
 from swarmkit._run import _replies as replies
 from swarmkit._run._conversation import start_data
 from swarmkit._run._handoff import enter
@@ -38,6 +39,7 @@ from swarmkit.models import (
     ModelRequest,
     ModelResponse,
     StreamingModel,
+    Usage,
     provider_of,
 )
 from swarmkit.models import TextDelta as ModelTextDelta
@@ -232,6 +234,11 @@ class RunLoop:
             items=state.conversation.own_items,
             count=len(state.conversation.own_items),
         )
+        if run.swarm.ledger is not None and run.tape.held_stop() is None:
+            # Only a live call reserves: a replayed one was paid (and charged) when it ran.
+            refused = await ledger.reserve(run, plan, history.sent_with(request))
+            if refused is not None:
+                await run.stop(refused)
         turn = state.budget.turns + 1
         started = None if run.quiet else _call_started(plan, turn)
         return _Call(request=request, history=history, turn=turn, started=started)
@@ -272,6 +279,7 @@ class RunLoop:
             response = replies.unique_call_ids(await plan.model.respond(request))
         except ModelError as exc:
             tape.record_model_error(plan.name, call.turn, request, exc)
+            await ledger.settle(self._run, Usage())
             raise
         tape.record_response(plan.name, call.turn, request, response)
         return response
@@ -295,6 +303,7 @@ class RunLoop:
                     yield item
         except ModelError as exc:
             run.tape.record_model_error(plan.name, call.turn, request, exc)
+            await ledger.settle(run, Usage())
             raise
         except budget.Expired:
             hit = run.limit_hit(run.expired())
@@ -309,6 +318,8 @@ class RunLoop:
         run = self._run
         state = run.state
         budget.add_usage(state, plan.name, response.usage)
+        if state.budget.reservation is not None:
+            await ledger.settle(run, response.usage)
         breach = None
         if run.limited:
             model_name = str(response.model or getattr(plan.model, "name", plan.name))

@@ -65,6 +65,11 @@ class SQLiteLedgerStore:
         """Hold every amount, or none (the file's write lock makes it one step)."""
 
         def work(db: sqlite3.Connection) -> Refusal | None:
+            db.executemany(
+                "INSERT OR IGNORE INTO swarmkit_ledger_windows (key, budget, scope, period) "
+                "VALUES (?, ?, ?, ?)",
+                [(h.key, h.budget, h.scope, h.period) for h in holds],
+            )
             for hold in holds:
                 row = db.execute(
                     "SELECT spent FROM swarmkit_ledger_windows WHERE key = ?", (hold.key,)

@@ -21,8 +21,9 @@ def look() -> str:
     return "seen"
 
 
-def _ledger(path: Path, *budgets: Budget, **options: object) -> Ledger:
-    return Ledger(path / "spend.db", list(budgets), clock=lambda: NOON, **options)  # type: ignore[arg-type]
+def _ledger(store: Path | str, *budgets: Budget, **options: object) -> Ledger:
+    where = store / "spend.db" if isinstance(store, Path) else store
+    return Ledger(where, list(budgets), clock=lambda: NOON, **options)  # type: ignore[arg-type]
 
 
 def _swarm(model: ScriptedModel, ledger: Ledger, **options: object) -> Swarm:
@@ -69,11 +70,13 @@ def test_budget_names_must_differ(tmp_path: Path) -> None:
         _ledger(tmp_path, Budget(name="b", limit=1), Budget(name="b", limit=2))
 
 
-async def test_the_tightest_budget_stops_the_run_before_the_call(tmp_path: Path) -> None:
+async def test_the_tightest_budget_stops_the_run_before_the_call(
+    tmp_path: Path, store: str
+) -> None:
     """Two calls fit the call budget, the token budget is looser: the third call is not made,
     and the run stops with its own reason, the budget and figures journaled."""
     ledger = _ledger(
-        tmp_path,
+        store,
         Budget(name="tokens", limit=1_000_000, unit="tokens"),
         Budget(name="calls", limit=2, unit="calls", agent="a"),
     )
@@ -94,10 +97,10 @@ async def test_the_tightest_budget_stops_the_run_before_the_call(tmp_path: Path)
     assert (stop[0].data["allowed"], stop[0].data["used"]) == (2, 2)
 
 
-async def test_settled_spend_is_the_real_usage(tmp_path: Path) -> None:
+async def test_settled_spend_is_the_real_usage(tmp_path: Path, store: str) -> None:
     """Each call holds its estimate, then is charged exactly what it used."""
     ledger = _ledger(
-        tmp_path,
+        store,
         Budget(name="tokens", limit=1_000_000, unit="tokens"),
         Budget(name="eur", limit=1, unit="money"),
         prices={"scripted": Price(input=2.0, output=4.0)},
@@ -121,10 +124,10 @@ async def test_settled_spend_is_the_real_usage(tmp_path: Path) -> None:
     ]
 
 
-async def test_each_tenant_has_its_own_budget(tmp_path: Path) -> None:
+async def test_each_tenant_has_its_own_budget(tmp_path: Path, store: str) -> None:
     """tenant='*' caps each tenant apart; a context without the path counts as the default."""
     ledger = _ledger(
-        tmp_path, Budget(name="per-tenant", limit=1, unit="calls", tenant="*"), tenant="org.id"
+        store, Budget(name="per-tenant", limit=1, unit="calls", tenant="*"), tenant="org.id"
     )
 
     first = await _swarm(ScriptedModel(text("hi")), ledger).run(
@@ -147,24 +150,24 @@ async def test_each_tenant_has_its_own_budget(tmp_path: Path) -> None:
     assert scopes == ["tenant=acme", "tenant=default", "tenant=globex"]
 
 
-async def test_a_fixed_window_applies_only_inside_it(tmp_path: Path) -> None:
+async def test_a_fixed_window_applies_only_inside_it(tmp_path: Path, store: str) -> None:
     """Outside its window a budget does not count; inside it, it does."""
     closed = Budget(name="old", limit=0, unit="calls", period=Window(start=0, end=NOON - 1))
-    ledger = _ledger(tmp_path, closed)
+    ledger = _ledger(store, closed)
     assert (await _swarm(ScriptedModel(text("hi")), ledger).run("x")).stop_reason == "final_output"
     open_ = Budget(name="now", limit=0, unit="calls", period=Window(start=NOON - 1, end=NOON + 1))
-    ledger = _ledger(tmp_path, open_)
+    ledger = _ledger(store, open_)
     assert (await _swarm(ScriptedModel(), ledger).run("x")).stop_reason == "budget"
 
 
-async def test_a_budget_stop_resumes_once_the_budget_is_raised(tmp_path: Path) -> None:
+async def test_a_budget_stop_resumes_once_the_budget_is_raised(tmp_path: Path, store: str) -> None:
     """The stopped session resumes on a swarm whose ledger has room, and goes on."""
     journal = SQLiteJournal(tmp_path / "j.db")
-    tight = _ledger(tmp_path, Budget(name="calls", limit=1, unit="calls"))
+    tight = _ledger(store, Budget(name="calls", limit=1, unit="calls"))
     stopped = await _swarm(ScriptedModel(tool_call("look")), tight, journal=journal).run("x")
     assert stopped.stop_reason == "budget"
 
-    raised = _ledger(tmp_path, Budget(name="calls", limit=5, unit="calls"))
+    raised = _ledger(store, Budget(name="calls", limit=5, unit="calls"))
     resumed = await _swarm(ScriptedModel(text("done")), raised, journal=journal).resume(
         stopped.session_id
     )
@@ -175,10 +178,10 @@ async def test_a_budget_stop_resumes_once_the_budget_is_raised(tmp_path: Path) -
     assert [(w["budget"], w["spent"]) for w in windows] == [("calls", 2)]
 
 
-async def test_replay_charges_nothing(tmp_path: Path) -> None:
+async def test_replay_charges_nothing(tmp_path: Path, store: str) -> None:
     """Replaying a journaled run makes no reservation and no charge, even with no room left."""
     journal = SQLiteJournal(tmp_path / "j.db")
-    ledger = _ledger(tmp_path, Budget(name="calls", limit=2, unit="calls"))
+    ledger = _ledger(store, Budget(name="calls", limit=2, unit="calls"))
     swarm = _swarm(ScriptedModel(tool_call("look"), text("done")), ledger, journal=journal)
     result = await swarm.run("x")
     assert result.stop_reason == "final_output"

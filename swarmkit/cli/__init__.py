@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from swarmkit.cli._eval import add_eval
 from swarmkit.cli._rules import add_rules_command
 from swarmkit.cli._serve import add_serve
+from swarmkit.cli._spend import add_spend
 from swarmkit.cli._usage import (
     DEFAULT_DEMO_MODEL,
     DEFAULT_JOURNAL,
@@ -190,6 +191,7 @@ def _parser() -> argparse.ArgumentParser:
     add_eval(commands)
     add_serve(commands, _command, _journal_option)
     _add_rules(commands)
+    add_spend(commands, _command)
     return parser
 
 

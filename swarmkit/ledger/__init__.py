@@ -9,14 +9,23 @@ usage. A call a budget has no room for is not made: the run stops with ``stop_re
 from __future__ import annotations
 
 from swarmkit.ledger._budget import EACH, Budget, Period, Price, Unit, Window
-from swarmkit.ledger._ledger import DEFAULT_HOLD_SECONDS, Estimate, Ledger, Refused, Reservation
+from swarmkit.ledger._ledger import (
+    DEFAULT_HOLD_SECONDS,
+    Estimate,
+    Ledger,
+    Refused,
+    Reservation,
+    open_store,
+)
 from swarmkit.ledger._postgres import PostgresLedgerStore
+from swarmkit.ledger._report import GROUPS, spend_report
 from swarmkit.ledger._sqlite import SQLiteLedgerStore
 from swarmkit.ledger._store import CallRecord, Hold, LedgerStore, Refusal
 
 __all__ = [
     "DEFAULT_HOLD_SECONDS",
     "EACH",
+    "GROUPS",
     "Budget",
     "CallRecord",
     "Estimate",
@@ -32,4 +41,6 @@ __all__ = [
     "SQLiteLedgerStore",
     "Unit",
     "Window",
+    "open_store",
+    "spend_report",
 ]

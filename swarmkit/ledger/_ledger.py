@@ -81,7 +81,7 @@ class Ledger:
         hold_seconds: float = DEFAULT_HOLD_SECONDS,
         clock: Callable[[], float] = time.time,
     ) -> None:
-        self.store = _store(store)
+        self.store = open_store(store)
         """Where spend is kept."""
         self.budgets = _checked_budgets(budgets)
         """The budgets, by name."""
@@ -247,7 +247,8 @@ def _estimator(output_estimate: int) -> Estimate:
     return estimate
 
 
-def _store(store: object) -> LedgerStore:
+def open_store(store: object) -> LedgerStore:
+    """A ledger store from a SQLite file path, a ``postgresql://`` DSN, or a store itself."""
     if isinstance(store, str) and store.startswith(("postgres://", "postgresql://")):
         from swarmkit.ledger._postgres import PostgresLedgerStore  # noqa: PLC0415 - extra
 

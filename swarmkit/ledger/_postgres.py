@@ -12,6 +12,17 @@ from swarmkit.ledger._store import CALL_COLUMNS, SCHEMA, CallRecord, Hold, Refus
 T = TypeVar("T")
 
 
+async def _locked(conn: Any, keys: list[str], now: float) -> dict[str, tuple[float, float]]:
+    """The windows' rows, locked in key order: settled spend and unexpired holds of each."""
+    cur = await conn.execute(
+        "SELECT w.key, w.spent, COALESCE((SELECT SUM(h.amount) FROM swarmkit_ledger_holds h "
+        "WHERE h.key = w.key AND h.expires > %s), 0) FROM swarmkit_ledger_windows w "
+        "WHERE w.key = ANY(%s) ORDER BY w.key FOR UPDATE OF w",
+        (now, keys),
+    )
+    return {key: (float(spent), float(held)) for key, spent, held in await cur.fetchall()}
+
+
 class PostgresLedgerStore:
     """Spend in a Postgres database (a DSN, as ``PostgresJournal`` takes); one connection per
     event loop, each step one transaction."""
@@ -22,14 +33,14 @@ class PostgresLedgerStore:
         self._conns: dict[int, tuple[Any, asyncio.Lock]] = {}
         self._ready = False
 
-    async def _use(self, work: Callable[[Any], Awaitable[T]]) -> T:
+    async def _use(self, work: Callable[[Any], Awaitable[T]], *, atomic: bool = True) -> T:
         import psycopg  # noqa: PLC0415 - the postgres extra, on first use
 
         loop = id(asyncio.get_running_loop())
         try:
             if loop not in self._conns:
                 conn = await psycopg.AsyncConnection.connect(
-                    self._dsn, connect_timeout=int(self._timeout)
+                    self._dsn, connect_timeout=int(self._timeout), autocommit=True
                 )
                 self._conns[loop] = (conn, asyncio.Lock())
             conn, lock = self._conns[loop]
@@ -40,6 +51,8 @@ class PostgresLedgerStore:
                         for statement in SCHEMA:
                             await conn.execute(statement)
                     self._ready = True
+                if not atomic:  # one statement: atomic by itself
+                    return await work(conn)
                 async with conn.transaction():
                     return await work(conn)
         except psycopg.Error as exc:
@@ -66,35 +79,30 @@ class PostgresLedgerStore:
         keys = [h.key for h in ordered]
 
         async def work(conn: Any) -> Refusal | None:
-            async with conn.cursor() as cur:
-                await cur.executemany(
+            found = await _locked(conn, keys, now)
+            if len(found) < len(keys):
+                # A period's first call makes its row; a concurrent first call waits on it.
+                await conn.execute(
                     "INSERT INTO swarmkit_ledger_windows (key, budget, scope, period) "
-                    "VALUES (%s, %s, %s, %s) ON CONFLICT (key) DO NOTHING",
-                    [(h.key, h.budget, h.scope, h.period) for h in ordered],
+                    "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) "
+                    "ON CONFLICT (key) DO NOTHING",
+                    (
+                        keys,
+                        [h.budget for h in ordered],
+                        [h.scope for h in ordered],
+                        [h.period for h in ordered],
+                    ),
                 )
-                await cur.execute(
-                    "SELECT key, spent FROM swarmkit_ledger_windows WHERE key = ANY(%s) "
-                    "ORDER BY key FOR UPDATE",
-                    (keys,),
-                )
-                spent = {key: float(value) for key, value in await cur.fetchall()}
-                await cur.execute(
-                    "SELECT key, SUM(amount) FROM swarmkit_ledger_holds "
-                    "WHERE key = ANY(%s) AND expires > %s GROUP BY key",
-                    (keys, now),
-                )
-                held = {key: float(value) for key, value in await cur.fetchall()}
-                for hold in ordered:
-                    used = spent.get(hold.key, 0.0) + held.get(hold.key, 0.0)
-                    if used + hold.amount > hold.limit:
-                        return Refusal(
-                            hold=hold, spent=spent.get(hold.key, 0.0), held=held.get(hold.key, 0.0)
-                        )
-                await cur.executemany(
-                    "INSERT INTO swarmkit_ledger_holds (reservation, key, amount, expires) "
-                    "VALUES (%s, %s, %s, %s)",
-                    [(reservation, h.key, h.amount, expires) for h in ordered],
-                )
+                found = await _locked(conn, keys, now)
+            for hold in ordered:
+                spent, held = found[hold.key]
+                if spent + held + hold.amount > hold.limit:
+                    return Refusal(hold=hold, spent=spent, held=held)
+            await conn.execute(
+                "INSERT INTO swarmkit_ledger_holds (reservation, key, amount, expires) "
+                "SELECT %s, k, a, %s FROM unnest(%s::text[], %s::float8[]) AS t(k, a)",
+                (reservation, expires, keys, [h.amount for h in ordered]),
+            )
             return None
 
         return await self._use(work)
@@ -107,26 +115,31 @@ class PostgresLedgerStore:
         ordered = sorted(charges, key=lambda c: c[0].key)
 
         async def work(conn: Any) -> bool:
-            async with conn.cursor() as cur:
-                await cur.execute(
-                    f"INSERT INTO swarmkit_ledger_calls ({', '.join(CALL_COLUMNS)}) "
-                    f"VALUES ({marks}) ON CONFLICT (reservation) DO NOTHING",
-                    call.row(),
-                )
-                if cur.rowcount != 1:
-                    return False
-                await cur.executemany(
-                    "INSERT INTO swarmkit_ledger_windows (key, budget, scope, period, spent) "
-                    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (key) DO UPDATE "
-                    "SET spent = swarmkit_ledger_windows.spent + EXCLUDED.spent",
-                    [(h.key, h.budget, h.scope, h.period, amount) for h, amount in ordered],
-                )
-                await cur.execute(
-                    "DELETE FROM swarmkit_ledger_holds WHERE reservation = %s", (reservation,)
-                )
-            return True
+            # One statement: the call's row proves the settlement, so a second one charges
+            # nothing; the windows are updated in key order (as reservations lock them).
+            cur = await conn.execute(
+                f"WITH c AS (INSERT INTO swarmkit_ledger_calls ({', '.join(CALL_COLUMNS)}) "
+                f"VALUES ({marks}) ON CONFLICT (reservation) DO NOTHING RETURNING 1), "
+                "w AS (INSERT INTO swarmkit_ledger_windows (key, budget, scope, period, spent) "
+                "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[], "
+                "%s::float8[]) WHERE EXISTS (SELECT 1 FROM c) ON CONFLICT (key) DO UPDATE "
+                "SET spent = swarmkit_ledger_windows.spent + EXCLUDED.spent), "
+                "d AS (DELETE FROM swarmkit_ledger_holds WHERE reservation = %s) "
+                "SELECT count(*) FROM c",
+                (
+                    *call.row(),
+                    [h.key for h, _ in ordered],
+                    [h.budget for h, _ in ordered],
+                    [h.scope for h, _ in ordered],
+                    [h.period for h, _ in ordered],
+                    [amount for _, amount in ordered],
+                    reservation,
+                ),
+            )
+            row = await cur.fetchone()
+            return bool(row and row[0])
 
-        return await self._use(work)
+        return await self._use(work, atomic=False)
 
     async def windows(self, *, now: float) -> list[dict[str, Any]]:
         """Every window with its settled spend and unexpired holds."""

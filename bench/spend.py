@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from swarmkit import Agent, Budget, Ledger, Swarm  # noqa: E402
-from swarmkit.ledger import Refused  # noqa: E402
-from swarmkit.models import Usage  # noqa: E402
-from swarmkit.testing import ScriptedModel, text  # noqa: E402
+from swarmkit import Agent, Budget, Ledger, Swarm
+from swarmkit.ledger import Refused
+from swarmkit.models import Usage
+from swarmkit.testing import ScriptedModel, text
 
 ESTIMATE = Usage(prompt_tokens=10, completion_tokens=5, total_tokens=15)
 FACTS = {"tenant": "acme", "agent": "a", "model": "scripted", "provider": "x"}

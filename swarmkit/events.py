@@ -101,6 +101,9 @@ class ModelCallStarted:
     provider: str | None = None
     """The model's ``provider`` (e.g. ``openai``); ``_OTHER`` when it declares none (None only
     in events recorded before then)."""
+    spend: Mapping[str, Any] | None = None
+    """The spend ledger's hold for this call, when the swarm has a ledger: ``reservation``
+    (its id), ``estimate_tokens`` and ``budgets`` (each ``name|scope|period`` it counts in)."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["model_call_started"] = "model_call_started"

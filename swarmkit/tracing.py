@@ -323,6 +323,10 @@ class _RunSpans:
         attributes["gen_ai.provider.name"] = event.provider or UNKNOWN_PROVIDER
         if event.model is not None:
             attributes["gen_ai.request.model"] = event.model
+        if event.spend is not None:
+            attributes["swarmkit.spend.reservation"] = str(event.spend.get("reservation"))
+            attributes["swarmkit.spend.estimate_tokens"] = event.spend.get("estimate_tokens", 0)
+            attributes["swarmkit.spend.budgets"] = list(event.spend.get("budgets", ()))
         name = f"chat {event.model}" if event.model else "chat"
         self._model = self._start(name, self._agent, attributes, kind=SpanKind.CLIENT)
 
@@ -421,6 +425,10 @@ class _RunSpans:
             "swarmkit.usage.input_tokens": _total(result, "prompt_tokens"),
             "swarmkit.usage.output_tokens": _total(result, "completion_tokens"),
         }
+        if result.limit is not None and result.limit.budget is not None:
+            attributes["swarmkit.spend.budget"] = result.limit.budget
+            attributes["swarmkit.spend.limit"] = result.limit.allowed
+            attributes["swarmkit.spend.used"] = result.limit.used
         output = self._tracing.content(result.final_output)
         if output is not None:
             attributes["swarmkit.final_output"] = output

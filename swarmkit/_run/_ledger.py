@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from swarmkit._run._parts import RunParts
-from swarmkit.ledger import Refused
+from swarmkit.ledger import Refused, Reservation
 from swarmkit.limits import LimitBreach
 from swarmkit.models import ModelRequest, Usage, provider_of
 from swarmkit.plan import AgentPlan
@@ -37,6 +39,15 @@ async def settle(run: RunParts, usage: Usage) -> None:
         return
     run.state.budget.reservation = None
     await ledger.settle(reservation, usage)
+
+
+def hold_data(held: Reservation) -> dict[str, Any]:
+    """The hold as a model call's event carries it (and traces show it)."""
+    return {
+        "reservation": held.id,
+        "estimate_tokens": held.estimate.total_tokens,
+        "budgets": [hold.key for hold in held.holds],
+    }
 
 
 def _breach(refused: Refused, agent: str) -> LimitBreach:

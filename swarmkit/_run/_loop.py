@@ -33,6 +33,7 @@ from swarmkit._run._steps import (
 from swarmkit._run._tool_calls import run_tool_calls
 from swarmkit.context import json_safe
 from swarmkit.exceptions import JournalError, ModelError, ReplayDivergenceError
+from swarmkit.ledger import Reservation
 from swarmkit.lowlevel import RequestHistory, StepWriter
 from swarmkit.models import (
     AttemptDiscarded,
@@ -240,7 +241,7 @@ class RunLoop:
             if refused is not None:
                 await run.stop(refused)
         turn = state.budget.turns + 1
-        started = None if run.quiet else _call_started(plan, turn)
+        started = None if run.quiet else _call_started(plan, turn, state.budget.reservation)
         return _Call(request=request, history=history, turn=turn, started=started)
 
     async def _answer_at_once(
@@ -373,12 +374,15 @@ class _Call:
     """Its start, as streamed (None in a quiet loop)."""
 
 
-def _call_started(plan: AgentPlan, turn: int) -> ev.ModelCallStarted:
+def _call_started(
+    plan: AgentPlan, turn: int, held: Reservation | None = None
+) -> ev.ModelCallStarted:
     return ev.ModelCallStarted(
         agent=plan.name,
         turn=turn,
         model=_text_attribute(plan.model, "name"),
         provider=provider_of(plan.model),
+        spend=None if held is None else ledger.hold_data(held),
     )
 
 

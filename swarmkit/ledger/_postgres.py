@@ -12,15 +12,43 @@ from swarmkit.ledger._store import CALL_COLUMNS, SCHEMA, CallRecord, Hold, Refus
 T = TypeVar("T")
 
 
-async def _locked(conn: Any, keys: list[str], now: float) -> dict[str, tuple[float, float]]:
-    """The windows' rows, locked in key order: settled spend and unexpired holds of each."""
-    cur = await conn.execute(
-        "SELECT w.key, w.spent, COALESCE((SELECT SUM(h.amount) FROM swarmkit_ledger_holds h "
-        "WHERE h.key = w.key AND h.expires > %s), 0) FROM swarmkit_ledger_windows w "
-        "WHERE w.key = ANY(%s) ORDER BY w.key FOR UPDATE OF w",
-        (now, keys),
-    )
-    return {key: (float(spent), float(held)) for key, spent, held in await cur.fetchall()}
+_RESERVE = """
+CREATE OR REPLACE FUNCTION swarmkit_ledger_reserve(
+    p_reservation text, p_keys text[], p_budgets text[], p_scopes text[], p_periods text[],
+    p_limits float8[], p_amounts float8[], p_now float8, p_expires float8)
+RETURNS TABLE (refused_key text, refused_spent float8, refused_held float8)
+LANGUAGE plpgsql VOLATILE AS $$
+DECLARE
+    i int;
+    v_spent float8;
+    v_held float8;
+BEGIN
+    INSERT INTO swarmkit_ledger_windows (key, budget, scope, period)
+        SELECT * FROM unnest(p_keys, p_budgets, p_scopes, p_periods)
+        ON CONFLICT (key) DO NOTHING;
+    -- The rows in key order, so two reservations never wait on each other in a circle.
+    PERFORM 1 FROM swarmkit_ledger_windows w WHERE w.key = ANY(p_keys)
+        ORDER BY w.key FOR UPDATE;
+    -- Each statement below takes a fresh snapshot (read committed, volatile function): it
+    -- sees the holds of every reservation this one waited for.
+    FOR i IN 1 .. array_length(p_keys, 1) LOOP
+        SELECT w.spent INTO v_spent FROM swarmkit_ledger_windows w WHERE w.key = p_keys[i];
+        SELECT COALESCE(SUM(h.amount), 0) INTO v_held FROM swarmkit_ledger_holds h
+            WHERE h.key = p_keys[i] AND h.expires > p_now;
+        IF v_spent + v_held + p_amounts[i] > p_limits[i] THEN
+            refused_key := p_keys[i];
+            refused_spent := v_spent;
+            refused_held := v_held;
+            RETURN NEXT;
+            RETURN;
+        END IF;
+    END LOOP;
+    INSERT INTO swarmkit_ledger_holds (reservation, key, amount, expires)
+        SELECT p_reservation, t.k, t.a, p_expires FROM unnest(p_keys, p_amounts) AS t(k, a);
+END
+$$
+"""
+"""The reservation as one server-side function: one round trip under load, not five."""
 
 
 class PostgresLedgerStore:
@@ -48,7 +76,7 @@ class PostgresLedgerStore:
                 if not self._ready:
                     async with conn.transaction():
                         await conn.execute("SELECT pg_advisory_xact_lock(4404)")
-                        for statement in SCHEMA:
+                        for statement in (*SCHEMA, _RESERVE):
                             await conn.execute(statement)
                     self._ready = True
                 if not atomic:  # one statement: atomic by itself
@@ -74,38 +102,32 @@ class PostgresLedgerStore:
     async def reserve(
         self, reservation: str, holds: list[Hold], *, now: float, expires: float
     ) -> Refusal | None:
-        """Lock the budgets' rows, check every hold fits, then hold them all."""
+        """Lock the budgets' rows, check every hold fits, then hold them all: one call of
+        ``swarmkit_ledger_reserve`` (one round trip, one transaction)."""
         ordered = sorted(holds, key=lambda h: h.key)
-        keys = [h.key for h in ordered]
 
         async def work(conn: Any) -> Refusal | None:
-            found = await _locked(conn, keys, now)
-            if len(found) < len(keys):
-                # A period's first call makes its row; a concurrent first call waits on it.
-                await conn.execute(
-                    "INSERT INTO swarmkit_ledger_windows (key, budget, scope, period) "
-                    "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::text[]) "
-                    "ON CONFLICT (key) DO NOTHING",
-                    (
-                        keys,
-                        [h.budget for h in ordered],
-                        [h.scope for h in ordered],
-                        [h.period for h in ordered],
-                    ),
-                )
-                found = await _locked(conn, keys, now)
-            for hold in ordered:
-                spent, held = found[hold.key]
-                if spent + held + hold.amount > hold.limit:
-                    return Refusal(hold=hold, spent=spent, held=held)
-            await conn.execute(
-                "INSERT INTO swarmkit_ledger_holds (reservation, key, amount, expires) "
-                "SELECT %s, k, a, %s FROM unnest(%s::text[], %s::float8[]) AS t(k, a)",
-                (reservation, expires, keys, [h.amount for h in ordered]),
+            cur = await conn.execute(
+                "SELECT * FROM swarmkit_ledger_reserve(%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    reservation,
+                    [h.key for h in ordered],
+                    [h.budget for h in ordered],
+                    [h.scope for h in ordered],
+                    [h.period for h in ordered],
+                    [h.limit for h in ordered],
+                    [h.amount for h in ordered],
+                    now,
+                    expires,
+                ),
             )
-            return None
+            row = await cur.fetchone()
+            if row is None:
+                return None
+            hold = next(h for h in ordered if h.key == row[0])
+            return Refusal(hold=hold, spent=float(row[1]), held=float(row[2]))
 
-        return await self._use(work)
+        return await self._use(work, atomic=False)
 
     async def settle(
         self, reservation: str, charges: list[tuple[Hold, float]], call: CallRecord

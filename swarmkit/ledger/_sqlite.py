@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -20,11 +21,14 @@ class SQLiteLedgerStore:
         self.path = Path(path)
         """The database file."""
         self._busy = busy_timeout
-        self._conn: sqlite3.Connection | None = None
-        self._pid = 0
+        self._conns: dict[tuple[int, int], sqlite3.Connection] = {}
 
     def _db(self) -> sqlite3.Connection:
-        if self._conn is None or self._pid != os.getpid():
+        # One connection per process and thread: SQLite's objects stay in their thread, and
+        # a forked child must not share its parent's.
+        where = (os.getpid(), threading.get_ident())
+        conn = self._conns.get(where)
+        if conn is None:
             try:
                 conn = sqlite3.connect(self.path, timeout=self._busy, isolation_level=None)
                 conn.execute("PRAGMA journal_mode=WAL")
@@ -33,8 +37,8 @@ class SQLiteLedgerStore:
                     conn.execute(statement)
             except sqlite3.Error as exc:
                 raise LedgerError(f"cannot open the ledger {self.path}: {exc}") from exc
-            self._conn, self._pid = conn, os.getpid()
-        return self._conn
+            self._conns[where] = conn
+        return conn
 
     def _write(self, work: Any) -> Any:
         db = self._db()
@@ -138,7 +142,7 @@ class SQLiteLedgerStore:
         return {str(name): str(spec) for name, spec in rows}
 
     async def aclose(self) -> None:
-        """Close the connection."""
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        """Close this thread's connection (the others close with their threads' objects)."""
+        conn = self._conns.pop((os.getpid(), threading.get_ident()), None)
+        if conn is not None:
+            conn.close()

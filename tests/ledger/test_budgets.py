@@ -6,7 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from swarmkit import Agent, Budget, ConfigurationError, Ledger, Price, Swarm, tool
+from swarmkit import (
+    Agent,
+    Budget,
+    ConfigurationError,
+    Ledger,
+    Price,
+    ReplayDivergenceError,
+    Swarm,
+    tool,
+)
 from swarmkit.journal import SQLiteJournal
 from swarmkit.ledger import Window
 from swarmkit.models import Usage
@@ -192,3 +201,20 @@ async def test_replay_charges_nothing(tmp_path: Path, store: str) -> None:
     assert len(await ledger.store.calls()) == 2
     windows = await ledger.store.windows(now=NOON)
     assert [(w["spent"], w["held"]) for w in windows] == [(2, 0)]
+
+
+async def test_what_if_charges_nothing(tmp_path: Path, store: str) -> None:
+    """A what-if, reproduced or diverged, reserves nothing and charges nothing."""
+    journal = SQLiteJournal(tmp_path / "j.db")
+    ledger = _ledger(store, Budget(name="calls", limit=2, unit="calls"))
+    swarm = _swarm(ScriptedModel(tool_call("look"), text("done")), ledger, journal=journal)
+    result = await swarm.run("x")
+
+    same = await swarm.what_if(result.session_id, journal)
+    with pytest.raises(ReplayDivergenceError):
+        await swarm.what_if(result.session_id, journal, prompt="something else")
+
+    assert same.stop_reason == "final_output"
+    windows = await ledger.store.windows(now=NOON)
+    assert [(w["spent"], w["held"]) for w in windows] == [(2, 0)]
+    assert len(await ledger.store.calls()) == 2

@@ -28,6 +28,8 @@ STOP_REASONS = {
     "cycle": "A handoff closed a cycle on the trail (refused, or the run stopped).",
     "timeout": "`run_timeout` or `agent_timeout` ran out; `result.limit` says which.",
     "usage_limit": "A usage limit (calls, tokens, tool calls, cost) would be or was exceeded.",
+    "budget": "A spend ledger's budget had no room for the next model call, which was not "
+    "made; `result.limit.budget` names it.",
     "interrupted": "The run paused for a human (`result.pending`) or was stopped (Ctrl-C).",
     "error": "The model API failed after retries, or an input filter failed; see `result.error`.",
     "invalid_output": "A typed agent's answers never validated against its `output_type`.",
@@ -50,7 +52,8 @@ RECORD_KINDS = {
     "tool_required": "A model that had to call a tool answered in text and was asked again.",
     "interrupt": "The run paused for a human decision; the pending step.",
     "resumed": "A human decision (approve, reject, edit) the run went on with.",
-    "limit_reached": "A time or usage limit stopped the run (`LimitBreach`).",
+    "limit_reached": "A time or usage limit, or a spend ledger's budget, stopped the run "
+    "(`LimitBreach`).",
     "state_edited": "A fork's edit of the context, applied where the journal holds it.",
     "run_finished": "The end: stop reason, final output and its text, usage.",
 }

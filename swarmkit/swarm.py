@@ -175,6 +175,10 @@ class Swarm:
 
     # -- variants ------------------------------------------------------------------------
 
+    def with_ledger(self, ledger: Ledger | None) -> Swarm:
+        """The same swarm with another spend ledger, or none (an evaluation's own, say)."""
+        return self._derived(ledger=ledger)
+
     def with_model(self, model: Model | str) -> Swarm:
         """The same swarm with another default model (agents with their own model keep it)."""
         return self._derived(model=model)

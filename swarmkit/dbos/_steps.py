@@ -93,7 +93,7 @@ class SessionState:
             return
         records = await _all_records(self.journal)
         owner = f"dbos:{self.session_id}"
-        await DBOS.run_step_async(_options(MIRROR_STEP), _mirror, self.mirror, records, owner)
+        await DBOS.run_step_async(step_options(MIRROR_STEP), _mirror, self.mirror, records, owner)
 
 
 async def _mirror(journal: Journal, records: list[JournalRecord], owner: str) -> None:
@@ -139,7 +139,7 @@ class StepModel:
         if state is None:
             return await self.model.respond(request)
         try:
-            data = await DBOS.run_step_async(_options(MODEL_STEP), self._call, request)
+            data = await DBOS.run_step_async(step_options(MODEL_STEP), self._call, request)
         except DurableStepError as exc:  # a failure recorded before a crash, read back
             raise ModelError(str(exc), model=self.name, attempts=0) from exc
         state.advance(data["at"])
@@ -162,7 +162,7 @@ class StepToolRunner:
             return await tool.invoke(arguments, context)
         try:
             data = await DBOS.run_step_async(
-                _options(TOOL_STEP), _call_tool, tool, arguments, context
+                step_options(TOOL_STEP), _call_tool, tool, arguments, context
             )
         except DurableStepError as exc:
             raise _tool_error(exc, tool) from exc
@@ -196,6 +196,7 @@ async def _all_records(journal: InMemoryJournal) -> list[JournalRecord]:
     return records
 
 
-def _options(name: str) -> StepOptions:
+def step_options(name: str) -> StepOptions:
+    """The options of one recorded step named ``name``."""
     # One retry layer per call path: the model adapter's own; DBOS records the final outcome.
     return {"name": name, "retries_allowed": False}

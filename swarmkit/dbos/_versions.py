@@ -26,9 +26,4 @@ def check_swarms(swarms: Mapping[str, Swarm]) -> dict[str, Swarm]:
     for name, swarm in swarms.items():
         if not isinstance(swarm, Swarm):
             raise ConfigurationError(f"swarms[{name!r}] is {type(swarm).__name__}, not a Swarm")
-        if swarm.config.ledger is not None:
-            raise ConfigurationError(
-                f"swarms[{name!r}] has a spend ledger, which DBOS workers do not run yet (a "
-                "reservation must be a step); register it without ledger=, or run it in process"
-            )
     return dict(swarms)

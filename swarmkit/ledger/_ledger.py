@@ -7,7 +7,7 @@ import os
 import time
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from swarmkit.exceptions import ConfigurationError
@@ -36,6 +36,27 @@ class Reservation:
     """One per applicable budget."""
     estimate: Usage
     """What was held, in tokens."""
+
+    def to_data(self) -> dict[str, Any]:
+        """As JSON-safe data (a durable engine records it)."""
+        return {
+            "id": self.id,
+            "session_id": self.session_id,
+            "facts": dict(self.facts),
+            "holds": [asdict(hold) for hold in self.holds],
+            "estimate": asdict(self.estimate),
+        }
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> Reservation:
+        """What ``to_data`` wrote."""
+        return cls(
+            id=str(data["id"]),
+            session_id=str(data["session_id"]),
+            facts={str(k): str(v) for k, v in data["facts"].items()},
+            holds=tuple(Hold(**hold) for hold in data["holds"]),
+            estimate=Usage(**data["estimate"]),
+        )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

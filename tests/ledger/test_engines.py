@@ -1,4 +1,4 @@
-"""Durable engines refuse a swarm with a spend ledger when it is registered, not mid-run."""
+"""Temporal refuses a swarm with a spend ledger when it is registered, not mid-run."""
 
 from __future__ import annotations
 
@@ -21,11 +21,3 @@ def test_a_temporal_worker_refuses_a_swarm_with_a_ledger(tmp_path: Path) -> None
 
     with pytest.raises(ConfigurationError, match="swarm 'desk' has a spend ledger"):
         Registry(swarms={"desk": _swarm(tmp_path)}, models={})
-
-
-def test_a_dbos_worker_refuses_a_swarm_with_a_ledger(tmp_path: Path) -> None:
-    """Reservations are not DBOS steps yet: refused when the swarms are registered."""
-    from swarmkit.dbos import DurableSwarms  # noqa: PLC0415 - the dbos extra
-
-    with pytest.raises(ConfigurationError, match=r"swarms\['desk'\] has a spend ledger"):
-        DurableSwarms({"desk": _swarm(tmp_path)}, database_url="postgresql://x@127.0.0.1/x")

@@ -41,15 +41,6 @@ class Registry:
     max_payload_bytes: int = TEMPORAL_PAYLOAD_LIMIT
     """The largest model request or answer a step may carry."""
 
-    def __post_init__(self) -> None:
-        for name, swarm in self.swarms.items():
-            if isinstance(swarm, Swarm) and swarm.config.ledger is not None:
-                raise ConfigurationError(
-                    f"swarm {name!r} has a spend ledger, which Temporal workers do not run yet "
-                    "(a reservation must be an activity); register it without ledger=, or run "
-                    "it in process"
-                )
-
     def swarm(self, name: str) -> Swarm:
         """The swarm registered as ``name``; ConfigurationError naming the known ones."""
         return _registered(self.swarms, "swarm", name)

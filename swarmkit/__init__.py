@@ -19,6 +19,7 @@ if _typing.TYPE_CHECKING:
         HandoffPayloadError,
         InputFilterError,
         JournalError,
+        LedgerError,
         MaxHandoffsExceeded,
         MaxTurnsExceeded,
         ModelError,
@@ -38,6 +39,7 @@ if _typing.TYPE_CHECKING:
     from swarmkit.handoffs import Handoff
     from swarmkit.interrupts import FieldProblem, PendingDecision, approve, edit, reject
     from swarmkit.journal import InMemoryJournal, SQLiteJournal
+    from swarmkit.ledger import Budget, Ledger, Price
     from swarmkit.limits import LimitBreach, UsageLimits
     from swarmkit.models import (
         AnthropicModel,
@@ -61,6 +63,7 @@ __version__ = "0.2.0"
 __all__ = [
     "Agent",
     "AnthropicModel",
+    "Budget",
     "Condition",
     "ConditionSyntaxError",
     "ConfigurationError",
@@ -77,6 +80,8 @@ __all__ = [
     "InMemoryJournal",
     "InputFilterError",
     "JournalError",
+    "Ledger",
+    "LedgerError",
     "LimitBreach",
     "MaxHandoffsExceeded",
     "MaxTurnsExceeded",
@@ -90,6 +95,7 @@ __all__ = [
     "PendingDecision",
     "PeopleQueue",
     "PeopleQueueError",
+    "Price",
     "RecordingModel",
     "ReplayDivergenceError",
     "RetryPolicy",
@@ -141,6 +147,7 @@ _HOMES: dict[str, str] = {
             "HandoffPayloadError",
             "InputFilterError",
             "JournalError",
+            "LedgerError",
             "MaxHandoffsExceeded",
             "MaxTurnsExceeded",
             "ModelError",
@@ -168,6 +175,9 @@ _HOMES: dict[str, str] = {
     "edit": "swarmkit.interrupts",
     "reject": "swarmkit.interrupts",
     "InMemoryJournal": "swarmkit.journal",
+    "Budget": "swarmkit.ledger",
+    "Ledger": "swarmkit.ledger",
+    "Price": "swarmkit.ledger",
     "SQLiteJournal": "swarmkit.journal",
     "LimitBreach": "swarmkit.limits",
     "UsageLimits": "swarmkit.limits",

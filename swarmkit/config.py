@@ -18,8 +18,9 @@ from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import DecisionSource
 from swarmkit.journal import Journal
+from swarmkit.ledger import Ledger
 from swarmkit.limits import UsageLimits, check_timeout
-from swarmkit.models import Model
+from swarmkit.models import Model, provider_of
 from swarmkit.plan import AgentPlan, ModelResolver, PlanOptions, build_plan
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS
 from swarmkit.runtime import Runtime
@@ -141,6 +142,9 @@ class SwarmConfig:
     """Audit the graph's active rules on a deterministic sample of the turns they decide
     (the model is asked anyway, its answer journaled, the rule's routing standing), and
     demote a rule whose agreement drifts, for every swarm sharing the journal. None: never."""
+    ledger: Ledger | None = None
+    """A spend ledger: budgets by tenant, agent, model and provider, checked before every
+    live model call (see ``swarmkit.ledger``)."""
 
 
 SPEC_FREE = frozenset(
@@ -170,9 +174,10 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         llm_edge_descriptions=_llm_edge_descriptions(config.graph),
         **_legacy_tool(config.legacy_handoff_tool, config.handoff_tool_name),
     )
-    plans = {name: build_plan(agent, options, resolve) for name, agent in peers.items()}
+    built = {name: build_plan(agent, options, resolve) for name, agent in peers.items()}
+    plans = with_models(built, config.models, resolve)
     return SwarmSpec(
-        plans=with_models(plans, config.models, resolve),
+        plans=plans,
         entry_agent=entry,
         graph=config.graph,
         peer_handoffs=peer_handoffs,
@@ -187,7 +192,7 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         interrupt_before=frozenset(config.interrupt_before),
         interrupt_after=frozenset(config.interrupt_after),
         interrupt_on_handoff=config.interrupt_on_handoff,
-        fingerprint=fingerprint(plans, config.graph),
+        fingerprint=fingerprint(built, config.graph),
         usage_limits=config.limits,
         run_timeout=check_timeout("run_timeout", config.run_timeout),
         agent_timeout=check_timeout("agent_timeout", config.agent_timeout),
@@ -196,6 +201,7 @@ def compile_spec(config: SwarmConfig) -> SwarmSpec:
         handoffs_per=config.handoffs_per,
         shadow=shadow_graph(config.shadow, peers),
         audit=_check_audit(config.audit),
+        ledger=_checked_ledger(config.ledger, plans),
     )
 
 
@@ -269,6 +275,19 @@ def check_journal(journal: object) -> None:
         f"journal= must be a Journal, e.g. {hint} or InMemoryJournal(); "
         f"got {type(journal).__name__} {short(journal)}"
     )
+
+
+def _checked_ledger(ledger: object, plans: Mapping[str, AgentPlan]) -> Ledger | None:
+    """A ledger setting: None or a Ledger with a price for every model a money budget counts."""
+    if ledger is None:
+        return None
+    if not isinstance(ledger, Ledger):
+        raise ConfigurationError(f"ledger must be a swarmkit.Ledger, got {type(ledger).__name__}")
+    ledger.check_models(
+        (name, str(getattr(plan.model, "name", None) or name), provider_of(plan.model))
+        for name, plan in plans.items()
+    )
+    return ledger
 
 
 def check_usage_limits(limits: UsageLimits | None) -> UsageLimits | None:

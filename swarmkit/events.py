@@ -137,6 +137,9 @@ class ModelCallStarted:
     )
     """The messages the request sends after its system message, held by reference (see
     ``request``)."""
+    spend: Mapping[str, Any] | None = None
+    """The spend ledger's hold for this call, when the swarm has a ledger: ``reservation``
+    (its id), ``estimate_tokens`` and ``budgets`` (each ``name|scope|period`` it counts in)."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["model_call_started"] = "model_call_started"

@@ -30,6 +30,7 @@ SwarmkitError
 │   ├── SessionBusyError                       another writer holds the session's lease
 │   ├── SessionExistsError                     a new session was given a used id
 │   └── ReplayDivergenceError                  replay asked what the journal does not hold
+├── LedgerError                                a spend ledger could not be read or written
 ├── DurableStepError                           a failure a durable engine recorded, read back
 ├── PeopleQueueError                           a person's claim, reply, hand-back or close
 │                                              that cannot be taken (nothing is written)
@@ -205,6 +206,10 @@ class HandoffCycleError(RunError):
 
 class JournalError(SwarmkitError):
     """A journal could not be read or written."""
+
+
+class LedgerError(SwarmkitError):
+    """A spend ledger's store could not be read or written."""
 
 
 class SessionNotFoundError(JournalError):

@@ -21,8 +21,9 @@ LimitName = Literal[
     "max_total_tokens",
     "max_tool_calls",
     "max_cost",
+    "budget",
 ]
-"""Which limit ended a run."""
+"""Which limit ended a run (``budget``: a spend ledger's budget, see ``swarmkit.ledger``)."""
 
 TIME_LIMITS: frozenset[str] = frozenset({"run_timeout", "agent_timeout"})
 """The limits measured on the run's clock (``stop_reason="timeout"``); the rest are usage."""
@@ -141,15 +142,23 @@ class LimitBreach:
     """The agent that was active."""
     message: str
     """The breach in words."""
+    budget: str | None = None
+    """For ``limit="budget"``: the ledger budget's name, with its scope and period
+    (``"acme-daily|tenant=acme|2026-11-28"``)."""
 
     @property
-    def stop_reason(self) -> Literal["timeout", "usage_limit"]:
+    def stop_reason(self) -> Literal["timeout", "usage_limit", "budget"]:
         """The run's stop reason for this breach."""
+        if self.limit == "budget":
+            return "budget"
         return "timeout" if self.limit in TIME_LIMITS else "usage_limit"
 
     def to_data(self) -> dict[str, Any]:
         """The breach as JSON-safe data (as a journal holds it)."""
-        return asdict(self)
+        data = asdict(self)
+        if data["budget"] is None:
+            del data["budget"]
+        return data
 
     @classmethod
     def from_data(cls, data: Mapping[str, Any]) -> LimitBreach:
@@ -160,6 +169,7 @@ class LimitBreach:
             used=data["used"],
             agent=str(data["agent"]),
             message=str(data["message"]),
+            budget=str(data["budget"]) if data.get("budget") is not None else None,
         )
 
 

@@ -22,12 +22,14 @@ StopReason = Literal[
     "cycle",
     "timeout",
     "usage_limit",
+    "budget",
     "interrupted",
     "error",
     "invalid_output",
 ]
 """Why a run stopped; a limit or a cycle is never reported as ``final_output``;
-``invalid_output`` means a typed agent's answers kept failing validation."""
+``invalid_output`` means a typed agent's answers kept failing validation; ``budget`` means a
+spend ledger's budget had no room for the next model call (see ``swarmkit.ledger``)."""
 
 DecidedBy = Literal["rule", "llm", "tool", "budget", "person"]
 """Who chose a handoff: a HandoffGraph rule, the model's transfer call, a tool's ``goto``, an
@@ -206,7 +208,8 @@ class RunResult:
     pending: PendingDecision | None = None
     """For ``stop_reason="interrupted"``: what the run waits for a human to decide."""
     limit: LimitBreach | None = None
-    """For ``stop_reason="timeout"`` or ``"usage_limit"``: which limit, and the figures."""
+    """For ``stop_reason="timeout"``, ``"usage_limit"`` or ``"budget"``: which limit, and the
+    figures."""
     cost: float | None = None
     """The run's cost so far, when ``UsageLimits(cost=...)`` prices its calls."""
     final_output_text: str | None = None

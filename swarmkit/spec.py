@@ -14,6 +14,7 @@ from swarmkit.graph import HandoffGraph
 from swarmkit.handoffs import Handoff
 from swarmkit.interrupts import DecisionSource
 from swarmkit.journal import Journal
+from swarmkit.ledger import Ledger
 from swarmkit.limits import Spend, UsageLimits
 from swarmkit.plan import AgentPlan
 from swarmkit.runtime import Runtime
@@ -76,6 +77,8 @@ class SwarmSpec:
     """Rules judged beside the model on the turns it decides, journaled, never followed."""
     audit: RuleAudit | None = None
     """How the graph's active rules are audited against the model (None: never)."""
+    ledger: Ledger | None = None
+    """The spend ledger every live model call reserves its estimate in."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -28,6 +28,7 @@ from swarmkit.exceptions import ConfigurationError, RunError
 from swarmkit.graph import HandoffGraph
 from swarmkit.interrupts import Decision, DecisionSource, FieldProblem, PendingDecision
 from swarmkit.journal import Journal
+from swarmkit.ledger import Ledger
 from swarmkit.limits import UsageLimits
 from swarmkit.lowlevel import RecordSink
 from swarmkit.models import Model
@@ -90,6 +91,7 @@ class Swarm:
         handoffs_per: Literal["run", "conversation"] = "run",
         shadow: HandoffGraph | Mapping[str, Any] | None = None,
         audit: RuleAudit | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         # The keywords are exactly SwarmConfig's fields (tests/test_architecture.py checks it).
         config = SwarmConfig(**{k: v for k, v in locals().items() if k != "self"})
@@ -175,6 +177,10 @@ class Swarm:
         return decision_problems(self._spec, pending, decision)
 
     # -- variants ------------------------------------------------------------------------
+
+    def with_ledger(self, ledger: Ledger | None) -> Swarm:
+        """The same swarm with another spend ledger, or none (an evaluation's own, say)."""
+        return self._derived(ledger=ledger)
 
     def with_model(self, model: Model | str) -> Swarm:
         """The same swarm with another default model (agents with their own model keep it)."""

@@ -226,6 +226,7 @@ CORE_PARTS = {
     "handoffs",
     "interrupts",
     "journal",
+    "ledger",
     "limits",
     "lowlevel",
     "messages",

@@ -28,6 +28,8 @@ STOP_REASONS = {
     "cycle": "A handoff closed a cycle on the trail (refused, or the run stopped).",
     "timeout": "`run_timeout` or `agent_timeout` ran out; `result.limit` says which.",
     "usage_limit": "A usage limit (calls, tokens, tool calls, cost) would be or was exceeded.",
+    "budget": "A spend ledger's budget had no room for the next model call, which was not "
+    "made; `result.limit.budget` names it.",
     "interrupted": "The run paused for a human (`result.pending`) or was stopped (Ctrl-C).",
     "error": "The model API failed after retries, or an input filter failed; see `result.error`.",
     "invalid_output": "A typed agent's answers never validated against its `output_type`.",
@@ -58,7 +60,8 @@ RECORD_KINDS = {
     "people (who, when).",
     "queue_replied": "Between runs: the person who claimed it replied (who, what, when).",
     "queue_escalated": "Between runs: nobody claimed it within its queue's deadline.",
-    "limit_reached": "A time or usage limit stopped the run (`LimitBreach`).",
+    "limit_reached": "A time or usage limit, or a spend ledger's budget, stopped the run "
+    "(`LimitBreach`).",
     "state_edited": "A fork's edit of the context, applied where the journal holds it.",
     "run_finished": "The end: stop reason, final output and its text, usage.",
     "eval_run_started": "An eval run began (its manifest session `evalrun__RUN`): tasks, "

@@ -248,6 +248,6 @@ def _error_text(delegate: AgentTool, result: RunResult) -> str | None:
     if result.stop_reason == "error":
         why = result.failure.message if result.failure else "unknown error"
         return f"Error: agent {delegate.agent!r} failed: {why}"
-    if result.stop_reason in ("usage_limit", "timeout") and result.limit is not None:
+    if result.stop_reason in ("usage_limit", "timeout", "budget") and result.limit is not None:
         return f"Error: agent {delegate.agent!r} stopped: {result.limit.message}"
     return None

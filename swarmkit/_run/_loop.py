@@ -9,6 +9,7 @@ from typing import Any, assert_never
 
 from swarmkit import events as ev
 from swarmkit._run import _budget as budget
+from swarmkit._run import _ledger as ledger
 from swarmkit._run import _replies as replies
 from swarmkit._run import _shadow as shadow
 from swarmkit._run._conversation import start_data
@@ -34,12 +35,14 @@ from swarmkit._run._steps import (
 from swarmkit._run._tool_calls import run_tool_calls
 from swarmkit.context import json_safe
 from swarmkit.exceptions import JournalError, ModelError, ReplayDivergenceError
+from swarmkit.ledger import Reservation
 from swarmkit.lowlevel import RequestHistory, StepWriter
 from swarmkit.models import (
     AttemptDiscarded,
     ModelRequest,
     ModelResponse,
     StreamingModel,
+    Usage,
     provider_of,
     reasoning_of,
     server_of,
@@ -245,10 +248,16 @@ class RunLoop:
             items=state.conversation.own_items,
             count=len(state.conversation.own_items),
         )
+        if run.swarm.ledger is not None and run.tape.held_stop() is None:
+            # Only a live call reserves: a replayed one was paid (and charged) when it ran.
+            refused = await ledger.reserve(run, plan, history.sent_with(request))
+            if refused is not None:
+                await run.stop(refused)
         turn = state.budget.turns + 1
         started = None
         if not run.quiet:
-            started = _call_started(plan, turn, request, history, self._streams(plan))
+            streams, held = self._streams(plan), state.budget.reservation
+            started = _call_started(plan, turn, request, history, streams, held=held)
         return _Call(
             request=request,
             history=history,
@@ -293,6 +302,7 @@ class RunLoop:
             response = replies.unique_call_ids(await plan.model.respond(request))
         except ModelError as exc:
             tape.record_model_error(plan.name, call.turn, request, exc)
+            await ledger.settle(self._run, Usage())
             raise
         tape.record_response(plan.name, call.turn, request, response)
         return response
@@ -316,6 +326,7 @@ class RunLoop:
                     yield item
         except ModelError as exc:
             run.tape.record_model_error(plan.name, call.turn, request, exc)
+            await ledger.settle(run, Usage())
             raise
         except budget.Expired:
             hit = run.limit_hit(run.expired())
@@ -333,6 +344,8 @@ class RunLoop:
         run = self._run
         state = run.state
         budget.add_usage(state, plan.name, response.usage)
+        if state.budget.reservation is not None:
+            await ledger.settle(run, response.usage)
         breach = None
         if run.limited:
             model_name = str(response.model or getattr(plan.model, "name", plan.name))
@@ -392,7 +405,13 @@ class _Call:
 
 
 def _call_started(
-    plan: AgentPlan, turn: int, request: ModelRequest, history: RequestHistory, stream: bool
+    plan: AgentPlan,
+    turn: int,
+    request: ModelRequest,
+    history: RequestHistory,
+    stream: bool,
+    *,
+    held: Reservation | None = None,
 ) -> ev.ModelCallStarted:
     server = server_of(plan.model)
     return ev.ModelCallStarted(
@@ -405,6 +424,7 @@ def _call_started(
         server_port=server[1] if server else None,
         request=request,
         history=history,
+        spend=None if held is None else ledger.hold_data(held),
     )
 
 

@@ -14,6 +14,7 @@ from swarmkit._run._conversation import Continuation
 from swarmkit.context import Answer, RunContext
 from swarmkit.handoffs import HandoffRequest
 from swarmkit.interrupts import PendingDecision
+from swarmkit.ledger import Reservation
 from swarmkit.limits import LimitBreach, Spend, Spent
 from swarmkit.messages import Message, ToolCall, UserMessage, message_facts
 from swarmkit.models import Usage
@@ -152,6 +153,8 @@ class Budget:
     """When this run (or this resumed part of it) started, on the run's clock."""
     agent_started_at: float = 0.0
     """When the active agent started, on the run's clock."""
+    reservation: Reservation | None = None
+    """The spend ledger's hold for the model call under way, until it is settled."""
 
 
 @dataclass(kw_only=True, slots=True)

@@ -334,4 +334,4 @@ def _check_resumable(
         )
 
 
-_RESUMABLE = ("interrupted", "error", "timeout", "usage_limit")
+_RESUMABLE = ("interrupted", "error", "timeout", "usage_limit", "budget")

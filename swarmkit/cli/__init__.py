@@ -26,6 +26,7 @@ from swarmkit.cli._eval import add_eval
 from swarmkit.cli._queue import add_queue
 from swarmkit.cli._rules import add_rules_command
 from swarmkit.cli._serve import add_serve
+from swarmkit.cli._spend import add_spend
 from swarmkit.cli._usage import (
     DEFAULT_DEMO_MODEL,
     DEFAULT_JOURNAL,
@@ -198,6 +199,7 @@ def _parser() -> argparse.ArgumentParser:
     add_serve(commands, _command, _journal_option)
     _add_rules(commands)
     add_queue(commands, _journal_option)
+    add_spend(commands, _command)
     return parser
 
 

@@ -306,8 +306,8 @@ def _decision(args: argparse.Namespace) -> Decision | None:
     return None
 
 
-RESUMABLE_STOPS = frozenset({"interrupted", "error", "timeout", "usage_limit"})
-"""Stop reasons a session can be resumed from (a pause, an error, a time or usage limit)."""
+RESUMABLE_STOPS = frozenset({"interrupted", "error", "timeout", "usage_limit", "budget"})
+"""Stop reasons a session can be resumed from (a pause, an error, a time, usage or spend limit)."""
 
 
 def _check_decision(

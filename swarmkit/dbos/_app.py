@@ -14,6 +14,7 @@ from dbos import DBOS, DBOSConfig, SetWorkflowID
 from swarmkit.dbos._client import QUEUE_PREFIX, SessionClient
 from swarmkit.dbos._codec import JsonSerializer
 from swarmkit.dbos._handle import SessionHandle
+from swarmkit.dbos._ledger import StepLedger
 from swarmkit.dbos._steps import StepModel
 from swarmkit.dbos._versions import check_swarms, default_version
 from swarmkit.dbos._workflow import activate, deactivate, session_workflow
@@ -205,8 +206,12 @@ class DurableSwarms:
 
 
 def with_step_models(swarm: Swarm) -> Swarm:
-    """The same swarm with each agent's model wrapped in a StepModel (its fingerprint unchanged)."""
+    """The same swarm with each agent's model wrapped in a StepModel, and its spend ledger's
+    calls made recorded steps (its fingerprint unchanged)."""
     models = {name: plan.model for name, plan in swarm.plans.items()}
+    ledger = swarm.config.ledger
+    if ledger is not None and not isinstance(ledger, StepLedger):
+        swarm = swarm.with_ledger(StepLedger(ledger))
     if all(isinstance(m, StepModel) for m in models.values()):
         return swarm
     return swarm.with_models({name: StepModel(model) for name, model in models.items()})

@@ -96,7 +96,7 @@ class SessionState:
             return
         records = await _all_records(self.journal)
         owner = f"dbos:{self.session_id}"
-        await DBOS.run_step_async(_options(MIRROR_STEP), _mirror, self.mirror, records, owner)
+        await DBOS.run_step_async(step_options(MIRROR_STEP), _mirror, self.mirror, records, owner)
 
 
 async def _mirror(journal: Journal, records: list[JournalRecord], owner: str) -> None:
@@ -142,7 +142,7 @@ class StepModel:
         if state is None:
             return await self.model.respond(request)
         try:
-            data = await DBOS.run_step_async(_options(MODEL_STEP), self._call, request)
+            data = await DBOS.run_step_async(step_options(MODEL_STEP), self._call, request)
         except DurableStepError as exc:  # a failure recorded before a crash, read back
             raise ModelError(str(exc), model=self.name, attempts=0) from exc
         state.advance(data["at"])
@@ -169,10 +169,12 @@ class StepToolRunner:
             # the record instead of running it, an earlier one got this far: if the effect's
             # step then still runs, its earlier attempt was lost and may have happened.
             wrote: list[bool] = []
-            await DBOS.run_step_async(_options(INTENT_STEP), _write_intent, wrote)
+            await DBOS.run_step_async(step_options(INTENT_STEP), _write_intent, wrote)
             call = _call_tool if wrote else _call_again
         try:
-            data = await DBOS.run_step_async(_options(TOOL_STEP), call, tool, arguments, context)
+            data = await DBOS.run_step_async(
+                step_options(TOOL_STEP), call, tool, arguments, context
+            )
         except DurableStepError as exc:
             raise _tool_error(exc, tool) from exc
         self._state.advance(data["at"])
@@ -221,6 +223,7 @@ async def _all_records(journal: InMemoryJournal) -> list[JournalRecord]:
     return records
 
 
-def _options(name: str) -> StepOptions:
+def step_options(name: str) -> StepOptions:
+    """The options of one recorded step named ``name``."""
     # One retry layer per call path: the model adapter's own; DBOS records the final outcome.
     return {"name": name, "retries_allowed": False}

@@ -20,7 +20,9 @@ SessionStatus = Literal["open", "finished"]
 Status = Literal["running", "waiting", "failed", "limited", "finished", "cancelled"]
 """A session's state in one vocabulary, for every place that shows it (``session_status``)."""
 
-LIMIT_REASONS = frozenset({"max_handoffs", "max_turns", "cycle", "timeout", "usage_limit"})
+LIMIT_REASONS = frozenset(
+    {"max_handoffs", "max_turns", "cycle", "timeout", "usage_limit", "budget"}
+)
 """Stop reasons that mean a limit (or a cycle) shaped or stopped the run."""
 
 RUN_STARTED = "run_started"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import asdict
 from typing import Any, TypeVar
 
 from temporalio import activity
@@ -18,8 +19,11 @@ from swarmkit.exceptions import (
     SwarmkitError,
     ToolArgumentsError,
 )
+from swarmkit.ledger import Ledger, Refused, Reservation
 from swarmkit.lowlevel import append_mirrored, context_from_data, outcome_to_data, response_to_data
+from swarmkit.models import Usage
 from swarmkit.temporal._data import (
+    LedgerCallInput,
     MirrorInput,
     MirrorReadInput,
     ModelCallInput,
@@ -35,6 +39,8 @@ from swarmkit.tools import FunctionTool
 MODEL_ACTIVITY = "swarmkit.model"
 TOOL_ACTIVITY = "swarmkit.tool"
 MIRROR_ACTIVITY = "swarmkit.mirror"
+RESERVE_ACTIVITY = "swarmkit.ledger.reserve"
+SETTLE_ACTIVITY = "swarmkit.ledger.settle"
 MIRROR_READ_ACTIVITY = "swarmkit.mirror_read"
 FINGERPRINT_ACTIVITY = "swarmkit.fingerprint"
 
@@ -51,7 +57,45 @@ class SwarmActivities:
 
     def all(self) -> list[Any]:
         """Every activity, for ``Worker(activities=...)``."""
-        return [self.call_model, self.call_tool, self.mirror, self.read_mirror, self.fingerprint]
+        return [
+            self.call_model,
+            self.call_tool,
+            self.mirror,
+            self.read_mirror,
+            self.fingerprint,
+            self.reserve,
+            self.settle,
+        ]
+
+    @activity.defn(name=RESERVE_ACTIVITY)
+    async def reserve(self, call: LedgerCallInput) -> dict[str, Any]:
+        """Reserve a call's estimate in the swarm's ledger (a retry after a lost answer holds
+        a second time; the first hold expires after the ledger's ``hold_seconds``)."""
+        ledger = self._ledger(call.swarm)
+        outcome = await ledger.reserve(
+            session_id=call.session_id, facts=call.facts or {}, estimate=Usage(**(call.usage or {}))
+        )
+        if isinstance(outcome, Refused):
+            return {"kind": "refused", "refused": asdict(outcome)}
+        return {"kind": "reserved", "reservation": outcome.to_data()}
+
+    @activity.defn(name=SETTLE_ACTIVITY)
+    async def settle(self, call: LedgerCallInput) -> dict[str, Any]:
+        """Settle a reservation with the real usage; a retried settlement charges nothing more."""
+        assert call.reservation is not None
+        ledger = self._ledger(call.swarm)
+        reservation = Reservation.from_data(call.reservation)
+        return {"settled": await ledger.settle(reservation, Usage(**(call.usage or {})))}
+
+    def _ledger(self, swarm: str) -> Ledger:
+        ledger = _or_fail(lambda: self._registry.swarm(swarm)).config.ledger
+        if ledger is None:
+            raise ApplicationError(
+                f"swarm {swarm!r} has no ledger on this worker; give every worker the same swarm",
+                type="ConfigurationError",
+                non_retryable=True,
+            )
+        return ledger
 
     @activity.defn(name=MODEL_ACTIVITY)
     async def call_model(self, call: ModelCallInput) -> dict[str, Any]:

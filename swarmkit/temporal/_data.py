@@ -82,6 +82,22 @@ class ModelCallInput:
 
 
 @dataclass(kw_only=True)
+class LedgerCallInput:
+    """A spend-ledger reservation or settlement for the ledger activities."""
+
+    swarm: str
+    """The swarm (in the workers' registry) whose ledger it is."""
+    session_id: str = ""
+    """The run's session (a reservation)."""
+    facts: dict[str, str] | None = None
+    """tenant, agent, model and provider (a reservation)."""
+    usage: dict[str, Any] | None = None
+    """The estimate (a reservation) or the real usage (a settlement), as data."""
+    reservation: dict[str, Any] | None = None
+    """The reservation being settled, as data."""
+
+
+@dataclass(kw_only=True)
 class ToolCallInput:
     """One function tool call for the tool activity."""
 

@@ -49,6 +49,7 @@ from swarmkit.temporal._data import (
     record_to_data,
     request_to_data,
 )
+from swarmkit.temporal._ledger import ActivityLedger
 from swarmkit.temporal._mirror import WorkflowMirror
 from swarmkit.temporal._options import execute
 from swarmkit.temporal._registry import Registry, active, model_name
@@ -383,6 +384,8 @@ def durable_swarm(registry: Registry, name: str, observe: EventObserver | None =
     # The same configuration and fingerprint; only the models differ, and the models are not
     # part of what a session's history depends on (their answers are in it).
     durable = swarm.with_models(models)
+    if swarm.config.ledger is not None:
+        durable = durable.with_ledger(ActivityLedger(swarm.config.ledger, name))
     return durable if observe is None else durable.with_observers(observe)
 
 

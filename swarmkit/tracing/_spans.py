@@ -256,6 +256,10 @@ class RunSpans:
             attributes["server.port"] = event.server_port
         if event.stream:  # the conventions: set if and only if the request streams
             attributes["gen_ai.request.stream"] = True
+        if event.spend is not None:
+            attributes["swarmkit.spend.reservation"] = str(event.spend.get("reservation"))
+            attributes["swarmkit.spend.estimate_tokens"] = event.spend.get("estimate_tokens", 0)
+            attributes["swarmkit.spend.budgets"] = list(event.spend.get("budgets", ()))
         request = event.request
         if request is not None:
             self._know_tools(request)
@@ -394,6 +398,10 @@ class RunSpans:
             "swarmkit.usage.input_tokens": _total(result, "prompt_tokens"),
             "swarmkit.usage.output_tokens": _total(result, "completion_tokens"),
         }
+        if result.limit is not None and result.limit.budget is not None:
+            attributes["swarmkit.spend.budget"] = result.limit.budget
+            attributes["swarmkit.spend.limit"] = result.limit.allowed
+            attributes["swarmkit.spend.used"] = result.limit.used
         if self._tracing.capture_content and result.final_output_text is not None:
             answer = content.output_messages(result.final_output_text, None)
             attributes["gen_ai.output.messages"] = answer

@@ -7,6 +7,7 @@ here; every reply is redacted before it is encoded.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from urllib.parse import unquote
 from swarmkit.bounds import json_problem
 from swarmkit.exceptions import SessionNotFoundError, SwarmkitError
 from swarmkit.journal import Journal, JournalRecord, turn_of, turn_sessions
+from swarmkit.ledger import LedgerStore, spend_report
 from swarmkit.people import is_people_queue
 from swarmkit.swarm import Swarm
 from swarmkit.ui._decisions import DecisionRefused, decide, decision_from
@@ -54,10 +56,15 @@ class Viewer:
         swarm: Swarm | None = None,
         allow_decisions: bool = False,
         listing: Journal | None = None,
+        ledger: LedgerStore | None = None,
     ) -> None:
-        """``listing``: a second connection to the same store for the (slow) sessions list."""
+        """``listing``: a second connection to the same store for the (slow) sessions list;
+        ``ledger``: the spend ledger the spend page reads (by default the swarm's)."""
         self.journal = journal
         self.swarm = swarm
+        if ledger is None and swarm is not None and swarm.config.ledger is not None:
+            ledger = swarm.config.ledger.store
+        self.ledger = ledger
         self.allow_decisions = allow_decisions
         self.sessions = SessionList(journal, listing=listing)
         self.requests = SentRequests(swarm, journal) if swarm is not None else None
@@ -80,6 +87,8 @@ class Viewer:
         match method, parts:
             case "GET", ["config"]:
                 return Reply(status=200, body=self._config())
+            case "GET", ["spend"]:
+                return await self._spend(query)
             case "GET", ["sessions"]:
                 return Reply(status=200, body=await self.sessions.page(_query(query)))
             case "GET", ["sessions", session_id]:
@@ -102,8 +111,18 @@ class Viewer:
             case _:
                 return _error(404, f"no API at /api/{'/'.join(parts)}")
 
+    async def _spend(self, query: Mapping[str, str]) -> Reply:
+        """The spend ledger's report: spend grouped ``by`` (default tenant, agent, model,
+        day), and each budget's limit, spend and what is left."""
+        if self.ledger is None:
+            return _error(404, "no spend ledger: start the viewer with a swarm that has one")
+        by = [part for part in query.get("by", "tenant,agent,model,day").split(",") if part]
+        report = await spend_report(self.ledger, by=by, now=time.time())
+        return Reply(status=200, body=report)
+
     def _config(self) -> dict[str, Any]:
         return {
+            "spend": self.ledger is not None,
             "swarm": self.swarm is not None,
             "agents": sorted(self.swarm.plans) if self.swarm else [],
             "allow_decisions": self.allow_decisions,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from swarmkit import approve
+from swarmkit import Budget, Ledger, approve
 from swarmkit.dbos import SessionClient, SessionHandle
 from swarmkit.exceptions import ApplicationVersionError, ConfigurationError
 from swarmkit.journal import PostgresJournal, SQLiteJournal
@@ -62,6 +62,27 @@ async def test_a_worker_killed_during_a_tool_is_finished_by_its_restart(
     assert len(keys) == 2 and keys[0] == keys[1]
     records = await SQLiteJournal(tmp_path / "journal.sqlite").read("s-restart")
     assert records[-1].kind == "run_finished"
+
+
+async def test_a_killed_worker_charges_each_finished_call_once(
+    sqlite_url: str, tmp_path: Path
+) -> None:
+    """SIGKILL during a tool, after the first call was reserved and settled as steps: the
+    restarted worker reads them back, so the ledger holds one charge per model call."""
+    async with gate_server() as (gates, env), session_client(sqlite_url) as client:
+        handle = await client.start_session("metered", "where is A-1?", session_id="s-metered")
+        with worker_process(sqlite_url, "w1", tmp_path, env) as pid:
+            await gates.arrival("tool", LIMIT)
+            kill(pid)
+        gates.open("tool")
+        with worker_process(sqlite_url, "w1", tmp_path, env):
+            assert await finished(handle) == "A-1 was delivered."
+    assert lines(tmp_path / "calls.txt") == ["0", "1"]
+    ledger = Ledger(tmp_path / "spend.sqlite", [Budget(name="calls", limit=10, unit="calls")])
+    charged = await ledger.store.calls()
+    windows = await ledger.store.windows(now=ledger.clock())
+    assert [c.session_id for c in charged] == ["s-metered", "s-metered"]
+    assert [(w["spent"], w["held"]) for w in windows] == [(2, 0)]
 
 
 async def test_a_worker_killed_during_a_model_call_repeats_only_that_call(

@@ -2,7 +2,8 @@
 
 ``python -m tests.dbos.worker_app DATABASE_URL EXECUTOR_ID JOURNAL [VERSION]`` (JOURNAL: an
 SQLite path or a Postgres URL)
-serves the ``clerk`` and ``desk`` swarms until it is killed (or stopped by SIGTERM).
+serves the ``clerk``, ``desk``, ``courier`` and ``metered`` (the clerk with a spend ledger)
+swarms until it is killed (or stopped by SIGTERM).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import signal
 import sys
 from pathlib import Path
 
-from swarmkit import Agent, Swarm, tool
+from swarmkit import Agent, Budget, Ledger, Swarm, tool
 from swarmkit.context import RunContext
 from swarmkit.dbos import DurableSwarms, QueueLimits
 from swarmkit.journal import open_journal
@@ -38,7 +39,14 @@ def swarms() -> dict[str, Swarm]:
         "courier": Swarm([courier], "courier", model=CourierModel()),
         "cashier": cashier,
         "teller": teller,
+        "metered": Swarm([clerk], "clerk", model=GatedModel(), ledger=_ledger()),
     }
+
+
+def _ledger() -> Ledger:
+    """The metered clerk's ledger, in the state folder (opened on its first call)."""
+    where = Path(os.environ.get(STATE_DIR, ".")) / "spend.sqlite"
+    return Ledger(where, [Budget(name="calls", limit=10, unit="calls")])
 
 
 COURIER_ROUNDS = 3

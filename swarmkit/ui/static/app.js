@@ -481,6 +481,32 @@ function queueRow(c, send, disabled) {
       el("button", { class: "close", disabled, onclick: () => send(c.session_id, "close", {}) }, "Close")));
 }
 
+// -- spend ---------------------------------------------------------------------------------------
+
+const figure = (v) => (v === null || v === undefined ? "-" : typeof v === "number" ? String(Number(v.toPrecision(6))) : String(v));
+
+function spendTable(id, columns, rows) {
+  return el("table", { id },
+    el("thead", {}, el("tr", {}, columns.map((c) => el("th", {}, c.replace(/_/g, " "))))),
+    el("tbody", {}, rows.map((r) => el("tr", {}, columns.map((c) => el("td", { "data-column": c }, figure(r[c])))))));
+}
+
+async function spendPage() {
+  const { ok, data } = await api("spend");
+  if (!ok) {
+    main.replaceChildren(el("p", { class: "error" }, data.error));
+    return;
+  }
+  const spendColumns = ["tenant", "agent", "model", "day", "calls", "input_tokens", "output_tokens", "total_tokens", "cost"];
+  const budgetColumns = ["budget", "scope", "period", "unit", "limit", "spent", "held", "left"];
+  main.replaceChildren(
+    el("p", {}, el("a", { href: "/" }, "← sessions")),
+    el("h2", {}, "Spend"),
+    data.spend.length ? spendTable("spend", spendColumns, data.spend) : el("p", { class: "muted" }, "No calls settled yet."),
+    el("h2", {}, "Budgets"),
+    data.budgets.length ? spendTable("budgets", budgetColumns, data.budgets) : el("p", { class: "muted" }, "No budget has counted a call yet."));
+}
+
 // -- routing ---------------------------------------------------------------------------------------
 
 function go(url) {
@@ -495,6 +521,7 @@ async function route() {
   const path = location.pathname;
   if (path.startsWith("/session/")) await sessionPage(decodeURIComponent(path.slice("/session/".length)));
   else if (path === "/queue") await queuePage();
+  else if (path === "/spend") await spendPage();
   else await sessionsPage();
   document.body.dataset.ready = "true";
 }
@@ -510,5 +537,6 @@ window.addEventListener("popstate", route);
 
 (async () => {
   config = (await api("config")).data;
+  if (config.spend) document.querySelector("header.top").append(" ", el("a", { href: "/spend", id: "spend-link" }, "spend"));
   await route();
 })();

@@ -38,11 +38,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from _size import TINY, size
+
 HERE = Path(__file__).resolve().parent
-SESSIONS = 30
-REPLAY_LENGTHS = (100, 1_000, 10_000)
-TURNS = 100
-IN_FLIGHT = 1_000
+SESSIONS = size(30, 2)
+REPLAY_LENGTHS = (100, 1_000, 10_000) if not TINY else (10,)
+TURNS = size(100, 2)
+IN_FLIGHT = size(1_000, 3)
 CLOCK = time.process_time
 """Sessions are timed in CPU time: the machine is shared, and waiting for a core is not ours."""
 
@@ -300,7 +302,7 @@ def main() -> None:
         for key in samples["after"][0]:
             before = [s[key] for s in samples["before"]]
             after = [s[key] for s in samples["after"]]
-            change = [a / b for a, b in zip(after, before, strict=True)]
+            change = [a / b if b else float("nan") for a, b in zip(after, before, strict=True)]
             print(
                 f"  {key:28} before {_spread(before)}  after {_spread(after)}  "
                 f"after/before {_spread(change)}"

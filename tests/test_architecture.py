@@ -415,3 +415,19 @@ def test_no_class_of_the_journal_is_over_300_lines() -> None:
         and (node.end_lineno or node.lineno) - node.lineno + 1 > MAX_JOURNAL_CLASS_LINES
     }
     assert long == {}
+
+
+def test_the_anthropic_package_loads_on_the_first_call_not_at_construction() -> None:
+    """Building an AnthropicModel imports no anthropic; building its client (first call) does."""
+    probe = (
+        "import sys\n"
+        "from swarmkit.models import AnthropicModel\n"
+        "model = AnthropicModel('claude-x', api_key='sk-ant-test-key')\n"
+        "print('anthropic' in sys.modules)\n"
+        "model._ready_client()\n"
+        "print('anthropic' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.split() == ["False", "True"]

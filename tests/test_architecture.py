@@ -431,3 +431,19 @@ def test_the_anthropic_package_loads_on_the_first_call_not_at_construction() -> 
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
     )
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_the_google_genai_package_loads_on_the_first_call_not_at_construction() -> None:
+    """Building a GeminiModel imports no google-genai; building its client (first call) does."""
+    probe = (
+        "import sys\n"
+        "from swarmkit.models import GeminiModel\n"
+        "model = GeminiModel('gemini-x', api_key='gemini-test-key')\n"
+        "print('google.genai' in sys.modules)\n"
+        "model._ready_client()\n"
+        "print('google.genai' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.split() == ["False", "True"]

@@ -12,11 +12,13 @@ import tempfile
 import time
 from pathlib import Path
 
+from _size import size
+
 from swarmkit import Agent, Swarm, tool
 from swarmkit.journal import SQLiteJournal
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, tool_call
 
-SESSIONS = 300
+SESSIONS = size(300, 3)
 
 
 @tool

@@ -13,15 +13,16 @@ from __future__ import annotations
 import statistics
 import time
 
+from _size import size
 from pydantic import BaseModel
 
 from swarmkit import Agent, HandoffGraph, Swarm
 from swarmkit.check._conditions import _resolve_declared
 from swarmkit.testing import NeverCalledModel
 
-AGENTS = 50
+AGENTS = size(50, 3)
 EDGES_PER_AGENT = 10
-RUNS = 9
+RUNS = size(9)
 TARGET_MS = 100.0
 
 

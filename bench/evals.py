@@ -16,6 +16,8 @@ import asyncio
 import statistics
 import time
 
+from _size import size
+
 from swarmkit import InMemoryJournal
 from swarmkit.evals import evaluate, next_scripted, regrade, replay
 from swarmkit.evals.support_desk import build_swarm, tasks
@@ -64,7 +66,7 @@ async def _eval(trials: int) -> float:
 
 
 async def main(rounds: int) -> None:
-    trials = 5
+    trials = size(5)
     ratios = []
     for i in range(rounds):
         if i % 2:
@@ -77,7 +79,7 @@ async def main(rounds: int) -> None:
     shown = [round(r, 3) for r in ratios]
     print(f"eval overhead per trial: {statistics.median(ratios):.3f}x direct runs ({shown})")
     big = InMemoryJournal()
-    report = await evaluate(tasks(), build_swarm(), trials=46, journal=big, concurrency=8)
+    report = await evaluate(tasks(), build_swarm(), trials=size(46), journal=big, concurrency=8)
     stored = len(report.trials)
     start = time.perf_counter()
     await regrade(report.run_id, tasks(), big)

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from _size import size
 from pydantic import BaseModel
 
 from swarmkit import Agent, Swarm, tool
@@ -27,8 +28,8 @@ from swarmkit.bounds import json_problem
 from swarmkit.journal import AESGCMCipher, SQLiteJournal
 from swarmkit.testing import ScriptedModel, text, tool_call
 
-ROUNDS = 7
-TURNS = 50
+ROUNDS = size(7)
+TURNS = size(50, 2)
 
 
 class Order(BaseModel):

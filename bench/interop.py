@@ -17,6 +17,7 @@ import time
 import uuid
 
 import httpx
+from _size import size
 from a2a.client import ClientConfig, ClientFactory
 from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest
 
@@ -26,7 +27,7 @@ from swarmkit.agui import ag_ui_events
 from swarmkit.journal import InMemoryJournal
 from swarmkit.testing import ScriptedModel, text
 
-ROUNDS = 60
+ROUNDS = size(60, 2)
 ANSWER = " ".join(f"word{i}" for i in range(40))
 
 

@@ -38,17 +38,18 @@ from swarmkit.testing import ScriptedModel, text, tool_call
 
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.append(str(Path(__file__).parents[1]))  # after PYTHONPATH: a base checkout wins
+from _size import TINY, size
 from session import PROMPT, _client
 
 from tests.journal.postgres_server import running_postgres
 
-TOOL_TURNS = 499
-REPLAYS = 7
-APPENDS = 2_000
-ROUNDS = 15
-SESSIONS_PER_ROUND = 30
-LISTED = 100_000
-LISTINGS = 5
+TOOL_TURNS = size(499, 3)
+REPLAYS = size(7)
+APPENDS = size(2_000, 5)
+ROUNDS = size(15)
+SESSIONS_PER_ROUND = size(30, 2)
+LISTED = size(100_000, 10)
+LISTINGS = size(5)
 PAYLOAD = {
     "agent": "triage",
     "response": {"content": "I will hand you over to billing. " * 10, "tool_calls": []},
@@ -253,11 +254,11 @@ async def main() -> None:
 
 # -- flat costs (issue 14): replay and per-turn journal cost, SQLite ----------------------
 
-REPLAY_LENGTHS = (100, 1_000, 10_000)
-REPLAY_REPEATS = 5
-TURN_COUNTS = (10, 100, 1_000, 5_000)
-TURN_REPEATS = 5
-TURNS_PER_SAMPLE = 2_000
+REPLAY_LENGTHS = (100, 1_000, 10_000) if not TINY else (10,)
+REPLAY_REPEATS = size(5)
+TURN_COUNTS = (10, 100, 1_000, 5_000) if not TINY else (2,)
+TURN_REPEATS = size(5)
+TURNS_PER_SAMPLE = size(2_000, 4)
 REPLAY_TARGET = 50_000
 FLATNESS_TARGET = 1.5
 TURN_COST_TARGET = 50e-6

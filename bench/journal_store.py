@@ -11,10 +11,12 @@ import time
 import uuid
 from pathlib import Path
 
+from _size import size
+
 from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, SQLiteJournal
 
-STEPS = 20_000
-SESSIONS = 5_000
+STEPS = size(20_000, 10)
+SESSIONS = size(5_000, 5)
 PAYLOAD = {
     "agent": "triage",
     "request_digest": "sha256:" + "ab" * 32,

@@ -12,12 +12,14 @@ import asyncio
 import statistics
 import time
 
+from _size import size
+
 from swarmkit import Agent, NextTurn, Swarm
 from swarmkit.conversation import NextTurnSetting
 from swarmkit.testing import ScriptedModel, text
 
-TURNS = 200
-RUNS = 5
+TURNS = size(200, 2)
+RUNS = size(5)
 RULES = NextTurn(
     rules=[(f"tier == 'gold{n}' and 'refund' in swarm.message", "billing") for n in range(19)]
     + [("swarm.agent == 'billing' and 'invoice' not in swarm.message", "triage")]

@@ -26,6 +26,7 @@ from typing import Any
 
 import anthropic
 import openai
+from _size import size
 from google import genai
 from google.genai import types
 
@@ -47,7 +48,7 @@ from swarmkit.models import (
     ToolSpec,
 )
 
-TURNS = 10
+TURNS = size(10, 2)
 """Tool round trips in the conversation each call sends."""
 
 TOOL = ToolSpec(

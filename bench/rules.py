@@ -19,12 +19,14 @@ import sys
 import time
 from typing import Any
 
+from _size import size
+
 from swarmkit import HandoffGraph
 from swarmkit.journal import InMemoryJournal, JournalRecord
 from swarmkit.rules import suggest_rules, whatif
 
-SESSIONS = 100_000
-WHATIF_SESSIONS = 10_000
+SESSIONS = size(100_000, 50)
+WHATIF_SESSIONS = size(10_000, 20)
 SUGGEST_TARGET_S = 10.0
 WHATIF_TARGET_PER_S = 2_000.0
 CATEGORIES = ("billing", "sales", "tech", "other", "legal")

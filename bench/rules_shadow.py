@@ -19,6 +19,8 @@ import sys
 import time
 from typing import Any
 
+from _size import size
+
 from swarmkit import Agent, HandoffGraph, Swarm
 from swarmkit.conditions import compile_condition
 from swarmkit.graph import Edge
@@ -28,10 +30,10 @@ from swarmkit.models import ModelRequest, ModelResponse, Usage
 from swarmkit.rules import status
 from swarmkit.shadow import shadow_data
 
-SESSIONS = 100_000
+SESSIONS = size(100_000, 20)
 RULES = 20
-ROUNDS = 15
-RUNS = 400
+ROUNDS = size(15)
+RUNS = size(400, 2)
 TURN_TARGET = 1.02
 STATUS_TARGET_S = 3.0
 CATEGORIES = ("billing", "sales", "tech", "other", "legal")

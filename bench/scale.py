@@ -30,6 +30,8 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from _size import size
+
 import swarmkit
 from swarmkit import Agent, RunResult, Swarm
 from swarmkit.cli import main as cli_main
@@ -37,11 +39,11 @@ from swarmkit.journal import SQLiteJournal
 from swarmkit.messages import AssistantMessage, ToolCall
 from swarmkit.models import ModelRequest, ModelResponse, Usage
 
-SESSIONS = 1_000
-ROUNDS = 5
-PACED_ROUNDS = 3
+SESSIONS = size(1_000, 5)
+ROUNDS = size(5)
+PACED_ROUNDS = size(3)
 LISTED = (20_000, 100_000)
-LISTINGS = 5
+LISTINGS = size(5)
 TICK = 0.001
 ARRIVALS = 1.0
 PROMPT = "I was charged twice for invoice A-1."

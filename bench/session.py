@@ -32,6 +32,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx2
+from _size import size
 from openai import AsyncOpenAI
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
@@ -42,8 +43,8 @@ from swarmkit import Agent, HandoffGraph, OpenAIModel, OpenAIResponsesModel, Swa
 from swarmkit.events import EventObserver
 from swarmkit.tracing import RunTracing, traced
 
-ROUNDS = 15
-SESSIONS_PER_ROUND = 40
+ROUNDS = size(15)
+SESSIONS_PER_ROUND = size(40, 2)
 PROMPT = "I was charged twice for invoice A-1."
 
 
@@ -317,8 +318,8 @@ def _traced(client: AsyncOpenAI, *, batch: bool) -> Callable[[], Awaitable[objec
 
 # --- Long conversations: per-turn cost as the history grows (issue 14) ---------------------
 
-LONG_TURNS = 500
-LONG_REPEATS = 5
+LONG_TURNS = size(500, 3)
+LONG_REPEATS = size(5)
 LONG_WINDOW = 50
 LOOKUP_PARAMETERS: Any = {
     "type": "object",

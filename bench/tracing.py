@@ -27,13 +27,14 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import session as session_bench
+from _size import size
 
 from swarmkit import events as ev
 from swarmkit.tracing import RunTracing, traced
 from swarmkit.tracing._spans import RunSpans
 
-SESSIONS = 200
-SPAN_ROUNDS = 3_000
+SESSIONS = size(200, 2)
+SPAN_ROUNDS = size(3_000, 2)
 
 
 def _cpu_per_session(

@@ -116,17 +116,50 @@ def test_importing_swarmkit_loads_no_http_client_nor_any_extra() -> None:
         assert done.stdout.strip() == "[]", module
 
 
-def test_the_adapter_loads_on_first_use() -> None:
-    """`swarmkit.OpenAIModel` still works: the adapter is imported when it is asked for."""
-    probe = (
-        "import sys, swarmkit\n"
-        "model = swarmkit.OpenAIModel('gpt-4o-mini', api_key='sk-test')\n"
-        "print('openai' in sys.modules, type(model).__name__)"
-    )
+_FIRST_CALL_PROBE = """
+import json, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import swarmkit
+
+ANSWER = {"id": "c1", "object": "chat.completion", "created": 0, "model": "m",
+          "choices": [{"index": 0, "finish_reason": "stop",
+                       "message": {"role": "assistant", "content": "hi"}}]}
+
+class Answer(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["content-length"]))
+        body = json.dumps(ANSWER).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+url = f"http://127.0.0.1:{server.server_port}/v1"
+model = swarmkit.OpenAIModel("m", api_key="sk-test-key", base_url=url)
+print(type(model).__name__, "openai" in sys.modules)
+agent = swarmkit.Agent(name="a", instructions="say hi", model=model)
+result = swarmkit.Swarm([agent], "a").run_sync("hello")
+print(result.final_output, "openai" in sys.modules)
+server.shutdown()
+"""
+
+
+def test_the_openai_package_loads_on_the_first_call_not_at_construction() -> None:
+    """Building an OpenAIModel imports no openai; its first call (to a loopback server) does."""
     done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", _FIRST_CALL_PROBE],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
     )
-    assert done.stdout.split() == ["True", "OpenAIModel"]
+    assert done.stdout.split() == ["OpenAIModel", "False", "hi", "True"]
 
 
 INTEGRATIONS = {"mcp.py": {"mcp"}, "mcp_server": {"mcp"}, "tracing": {"opentelemetry"}}
@@ -388,3 +421,35 @@ def test_no_class_of_the_journal_is_over_300_lines() -> None:
         and (node.end_lineno or node.lineno) - node.lineno + 1 > MAX_JOURNAL_CLASS_LINES
     }
     assert long == {}
+
+
+def test_the_anthropic_package_loads_on_the_first_call_not_at_construction() -> None:
+    """Building an AnthropicModel imports no anthropic; building its client (first call) does."""
+    probe = (
+        "import sys\n"
+        "from swarmkit.models import AnthropicModel\n"
+        "model = AnthropicModel('claude-x', api_key='sk-ant-test-key')\n"
+        "print('anthropic' in sys.modules)\n"
+        "model._ready_client()\n"
+        "print('anthropic' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.split() == ["False", "True"]
+
+
+def test_the_google_genai_package_loads_on_the_first_call_not_at_construction() -> None:
+    """Building a GeminiModel imports no google-genai; building its client (first call) does."""
+    probe = (
+        "import sys\n"
+        "from swarmkit.models import GeminiModel\n"
+        "model = GeminiModel('gemini-x', api_key='gemini-test-key')\n"
+        "print('google.genai' in sys.modules)\n"
+        "model._ready_client()\n"
+        "print('google.genai' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.split() == ["False", "True"]

@@ -40,6 +40,7 @@ class ModelAdapter(Generic[_Client]):
     """The environment variable a base URL is read from, if the SDK reads one."""
     _client: _Client | None
     _owns_client: bool
+    _kept_retrier: CallRetrier | None = None
 
     def __init__(
         self,
@@ -113,14 +114,18 @@ class ModelAdapter(Generic[_Client]):
         return None
 
     def _retrier(self) -> CallRetrier:
-        return CallRetrier(
-            model=self.name,
-            policy=self.retry,
-            sleep=self._sleep,
-            secrets=self._secrets(),
-            random=self._random,
-            key_env=self.key_env,
-        )
+        """The retrier of every call, built once (again only if ``retry`` is replaced)."""
+        retrier = self._kept_retrier
+        if retrier is None or retrier.policy is not self.retry:
+            retrier = self._kept_retrier = CallRetrier(
+                model=self.name,
+                policy=self.retry,
+                sleep=self._sleep,
+                secrets=self._secrets(),
+                random=self._random,
+                key_env=self.key_env,
+            )
+        return retrier
 
     def _log_finished(
         self, response: ModelResponse, *, attempt: int, started: float, stream: bool

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-try:
+if TYPE_CHECKING:
     import anthropic
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
+elif importlib.util.find_spec("anthropic") is None:  # pragma: no cover - depends on the extras
     raise ImportError(
         "AnthropicModel needs the anthropic package: pip install 'swarmkit-agents[anthropic]'"
-    ) from exc
+    )
 
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._adapter import NativeModel, headers_of
@@ -27,7 +29,7 @@ from swarmkit.models._wire import ErrorAnswerError, UnexpectedResponseError, jso
 from swarmkit.runtime import Runtime
 
 
-class AnthropicModel(NativeModel[anthropic.AsyncAnthropic]):
+class AnthropicModel(NativeModel["anthropic.AsyncAnthropic"]):
     """A Claude model served through ``anthropic.AsyncAnthropic`` (the Messages API).
 
     As with [OpenAIModel][swarmkit.models.OpenAIModel], the SDK's own retries are off, so each
@@ -37,7 +39,8 @@ class AnthropicModel(NativeModel[anthropic.AsyncAnthropic]):
 
     ``thinking_budget`` switches on extended thinking; its signed thinking blocks are kept on
     the assistant message and sent back unchanged, as the API requires beside tool use.
-    ``cache_prompt`` marks the instructions and tools for prompt caching.
+    ``cache_prompt`` marks the instructions and tools for prompt caching. The ``anthropic``
+    package is imported on the first call, not at construction.
     """
 
     provider = "anthropic"
@@ -74,7 +77,7 @@ class AnthropicModel(NativeModel[anthropic.AsyncAnthropic]):
         )
         self._check_client(
             client,
-            anthropic.AsyncAnthropic,
+            _sdk().AsyncAnthropic if client is not None else type(None),
             "an anthropic.AsyncAnthropic",
             base_url=base_url,
             api_key=api_key,
@@ -113,6 +116,7 @@ class AnthropicModel(NativeModel[anthropic.AsyncAnthropic]):
         yield assembler.response()
 
     def _translate(self, exc: Exception) -> Exception | None:
+        anthropic = _sdk()
         match exc:
             case anthropic.APIStatusError() if exc.status_code >= 400:
                 return StatusError(
@@ -142,25 +146,37 @@ class AnthropicModel(NativeModel[anthropic.AsyncAnthropic]):
             self._client = None
 
     def _build_client(self) -> anthropic.AsyncAnthropic:
-        return anthropic.AsyncAnthropic(
+        client: anthropic.AsyncAnthropic = _sdk().AsyncAnthropic(
             api_key=self._required_key(),
             base_url=self._base_url,
             timeout=self._http_timeout(),
             max_retries=0,
         )
+        return client
 
     def _without_retries(self, client: anthropic.AsyncAnthropic) -> anthropic.AsyncAnthropic:
         return client.with_options(max_retries=0, timeout=self._http_timeout())
 
     def _http_timeout(self) -> anthropic.Timeout:
         # Connect and a backstop for the whole attempt; the other deadlines are ours.
-        return anthropic.Timeout(self.timeouts.total, connect=self.timeouts.connect)
+        timeout: anthropic.Timeout = _sdk().Timeout(
+            self.timeouts.total, connect=self.timeouts.connect
+        )
+        return timeout
 
 
 def _json_of(parsed: object, what: str) -> dict[str, Any]:
     """What the SDK parsed, as JSON data. The SDK builds its objects without validating them:
     JSON that is not an object comes back as it is, and a field of the wrong type is kept
     (our parsing then names it)."""
-    if not isinstance(parsed, anthropic.BaseModel):
+    if not isinstance(parsed, _sdk().BaseModel):
         raise UnexpectedResponseError(f"{what} must be a JSON object, got {json_type(parsed)}")
-    return parsed.to_dict(mode="json", warnings=False)
+    data: dict[str, Any] = parsed.to_dict(mode="json", warnings=False)
+    return data
+
+
+def _sdk() -> ModuleType:
+    """The ``anthropic`` package, imported on the first call rather than with the adapter."""
+    import anthropic  # noqa: PLC0415 - about as costly to import as openai
+
+    return anthropic

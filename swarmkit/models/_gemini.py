@@ -2,27 +2,37 @@
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import AsyncGenerator, Awaitable, Callable
-
-try:
-    import httpx
-    from google import genai
-    from google.genai import errors, types
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError(
-        "GeminiModel needs the google-genai package: pip install 'swarmkit-agents[google]'"
-    ) from exc
+from typing import TYPE_CHECKING
 
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._adapter import NativeModel, headers_of
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._deadline import AttemptDeadline, Timeouts
-from swarmkit.models._gemini_wire import StreamAssembler, contents, parse_response, request_config
 from swarmkit.models._retry import ConnectionFailedError, RetryPolicy, StatusError
 from swarmkit.runtime import Runtime
 
+if TYPE_CHECKING:
+    from google import genai
+    from google.genai import types
 
-class GeminiModel(NativeModel[genai.Client]):
+
+def _sdk_installed() -> bool:
+    try:
+        return importlib.util.find_spec("google.genai") is not None
+    except ImportError:  # pragma: no cover - no google namespace at all
+        return False
+
+
+# The SDK itself (and the wire module built on its types) loads on the first call.
+if not _sdk_installed():  # pragma: no cover - depends on the installed extras
+    raise ImportError(
+        "GeminiModel needs the google-genai package: pip install 'swarmkit-agents[google]'"
+    )
+
+
+class GeminiModel(NativeModel["genai.Client"]):
     """A Gemini model served through ``google.genai.Client`` (``generateContent``).
 
     The SDK's own retries stay off (it retries only when given retry options), so each attempt
@@ -30,6 +40,7 @@ class GeminiModel(NativeModel[genai.Client]):
     built on the first call from ``api_key``/``base_url`` or ``GEMINI_API_KEY`` (or
     ``GOOGLE_API_KEY``). Each function call keeps its thought signature and goes back with it,
     as Gemini requires; a call another provider's model made gets Gemini's documented stand-in.
+    The ``google-genai`` package is imported on the first call, not at construction.
     """
 
     provider = "gcp.gemini"  # OpenTelemetry's name for the Gemini API
@@ -62,9 +73,12 @@ class GeminiModel(NativeModel[genai.Client]):
             sleep=sleep,
             runtime=runtime,
         )
-        self._check_client(
-            client, genai.Client, "a google.genai.Client", base_url=base_url, api_key=api_key
-        )
+        if client is not None:
+            from google import genai  # noqa: PLC0415 - a client given: the SDK is loaded
+
+            self._check_client(
+                client, genai.Client, "a google.genai.Client", base_url=base_url, api_key=api_key
+            )
         if thinking_budget is not None and (
             type(thinking_budget) is not int or thinking_budget < 0
         ):
@@ -77,6 +91,8 @@ class GeminiModel(NativeModel[genai.Client]):
         self._owns_client = client is None
 
     async def _attempt(self, request: ModelRequest, deadline: AttemptDeadline) -> ModelResponse:
+        from swarmkit.models._gemini_wire import contents, parse_response  # noqa: PLC0415
+
         client = self._ready_client()
         call = client.aio.models.generate_content(
             model=self.name, contents=contents(request.messages), config=self._config(request)
@@ -86,6 +102,8 @@ class GeminiModel(NativeModel[genai.Client]):
     async def _stream_attempt(
         self, request: ModelRequest, deadline: AttemptDeadline
     ) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
+        from swarmkit.models._gemini_wire import StreamAssembler, contents  # noqa: PLC0415
+
         client = self._ready_client()
         call = client.aio.models.generate_content_stream(
             model=self.name, contents=contents(request.messages), config=self._config(request)
@@ -101,6 +119,10 @@ class GeminiModel(NativeModel[genai.Client]):
         yield assembler.response()
 
     def _config(self, request: ModelRequest) -> types.GenerateContentConfig:
+        from google.genai import types  # noqa: PLC0415 - loaded with the client
+
+        from swarmkit.models._gemini_wire import request_config  # noqa: PLC0415
+
         config = request_config(request)
         if self.thinking_budget is not None:
             config.thinking_config = types.ThinkingConfig(thinking_budget=self.thinking_budget)
@@ -109,6 +131,9 @@ class GeminiModel(NativeModel[genai.Client]):
         return config
 
     def _translate(self, exc: Exception) -> Exception | None:
+        import httpx  # noqa: PLC0415 - loaded with the client
+        from google.genai import errors  # noqa: PLC0415
+
         match exc:
             case errors.APIError():
                 return StatusError(
@@ -135,6 +160,9 @@ class GeminiModel(NativeModel[genai.Client]):
 
     def _build_client(self) -> genai.Client:
         api_key = self._required_key("GOOGLE_API_KEY")
+        from google import genai  # noqa: PLC0415 - the SDK loads on the first call
+        from google.genai import types  # noqa: PLC0415
+
         options = types.HttpOptions(
             base_url=self._base_url,
             api_version="v1beta",

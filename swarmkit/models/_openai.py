@@ -7,11 +7,7 @@ import os
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
-from typing import Any
-
-import openai
-from openai import AsyncOpenAI, AsyncStream
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from typing import TYPE_CHECKING, Any
 
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._adapter import ModelAdapter
@@ -19,20 +15,25 @@ from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._chat_completions import StreamAssembler, parse_completion, request_json
 from swarmkit.models._deadline import AttemptDeadline, Timeouts
 from swarmkit.models._providers import provider_for_url, server_for_url
-from swarmkit.models._retry import RetryPolicy, decoding_answers, scrub_secrets
+from swarmkit.models._retry import RetryPolicy, decoding_answers, loaded_openai, scrub_secrets
 from swarmkit.models._wire import IncompleteResponseError, StreamAssembly, json_object
 from swarmkit.runtime import Runtime
+
+if TYPE_CHECKING:
+    import openai
+    from openai import AsyncOpenAI, AsyncStream
 
 _COMPLETIONS = "/chat/completions"
 
 
-class OpenAIModel(ModelAdapter[AsyncOpenAI]):
+class OpenAIModel(ModelAdapter["AsyncOpenAI"]):
     """A model served through ``openai.AsyncOpenAI`` Chat Completions, with our retries.
 
     The client's own retries are switched off (``max_retries=0``), so each attempt is exactly one
     HTTP request and retries never multiply. Without an injected client, one is built on the
     first call from ``api_key``/``base_url`` or ``OPENAI_API_KEY``/``OPENAI_BASE_URL``, so an
-    OpenAIModel can be constructed (and a journal replayed) with no key set.
+    OpenAIModel can be constructed (and a journal replayed) with no key set. The ``openai``
+    package itself is imported on that first call too, not at construction.
     """
 
     key_env = "OPENAI_API_KEY"
@@ -151,6 +152,9 @@ class OpenAIModel(ModelAdapter[AsyncOpenAI]):
 
     def _post_stream(self, client: AsyncOpenAI, body: bytes) -> Awaitable[AsyncStream[Any]]:
         # What chat.completions.create(stream=True) posts, with our body as it is.
+        from openai import AsyncStream  # noqa: PLC0415 - loaded with the client
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk  # noqa: PLC0415
+
         return client.post(
             _COMPLETIONS,
             content=body,
@@ -175,6 +179,9 @@ class OpenAIModel(ModelAdapter[AsyncOpenAI]):
         api_key = self._required_key(
             hint=" (for a server that needs no key, any non-empty string will do)"
         )
+        import openai  # noqa: PLC0415 - the package loads on the first call, not at construction
+        from openai import AsyncOpenAI  # noqa: PLC0415
+
         try:
             return AsyncOpenAI(
                 api_key=api_key,
@@ -205,7 +212,8 @@ def _check_arguments(model: object, client: object, base_url: object, api_key: o
             f"OpenAIModel needs a model name as a non-empty string, got {model!r:.80}; "
             "e.g. OpenAIModel('gpt-4o')"
         )
-    if client is not None and not isinstance(client, AsyncOpenAI):
+    openai = loaded_openai()  # a client given means its package is loaded
+    if client is not None and (openai is None or not isinstance(client, openai.AsyncOpenAI)):
         raise ConfigurationError(
             f"client= must be an openai.AsyncOpenAI, got {type(client).__name__}; "
             "or pass base_url=/api_key= and let OpenAIModel build one"
@@ -222,6 +230,8 @@ def _http_timeout(timeouts: Timeouts) -> openai.Timeout:
     The first-byte, stream-gap and total deadlines are ours (``AttemptDeadline``): the client's
     read timeout restarts on every byte, so it cannot bound a trickle or a keep-alive stream.
     """
+    import openai  # noqa: PLC0415 - loaded with the client
+
     return openai.Timeout(timeouts.total, connect=timeouts.connect)
 
 
@@ -232,6 +242,8 @@ def _without_retries(client: AsyncOpenAI, timeouts: Timeouts) -> AsyncOpenAI:
 
 def _json_of(result: object) -> dict[str, Any]:
     """The JSON of a parsed API object; a server that answered with non-JSON text gives a str."""
+    import openai  # noqa: PLC0415 - loaded with the client
+
     if not isinstance(result, openai.BaseModel):
         raise IncompleteResponseError(f"expected a JSON object, got {type(result).__name__}")
     # Without warnings: an odd field is reported by the parser, as a ModelError, not here.

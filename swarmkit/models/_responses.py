@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import Any
-
-from openai import AsyncOpenAI, AsyncStream
+from typing import TYPE_CHECKING, Any
 
 from swarmkit.models._base import ModelRequest, ModelResponse
 from swarmkit.models._deadline import AttemptDeadline
@@ -17,6 +15,9 @@ from swarmkit.models._responses_wire import (
 )
 from swarmkit.models._retry import decoding_answers
 from swarmkit.models._wire import StreamAssembly, json_object
+
+if TYPE_CHECKING:
+    from openai import AsyncOpenAI, AsyncStream
 
 _RESPONSES = "/responses"
 
@@ -58,6 +59,8 @@ class OpenAIResponsesModel(OpenAIModel):
         return request_json(self.name, request, stream=stream)
 
     def _post_stream(self, client: AsyncOpenAI, body: bytes) -> Awaitable[AsyncStream[Any]]:
+        from openai import AsyncStream  # noqa: PLC0415 - loaded with the client
+
         return client.post(
             _RESPONSES, content=body, cast_to=object, stream=True, stream_cls=AsyncStream[object]
         )

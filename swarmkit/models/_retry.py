@@ -8,16 +8,14 @@ import json
 import math
 import random
 import re
+import sys
 import time
 import warnings
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterator, Mapping
 from contextlib import aclosing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC
-from typing import TypeVar
-
-import openai
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from swarmkit._log import log
 from swarmkit.exceptions import ConfigurationError, ModelError
@@ -28,6 +26,9 @@ from swarmkit.models._wire import (
     IncompleteResponseError,
     UnexpectedResponseError,
 )
+
+if TYPE_CHECKING:
+    from tenacity import AsyncRetrying, RetryCallState
 
 T = TypeVar("T")
 
@@ -54,8 +55,7 @@ class ConnectionFailedError(Exception):
     """The request never got an answer: the connection failed or the client timed out."""
 
 
-API_FAILURES: tuple[type[Exception], ...] = (
-    openai.OpenAIError,
+_OWN_FAILURES: tuple[type[Exception], ...] = (
     # openai raises the plain decoder error for a truncated or non-JSON body or stream event.
     json.JSONDecodeError,
     IncompleteResponseError,
@@ -65,7 +65,27 @@ API_FAILURES: tuple[type[Exception], ...] = (
     StatusError,
     ConnectionFailedError,
 )
-"""Failures of the API (as opposed to bugs or cancellation): these end as ModelError."""
+_FAILURES: list[tuple[type[Exception], ...]] = [_OWN_FAILURES]
+
+
+def loaded_openai() -> Any:
+    """The ``openai`` package if something imported it, else None.
+
+    The package costs more to import than the rest of swarmkit, so it loads on the first call
+    of an OpenAI adapter, not before; until then no error can be one of its own.
+    """
+    return sys.modules.get("openai")
+
+
+def api_failures() -> tuple[type[Exception], ...]:
+    """Failures of the API (as opposed to bugs or cancellation): these end as ModelError.
+
+    ``openai``'s errors are among them once the package is loaded.
+    """
+    if len(_FAILURES) == 1 and (openai := loaded_openai()) is not None:
+        _FAILURES.append((openai.OpenAIError, *_OWN_FAILURES))
+    return _FAILURES[-1]
+
 
 _KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-]{4,}|Bearer\s+\S+)")
 
@@ -124,11 +144,11 @@ def decoding_answers() -> Iterator[None]:
     """
     try:
         yield
-    except API_FAILURES:
-        raise
     except RecursionError:
         raise UnexpectedResponseError("the answer is nested too deeply to decode") from None
     except ValueError as exc:
+        if isinstance(exc, api_failures()):
+            raise
         raise UnexpectedResponseError(f"the answer cannot be decoded: {exc}") from exc
 
 
@@ -138,22 +158,29 @@ def _is_real(value: object) -> bool:
 
 def is_retryable(exc: BaseException) -> bool:
     """Whether another attempt may succeed: rate limits, server errors, lost or garbled answers."""
+    openai = loaded_openai()
+    if openai is not None and isinstance(exc, openai.OpenAIError):
+        return _openai_retryable(exc, openai)
     match exc:
-        case openai.APIStatusError() | StatusError():
+        case StatusError():
             return exc.status_code == 429 or exc.status_code >= 500
-        case openai.APIConnectionError() | json.JSONDecodeError() | IncompleteResponseError():
-            return True
-        case ConnectionFailedError():
+        case json.JSONDecodeError() | IncompleteResponseError() | ConnectionFailedError():
             return True
         case DeadlineExceededError():
             return True
         case ErrorAnswerError():
             return error_is_transient(exc.body)
-        case openai.APIError():
-            # An error event inside a stream: retried when its body says it is transient.
-            return error_is_transient(exc.body)
         case _:
             return False
+
+
+def _openai_retryable(exc: Any, openai: Any) -> bool:
+    if isinstance(exc, openai.APIStatusError):
+        return bool(exc.status_code == 429 or exc.status_code >= 500)
+    if isinstance(exc, openai.APIConnectionError):
+        return True
+    # An error event inside a stream: retried when its body says it is transient.
+    return isinstance(exc, openai.APIError) and error_is_transient(exc.body)
 
 
 _TRANSIENT_ERROR_WORDS = frozenset(
@@ -193,22 +220,24 @@ def error_is_transient(body: object) -> bool:
 
 def status_of(exc: BaseException | None) -> int | None:
     """The HTTP status of a failed call, when the server answered with one."""
-    return exc.status_code if isinstance(exc, openai.APIStatusError | StatusError) else None
+    if isinstance(exc, StatusError):
+        return exc.status_code
+    openai = loaded_openai()
+    if openai is not None and isinstance(exc, openai.APIStatusError):
+        return int(exc.status_code)
+    return None
 
 
 def failure_reason(exc: BaseException | None) -> str:
     """A short, stable name for a failure, for logs and messages."""
+    openai = loaded_openai()
+    if openai is not None and isinstance(exc, openai.OpenAIError):
+        return _openai_reason(exc, openai)
     match exc:
-        case openai.APIStatusError() | StatusError():
+        case StatusError():
             return f"http_{exc.status_code}"
         case ConnectionFailedError():
             return "connection_error"
-        case openai.APITimeoutError():
-            return "timeout"
-        case openai.APIConnectionError():
-            return "connection_error"
-        case openai.APIError():
-            return "stream_error"
         case json.JSONDecodeError():
             return "invalid_json"
         case DeadlineExceededError():
@@ -221,6 +250,18 @@ def failure_reason(exc: BaseException | None) -> str:
             return "incomplete_response"
         case _:
             return type(exc).__name__
+
+
+def _openai_reason(exc: Any, openai: Any) -> str:
+    if isinstance(exc, openai.APIStatusError):
+        return f"http_{exc.status_code}"
+    if isinstance(exc, openai.APITimeoutError):
+        return "timeout"
+    if isinstance(exc, openai.APIConnectionError):
+        return "connection_error"
+    if isinstance(exc, openai.APIError):
+        return "stream_error"
+    return type(exc).__name__
 
 
 def retry_after_seconds(
@@ -263,11 +304,12 @@ def delay_after(
 ) -> float:
     """The wait before the next attempt: what the server asked for (capped), else our backoff
     (``draw`` is the randomness of its jitter)."""
+    openai = loaded_openai()
     headers = (
-        exc.response.headers
-        if isinstance(exc, openai.APIStatusError)
-        else exc.headers
+        exc.headers
         if isinstance(exc, StatusError)
+        else exc.response.headers
+        if openai is not None and isinstance(exc, openai.APIStatusError)
         else None
     )
     if headers is not None:
@@ -355,14 +397,27 @@ class CallRetrier:
     """The environment variable of the API key, named in the hint for a refused key."""
 
     async def call(self, attempt_once: Callable[[int], Awaitable[T]]) -> T:
-        """The result of the first successful attempt; ``attempt_once`` gets the attempt number."""
+        """The result of the first successful attempt; ``attempt_once`` gets the attempt number.
+
+        The first attempt runs bare: the retry machinery is built only once one has failed.
+        """
+        try:
+            return await attempt_once(1)
+        except api_failures() as exc:
+            first = exc
+        return await self._call_again(attempt_once, first)
+
+    async def _call_again(self, attempt_once: Callable[[int], Awaitable[T]], first: Exception) -> T:
+        """Attempts from the second on, after the first failed with ``first``."""
+        await self._retry_or_give_up(first)
         retrying = self._retrying()
         try:
             async for attempt in retrying:
                 with attempt:
-                    return await attempt_once(attempt.retry_state.attempt_number)
-        except API_FAILURES as exc:
-            raise self._give_up(exc, attempts=retrying.statistics["attempt_number"]) from exc
+                    return await attempt_once(attempt.retry_state.attempt_number + 1)
+        except api_failures() as exc:
+            attempts = retrying.statistics["attempt_number"] + 1
+            raise self._give_up(exc, attempts=attempts) from exc
         raise AssertionError("tenacity stopped without a result or an error")  # pragma: no cover
 
     async def stream(
@@ -373,31 +428,62 @@ class CallRetrier:
         Items of a failed attempt have already gone out; before the next attempt starts from
         scratch, an ``AttemptDiscarded`` tells the consumer to drop what that attempt yielded.
         """
+        async with aclosing(attempt_once(1)) as items:
+            try:
+                async for item in items:
+                    yield item
+            except api_failures() as exc:
+                first = exc
+            else:
+                return
+        async with aclosing(self._stream_again(attempt_once, first)) as again:
+            async for retried in again:
+                yield retried
+
+    async def _stream_again(
+        self, attempt_once: Callable[[int], AsyncGenerator[T, None]], first: Exception
+    ) -> AsyncGenerator[T | AttemptDiscarded, None]:
+        """Attempts from the second on, after the first failed with ``first``."""
+        await self._retry_or_give_up(first)
         retrying = self._retrying()
-        failed: Exception | None = None
+        failed = first
         try:
             async for attempt in retrying:
                 # Not ``with attempt``: it would swallow GeneratorExit when the consumer stops.
                 state = attempt.retry_state
-                if failed is not None:
-                    yield AttemptDiscarded(
-                        attempt=state.attempt_number - 1, reason=failure_reason(failed)
-                    )
-                async with aclosing(attempt_once(state.attempt_number)) as items:
+                number = state.attempt_number + 1
+                yield AttemptDiscarded(attempt=number - 1, reason=failure_reason(failed))
+                async with aclosing(attempt_once(number)) as items:
                     try:
                         async for item in items:
                             yield item
-                    except API_FAILURES as exc:
+                    except api_failures() as exc:
                         failed = exc
                         state.set_exception((type(exc), exc, exc.__traceback__))
                     else:
                         state.set_result(None)
-        except API_FAILURES as exc:
-            raise self._give_up(exc, attempts=retrying.statistics["attempt_number"]) from exc
+        except api_failures() as exc:
+            attempts = retrying.statistics["attempt_number"] + 1
+            raise self._give_up(exc, attempts=attempts) from exc
+
+    async def _retry_or_give_up(self, first: Exception) -> None:
+        """After a failed first attempt: wait for the second, or raise ModelError."""
+        if self.policy.max_attempts < 2 or not is_retryable(first):
+            raise self._give_up(first, attempts=1) from first
+        delay = delay_after(self.policy, 1, first, self.random)
+        self._log_retry_of(first, attempt=1, delay=delay)
+        await self.sleep(delay)
 
     def _retrying(self) -> AsyncRetrying:
+        """Tenacity's loop over the attempts after the first (numbered from 1 in its state)."""
+        from tenacity import (  # noqa: PLC0415 - built only once a first attempt failed
+            AsyncRetrying,
+            retry_if_exception,
+            stop_after_attempt,
+        )
+
         return AsyncRetrying(
-            stop=stop_after_attempt(self.policy.max_attempts),
+            stop=stop_after_attempt(self.policy.max_attempts - 1),
             wait=self._wait,
             retry=retry_if_exception(is_retryable),
             sleep=self.sleep,
@@ -407,17 +493,20 @@ class CallRetrier:
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
-        return delay_after(self.policy, state.attempt_number, exc, self.random)
+        return delay_after(self.policy, state.attempt_number + 1, exc, self.random)
 
     def _log_retry(self, state: RetryCallState) -> None:
         exc = state.outcome.exception() if state.outcome else None
+        self._log_retry_of(exc, attempt=state.attempt_number + 1, delay=state.upcoming_sleep)
+
+    def _log_retry_of(self, exc: BaseException | None, *, attempt: int, delay: float) -> None:
         log(
             "swarmkit.models",
             "model_retry_scheduled",
             level="warning",
             model=self.model,
-            attempt=state.attempt_number,
-            delay_s=state.upcoming_sleep,
+            attempt=attempt,
+            delay_s=delay,
             reason=failure_reason(exc),
             status=status_of(exc),
         )
@@ -449,5 +538,6 @@ class CallRetrier:
 def _scrub_exception(exc: Exception, secrets: tuple[str, ...]) -> None:
     """Mask keys in the chained cause too: tracebacks print it beside our message."""
     exc.args = tuple(scrub_secrets(a, secrets) if isinstance(a, str) else a for a in exc.args)
-    if isinstance(exc, openai.APIError):
+    openai = loaded_openai()
+    if openai is not None and isinstance(exc, openai.APIError):
         exc.message = scrub_secrets(exc.message, secrets)

@@ -22,6 +22,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from swarmkit.cli._durable import add_durable
 from swarmkit.cli._eval import add_eval
 from swarmkit.cli._rules import add_rules_command
 from swarmkit.cli._serve import add_serve
@@ -189,6 +190,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_ui(commands)
     add_eval(commands)
     add_serve(commands, _command, _journal_option)
+    add_durable(commands, _command, _journal_option)
     _add_rules(commands)
     return parser
 

@@ -44,6 +44,7 @@ from swarmkit.exceptions import ConfigurationError, JournalError, SwarmkitError,
 from swarmkit.lowlevel import mask_locations
 
 if TYPE_CHECKING:
+    from swarmkit.cli._durable import swarm_entries
     from swarmkit.cli._journal_file import journal_path, open_for_reading, open_for_writing
     from swarmkit.cli._target import load_swarm
 
@@ -56,6 +57,7 @@ __all__ = [
     "main",
     "open_for_reading",
     "open_for_writing",
+    "swarm_entries",
 ]
 
 _Handler = Callable[[argparse.Namespace], Coroutine[Any, Any, int]]
@@ -113,6 +115,10 @@ def __getattr__(name: str) -> Any:
         from swarmkit.cli._target import load_swarm  # noqa: PLC0415 - heavy, used by commands
 
         return load_swarm
+    if name == "swarm_entries":  # the worker commands of swarmkit.dbos and swarmkit.temporal
+        from swarmkit.cli._durable import swarm_entries  # noqa: PLC0415
+
+        return swarm_entries
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

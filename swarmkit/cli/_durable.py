@@ -56,6 +56,11 @@ def add_durable(commands: Any, command: _Command, journal_option: Callable[..., 
         metavar="SECONDS",
         help="how often the queues are polled for new sessions (default: 1.0)",
     )
+    _add_recover(actions, command)
+    _add_temporal(commands, command, journal_option)
+
+
+def _add_recover(actions: Any, command: _Command) -> None:
     recover = command(
         actions,
         "recover",
@@ -73,7 +78,6 @@ def add_durable(commands: Any, command: _Command, journal_option: Callable[..., 
         metavar="ID",
         help="a dead worker's id (repeat for more)",
     )
-    _add_temporal(commands, command, journal_option)
 
 
 def _add_temporal(commands: Any, command: _Command, journal_option: Callable[..., None]) -> None:

@@ -8,8 +8,7 @@ import asyncio
 import signal
 from collections.abc import Sequence
 
-from swarmkit.cli import load_swarm, main
-from swarmkit.cli._durable import swarm_entries
+from swarmkit.cli import load_swarm, main, swarm_entries
 from swarmkit.dbos._app import DurableSwarms, QueueLimits
 from swarmkit.dbos._client import SessionClient
 from swarmkit.journal import open_journal

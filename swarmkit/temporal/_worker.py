@@ -11,8 +11,7 @@ from collections.abc import Mapping
 from temporalio.client import Client
 from temporalio.worker import Worker
 
-from swarmkit.cli import UsageError, load_swarm
-from swarmkit.cli._durable import swarm_entries
+from swarmkit.cli import UsageError, load_swarm, swarm_entries
 from swarmkit.journal import open_journal
 from swarmkit.models import Model
 from swarmkit.swarm import Swarm

@@ -6,11 +6,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
-import signal
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -20,27 +17,9 @@ from swarmkit.dbos import SessionClient
 from swarmkit.dbos._worker import module_main
 from swarmkit.exceptions import ConfigurationError, JournalError
 from swarmkit.journal import AESGCMCipher, SQLiteJournal, generate_key
-from tests.dbos.harness import ROOT
+from tests.dbos.harness import ROOT, SWARMKIT, command
 from tests.dbos.worker_app import swarms
 from tests.temporal.harness import gate_server, kill
-
-SWARMKIT = [sys.executable, "-c", "import sys; from swarmkit.cli import main; sys.exit(main())"]
-"""The `swarmkit` console script, run from this tree."""
-
-
-@contextmanager
-def command(arguments: list[str], env: Mapping[str, str], log: Path) -> Iterator[int]:
-    """A command in its own process, output to ``log``; yields its pid, stops it by SIGTERM."""
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            arguments, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT
-        )
-        try:
-            yield process.pid
-        finally:
-            if process.poll() is None:
-                os.kill(process.pid, signal.SIGTERM)
-                assert process.wait(timeout=30) == 0, log.read_text()
 
 
 @pytest.mark.parametrize(
@@ -74,8 +53,8 @@ async def test_a_dead_workers_session_is_recovered_by_command_and_followed(
     client = SessionClient(
         {n: s for n, s in swarms().items() if n != "desk"}, database_url=sqlite_url
     )
-    async with gate_server() as (gates, env):
-        env = {**env, "SWARMKIT_TEST_STATE": str(state)}
+    async with gate_server() as (gates, gate_env):
+        env = {**gate_env, "SWARMKIT_TEST_STATE": str(state)}
         handle = await client.start_session("clerk", "where is A-1?", session_id="s-dead")
         worker_a = [*SWARMKIT, "dbos", "worker", *database, "--executor-id", "a"]
         with command([*worker_a, "--polling-interval", "0.05"], env, tmp_path / "a.log") as pid:
@@ -86,6 +65,7 @@ async def test_a_dead_workers_session_is_recovered_by_command_and_followed(
                 pass
         recover = subprocess.run(
             [*SWARMKIT, "dbos", "recover", *database, "--executor-id", "a"],
+            check=False,
             cwd=ROOT,
             env={**os.environ, **env},
             capture_output=True,
@@ -120,9 +100,13 @@ async def test_the_module_command_serves_a_swarm_until_sigterm(
     arguments = [sys.executable, "-m", "swarmkit.dbos", "worker", "--swarm"]
     arguments += ["tests.dbos.worker_app:clerk", "--db", sqlite_url, "--journal", str(journal)]
     client = SessionClient({"clerk": swarms()["clerk"]}, database_url=sqlite_url)
-    async with gate_server() as (gates, env):
+    async with gate_server() as (gates, gate_env):
         gates.open("tool")
-        env = {**env, "SWARMKIT_TEST_STATE": str(tmp_path), "SWARMKIT_JOURNAL_KEYS": f"k1:{key}"}
+        env = {
+            **gate_env,
+            "SWARMKIT_TEST_STATE": str(tmp_path),
+            "SWARMKIT_JOURNAL_KEYS": f"k1:{key}",
+        }
         handle = await client.start_session("clerk", "where is A-1?", session_id="s-cmd")
         with command([*arguments, "--executor-id", "cmd"], env, tmp_path / "cmd.log"):
             result = await asyncio.wait_for(handle.result(), 60)

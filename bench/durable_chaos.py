@@ -22,8 +22,8 @@ import psycopg
 
 sys.path.append(str(Path(__file__).parents[1]))  # after PYTHONPATH: a base checkout wins
 
-from tests.dbos.chaos import chaos_run  # noqa: E402
-from tests.journal.postgres_server import running_postgres  # noqa: E402
+from tests.dbos.chaos import chaos_run
+from tests.journal.postgres_server import running_postgres
 
 
 def main() -> None:

@@ -41,8 +41,8 @@ sys.path.append(str(ROOT))  # after PYTHONPATH: a base checkout wins
 sys.path.insert(0, str(HERE))
 
 import psycopg  # noqa: E402
-
 from durable_scale_app import MODEL_URL, build  # noqa: E402
+
 from tests.journal.postgres_server import running_postgres  # noqa: E402
 
 SWARMKIT = [sys.executable, "-c", "import sys; from swarmkit.cli import main; sys.exit(main())"]
@@ -94,8 +94,9 @@ def processes(commands: list[list[str]], env: dict[str, str], folder: Path) -> I
             process.wait(timeout=60)
 
 
-async def run_dbos(base: str, workers: int, args: argparse.Namespace, env: dict[str, str],
-                   folder: Path) -> Figures:
+async def run_dbos(
+    base: str, workers: int, args: argparse.Namespace, env: dict[str, str], folder: Path
+) -> Figures:
     """N sessions through ``workers`` DBOS workers on a fresh Postgres database."""
     from swarmkit.dbos import SessionClient  # noqa: PLC0415
 
@@ -117,12 +118,15 @@ async def run_dbos(base: str, workers: int, args: argparse.Namespace, env: dict[
         cpu = sum(cpu_seconds(pid) for pid in pids) - before
     found = await client.dbos.list_workflows_async(load_input=False, load_output=False)
     client.close()
-    latencies = [(s.updated_at - s.created_at) / 1000 for s in found if s.updated_at and s.created_at]
+    latencies = [
+        (s.updated_at - s.created_at) / 1000 for s in found if s.updated_at and s.created_at
+    ]
     return _figures("DBOS", workers, args.sessions, wall, latencies, cpu)
 
 
-async def run_temporal(address: str, workers: int, args: argparse.Namespace,
-                       env: dict[str, str], folder: Path) -> Figures:
+async def run_temporal(
+    address: str, workers: int, args: argparse.Namespace, env: dict[str, str], folder: Path
+) -> Figures:
     """N sessions through ``workers`` Temporal workers on one task queue."""
     from temporalio.client import Client  # noqa: PLC0415
 
@@ -150,8 +154,9 @@ async def run_temporal(address: str, workers: int, args: argparse.Namespace,
     return _figures("Temporal", workers, args.sessions, wall, latencies, cpu)
 
 
-def _figures(engine: str, workers: int, sessions: int, wall: float, latencies: list[float],
-             cpu: float) -> Figures:
+def _figures(
+    engine: str, workers: int, sessions: int, wall: float, latencies: list[float], cpu: float
+) -> Figures:
     latencies.sort()
     return Figures(
         engine=engine,
@@ -166,14 +171,22 @@ def _figures(engine: str, workers: int, sessions: int, wall: float, latencies: l
 
 def report(rows: list[Figures]) -> None:
     """The table, and each engine's throughput ratio to its one-worker figure."""
-    print(f"{'engine':<9}{'workers':>8}{'sessions':>9}{'sess/s':>9}{'p50 s':>8}{'p95 s':>8}"
-          f"{'CPU ms/sess':>13}{'vs 1 worker':>13}")
+    print(
+        f"{'engine':<9}{'workers':>8}{'sessions':>9}{'sess/s':>9}{'p50 s':>8}{'p95 s':>8}"
+        f"{'CPU ms/sess':>13}{'vs 1 worker':>13}"
+    )
     for row in rows:
-        one = next(r for r in rows if r.engine == row.engine and r.workers == min(
-            x.workers for x in rows if x.engine == row.engine))
-        print(f"{row.engine:<9}{row.workers:>8}{row.sessions:>9}{row.per_second:>9.2f}"
-              f"{row.p50:>8.2f}{row.p95:>8.2f}{row.cpu_ms:>13.1f}"
-              f"{row.per_second / one.per_second:>12.2f}x")
+        one = next(
+            r
+            for r in rows
+            if r.engine == row.engine
+            and r.workers == min(x.workers for x in rows if x.engine == row.engine)
+        )
+        print(
+            f"{row.engine:<9}{row.workers:>8}{row.sessions:>9}{row.per_second:>9.2f}"
+            f"{row.p50:>8.2f}{row.p95:>8.2f}{row.cpu_ms:>13.1f}"
+            f"{row.per_second / one.per_second:>12.2f}x"
+        )
 
 
 async def measure(args: argparse.Namespace, folder: Path) -> list[Figures]:
@@ -194,12 +207,15 @@ async def measure(args: argparse.Namespace, folder: Path) -> list[Figures]:
                 base = pg.dsn.rsplit("/", 1)[0]
                 for workers in args.workers:
                     rows.append(await run_dbos(base, workers, args, env, folder))
+                    print(rows[-1], file=sys.stderr, flush=True)
         if "temporal" in args.engines:
             from swarmkit.temporal import dev_server  # noqa: PLC0415
 
+            (folder / "temporal").mkdir()
             with dev_server(folder / "temporal") as address:
                 for workers in args.workers:
                     rows.append(await run_temporal(address, workers, args, env, folder))
+                    print(rows[-1], file=sys.stderr, flush=True)
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=30)
@@ -217,8 +233,10 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         rows = asyncio.run(measure(args, Path(folder)))
-    print(f"{args.sessions} sessions per row, {args.concurrency} at once per worker, model "
-          f"latency {args.latency * 1000:.0f} ms, {os.cpu_count()} cores")
+    print(
+        f"{args.sessions} sessions per row, {args.concurrency} at once per worker, model "
+        f"latency {args.latency * 1000:.0f} ms, {os.cpu_count()} cores"
+    )
     report(rows)
 
 

@@ -52,7 +52,9 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     """The chat completion the scripted model gives this request."""
     messages = body.get("messages", [])
     system = " ".join(str(m.get("content")) for m in messages if m.get("role") == "system")
-    looked_up = any(m.get("role") == "tool" and "invoice" in str(m.get("content")) for m in messages)
+    looked_up = any(
+        m.get("role") == "tool" and "invoice" in str(m.get("content")) for m in messages
+    )
     if system.startswith("Billing") or "Billing." in system:
         message: dict[str, Any] = {"role": "assistant", "content": "Refunded the duplicate."}
     else:
@@ -72,7 +74,9 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-async def _serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, latency: float) -> None:
+async def _serve(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, latency: float
+) -> None:
     """HTTP/1.1 with keep-alive, POST with a JSON body only: what the openai client sends."""
     try:
         while True:

@@ -1,7 +1,7 @@
 """Durable swarms at scale: N sessions through 1, 2 and 3 worker processes, DBOS and Temporal
 in the same run.
 
-The session (bench/durable_scale_app.py): triage looks an invoice up (a tool), hands off to
+The session: triage looks an invoice up (a tool), hands off to
 billing, billing answers: four steps, a handoff, a tool; each model call goes over HTTP to a
 loopback model server (its own process) that answers after ``--latency`` seconds (200 ms).
 Each worker is the ``swarmkit dbos worker`` / ``swarmkit temporal worker`` command in its own
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import statistics
@@ -34,6 +35,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).parent
 ROOT = HERE.parent
@@ -41,13 +43,112 @@ sys.path.append(str(ROOT))  # after PYTHONPATH: a base checkout wins
 sys.path.insert(0, str(HERE))
 
 import psycopg  # noqa: E402
-from durable_scale_app import MODEL_URL, build  # noqa: E402
 
+from swarmkit import Agent, Handoff, OpenAIModel, Swarm, tool  # noqa: E402
+from swarmkit.models import RetryPolicy  # noqa: E402
 from tests.journal.postgres_server import running_postgres  # noqa: E402
 
 SWARMKIT = [sys.executable, "-c", "import sys; from swarmkit.cli import main; sys.exit(main())"]
 PROMPT = "I was charged twice for invoice A-1."
 TICKS = os.sysconf("SC_CLK_TCK")
+
+
+# -- the session and its model server ---------------------------------------------------
+
+MODEL_URL = "SCALE_MODEL_URL"
+
+
+@tool
+def lookup_invoice(invoice: str) -> str:
+    """Look an invoice up."""
+    return f"invoice {invoice}: charged twice"
+
+
+def build() -> Swarm:
+    """The benchmark swarm, its model at ``$SCALE_MODEL_URL``."""
+    model = OpenAIModel(
+        "gpt-bench",
+        base_url=os.environ.get(MODEL_URL, "http://127.0.0.1:9/v1"),
+        api_key="sk-bench-key",
+        retry=RetryPolicy(max_attempts=1),
+    )
+    billing = Agent(name="billing", instructions="Billing. Refund duplicates.")
+    triage = Agent(
+        name="triage",
+        instructions="Triage. Look the invoice up, then pass on.",
+        tools=[lookup_invoice],
+        handoffs=[Handoff(agent=billing)],
+    )
+    return Swarm([triage, billing], "triage", model=model)
+
+
+swarm = build()
+
+
+def answer(body: dict[str, Any]) -> dict[str, Any]:
+    """The chat completion the scripted model gives this request."""
+    messages = body.get("messages", [])
+    system = " ".join(str(m.get("content")) for m in messages if m.get("role") == "system")
+    looked_up = any(
+        m.get("role") == "tool" and "invoice" in str(m.get("content")) for m in messages
+    )
+    if system.startswith("Billing") or "Billing." in system:
+        message: dict[str, Any] = {"role": "assistant", "content": "Refunded the duplicate."}
+    else:
+        name, arguments = (
+            ("transfer_to_billing", "{}") if looked_up else ("lookup_invoice", '{"invoice": "A-1"}')
+        )
+        call = {"id": f"call_{name}", "type": "function"}
+        call["function"] = {"name": name, "arguments": arguments}  # type: ignore[assignment]
+        message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    return {
+        "id": "chatcmpl-bench",
+        "object": "chat.completion",
+        "created": 1,
+        "model": "gpt-bench",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60},
+    }
+
+
+async def _serve(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, latency: float
+) -> None:
+    """HTTP/1.1 with keep-alive, POST with a JSON body only: what the openai client sends."""
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = 0
+            for line in head.decode("latin-1").split("\r\n")[1:]:
+                key, _, value = line.partition(":")
+                if key.strip().lower() == "content-length":
+                    length = int(value)
+            body = json.loads(await reader.readexactly(length)) if length else {}
+            await asyncio.sleep(latency)
+            data = json.dumps(answer(body)).encode()
+            writer.write(
+                b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                + f"content-length: {len(data)}\r\n\r\n".encode()
+                + data
+            )
+            await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError):
+        pass
+    finally:
+        writer.close()
+
+
+async def serve(port: int, latency: float) -> None:
+    """Serve until killed."""
+    server = await asyncio.start_server(
+        lambda r, w: _serve(r, w, latency), "127.0.0.1", port, backlog=1024
+    )
+    print(f"model server on {server.sockets[0].getsockname()[1]}", flush=True)
+    async with server:
+        await server.serve_forever()
+
+
+# -- the measurement ------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -106,7 +207,7 @@ async def run_dbos(
     url = f"{base}/{name}"
     client = SessionClient({"swarm": build()}, database_url=url)
     await client.dbos.list_workflows_async(limit=1)  # the schema exists before workers poll
-    command = [*SWARMKIT, "dbos", "worker", "durable_scale_app:swarm", "--db", url]
+    command = [*SWARMKIT, "dbos", "worker", "durable_scale:swarm", "--db", url]
     command += ["--per-worker", str(args.concurrency), "--polling-interval", "0.05"]
     commands = [[*command, "--executor-id", f"w{n}"] for n in range(workers)]
     with processes(commands, env, folder) as pids:
@@ -134,7 +235,7 @@ async def run_temporal(
 
     queue = f"scale-{uuid.uuid4().hex[:8]}"
     client = await Client.connect(address, plugins=[SwarmPlugin()])
-    command = [*SWARMKIT, "temporal", "worker", "durable_scale_app:swarm", "--address", address]
+    command = [*SWARMKIT, "temporal", "worker", "durable_scale:swarm", "--address", address]
     command += ["--task-queue", queue, "--max-concurrent-activities", str(args.concurrency)]
     with processes([command] * workers, env, folder) as pids:
         before = sum(cpu_seconds(pid) for pid in pids)
@@ -193,7 +294,13 @@ async def measure(args: argparse.Namespace, folder: Path) -> list[Figures]:
     """Every engine at every worker count, the model server up throughout."""
     port = 18000 + os.getpid() % 2000
     server = subprocess.Popen(
-        [sys.executable, str(HERE / "durable_scale_app.py"), str(port), str(args.latency)],
+        [
+            sys.executable,
+            str(HERE / "durable_scale.py"),
+            "--serve-model",
+            str(port),
+            str(args.latency),
+        ],
         stdout=subprocess.PIPE,
     )
     assert server.stdout is not None
@@ -223,7 +330,10 @@ async def measure(args: argparse.Namespace, folder: Path) -> list[Figures]:
 
 
 def main() -> None:
-    """Parse the sizes, measure, print."""
+    """Parse the sizes, measure, print (or, with --serve-model PORT LATENCY, serve the model)."""
+    if sys.argv[1:2] == ["--serve-model"]:
+        asyncio.run(serve(int(sys.argv[2]), float(sys.argv[3])))
+        return
     parser = argparse.ArgumentParser(description="Durable swarms through 1, 2, 3 workers.")
     parser.add_argument("--sessions", type=int, default=48)
     parser.add_argument("--concurrency", type=int, default=8)

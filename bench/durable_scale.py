@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -162,6 +163,8 @@ class Figures:
     p50: float
     p95: float
     cpu_ms: float
+    db_kb: float = 0.0
+    """DBOS: the system database's growth per session (rows, indexes, WAL not counted)."""
 
 
 def cpu_seconds(pid: int) -> float:
@@ -210,19 +213,29 @@ async def run_dbos(
     command = [*SWARMKIT, "dbos", "worker", "durable_scale:swarm", "--db", url]
     command += ["--per-worker", str(args.concurrency), "--polling-interval", "0.05"]
     commands = [[*command, "--executor-id", f"w{n}"] for n in range(workers)]
-    with processes(commands, env, folder) as pids:
+    size = f"SELECT pg_database_size('{name}')"
+    with processes(commands, env, folder) as pids, psycopg.connect(url, autocommit=True) as db:
+        empty = _one(db.execute(size).fetchone())
         before = sum(cpu_seconds(pid) for pid in pids)
         began = time.perf_counter()
         handles = [await client.start_session("swarm", PROMPT) for _ in range(args.sessions)]
         await asyncio.gather(*(h.result() for h in handles))
         wall = time.perf_counter() - began
         cpu = sum(cpu_seconds(pid) for pid in pids) - before
+        db.execute("CHECKPOINT")
+        grown = _one(db.execute(size).fetchone()) - empty
     found = await client.dbos.list_workflows_async(load_input=False, load_output=False)
     client.close()
     latencies = [
         (s.updated_at - s.created_at) / 1000 for s in found if s.updated_at and s.created_at
     ]
-    return _figures("DBOS", workers, args.sessions, wall, latencies, cpu)
+    figures = _figures("DBOS", workers, args.sessions, wall, latencies, cpu)
+    return dataclasses.replace(figures, db_kb=grown / 1024 / args.sessions)
+
+
+def _one(row: tuple[Any, ...] | None) -> int:
+    assert row is not None
+    return int(row[0])
 
 
 async def run_temporal(
@@ -274,7 +287,7 @@ def report(rows: list[Figures]) -> None:
     """The table, and each engine's throughput ratio to its one-worker figure."""
     print(
         f"{'engine':<9}{'workers':>8}{'sessions':>9}{'sess/s':>9}{'p50 s':>8}{'p95 s':>8}"
-        f"{'CPU ms/sess':>13}{'vs 1 worker':>13}"
+        f"{'CPU ms/sess':>13}{'vs 1 worker':>13}{'DB KB/sess':>12}"
     )
     for row in rows:
         one = next(
@@ -287,6 +300,7 @@ def report(rows: list[Figures]) -> None:
             f"{row.engine:<9}{row.workers:>8}{row.sessions:>9}{row.per_second:>9.2f}"
             f"{row.p50:>8.2f}{row.p95:>8.2f}{row.cpu_ms:>13.1f}"
             f"{row.per_second / one.per_second:>12.2f}x"
+            f"{row.db_kb:>12.1f}"
         )
 
 

@@ -5,6 +5,7 @@ extra) once the arguments name it."""
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable
 from typing import Any
 
@@ -27,7 +28,7 @@ def add_durable(commands: Any, command: _Command, journal_option: Callable[..., 
         actions,
         "worker",
         "Serve swarms' sessions from a DBOS system database until SIGTERM or Ctrl-C.",
-        "swarmkit.dbos._worker:worker_command",
+        f"{__name__}:_dbos_worker",
         epilog="A restarted worker recovers the pending sessions of its own --executor-id; "
         "`swarmkit dbos recover` hands a dead worker's sessions to the live ones.",
     )
@@ -65,7 +66,7 @@ def _add_recover(actions: Any, command: _Command) -> None:
         actions,
         "recover",
         "Hand the pending sessions of dead workers back to the queues, for live workers.",
-        "swarmkit.dbos._worker:recover_command",
+        f"{__name__}:_dbos_recover",
         epilog="Never name a live worker: its running sessions would run twice. Sessions "
         "started by another application version are named and left alone (exit code 1).",
     )
@@ -88,7 +89,7 @@ def _add_temporal(commands: Any, command: _Command, journal_option: Callable[...
         actions,
         "worker",
         "Serve swarms' sessions from a Temporal task queue until SIGTERM or Ctrl-C.",
-        "swarmkit.temporal._worker:worker_command",
+        f"{__name__}:_temporal_worker",
         epilog="The models a session calls are the swarms' own, by name; --models names a "
         "mapping (module:attribute) of name to model to use others. Every worker of a task "
         "queue must serve the same swarms.",
@@ -152,3 +153,34 @@ def swarm_entries(args: argparse.Namespace) -> dict[str, str]:
             )
         entries[name] = target
     return entries
+
+
+async def _dbos_worker(args: argparse.Namespace) -> int:
+    code: int = await _extra("dbos", "worker_command")(args)
+    return code
+
+
+async def _dbos_recover(args: argparse.Namespace) -> int:
+    code: int = await _extra("dbos", "recover_command")(args)
+    return code
+
+
+async def _temporal_worker(args: argparse.Namespace) -> int:
+    code: int = await _extra("temporal", "worker_command")(args)
+    return code
+
+
+def _extra(engine: str, function: str) -> Any:
+    """The engine's command, or a usage error naming the extra to install."""
+    from swarmkit.cli._usage import UsageError  # noqa: PLC0415
+
+    try:
+        module = importlib.import_module(f"swarmkit.{engine}._worker")
+    except ImportError as exc:
+        if exc.name and exc.name.split(".")[0] in ("dbos", "temporalio"):
+            raise UsageError(
+                f"`swarmkit {engine}` needs the {engine} extra: pip install "
+                f"'swarmkit-agents[{engine}]' ({exc.name} is not installed)"
+            ) from exc
+        raise
+    return getattr(module, function)

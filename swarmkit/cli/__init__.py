@@ -22,6 +22,7 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from swarmkit.cli._durable import add_durable
 from swarmkit.cli._eval import add_eval
 from swarmkit.cli._queue import add_queue
 from swarmkit.cli._rules import add_rules_command
@@ -45,6 +46,7 @@ from swarmkit.exceptions import ConfigurationError, JournalError, SwarmkitError,
 from swarmkit.lowlevel import mask_locations
 
 if TYPE_CHECKING:
+    from swarmkit.cli._durable import swarm_entries
     from swarmkit.cli._journal_file import (
         journal_path,
         open_for_reading,
@@ -62,6 +64,7 @@ __all__ = [
     "main",
     "open_for_reading",
     "open_for_writing",
+    "swarm_entries",
     "swarm_journal_path",
 ]
 
@@ -120,6 +123,10 @@ def __getattr__(name: str) -> Any:
         from swarmkit.cli._target import load_swarm  # noqa: PLC0415 - heavy, used by commands
 
         return load_swarm
+    if name == "swarm_entries":  # the worker commands of swarmkit.dbos and swarmkit.temporal
+        from swarmkit.cli._durable import swarm_entries  # noqa: PLC0415
+
+        return swarm_entries
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -197,6 +204,7 @@ def _parser() -> argparse.ArgumentParser:
     _add_ui(commands)
     add_eval(commands)
     add_serve(commands, _command, _journal_option)
+    add_durable(commands, _command, _journal_option)
     _add_rules(commands)
     add_queue(commands, _journal_option)
     add_spend(commands, _command)

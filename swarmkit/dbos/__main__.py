@@ -1,10 +1,10 @@
-"""``python -m swarmkit.dbos worker ...``: a DBOS worker serving swarms."""
+"""``python -m swarmkit.dbos worker ...``: the same as ``swarmkit dbos worker ...``."""
 
 from __future__ import annotations
 
 import sys
 
-from swarmkit.dbos._worker import main
+from swarmkit.dbos._worker import module_main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(module_main())

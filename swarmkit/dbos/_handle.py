@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from dbos import error as dbos_error
 
+from swarmkit.dbos._steps import START_STEP
 from swarmkit.dbos._workflow import DECISION_TOPIC, EVENTS_STREAM, PENDING_EVENT
 from swarmkit.events import Event
 from swarmkit.exceptions import (
@@ -72,14 +74,37 @@ class SessionHandle:
         )
 
     async def follow(self, *, since: int = 0) -> AsyncIterator[Event]:
-        """The session's events from index ``since`` on, as they happen, until it ends (its
-        workers need ``stream_events=True``)."""
-        await self._status()
+        """The session's events from index ``since`` on, as they happen, until it ends.
+
+        Only a session started by a worker with ``stream_events=True`` (``swarmkit dbos
+        worker --stream-events``) publishes its events: for any other, ConfigurationError
+        says so, rather than an empty stream. A queued session is waited for until a worker
+        starts it, since the worker that starts it decides."""
+        if not await self._publishes():
+            raise ConfigurationError(
+                f"session {self.session_id!r} does not publish its events: the worker that "
+                "started it was not streaming them. Start workers with stream_events=True "
+                "(swarmkit dbos worker --stream-events) to follow new sessions; read this "
+                "one's events from its journal (swarmkit show)"
+            )
         stream = self._client.dbos.read_stream_async(
             self.session_id, EVENTS_STREAM, offset=since, polling_interval_sec=RESULT_POLL_SECONDS
         )
         async for data in stream:
             yield event_from_data(data)
+
+    async def _publishes(self) -> bool:
+        """Whether the session writes its events to its stream: recorded by its first step
+        (no write of its own), which a queued session has yet to take."""
+        while True:
+            status = await self._status()
+            steps = await self._client.dbos.list_workflow_steps_async(self.session_id, limit=1)
+            if steps and steps[0]["function_name"] == START_STEP:
+                output: Any = steps[0]["output"]
+                return bool(output.get("publish")) if isinstance(output, Mapping) else False
+            if status.status not in ("ENQUEUED", "PENDING", "DELAYED"):
+                return False  # it ended before its first step: nothing was published
+            await asyncio.sleep(RESULT_POLL_SECONDS)
 
     async def cancel(self) -> None:
         """Cancel the session: it stops at its next step and is not recovered."""

@@ -13,6 +13,24 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
+SWARMKIT = [sys.executable, "-c", "import sys; from swarmkit.cli import main; sys.exit(main())"]
+"""The `swarmkit` console script, run from this tree."""
+
+
+@contextmanager
+def command(arguments: list[str], env: Mapping[str, str], log: Path) -> Iterator[int]:
+    """A command in its own process, output to ``log``; yields its pid, stops it by SIGTERM."""
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            arguments, cwd=ROOT, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT
+        )
+        try:
+            yield process.pid
+        finally:
+            if process.poll() is None:
+                os.kill(process.pid, signal.SIGTERM)
+                assert process.wait(timeout=30) == 0, log.read_text()
+
 
 @contextmanager
 def worker_process(

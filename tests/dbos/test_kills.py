@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import random
-from collections import Counter
 from collections.abc import AsyncIterator
-from contextlib import ExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +13,8 @@ import pytest
 from swarmkit import Budget, Ledger, approve
 from swarmkit.dbos import SessionClient, SessionHandle
 from swarmkit.exceptions import ApplicationVersionError, ConfigurationError
-from swarmkit.journal import PostgresJournal, SQLiteJournal
+from swarmkit.journal import SQLiteJournal
+from tests.dbos.chaos import chaos_run
 from tests.dbos.harness import lines, worker_process
 from tests.dbos.worker_app import CHANGED, COURIER_ROUNDS, swarms
 from tests.journal.conftest import fresh_schema
@@ -174,6 +173,7 @@ async def test_a_session_met_by_changed_swarm_code_fails_with_a_clear_error(
 
 CHAOS_SESSIONS = 60
 CHAOS_KILLS = 5
+"""The suite's size of the chaos run; bench/durable_chaos.py runs 200 sessions and 10 kills."""
 
 
 @pytest.mark.kill
@@ -181,38 +181,14 @@ CHAOS_KILLS = 5
 async def test_chaos_killed_and_restarted_workers_finish_every_session_exactly_once(
     postgres_server: PostgresServer, postgres_url: str, tmp_path: Path
 ) -> None:
-    """3 workers on one Postgres, 5 SIGKILLs at seeded points: every session ends once, right."""
-    rng = random.Random(30)
-    journal_dsn = fresh_schema(postgres_server)
-    env = {"SWARMKIT_TEST_STATE": str(tmp_path)}
-    ids = [f"c-{n}" for n in range(CHAOS_SESSIONS)]
-    async with session_client(postgres_url) as client:
-        for session_id in ids:
-            await client.start_session("courier", f"parcel-{session_id}", session_id=session_id)
-        with ExitStack() as stack:
-
-            def start(name: str) -> int:
-                return stack.enter_context(
-                    worker_process(postgres_url, name, tmp_path, env, journal=journal_dsn)
-                )
-
-            workers = {name: start(name) for name in ("w0", "w1", "w2")}
-            running = list(ids)
-            for _ in range(CHAOS_KILLS):
-                for _ in range(rng.randint(1, CHAOS_SESSIONS // (CHAOS_KILLS + 2))):
-                    running.remove(await asyncio.wait_for(client.first_finished(running), LIMIT))
-                victim = rng.choice(sorted(workers))
-                kill(workers[victim])
-                workers[victim] = start(victim)  # it recovers its own sessions as it launches
-            results = [await finished(client.session_handle(i)) for i in ids]
-    assert results == [f"parcel-{i} delivered" for i in ids]
-    journal = PostgresJournal(journal_dsn)
-    for session_id in ids:
-        records = await journal.read(session_id)
-        assert [r.kind for r in records].count("model_call") == COURIER_ROUNDS + 1
-        assert records[-1].kind == "run_finished"
-    journal.close()
-    calls = Counter(lines(tmp_path / "courier.txt"))
-    repeated = sum(count - 1 for count in calls.values())
-    assert len(calls) == CHAOS_SESSIONS * (COURIER_ROUNDS + 1)
-    assert max(calls.values()) <= 2 and repeated <= CHAOS_KILLS * 4  # only in-flight calls
+    """3 workers on one Postgres, 5 SIGKILLs at seeded points: every session ends once with its
+    in-process result, each model call journaled once, every repeated tool call with its key."""
+    report = await chaos_run(
+        postgres_url,
+        fresh_schema(postgres_server),
+        tmp_path,
+        sessions=CHAOS_SESSIONS,
+        kills=CHAOS_KILLS,
+    )
+    assert report.model_repeats <= CHAOS_KILLS * 4  # only calls in flight at a kill
+    assert report.tool_calls == CHAOS_SESSIONS * COURIER_ROUNDS

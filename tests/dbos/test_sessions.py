@@ -179,6 +179,19 @@ async def test_a_sessions_events_can_be_followed_while_it_runs(sqlite_url: str) 
     assert again == ["RunFinished"]
 
 
+async def test_following_a_session_whose_worker_does_not_stream_says_so(sqlite_url: str) -> None:
+    """No empty stream: follow() raises, naming the option, and the session runs on."""
+    swarms = {"support": support_swarm(ScriptedModel(*support_script()))}
+    async with launched(sqlite_url, swarms) as app:
+        handle = await app.start_session("support", "refund A-1", session_id="s-quiet")
+        with pytest.raises(ConfigurationError, match="--stream-events") as raised:
+            async for _ in handle.follow():
+                pass
+        result = await finished(handle)
+    assert "stream_events=True" in str(raised.value) and "s-quiet" in str(raised.value)
+    assert result.final_output
+
+
 async def test_a_mirror_write_cut_short_by_a_crash_is_taken_up_again(
     sqlite_url: str, tmp_path: Path
 ) -> None:

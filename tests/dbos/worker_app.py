@@ -106,3 +106,6 @@ if __name__ == "__main__":
 
 clerk = swarms()["clerk"]
 """The clerk as a ``module:attribute`` target (``tests.dbos.worker_app:clerk``)."""
+
+courier = swarms()["courier"]
+"""The courier as a ``module:attribute`` target (``tests.dbos.worker_app:courier``)."""

@@ -11,6 +11,7 @@ from temporalio.common import RetryPolicy
 from temporalio.worker import Worker
 
 from swarmkit.temporal import ActivityOptions, SwarmPlugin
+from tests.dbos.worker_app import CourierModel
 from tests.temporal.swarms import GatedModel, PayingModel
 
 QUICK = ActivityOptions(
@@ -21,14 +22,15 @@ QUICK = ActivityOptions(
 
 
 async def main(address: str, queue: str) -> None:
-    """Serve the clerk swarm until killed."""
+    """Serve the clerk swarm (the kill tests) and the courier (the chaos run) until killed."""
     plugin = SwarmPlugin(
         swarms={
             "clerk": "tests.temporal.swarms:clerk",
             "cashier": "tests.temporal.swarms:cashier",
             "teller": "tests.temporal.swarms:teller",
+            "courier": "tests.dbos.worker_app:courier",
         },
-        models={"gated": GatedModel(), "paying": PayingModel()},
+        models={"gated": GatedModel(), "paying": PayingModel(), "courier": CourierModel()},
         model_options=QUICK,
         tool_options=QUICK,
     )

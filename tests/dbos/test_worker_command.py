@@ -51,7 +51,7 @@ async def test_a_dead_workers_session_is_recovered_by_command_and_followed(
     database = ["--db", sqlite_url, "tests.dbos.worker_app:clerk", "--swarm", "courier="]
     database[-1] += "tests.dbos.worker_app:courier"
     client = SessionClient(
-        {n: s for n, s in swarms().items() if n != "desk"}, database_url=sqlite_url
+        {n: s for n, s in swarms().items() if n in {"clerk", "courier"}}, database_url=sqlite_url
     )
     async with gate_server() as (gates, gate_env):
         env = {**gate_env, "SWARMKIT_TEST_STATE": str(state)}

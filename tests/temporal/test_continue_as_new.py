@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from temporalio.client import WorkflowFailureError
@@ -96,7 +97,13 @@ async def test_a_follower_sees_every_event_once_across_continue_as_new(
 
     assert len(runs) == 5
     assert 0 < seen_mid_session < len(followed)
-    assert [event_to_data(e) for e in followed] == local
+    # In a workflow the model is called in an activity without streaming, and the event says
+    # so; everything else is the in-process run's.
+    assert [_unstreamed(event_to_data(e)) for e in followed] == [_unstreamed(e) for e in local]
+
+
+def _unstreamed(data: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in data.items() if key != "stream"}
 
 
 async def test_a_continued_run_reads_its_records_from_the_mirror(

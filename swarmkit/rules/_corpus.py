@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from swarmkit.exceptions import RuleLearningError
-from swarmkit.journal import Journal, JournalRecord, SessionInfo, read_many
+from swarmkit.journal import Journal, JournalRecord, SessionInfo
 from swarmkit.messages import USER_WORDS_FACT, message_facts
 
 Outcome = Literal["llm", "answer", "rule", "other"]
@@ -144,38 +144,20 @@ async def read_corpus(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for start in range(0, len(infos), _BATCH):
-            batch = infos[start : start + _BATCH]
-            read = await read_many(journal, [info.session_id for info in batch], kinds=_KINDS)
-            for info in batch:
-                records = read.get(info.session_id, ())
-                if where.tag is not None and not _tagged(records, where.tag):
-                    continue
-                try:
-                    found = session_visits(records, started_at=info.started_at)
-                except DamagedRecord as exc:
-                    damaged[info.session_id] = str(exc)
-                    continue
-                visits.extend(map(_slim, found) if decisions_only else found)
+        for info in infos:
+            records = await journal.read(info.session_id)
+            if where.tag is not None and not _tagged(records, where.tag):
+                continue
+            try:
+                found = session_visits(records, started_at=info.started_at)
+            except DamagedRecord as exc:
+                damaged[info.session_id] = str(exc)
+                continue
+            visits.extend(map(_slim, found) if decisions_only else found)
     finally:
         if collecting:
             gc.enable()
     return Corpus(visits=visits, damaged=damaged)
-
-
-_KINDS = (
-    "run_started",
-    "agent_started",
-    "model_call",
-    "tool_call",
-    "state_edited",
-    "rule",
-    "handoff",
-    "run_finished",
-)
-"""The record kinds a session's turns are read from (the journal decodes no other)."""
-_BATCH = 500
-"""Sessions read in one bulk read."""
 
 
 def _slim(visit: Visit) -> Visit:

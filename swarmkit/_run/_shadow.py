@@ -46,9 +46,10 @@ _PREPARED: WeakKeyDictionary[HandoffGraph, dict[str, _AgentRules | None]] = Weak
 
 def judge(run: RunParts, plan: AgentPlan) -> Trials | None:
     """Each shadow rule's verdict on the rule state the graph sees before this model call;
-    None when the agent has no shadow rules (the common case costs one lookup)."""
+    None when the agent has no shadow rules (the common case costs one lookup), or when no
+    journal keeps the verdicts (a run with no journal judges nothing)."""
     graph = run.swarm.shadow
-    if graph is None:
+    if graph is None or not run.tape.keeps_records:
         return None
     rules = _prepared(graph, plan.name)
     if rules is None:

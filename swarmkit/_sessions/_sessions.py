@@ -298,7 +298,10 @@ class Sessions:
         seams: RunSeams,
         limits: UsageLimits | None = None,
     ) -> RunResult:
-        """Run what a journaled session started with again, along ``course``."""
+        """Run what a journaled session started with again, along ``course``; a resumed or
+        forked run reads the rules log's demotions once it goes live, like a new run."""
+        if isinstance(course, Fork | Resume):
+            seams = self._audited(seams, course.journal)
         state = journaled_state(self.spec, start, session_id, seams)
         return await self.driver.drive(course, state, seams, limits=limits)
 

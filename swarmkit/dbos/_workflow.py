@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from dbos import DBOS
 
+from swarmkit.dbos._rules import SessionJournal
 from swarmkit.dbos._steps import (
     START_STEP,
     SessionState,
@@ -79,7 +80,8 @@ async def session_workflow(swarm_name: str, prompt: str, context: dict[str, Any]
     options: dict[str, Any] = {
         "context": context,
         "session_id": session_id,
-        "journal": state.journal,
+        # The rules log (demotions, audits) is the shared journal's, read in recorded steps.
+        "journal": SessionJournal(state.journal, app.journal),
     }
     try:
         # Whether the session publishes its events is fixed at its start: a worker set

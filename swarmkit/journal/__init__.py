@@ -10,6 +10,7 @@ import warnings as _warnings
 
 from swarmkit.journal._cipher import AESGCMCipher, JournalCipher, env_cipher, generate_key
 from swarmkit.journal._jsonl import export_jsonl, import_jsonl, import_jsonl_sessions
+from swarmkit.journal._many import read_many
 from swarmkit.journal._memory import InMemoryJournal
 from swarmkit.journal._open import open_journal
 from swarmkit.journal._records import (
@@ -54,6 +55,7 @@ __all__ = [
     "import_jsonl",
     "import_jsonl_sessions",
     "open_journal",
+    "read_many",
     "session_status",
     "status_of",
     "turn_of",

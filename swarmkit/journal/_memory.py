@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from swarmkit.exceptions import SessionNotFoundError
+from swarmkit.journal._many import decode_many
 from swarmkit.journal._records import (
     JournalRecord,
     Lease,
@@ -97,6 +98,21 @@ class InMemoryJournal:
             JournalRecord(session_id=session_id, seq=seq, kind=kind, data=decode_data(data), at=at)
             for seq, (kind, data, at) in enumerate(stored)
         )
+
+    async def read_many(
+        self, session_ids: Sequence[str], *, kinds: Collection[str] | None = None
+    ) -> dict[str, tuple[JournalRecord, ...]]:
+        """Each listed session's records, only ``kinds`` when given (only those decoded), in
+        seq order; a session absent is left out."""
+        wanted = None if kinds is None else frozenset(kinds)
+        rows = [
+            (session_id, seq, kind, data, at)
+            for session_id in dict.fromkeys(session_ids)
+            if (session := self._sessions.get(session_id)) is not None
+            for seq, (kind, data, at) in enumerate(session.records)
+            if wanted is None or kind in wanted
+        ]
+        return decode_many(rows)
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first."""

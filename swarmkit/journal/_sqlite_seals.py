@@ -12,6 +12,7 @@ from swarmkit.journal._chain import (
     Mark,
     Row,
     continuing_link,
+    form_of,
     needs_mark,
     open_session,
     refused_in_clear,
@@ -102,6 +103,29 @@ class SQLiteSeals:
         mark = self._read_mark(conn) if needs_mark(rows) else None
         return open_session(self.cipher, session_id, rows, seal=seal, mark=mark)
 
+    def read_many(
+        self, conn: sqlite3.Connection, session_ids: Sequence[str], kinds: Sequence[str] | None
+    ) -> list[StoredRow] | None:
+        """Rows of many sessions (only ``kinds``, if given) in one read transaction, ordered
+        by session and seq; None when the journal was ever sealed (each session must then be
+        opened and checked whole)."""
+        if self.cipher is not None or self._seals_exist(conn):
+            return None
+        conn.execute("BEGIN")
+        try:
+            rows = (
+                None
+                if conn.execute(_IS_MARKED).fetchone()
+                else _select_many(conn, session_ids, kinds)
+            )
+            conn.execute("COMMIT")
+        except BaseException:
+            rollback(conn)
+            raise
+        if rows is None or any(form_of(row[3]) != "clear" for row in rows):
+            return None
+        return rows
+
     def forget(self, conn: sqlite3.Connection, session_id: str) -> None:
         """Remove a deleted session's seal, in its transaction."""
         if self._seals_exist(conn):
@@ -170,3 +194,23 @@ def _rows(
 def _data_of(conn: sqlite3.Connection, session_id: str, seq: int) -> object:
     row = conn.execute(_SELECT_RECORD, (session_id, seq)).fetchone()
     return None if row is None else row[0]
+
+
+_MANY_CHUNK = 500
+"""Session ids bound in one query (SQLite's limit on variables is far above)."""
+
+
+def _select_many(
+    conn: sqlite3.Connection, session_ids: Sequence[str], kinds: Sequence[str] | None
+) -> list[StoredRow]:
+    rows: list[StoredRow] = []
+    kind_filter = "" if kinds is None else f" AND kind IN ({', '.join('?' * len(kinds))})"
+    for start in range(0, len(session_ids), _MANY_CHUNK):
+        chunk = list(session_ids[start : start + _MANY_CHUNK])
+        query = (
+            "SELECT session_id, seq, kind, data, written_at FROM records"
+            f" WHERE session_id IN ({', '.join('?' * len(chunk))}){kind_filter}"
+            " ORDER BY session_id, seq"
+        )
+        rows.extend(conn.execute(query, [*chunk, *(kinds or ())]).fetchall())
+    return rows

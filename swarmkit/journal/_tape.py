@@ -49,6 +49,7 @@ class Tape:
         "_prefix_done",
         "_redact",
         "_step_digest",
+        "keeps_records",
     )
 
     def __init__(
@@ -63,6 +64,7 @@ class Tape:
         clock: Callable[[], float] | None = None,
     ) -> None:
         self._course = course
+        self.keeps_records = not (isinstance(course, Fresh) and course.journal is None)
         self._cursor = ReplayCursor(session_id, prefix_of(course), travel)
         self._appender = _appender_for(course, session_id, lease, clock)
         self._redact = redact

@@ -74,6 +74,11 @@ class StepWriter(Protocol):
     with a durable history of its own can give the loop another.
     """
 
+    @property
+    def keeps_records(self) -> bool:
+        """Whether anything keeps what the run notes (a run with no journal: nothing)."""
+        ...
+
     async def note(self, kind: str, data: Mapping[str, Any]) -> bool:
         """A step the run decides by itself (a handoff, a rule, its start and end); whether
         the journal held it (the step was replayed, not written)."""

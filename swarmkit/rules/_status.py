@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from swarmkit.exceptions import RuleLearningError
 from swarmkit.graph import Edge, HandoffGraph
-from swarmkit.journal import Journal, JournalRecord
+from swarmkit.journal import Journal, JournalRecord, read_many
 from swarmkit.rules._corpus import CorpusFilter
 from swarmkit.rules._evidence import Evidence
 from swarmkit.shadow import (
@@ -23,6 +23,11 @@ from swarmkit.shadow import (
 
 if TYPE_CHECKING:
     from swarmkit.swarm import Swarm
+
+_KINDS = ("model_call", SHADOW_RECORD, "rule", AUDIT_RECORD)
+"""The record kinds status reads (the journal decodes no other)."""
+_BATCH = 1000
+"""Sessions read in one bulk read."""
 
 Mode = Literal["shadow", "active", "journaled"]
 """How the swarm holds a rule: in shadow, active in its graph, or not at all (only its
@@ -185,8 +190,11 @@ async def status(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for info in infos:
-            seen += _read_session(await journal.read(info.session_id), tallies)
+        ids = [info.session_id for info in infos]
+        for start in range(0, len(ids), _BATCH):
+            batch = await read_many(journal, ids[start : start + _BATCH], kinds=_KINDS)
+            for records in batch.values():
+                seen += _read_session(records, tallies)
     finally:
         if collecting:
             gc.enable()

@@ -34,6 +34,7 @@ from swarmkit.temporal._data import (
     request_from_data,
 )
 from swarmkit.temporal._registry import Registry
+from swarmkit.temporal._rules import RULES_LOG_ACTIVITY, rules_log_answer
 from swarmkit.tools import FunctionTool
 
 MODEL_ACTIVITY = "swarmkit.model"
@@ -65,7 +66,17 @@ class SwarmActivities:
             self.fingerprint,
             self.reserve,
             self.settle,
+            self.rules_log,
         ]
+
+    @activity.defn(name=RULES_LOG_ACTIVITY)
+    async def rules_log(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Read the worker journal's rules log (its length, or its records) or append to it;
+        a refused append is answered as data, so the workflow sees the same on replay."""
+        journal = self._registry.journal
+        if journal is None:
+            raise ApplicationError("this worker has no journal", non_retryable=True)
+        return await rules_log_answer(journal, request)
 
     @activity.defn(name=RESERVE_ACTIVITY)
     async def reserve(self, call: LedgerCallInput) -> dict[str, Any]:

@@ -51,8 +51,9 @@ from swarmkit.temporal._data import (
 )
 from swarmkit.temporal._ledger import ActivityLedger
 from swarmkit.temporal._mirror import WorkflowMirror
-from swarmkit.temporal._options import execute
+from swarmkit.temporal._options import ActivityOptions, execute
 from swarmkit.temporal._registry import Registry, active, model_name
+from swarmkit.temporal._rules import SessionJournal
 from swarmkit.tools import FunctionTool
 
 WORKFLOW_NAME = "SwarmWorkflow"
@@ -158,14 +159,18 @@ class SwarmWorkflow:
             tool_runner=ActivityToolRunner(self, session.swarm),
             decisions=WorkflowDecisions(self),
         )
+        # With a worker journal, its rules log (demotions, audits) is read through an activity.
+        journal = self._journal
+        if self.registry.journal is not None:
+            journal = SessionJournal(self._journal, ActivityOptions())  # type: ignore[assignment]
         if self._continued:
-            return await swarm.resume(session_id, self._journal)
+            return await swarm.resume(session_id, journal)
         result: RunResult | None = None
         stream = swarm.stream(
             session.prompt,
             context=session.context,
             session_id=session_id,
-            journal=self._journal,
+            journal=journal,
         )
         async for event in stream:
             if isinstance(event, RunFinished):

@@ -25,6 +25,7 @@ from swarmkit.ui._queue import ACTIONS, act, waiting_list
 from swarmkit.ui._redact import redact
 from swarmkit.ui._replay import replay_session
 from swarmkit.ui._requests import NEEDS_SWARM, RequestsNotShown, SentRequests
+from swarmkit.ui._rules import RulesPage, RulesQuery
 from swarmkit.ui._sessions import SessionList, SessionQuery
 from swarmkit.ui._timeline import path_of, session_view
 
@@ -68,6 +69,7 @@ class Viewer:
         self.allow_decisions = allow_decisions
         self.sessions = SessionList(journal, listing=listing)
         self.requests = SentRequests(swarm, journal) if swarm is not None else None
+        self.rules = RulesPage(journal, swarm)
 
     async def api(
         self, method: str, path: str, query: Mapping[str, str], body: bytes = b""
@@ -91,6 +93,11 @@ class Viewer:
                 return await self._spend(query)
             case "GET", ["sessions"]:
                 return Reply(status=200, body=await self.sessions.page(_query(query)))
+            case "GET", ["rules"]:
+                rules_query = _rules_query(query)
+                if isinstance(rules_query, str):
+                    return _error(400, rules_query)
+                return Reply(status=200, body=await self.rules.data(rules_query))
             case "GET", ["sessions", session_id]:
                 return await self._session(unquote(session_id))
             case "GET", ["sessions", session_id, "requests", seq]:
@@ -234,6 +241,21 @@ def _query(query: Mapping[str, str]) -> SessionQuery:
         offset=_int(query.get("offset"), 0),
         limit=_int(query.get("limit"), 50),
     )
+
+
+def _rules_query(query: Mapping[str, str]) -> RulesQuery | str:
+    """The suggest thresholds asked for, or what is wrong with them."""
+    given = query.get("min_support")
+    support = 20 if given is None else _int(given, 0)
+    try:
+        precision = float(query.get("min_precision", "0.98"))
+    except ValueError:
+        precision = -1.0
+    if not 1 <= support <= 1_000_000:
+        return "min_support must be a whole number from 1 to 1000000"
+    if not 0 < precision <= 1:
+        return "min_precision must be a number in (0, 1]"
+    return RulesQuery(min_support=support, min_precision=precision)
 
 
 def _int(text: str | None, default: int) -> int:

@@ -286,7 +286,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(HTTPStatus.OK, _asset(name).encode(), _STATIC[name])
             else:
                 self._refuse(HTTPStatus.NOT_FOUND, "no such file")
-        elif path in ("/", "/queue", "/spend") or path.startswith("/session/"):
+        elif path in ("/", "/queue", "/spend", "/rules") or path.startswith("/session/"):
             page = _asset("index.html").replace("{{token}}", self.server.owner.token)
             self._send(HTTPStatus.OK, page.encode(), "text/html; charset=utf-8")
         else:

@@ -275,3 +275,24 @@ async def test_open_journal_seals_with_the_keys_in_the_environment(
         await _swarm().run(PROMPT, session_id="s2", journal=plain)
 
     assert _clear_records(path) == 0 and records[0].data["prompt"] == PROMPT
+
+
+async def test_read_many_on_a_sealed_journal_opens_and_checks_each_session(tmp_path: Path) -> None:
+    """A sealed journal's bulk read gives the opened records of the kinds asked for, and a
+    record tampered with in the file is refused as by ``read``."""
+    from swarmkit.journal import JournalRecord, read_many  # noqa: PLC0415
+
+    path = tmp_path / "sealed.sqlite3"
+    with SQLiteJournal(path, cipher=AESGCMCipher(K1)) as journal:
+        await journal.append(
+            [
+                JournalRecord(session_id="s", seq=0, kind="run_started", data={"prompt": "hi"}),
+                JournalRecord(session_id="s", seq=1, kind="shadow", data={"verdicts": []}),
+            ]
+        )
+        got = await read_many(journal, ["s"], kinds=["shadow"])
+        assert [(r.kind, r.data) for r in got["s"]] == [("shadow", {"verdicts": []})]
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE records SET data = '{\"verdicts\": [1]}' WHERE seq = 1")
+    with SQLiteJournal(path, cipher=AESGCMCipher(K1)) as journal, pytest.raises(JournalError):
+        await read_many(journal, ["s"], kinds=["shadow"])

@@ -352,3 +352,20 @@ async def test_the_rules_log_holds_promotions_and_demotions_in_order(journal: Jo
         (1, "rule_demoted", 20.0),
     ]
     assert log[0] == first and await journal.next_seq(RULES_LOG) == 2
+
+
+async def test_read_many_returns_only_the_kinds_asked_for_in_seq_order(journal: Journal) -> None:
+    """Several sessions in one read: only the kinds asked for, each session's in seq order,
+    an absent session left out, the records equal to what ``read`` gives."""
+    from swarmkit.journal import read_many  # noqa: PLC0415
+
+    await journal.append(step("b", 0, "run_started", "model_call", "shadow", "run_finished"))
+    await journal.append(step("a", 0, "run_started", "shadow"))
+    await journal.append(step("a", 2, "model_call", "shadow"))
+    got = await read_many(journal, ["a", "b", "missing"], kinds=["shadow", "model_call"])
+    assert sorted(got) == ["a", "b"]
+    assert [(r.seq, r.kind) for r in got["a"]] == [(1, "shadow"), (2, "model_call"), (3, "shadow")]
+    assert [r.data for r in got["b"]] == [{"n": 1}, {"n": 2}]
+    whole = await read_many(journal, ["b"])
+    assert whole["b"] == await journal.read("b")
+    assert await read_many(journal, ["a"], kinds=[]) == {}

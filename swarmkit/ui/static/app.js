@@ -507,6 +507,88 @@ async function spendPage() {
     data.budgets.length ? spendTable("budgets", budgetColumns, data.budgets) : el("p", { class: "muted" }, "No budget has counted a call yet."));
 }
 
+// -- rules: suggestions, shadow and active rules over time, promotions and demotions -------------
+
+const pct = (x) => (x === null || x === undefined ? "–" : (x * 100).toFixed(1) + "%");
+const bounds = (lower, upper) => `${pct(lower)} – ${pct(upper)}`;
+
+async function rulesPage() {
+  const params = new URLSearchParams(location.search);
+  const query = new URLSearchParams({ min_support: params.get("min_support") || "20", min_precision: params.get("min_precision") || "0.98" });
+  const { ok, data } = await api("rules?" + query);
+  if (!ok) { main.replaceChildren(el("h1", {}, "Rules"), el("p", { class: "error" }, data.error)); return; }
+  const form = el("form", { class: "filters", onsubmit: (event) => {
+    event.preventDefault();
+    go("/rules?" + new URLSearchParams(new FormData(event.target)));
+  } },
+    el("label", {}, "min support ", el("input", { name: "min_support", value: query.get("min_support"), size: 5 })),
+    el("label", {}, " min precision ", el("input", { name: "min_precision", value: query.get("min_precision"), size: 5 })),
+    el("button", { type: "submit" }, "suggest"));
+  main.replaceChildren(el("h1", {}, "Rules"),
+    el("p", { class: "muted" }, `${count(data.sessions, "session")} in the journal`),
+    el("h2", {}, "Suggestions"), form, suggestions(data.suggest),
+    el("h2", {}, "Shadow and active rules"), rulesTable(data),
+    el("h2", {}, "Promotions and demotions"), rulesLog(data.log));
+}
+
+function sessionLink(id) {
+  return el("a", { href: "/session/" + encodeURIComponent(id), class: "mono" }, id);
+}
+
+function suggestions(s) {
+  if (s.note) return el("p", { class: "muted", id: "suggest-note" }, s.note);
+  const head = el("tr", {}, ["rule", "held-out precision", "support", "95% bounds", "saves", "model chose otherwise"].map((h) => el("th", {}, h)));
+  const rows = s.suggestions.map((r) => el("tr", { "data-rule": `${r.source} -> ${r.target} if ${r.when}` },
+    el("td", {}, el("code", {}, r.line), r.conflicts.length ? el("div", { class: "decision" }, r.conflicts.join("; ")) : null),
+    el("td", { class: "num" }, pct(r.precision)),
+    el("td", { class: "num" }, `${r.agreed} / ${r.support}`),
+    el("td", { class: "num bounds" }, bounds(r.bounds[0], r.bounds[1])),
+    el("td", { class: "num" }, `${count(r.saved_calls, "call")}, ${r.saved_tokens} tokens`),
+    el("td", {}, r.counter_count ? [`${r.counter_count}: `, r.counter_examples.map((c) => [sessionLink(c.session_id), ` → ${c.chosen} `])] : "none")));
+  const withheld = s.withheld.map((w) => el("li", {}, el("code", {}, `${w.source} -> ${w.target} if ${w.when}`), ` withheld (${w.reason}): ${w.why}`));
+  return el("div", {},
+    el("p", { class: "muted" }, `learned on ${s.sessions - s.held_out_sessions} sessions, checked on ${s.held_out_sessions} held out`),
+    s.suggestions.length ? el("table", { id: "suggestions" }, el("thead", {}, head), el("tbody", {}, rows)) : el("p", { class: "muted" }, "No rule meets both thresholds."),
+    withheld.length ? el("details", { id: "withheld" }, el("summary", {}, count(withheld.length, "withheld rule")), el("ul", {}, withheld)) : null);
+}
+
+// The agreement's 95% interval per day: one bar from lower to upper (CSS boxes, no markup).
+function agreementPicture(series) {
+  return el("div", { class: "agreement", role: "img", "aria-label": "agreement per day with 95% bounds" },
+    series.map((point) => el("span", { class: "day", title: `${point.day}: ${point.agreements}/${point.fired}, ${bounds(point.lower, point.upper)}` },
+      el("span", { class: "interval", style: { bottom: (point.lower * 100).toFixed(1) + "%", height: Math.max(2, (point.upper - point.lower) * 100).toFixed(1) + "%" } }))));
+}
+
+function seriesTable(series) {
+  return el("table", { class: "series" }, el("thead", {}, el("tr", {}, ["day", "agreed", "rate", "95% bounds"].map((h) => el("th", {}, h)))),
+    el("tbody", {}, series.map((p) => el("tr", {}, el("td", {}, p.day), el("td", { class: "num" }, `${p.agreements} / ${p.fired}`),
+      el("td", { class: "num" }, pct(p.rate)), el("td", { class: "num" }, bounds(p.lower, p.upper))))));
+}
+
+function rulesTable(data) {
+  if (!data.rules.length) return el("p", { class: "muted", id: "rules-note" }, data.rules_note || "No shadow or active rule yet.");
+  const head = el("tr", {}, ["rule", "mode", "agreed", "95% bounds", "decided", "would save", "over time"].map((h) => el("th", {}, h)));
+  const rows = data.rules.map((r) => el("tr", { "data-rule": r.rule, "data-mode": r.mode },
+    el("td", {}, el("code", {}, r.rule)),
+    el("td", {}, badge(r.mode)),
+    el("td", { class: "num" }, `${r.agreements} / ${r.fired} (${pct(r.rate)})`),
+    el("td", { class: "num bounds" }, bounds(r.lower, r.upper)),
+    el("td", { class: "num" }, r.decided),
+    el("td", { class: "num" }, `${count(r.calls_saved, "call")}, ${r.tokens_saved} tokens`),
+    el("td", {}, r.series.length ? el("details", {}, el("summary", {}, agreementPicture(r.series)), seriesTable(r.series)) : "–")));
+  return el("table", { id: "rules" }, el("thead", {}, head), el("tbody", {}, rows));
+}
+
+function rulesLog(log) {
+  if (!log.length) return el("p", { class: "muted", id: "log-note" }, "No rule promoted or demoted yet.");
+  const rows = log.map((r) => {
+    const { seq, kind, at, rule, ...rest } = r;
+    return el("tr", { "data-kind": kind }, el("td", { class: "num" }, seq), el("td", {}, badge(kind)),
+      el("td", {}, when(at)), el("td", {}, el("code", {}, rule || "")), el("td", {}, el("pre", {}, json(rest))));
+  });
+  return el("table", { id: "rules-log" }, el("thead", {}, el("tr", {}, ["#", "change", "when", "rule", "record"].map((h) => el("th", {}, h)))), el("tbody", {}, rows));
+}
+
 // -- routing ---------------------------------------------------------------------------------------
 
 function go(url) {
@@ -519,7 +601,8 @@ async function route() {
   clearTimeout(listTimer);
   document.body.dataset.ready = "false";
   const path = location.pathname;
-  if (path.startsWith("/session/")) await sessionPage(decodeURIComponent(path.slice("/session/".length)));
+  if (path === "/rules") await rulesPage();
+  else if (path.startsWith("/session/")) await sessionPage(decodeURIComponent(path.slice("/session/".length)));
   else if (path === "/queue") await queuePage();
   else if (path === "/spend") await spendPage();
   else await sessionsPage();

@@ -1,0 +1,91 @@
+"""A Temporal session's journal whose rules log is the worker journal's, through an activity.
+
+The session's records live in the workflow (mirrored at pauses and at the end), but an
+audited run reads the rules log's demotions at a rule's turn and appends its audits there:
+each of those reads and writes is one activity, whose answer the workflow's history keeps,
+so a replayed workflow reads the same answers and routes as it did, and every worker sees
+the same demotions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from swarmkit.exceptions import JournalError
+from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, SessionInfo
+from swarmkit.shadow import RULES_LOG
+from swarmkit.temporal._data import record_from_data, record_to_data
+from swarmkit.temporal._options import ActivityOptions, execute
+
+RULES_LOG_ACTIVITY = "swarmkit.rules_log"
+"""The activity that reads or appends to the worker journal's rules log."""
+
+
+async def rules_log_answer(journal: Journal, request: dict[str, Any]) -> dict[str, Any]:
+    """What the activity answers: ``{"op": "next_seq"}`` the log's length, ``{"op": "read"}``
+    its records, ``{"op": "append", "records": [...]}`` None or why the store refused it."""
+    op = request.get("op")
+    if op == "next_seq":
+        return {"seq": await journal.next_seq(RULES_LOG)}
+    if op == "read":
+        return {"records": [record_to_data(r) for r in await journal.read(RULES_LOG)]}
+    records = [record_from_data(data) for data in request.get("records", [])]
+    if op != "append" or any(r.session_id != RULES_LOG for r in records):
+        return {"refused": "the rules log activity only reads and appends to the rules log"}
+    try:
+        await journal.append(records)
+    except JournalError as exc:
+        return {"refused": str(exc)}
+    return {"refused": None}
+
+
+class SessionJournal:
+    """The session's records in ``local``; the rules log in the worker's journal, through
+    the rules log activity."""
+
+    def __init__(self, local: InMemoryJournal, options: ActivityOptions) -> None:
+        self.local = local
+        self.options = options
+
+    async def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        answer: dict[str, Any] = await execute(RULES_LOG_ACTIVITY, request, self.options)
+        return answer
+
+    async def append(self, records: Sequence[JournalRecord]) -> None:
+        """A session's step locally; a rules log record to the worker's journal."""
+        if not records or records[0].session_id != RULES_LOG:
+            await self.local.append(records)
+            return
+        answer = await self._ask({"op": "append", "records": [record_to_data(r) for r in records]})
+        if answer.get("refused"):
+            raise JournalError(str(answer["refused"]))
+
+    async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
+        """A session's records; the rules log's as the activity's answer."""
+        if session_id != RULES_LOG:
+            return await self.local.read(session_id)
+        answer = await self._ask({"op": "read"})
+        return tuple(record_from_data(data) for data in answer["records"])
+
+    async def next_seq(self, session_id: str) -> int:
+        """The next seq; the rules log's (its version) as the activity's answer."""
+        if session_id != RULES_LOG:
+            return await self.local.next_seq(session_id)
+        return int((await self._ask({"op": "next_seq"}))["seq"])
+
+    async def sessions(self) -> tuple[SessionInfo, ...]:
+        """The in-workflow sessions (what the mirror copies)."""
+        return await self.local.sessions()
+
+    async def delete(self, session_id: str) -> None:
+        """Delete an in-workflow session."""
+        await self.local.delete(session_id)
+
+    async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
+        """The in-workflow journal's lease."""
+        await self.local.acquire_lease(session_id, owner=owner, ttl=ttl)
+
+    async def release_lease(self, session_id: str, *, owner: str) -> None:
+        """The in-workflow journal's lease."""
+        await self.local.release_lease(session_id, owner=owner)

@@ -21,6 +21,7 @@ from swarmkit.journal._records import PERSON_NOTES, last_run_record
 from swarmkit.people import PersonReply, TakeOver, replies_of, take_over_decision
 
 if TYPE_CHECKING:
+    from swarmkit.interrupts import Decision
     from swarmkit.result import RunResult
     from swarmkit.swarm import Swarm
 
@@ -30,6 +31,7 @@ __all__ = [
     "close",
     "escalate",
     "hand_back",
+    "hand_back_decision",
     "reply",
     "waiting",
 ]
@@ -177,6 +179,29 @@ async def close(
     return await _finish(swarm, session_id, by=by, to=None, journal=journal)
 
 
+async def hand_back_decision(
+    journal: Journal, session_id: str, *, to: str | None, by: str
+) -> Decision:
+    """The decision that hands a conversation ``by`` claimed back to the agent ``to`` (or
+    closes it, with ``to=None``), carrying their replies. ``hand_back`` and ``close`` resume
+    with it in this process; send it yourself where something else resumes the session (a
+    durable engine's decide). Refused when the conversation waits for nobody or ``by`` has not
+    claimed it; the agent's name is checked by the resume."""
+    person = _person(by)
+    if to is not None and not isinstance(to, str):
+        raise PeopleQueueError(f"hand back to an agent's name, got {to!r}", session_id=session_id)
+    found = _claimed_by(person)(
+        _waiting_of(await journal.read(session_id), time.time()), session_id
+    )
+    take_over = TakeOver(
+        action="close" if to is None else "hand_back",
+        replies=found.replies,
+        agent=to,
+        by=person,
+    )
+    return take_over_decision(take_over)
+
+
 async def _finish(
     swarm: Swarm, session_id: str, *, by: str, to: str | None, journal: Journal | None
 ) -> RunResult:
@@ -186,17 +211,8 @@ async def _finish(
             "no journal to find the conversation in: pass journal= or Swarm(journal=)",
             session_id=session_id,
         )
-    person = _person(by)
-    found = _claimed_by(person)(_waiting_of(await store.read(session_id), time.time()), session_id)
-    if to is not None and not isinstance(to, str):
-        raise PeopleQueueError(f"hand back to an agent's name, got {to!r}", session_id=session_id)
-    take_over = TakeOver(
-        action="close" if to is None else "hand_back",
-        replies=found.replies,
-        agent=to,
-        by=person,
-    )
-    return await swarm.resume(session_id, store, decision=take_over_decision(take_over))
+    decision = await hand_back_decision(store, session_id, to=to, by=by)
+    return await swarm.resume(session_id, store, decision=decision)
 
 
 # -- reading and writing a parked conversation --------------------------------------------

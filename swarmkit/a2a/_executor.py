@@ -7,7 +7,10 @@ secret-looking keys left out). A run that pauses for a human puts its task in
 ``input-required`` with the pause's interrupt id; the next message on that task carries the
 decision (a data part ``{"decision": "approve" | "reject" | "edit", ...}``) and names the
 interrupt id, and resumes the session when its principal may decide (journaled as
-``decided_by="a2a:<principal>"``). A message for a task that waits for no input, or for
+``decided_by="a2a:<principal>"``). A conversation handed to a queue of people waits the
+same way; there the principal acts as the person (``a2a:<principal>``): its text is a reply,
+and a data part ``{"hand_back": "<agent>"}`` or ``{"close": true}`` ends the wait (see
+``_people``). A message for a task that waits for no input, or for
 another pause, is refused and changes nothing. A client that streams gets the answer's text
 as artifact chunks while the model writes it.
 """
@@ -29,6 +32,7 @@ from google.protobuf.json_format import MessageToDict
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from swarmkit.a2a._people import PERSON_SHAPES, act_as_person, waits_for_person
 from swarmkit.a2a._principals import INTERRUPT_ID, check_waiting, principal_of, waiting_data
 from swarmkit.events import (
     AgentStarted,
@@ -59,6 +63,9 @@ CONTEXT_KEY = "a2a"
 ``metadata`` (the message's, without the values of secret-looking keys), ``task_id``,
 ``context_id``, and ``withheld`` (the dotted paths of the metadata keys left out, if any)."""
 
+REPLIED = f"the person's reply is journaled; the conversation waits for more: {PERSON_SHAPES}"
+"""What a task parked for a person says after a message that only replied."""
+
 OUTPUT_ARTIFACT = "output"
 """The id and name of the artifact that holds a task's answer."""
 
@@ -80,8 +87,11 @@ class SwarmExecutor(AgentExecutor):
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Start a turn, or resume the paused one this message decides."""
         task_id, context_id = str(context.task_id), str(context.context_id)
-        updater = TaskUpdater(event_queue, task_id, context_id)
         current = context.current_task
+        if current is not None:
+            # A message on a task may leave out its context id: the task's own is the one.
+            context_id = current.context_id or context_id
+        updater = TaskUpdater(event_queue, task_id, context_id)
         if current is not None:
             await self._decide_if_allowed(current, context, updater)
             return
@@ -143,18 +153,30 @@ class SwarmExecutor(AgentExecutor):
         taken (no decision, an edit that does not validate) leaves the task waiting."""
         waiting = waiting_data(task)
         try:
-            asks = isinstance(pending := waiting.get("pending"), dict) and (
-                pending.get("kind") == "question"
-            )
-            decision = dataclasses.replace(decision_of(message, question=asks), by=decided_by)
-            session_id = str(waiting.get("session_id") or "")
-            result = await self.swarm.resume(session_id, self.journal, decision=decision)
+            result = await self._resumed(waiting, message, decided_by=decided_by)
         except (SwarmkitError, ValueError) as exc:
             text = f"the decision was not taken: {exc}"
             await updater.requires_input(_message(updater, text, data=waiting))
             return
+        if result is None:
+            await updater.requires_input(_message(updater, REPLIED, data=waiting))
+            return
         await updater.start_work()
         await _finish(result, _Answer(updater, streams=False))
+
+    async def _resumed(
+        self, waiting: Mapping[str, Any], message: Message | None, *, decided_by: str | None
+    ) -> RunResult | None:
+        """The resumed run, or None when a person's message only replied (it still waits)."""
+        if waits_for_person(waiting):
+            assert decided_by is not None  # only a principal who decides gets here
+            return await act_as_person(self.swarm, self.journal, waiting, message, by=decided_by)
+        asks = isinstance(pending := waiting.get("pending"), dict) and (
+            pending.get("kind") == "question"
+        )
+        decision = dataclasses.replace(decision_of(message, question=asks), by=decided_by)
+        session_id = str(waiting.get("session_id") or "")
+        return await self.swarm.resume(session_id, self.journal, decision=decision)
 
     async def cancel(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Stop the running turn (the journal keeps its finished steps) and say so."""
@@ -263,6 +285,10 @@ def _question(result: RunResult) -> str:
     pending = result.pending
     assert pending is not None
     about = pending.target or pending.tool_name or pending.agent
+    if pending.kind == "person":
+        return (
+            f"waiting for a person of queue {about}: a person who may decide sends {PERSON_SHAPES}"
+        )
     ask = f"waiting for a decision on {pending.kind} {about}: reply with a data part"
     return f"{ask} {DECISION_SHAPES}"
 

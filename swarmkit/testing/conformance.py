@@ -20,20 +20,32 @@ test_conformance = conformance_tests()
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from swarmkit import queues
 from swarmkit.agent import Agent
 from swarmkit.context import RunContext
 from swarmkit.effects import Happened, NotDone, Reconcile
+from swarmkit.exceptions import PeopleQueueError, SwarmkitError
 from swarmkit.interrupts import Decision, PendingDecision, edit, reject
 from swarmkit.journal import Journal
+from swarmkit.messages import AssistantMessage
 from swarmkit.models import ModelRequest, ModelResponse
+from swarmkit.people import PeopleQueue
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
-from swarmkit.testing import NeverCalledModel, ScriptedModel, ScriptedTurn, text, tool_call
+from swarmkit.testing import (
+    NeverCalledModel,
+    ScriptedModel,
+    ScriptedTurn,
+    text,
+    tool_call,
+    transfer,
+)
 from swarmkit.tools import FunctionTool, tool
 
 
@@ -302,12 +314,29 @@ async def check_replay_makes_zero_calls(target: Target) -> None:
 
 
 async def check_a_parked_conversation_resumes_once_per_reply(target: Target) -> None:
-    """The hook for conversations parked for a person (queues): not checked yet."""
-    raise NotChecked("conversations parked for a person are not part of swarmkit yet")
+    """A handoff to a queue of people parks the conversation; a person's claim, reply and
+    hand-back resume it once, and the agent sees the reply once; a second hand-back, or the
+    same hand-back sent again, resumes nothing."""
+    journal, session = target.journal(), _session()
+    model = _script(transfer("desk"), text("Refund booked.", for_agent="clerk"))
+    swarm = _desk(model)
+    parked = await target.engine.run(swarm, "a person please", session_id=session, journal=journal)
+    _expect(
+        parked.pending is not None and parked.pending.kind == "person",
+        "a handoff to a queue of people did not park the conversation for a person",
+    )
+    await _claim_and_reply(journal, session)
+    decision = await queues.hand_back_decision(journal, session, to="clerk", by="ana")
+    done = await target.engine.resume(swarm, session, journal=journal, decision=decision)
+    _expect(done.final_output == "Refund booked.", "the handed-back agent did not go on")
+    _expect(len(model.requests) == 2, f"the agent was called {len(model.requests) - 1} times")
+    seen = _said_by(model.requests[-1], "ana")
+    _expect(seen == [_REPLY], f"the agent saw the person's reply {len(seen)} times: {seen}")
+    await _resumes_nothing(target, swarm, session, journal=journal, decision=decision, model=model)
 
 
 class NotChecked(Exception):
-    """A check whose feature the library does not have yet; pytest reports it as skipped."""
+    """A check the target cannot take part in; pytest reports it as skipped, with why."""
 
 
 Check = Callable[[Target], Coroutine[Any, Any, None]]
@@ -347,6 +376,62 @@ def conformance_tests() -> Callable[..., None]:
 def _found_payment(key: str, arguments: dict[str, Any]) -> Happened | NotDone:
     """The kit's reconcile function: the crash came after the payment, so it happened."""
     return Happened(result=f"paid {arguments['order']}")
+
+
+_REPLY = "I refunded o-1 myself."
+
+
+def _desk(model: Any) -> Swarm:
+    """A triage agent that hands conversations to a queue of people, and a clerk to hand
+    them back to."""
+    desk = PeopleQueue(name="desk")
+    triage = Agent(name="triage", instructions="Route.", handoffs=[desk])
+    clerk = Agent(name="clerk", instructions="Serve.")
+    return Swarm([triage, clerk, desk], "triage", model=model)
+
+
+async def _claim_and_reply(journal: Journal, session: str) -> None:
+    listed = [c.session_id for c in await queues.waiting(journal, queue="desk")]
+    _expect(session in listed, f"the parked conversation is not in its queue: {listed}")
+    await queues.claim(journal, session, by="ana")
+    await queues.reply(journal, session, by="ana", text=_REPLY)
+
+
+def _said_by(request: ModelRequest, person: str) -> list[str]:
+    return [
+        str(m.content)
+        for m in request.messages
+        if isinstance(m, AssistantMessage) and m.agent == person
+    ]
+
+
+async def _resumes_nothing(
+    target: Target,
+    swarm: Swarm,
+    session: str,
+    *,
+    journal: Journal,
+    decision: Decision,
+    model: ScriptedModel,
+) -> None:
+    """A second hand-back is refused; the first one sent again resumes nothing; a replay takes
+    the journaled hand-back and calls nothing."""
+    records = len(await journal.read(session))
+    try:
+        await queues.hand_back_decision(journal, session, to="clerk", by="ana")
+    except PeopleQueueError:
+        pass
+    else:
+        raise AssertionError("conformance: a second hand-back of a finished conversation was taken")
+    with contextlib.suppress(SwarmkitError):
+        await target.engine.resume(swarm, session, journal=journal, decision=decision)
+    _expect(len(model.requests) == 2, "a hand-back sent again resumed the conversation again")
+    after = len(await journal.read(session))
+    _expect(after == records, f"a hand-back sent again wrote {after - records} records")
+    replayed = await target.engine.replay(
+        swarm.with_model(NeverCalledModel()), session, journal=journal
+    )
+    _expect(replayed.final_output == "Refund booked.", "the handed-back session replays otherwise")
 
 
 async def _crashed(run: Awaitable[Ended], outside: Outside) -> None:

@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
-from swarmkit import Swarm, approve
-from swarmkit.interrupts import Decision
-from swarmkit.journal import Journal, PostgresJournal, SQLiteJournal
+from swarmkit import JournalError, Swarm, approve
+from swarmkit.interrupts import Decision, Edit
+from swarmkit.journal import Journal, JournalRecord, PostgresJournal, SQLiteJournal
 from swarmkit.testing.conformance import (
     Check,
     Ended,
     Engine,
     InProcess,
     Target,
+    check_a_parked_conversation_resumes_once_per_reply,
     check_a_rejected_tool_never_executes,
     check_an_edited_approval_executes_the_edited_arguments,
     check_replay_makes_zero_calls,
@@ -32,6 +35,12 @@ if TYPE_CHECKING:
 def conformance_target(request: pytest.FixtureRequest, tmp_path: Path) -> Target:
     """Every check on SQLite and on Postgres, run by ``Swarm`` in this process, and as DBOS
     workflows and Temporal workflows (their records mirrored to an SQLite journal)."""
+    parks = (
+        request.node.callspec.params.get("check")
+        is check_a_parked_conversation_resumes_once_per_reply
+    )
+    if request.param in ("dbos", "temporal") and parks:
+        pytest.skip(PARKED_ON_ENGINES)
     engines: dict[str, Engine] = {"sqlite": InProcess()}
     if request.param == "temporal":
         engines["temporal"] = TemporalEngine(request.getfixturevalue("temporal_address"))
@@ -44,6 +53,11 @@ def conformance_target(request: pytest.FixtureRequest, tmp_path: Path) -> Target
     dsn = fresh_schema(server)
     return Target(journal=lambda: PostgresJournal(dsn))
 
+
+PARKED_ON_ENGINES = (
+    "a session parked for a person on a durable engine waits inside its workflow: the "
+    "journal mirror shows it running, so the queue cannot list, claim or reply to it yet"
+)
 
 test_conformance = conformance_tests()
 
@@ -58,6 +72,49 @@ class _Careless(InProcess):
 
     async def replay(self, swarm: Swarm, session_id: str, *, journal: Journal) -> Ended:
         raise AssertionError("replay ran live") from None
+
+
+class _Forgetful(InProcess):
+    """A broken engine: it hands a conversation back without the person's replies."""
+
+    async def resume(
+        self, swarm: Swarm, session_id: str, *, journal: Journal, decision: Decision | None = None
+    ) -> Ended:
+        if isinstance(decision, Edit):
+            decision = replace(decision, payload={**decision.payload, "replies": []})
+        return await super().resume(swarm, session_id, journal=journal, decision=decision)
+
+
+class _Twice(InProcess):
+    """A broken engine: a hand-back sent again resumes the conversation from a stale copy
+    of its parked records, so the agent runs a second time."""
+
+    async def resume(
+        self, swarm: Swarm, session_id: str, *, journal: Journal, decision: Decision | None = None
+    ) -> Ended:
+        try:
+            return await super().resume(swarm, session_id, journal=journal, decision=decision)
+        except JournalError:
+            records = await journal.read(session_id)
+            parked = records[: records.index(_resumed(records))]
+            stale = f"{session_id}-stale"
+            await journal.append([replace(r, session_id=stale) for r in parked])
+            return await super().resume(swarm, stale, journal=journal, decision=decision)
+
+
+def _resumed(records: Sequence[JournalRecord]) -> JournalRecord:
+    return next(r for r in records if r.kind == "resumed")
+
+
+@pytest.mark.parametrize("engine", [_Forgetful(), _Twice()], ids=["forgetful", "twice"])
+async def test_the_kit_fails_an_engine_that_loses_or_repeats_a_hand_back(
+    tmp_path: Path, engine: Engine
+) -> None:
+    """The parked-conversation check fails an engine that drops the person's reply, and one
+    that resumes a finished conversation again."""
+    target = Target(journal=lambda: SQLiteJournal(tmp_path / "j.sqlite"), engine=engine)
+    with pytest.raises(AssertionError, match=r"reply 0 times|again"):
+        await check_a_parked_conversation_resumes_once_per_reply(target)
 
 
 @pytest.mark.parametrize(

@@ -191,6 +191,17 @@ def _refused(data: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _invalid(data: Mapping[str, Any]) -> list[str]:
+    """A transfer call refused because its payload did not validate; the model may retry."""
+    target = data.get("target") or "?"
+    sent = one_line(str(data.get("arguments")))
+    return [
+        f"refused  {data.get('source')} -> {target} (invalid payload), asked by "
+        f"{data.get('decided_by')} with {data.get('tool_name')} {sent}",
+        f"         {one_line(str(data.get('problem')), limit=400)}",
+    ]
+
+
 def _model_call(data: Mapping[str, Any]) -> list[str]:
     head = f"model    {data.get('agent')} call {data.get('turn')}"
     if "error" in data:
@@ -277,6 +288,7 @@ _STEPS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
     "rule": _rule,
     "handoff": _handoff,
     "handoff_refused": _refused,
+    "handoff_invalid": _invalid,
     "model_call": _model_call,
     "tool_call": _tool_call,
     "interrupt": _interrupt,

@@ -24,7 +24,7 @@ from swarmkit.journal._course import (
 from swarmkit.journal._cursor import STATE_EDITED, ReplayCursor, TimeTravel
 from swarmkit.journal._digest import PartCache, RequestDigester
 from swarmkit.journal._kept import kept, outcome_shown, response_shown
-from swarmkit.journal._records import JournalRecord
+from swarmkit.journal._records import OPTIONAL_NOTES, JournalRecord
 from swarmkit.journal._writer import NOTHING_HELD, Held, RequestHistory
 from swarmkit.messages import ToolCall
 from swarmkit.models import ModelRequest, ModelResponse
@@ -107,6 +107,8 @@ class Tape:
         if self._appender is None and self._cursor.empty:
             return False
         clean = kept(self._redact, data)
+        if kind in OPTIONAL_NOTES and self._lacks(kind):
+            return False
         if not self._cursor.done:
             self._cursor.expect(kind, clean)
             self._advance()
@@ -312,6 +314,14 @@ class Tape:
         if edit is not None:
             self._cursor.travel.apply(edit["context_update"])
             self._add(STATE_EDITED, kept(self._redact, edit))
+
+    def _lacks(self, kind: str) -> bool:
+        """Whether the journaled records this run follows skip an optional note here (they
+        were written before it was kept); a strict replay past its end writes none."""
+        record = self._cursor.next
+        if record is None:
+            return isinstance(self._course, Replay) and not self._cursor.empty
+        return record.kind != kind
 
     def _check_may_go_live(self, kind: str, data: Mapping[str, Any]) -> None:
         if isinstance(self._course, Replay) and not self._cursor.empty:

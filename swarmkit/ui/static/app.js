@@ -381,7 +381,7 @@ function unknownLabel(step) {
 }
 
 const LABELS = { run_started: "start", agent_started: "agent", model_call: "model", tool_call: "tool",
-  handoff_refused: "refused", interrupt: "pause", run_finished: "stop" };
+  handoff_refused: "refused", handoff_invalid: "refused", interrupt: "pause", run_finished: "stop" };
 const DECIDED = { rule: "a rule", llm: "the LLM", tool: "a tool" };
 
 const STEPS = {
@@ -409,6 +409,8 @@ const STEPS = {
     d.payload !== null && d.payload !== undefined ? el("div", { class: "payload" }, el("span", { class: "payload-type" }, d.payload_type || "payload"), el("pre", {}, json(d.payload))) : null,
     d.message ? el("div", {}, "message: " + d.message) : null],
   handoff_refused: (d) => [el("div", {}, `${d.source} → ${d.target} refused (${d.reason}), asked by ${d.decided_by}`), d.detail ? el("div", { class: "muted" }, d.detail) : null],
+  handoff_invalid: (d) => [el("div", {}, `${d.source} → ${d.target || "?"} refused (invalid payload), asked by ${d.decided_by} with `, el("code", {}, d.tool_name), " ", el("code", {}, shown(d.arguments))),
+    el("pre", { class: "errors" }, d.problem)],
   interrupt: (d) => [el("div", {}, `waiting for a human: ${d.kind} ${d.tool_name || d.target}`), d.payload ? el("pre", {}, json(d.payload)) : null],
   resumed: (d) => [el("div", {}, `decision: ${d.kind}${d.reason ? " (" + d.reason + ")" : ""}`, d.decided_by ? ` by ${d.decided_by}` : "", d.note ? ` — ${d.note}` : ""), d.payload ? el("pre", {}, json(d.payload)) : null],
   run_finished: (d) => [el("div", {}, badge(d.stop_reason), ` ${d.final_agent} was active after ${count(d.turns, "model call")}; trail ${(d.trail || []).join(" → ")}`),

@@ -40,7 +40,8 @@ def _script() -> ScriptedModel:
     )
 
 
-async def _refused_then_retried(journal: InMemoryJournal | SQLiteJournal) -> None:
+async def refused_then_retried(journal: InMemoryJournal | SQLiteJournal) -> None:
+    """Session ``s``: triage's first transfer is refused (invalid payload), its second taken."""
     model = _script()
     result = await _support(model).run("refund please", session_id="s", journal=journal)
     assert result.trail == ("triage", "billing")
@@ -50,7 +51,7 @@ async def _refused_then_retried(journal: InMemoryJournal | SQLiteJournal) -> Non
 async def test_an_invalid_payload_is_journaled_with_its_validation_error() -> None:
     """The refused call's record names the agents, the tool, what the model sent and why."""
     journal = InMemoryJournal()
-    await _refused_then_retried(journal)
+    await refused_then_retried(journal)
 
     records = await journal.read("s")
     kinds = [r.kind for r in records]
@@ -65,7 +66,7 @@ async def test_an_invalid_payload_is_journaled_with_its_validation_error() -> No
 async def test_a_session_with_a_refused_payload_replays_strictly() -> None:
     """Replay matches the journaled refusal and calls no model."""
     journal = InMemoryJournal()
-    await _refused_then_retried(journal)
+    await refused_then_retried(journal)
 
     replayed = await _support(NeverCalledModel()).replay("s", journal=journal)
 
@@ -75,7 +76,7 @@ async def test_a_session_with_a_refused_payload_replays_strictly() -> None:
 async def test_a_session_journaled_before_refusals_were_kept_still_replays() -> None:
     """An older journal (no refusal record) replays strictly and resumes with no divergence."""
     journal = InMemoryJournal()
-    await _refused_then_retried(journal)
+    await refused_then_retried(journal)
     older = InMemoryJournal()
     kept = [r for r in await journal.read("s") if r.kind != "handoff_invalid"]
     await older.append(
@@ -107,7 +108,7 @@ def test_show_prints_the_refused_handoff_with_its_error(
     """`swarmkit show` has a refused line, the model's arguments, and the validation error."""
     path = tmp_path / "journal.sqlite"
     with SQLiteJournal(path) as journal:
-        asyncio.run(_refused_then_retried(journal))
+        asyncio.run(refused_then_retried(journal))
 
     assert main(["show", "s", "--journal", str(path)]) == 0
 

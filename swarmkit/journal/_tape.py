@@ -107,7 +107,7 @@ class Tape:
         if self._appender is None and self._cursor.empty:
             return False
         clean = kept(self._redact, data)
-        if kind in OPTIONAL_NOTES and self._lacks(kind):
+        if kind in OPTIONAL_NOTES and _lacks(self._course, self._cursor, kind):
             return False
         if not self._cursor.done:
             self._cursor.expect(kind, clean)
@@ -315,14 +315,6 @@ class Tape:
             self._cursor.travel.apply(edit["context_update"])
             self._add(STATE_EDITED, kept(self._redact, edit))
 
-    def _lacks(self, kind: str) -> bool:
-        """Whether the journaled records this run follows skip an optional note here (they
-        were written before it was kept); a strict replay past its end writes none."""
-        record = self._cursor.next
-        if record is None:
-            return isinstance(self._course, Replay) and not self._cursor.empty
-        return record.kind != kind
-
     def _check_may_go_live(self, kind: str, data: Mapping[str, Any]) -> None:
         if isinstance(self._course, Replay) and not self._cursor.empty:
             self._cursor.past_the_end(kind, data)  # a strict replay never goes live
@@ -350,6 +342,15 @@ def _audit(decision: Decision, proposed: str, executed: str, at: float | None) -
         # Keys in the order a reader scans them: what, who, why, when, which fields.
         audit = {k: audit[k] for k in sorted(audit, key=_AUDIT_ORDER.index)}
     return audit
+
+
+def _lacks(course: Course, cursor: ReplayCursor, kind: str) -> bool:
+    """Whether the records a run follows lack an optional note here (written before it was
+    kept): the run steps on without it; a strict replay past its end writes none."""
+    record = cursor.next
+    if record is None:
+        return isinstance(course, Replay) and not cursor.empty
+    return record.kind != kind
 
 
 def _appender_for(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from swarmkit.console._text import compact_json, displayable, one_line, plural, tokens
@@ -51,8 +51,9 @@ def seconds(duration: float) -> str:
 
 
 def local_time(at: float) -> str:
-    """Unix seconds as local ``YYYY-MM-DD HH:MM:SS``."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
+    """Unix seconds as local ``YYYY-MM-DD HH:MM:SS``, rounded to the microsecond first as
+    ``swarmkit sessions`` and the viewer round them, so all three show the same second."""
+    return datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _clock(since_start: float) -> str:

@@ -46,7 +46,8 @@ const badge = (text) => el("span", { class: "badge " + text }, text);
 // cancelled), each with its colour.
 const stateBadge = (state) => el("span", { class: "badge state state-" + state, "data-state": state }, state);
 // Dates in the reader's own locale (24 h where it uses 24 h).
-const when = (seconds) => new Date(seconds * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+// Rounded to the microsecond first, as the command's listing and `show` round a start.
+const when = (seconds) => new Date(Math.round(seconds * 1e6) / 1e3).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
 const duration = (seconds) => (seconds < 1 ? (seconds * 1000).toFixed(0) + " ms" : seconds.toFixed(1) + " s");
 
 function parsed(text) {

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from swarmkit import Agent, Handoff, Swarm
+from swarmkit import Agent, Handoff, ModelError, Swarm
 from swarmkit.cli import main
 from swarmkit.journal import InMemoryJournal, JournalRecord, SQLiteJournal
+from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, transfer
 
 
@@ -74,7 +75,7 @@ async def test_a_session_with_a_refused_payload_replays_strictly() -> None:
 
 
 async def test_a_session_journaled_before_refusals_were_kept_still_replays() -> None:
-    """An older journal (no refusal record) replays strictly and resumes with no divergence."""
+    """An older journal (no refusal record) replays strictly with no divergence."""
     journal = InMemoryJournal()
     await refused_then_retried(journal)
     older = InMemoryJournal()
@@ -87,6 +88,46 @@ async def test_a_session_journaled_before_refusals_were_kept_still_replays() -> 
 
     assert replayed.final_output == "Refunded 5."
     assert [r.kind for r in await older.read("s")] == [r.kind for r in kept]
+
+
+class _DownAfterOneAnswer:
+    """Answers once from a script, then its API is down."""
+
+    name = "flaky"
+
+    def __init__(self, script: ScriptedModel) -> None:
+        self.script = script
+        self.answered = False
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        if self.answered:
+            raise ModelError("the API is down", model=self.name, attempts=3)
+        self.answered = True
+        return await self.script.respond(request)
+
+
+async def test_an_older_failed_session_with_a_refused_payload_resumes() -> None:
+    """A failed session journaled before refusals were kept resumes (its refusal is written
+    once, where the resumed run goes on) and the whole session then replays strictly."""
+    journal = InMemoryJournal()
+    flaky = _DownAfterOneAnswer(ScriptedModel(transfer("billing", amount="lots")))
+    failed = await _support(flaky).run("refund please", session_id="s", journal=journal)
+    assert failed.stop_reason == "error"
+    older = InMemoryJournal()
+    kept = [r for r in await journal.read("s") if r.kind != "handoff_invalid"]
+    await older.append(
+        [JournalRecord(session_id="s", seq=n, kind=r.kind, data=r.data) for n, r in enumerate(kept)]
+    )
+
+    script = ScriptedModel(transfer("billing", amount=5), text("Refunded 5.", for_agent="billing"))
+    resumed = await _support(script).resume("s", journal=older)
+
+    assert (resumed.final_output, resumed.trail) == ("Refunded 5.", ("triage", "billing"))
+    kinds = [r.kind for r in await older.read("s")]
+    assert kinds.count("handoff_invalid") == 1 and kinds.count("handoff") == 1
+    script.assert_exhausted()
+    replayed = await _support(NeverCalledModel()).replay("s", journal=older)
+    assert replayed.final_output == "Refunded 5."
 
 
 async def test_a_refused_payload_keeps_no_secret_it_quoted() -> None:

@@ -44,6 +44,9 @@ RECORD_KINDS = {
     "budget, person), payload.",
     "handoff_refused": "A handoff call was not taken, and why (limit, cycle, not offered, "
     "payload).",
+    "handoff_invalid": "A transfer call whose payload did not validate: the tool, the "
+    "arguments the model sent and the validation error it was told (it may call again). "
+    "Sessions journaled before this record existed lack it and still replay.",
     "on_handoff": "The outcome of a handoff's `on_handoff` callback (replay does not call it "
     "again).",
     "model_call": "A model request (as a digest) and its full response.",

@@ -52,7 +52,7 @@ async def take_one_handoff(
             continue
         request = _parse(plan, candidate)
         if isinstance(request, HandoffPayloadError):
-            results[call.id] = replies.payload_error(call, request)
+            results[call.id] = await _refuse_invalid(run, plan, candidate, request)
             yield replies.tool_resulted(plan.name, results[call.id])
             continue
         taken = request.target
@@ -130,6 +130,28 @@ async def refuse(
     return ev.HandoffRefused(
         source=plan.name, target=target, decided_by=decided_by, reason=reason, detail=detail
     )
+
+
+async def _refuse_invalid(
+    run: RunParts, plan: AgentPlan, candidate: Candidate, error: HandoffPayloadError
+) -> ToolMessage:
+    """A transfer call whose payload did not validate: journaled, so a timeline shows it; the
+    model is told what to fix (and may call again)."""
+    call = candidate.call
+    await run.tape.note(
+        "handoff_invalid",
+        {
+            "source": plan.name,
+            "target": error.target or None,
+            "decided_by": candidate.decided_by,
+            "tool_name": call.name,
+            "tool_call_id": call.id,
+            "arguments": call.arguments,
+            "problem": str(error),
+        },
+    )
+    run.log("handoff_invalid", source=plan.name, target=error.target, tool_name=call.name)
+    return replies.payload_error(call, error)
 
 
 async def _perform(

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from swarmkit.console._text import compact_json, displayable, one_line, plural, tokens
@@ -51,8 +51,9 @@ def seconds(duration: float) -> str:
 
 
 def local_time(at: float) -> str:
-    """Unix seconds as local ``YYYY-MM-DD HH:MM:SS``."""
-    return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(at))
+    """Unix seconds as local ``YYYY-MM-DD HH:MM:SS``, rounded to the microsecond first as
+    ``swarmkit sessions`` and the viewer round them, so all three show the same second."""
+    return datetime.fromtimestamp(at).strftime("%Y-%m-%d %H:%M:%S")
 
 
 def _clock(since_start: float) -> str:
@@ -191,6 +192,17 @@ def _refused(data: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _invalid(data: Mapping[str, Any]) -> list[str]:
+    """A transfer call refused because its payload did not validate; the model may retry."""
+    target = data.get("target") or "?"
+    sent = one_line(str(data.get("arguments")))
+    return [
+        f"refused  {data.get('source')} -> {target} (invalid payload), asked by "
+        f"{data.get('decided_by')} with {data.get('tool_name')} {sent}",
+        f"         {one_line(str(data.get('problem')), limit=400)}",
+    ]
+
+
 def _model_call(data: Mapping[str, Any]) -> list[str]:
     head = f"model    {data.get('agent')} call {data.get('turn')}"
     if "error" in data:
@@ -277,6 +289,7 @@ _STEPS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {
     "rule": _rule,
     "handoff": _handoff,
     "handoff_refused": _refused,
+    "handoff_invalid": _invalid,
     "model_call": _model_call,
     "tool_call": _tool_call,
     "interrupt": _interrupt,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +22,9 @@ def kept(redact: Redactor | None, data: Mapping[str, Any]) -> dict[str, Any]:
     for key in ("arguments", "proposed_arguments"):
         if isinstance(clean.get(key), str):
             clean[key] = redact.json_text(clean[key])
+    if isinstance(clean.get("problem"), str) and clean.get("arguments") != data.get("arguments"):
+        # A validation problem quotes the values it refused, a secret one among them.
+        clean["problem"] = _QUOTED_INPUT.sub("", clean["problem"])
     if "request" in clean:  # its rendered turns quote arguments and payloads
         clean["request"] = redact.in_text(clean["request"])
     return clean
@@ -50,3 +54,6 @@ def response_shown(redact: Redactor, response: dict[str, Any]) -> dict[str, Any]
 
 
 _SECRET_CARRIERS = frozenset({"context", "outcome", "payload", "pending"})
+
+_QUOTED_INPUT = re.compile(r" \(got .*?\)(?=; |\. Expected a JSON object|$)", re.DOTALL)
+"""The refused value a problem quotes: `` (got "sk-...")`` before the next problem or the end."""

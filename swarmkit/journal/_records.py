@@ -32,6 +32,11 @@ PERSON_NOTES = frozenset({"queue_claimed", "queue_replied", "queue_escalated"})
 """What people add to a conversation parked for them, between runs (a claim, a reply, an
 escalation): a resumed or replayed run steps over them; the hand-back's decision carries
 the replies into the run."""
+HANDOFF_INVALID = "handoff_invalid"
+OPTIONAL_NOTES = frozenset({HANDOFF_INVALID})
+"""Notes a run writes that journals from before them lack (a transfer call whose payload did
+not validate): a replay matches one where the journal holds it and steps on where it does not,
+so older sessions still replay strictly."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -24,7 +24,7 @@ from swarmkit.journal._course import (
 from swarmkit.journal._cursor import STATE_EDITED, ReplayCursor, TimeTravel
 from swarmkit.journal._digest import PartCache, RequestDigester
 from swarmkit.journal._kept import kept, outcome_shown, response_shown
-from swarmkit.journal._records import JournalRecord
+from swarmkit.journal._records import OPTIONAL_NOTES, JournalRecord
 from swarmkit.journal._writer import NOTHING_HELD, Held, RequestHistory
 from swarmkit.messages import ToolCall
 from swarmkit.models import ModelRequest, ModelResponse
@@ -109,6 +109,8 @@ class Tape:
         if self._appender is None and self._cursor.empty:
             return False
         clean = kept(self._redact, data)
+        if kind in OPTIONAL_NOTES and _lacks(self._course, self._cursor, kind):
+            return False
         if not self._cursor.done:
             self._cursor.expect(kind, clean)
             self._advance()
@@ -342,6 +344,15 @@ def _audit(decision: Decision, proposed: str, executed: str, at: float | None) -
         # Keys in the order a reader scans them: what, who, why, when, which fields.
         audit = {k: audit[k] for k in sorted(audit, key=_AUDIT_ORDER.index)}
     return audit
+
+
+def _lacks(course: Course, cursor: ReplayCursor, kind: str) -> bool:
+    """Whether the records a run follows lack an optional note here (written before it was
+    kept): the run steps on without it; a strict replay past its end writes none."""
+    record = cursor.next
+    if record is None:
+        return isinstance(course, Replay) and not cursor.empty
+    return record.kind != kind
 
 
 def _appender_for(

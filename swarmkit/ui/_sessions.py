@@ -3,7 +3,8 @@
 ``sessions()`` may take seconds on a big journal, so the list serves its latest snapshot and
 refreshes it in the background once it is older than ``max_age`` (stale while revalidating).
 The per-row figures (agents, handoffs, model calls, tokens) need each session's records; they
-are read for the rows of a page only, and cached by the session's record count.
+are read for the rows of a page only, and cached until the session's record count or latest
+write changes.
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ class SessionList:
         self._snapshot: tuple[SessionInfo, ...] | None = None
         self._taken_at = 0.0
         self._refreshing: asyncio.Task[None] | None = None
-        self._figures: dict[str, tuple[int, SessionFigures]] = {}
+        self._figures: dict[str, tuple[tuple[int, float], SessionFigures]] = {}
         self._last_filter: tuple[tuple[int, str, str], list[SessionInfo]] | None = None
         self._took = 0.0
 
@@ -170,16 +171,18 @@ class SessionList:
             await self._refreshing
 
     async def figures_of(self, info: SessionInfo) -> SessionFigures:
-        """The session's figures, read once per record count."""
+        """The session's figures, read again when it changed: a new record count, or a later
+        write (a session deleted and run again under its id may end with as many records)."""
         cached = self._figures.get(info.session_id)
-        if cached is not None and cached[0] == info.records:
+        written = (info.records, info.updated_at)
+        if cached is not None and cached[0] == written:
             return cached[1]
         try:
             found = figures(await self._journal.read(info.session_id))
         except SwarmkitError:
             # A session with a corrupt record still gets its row; its page says what is wrong.
             found = SessionFigures(trail=(), handoffs=0, model_calls=0, tokens=0)
-        self._figures[info.session_id] = (info.records, found)
+        self._figures[info.session_id] = (written, found)
         return found
 
     async def _agent_page(

@@ -17,8 +17,8 @@ from swarmkit.ui._sessions import figures
 JOURNAL_KINDS = frozenset(
     {
         "run_started", "agent_started", "model_call", "tool_call", "tool_required", "rule",
-        "handoff", "handoff_refused", "on_handoff", "output_rejected", "interrupt", "resumed",
-        "limit_reached", "state_edited", "run_finished",
+        "handoff", "handoff_refused", "handoff_invalid", "on_handoff", "output_rejected",
+        "interrupt", "resumed", "limit_reached", "state_edited", "run_finished",
     }
 )  # fmt: skip
 """The record kinds swarmkit writes; a step of any other kind is shown as unknown."""

@@ -11,6 +11,7 @@ from swarmkit.demo import support_swarm
 from swarmkit.journal import SQLiteJournal
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 from swarmkit.ui import ViewerServer
+from tests.swarm.test_invalid_payloads import refused_then_retried
 from tests.swarm.test_seed_parity import _billing_swarm
 from tests.ui.conftest import SECRET, ServeViewer, append, client
 from tests.ui.swarms import changed_swarm, pausing_swarm
@@ -80,6 +81,24 @@ def test_session_shows_the_typed_payload_of_an_llm_handoff(demo_server: ViewerSe
     assert handoff["data"]["decided_by"] == "llm"
     assert handoff["data"]["payload_type"] == "RefundRequest"
     assert handoff["data"]["payload"]["invoice_id"] == "INV-1042"
+
+
+def test_session_shows_a_refused_payload_with_its_validation_error(
+    tmp_path: Path, serve: ServeViewer
+) -> None:
+    """A transfer call whose payload did not validate is a known step, before the handoff."""
+    path = tmp_path / "refused.sqlite"
+    with SQLiteJournal(path) as journal:
+        asyncio.run(refused_then_retried(journal))
+
+    steps = client(serve(path)).get("/api/sessions/s").json()["steps"]
+
+    kinds = [step["kind"] for step in steps]
+    refused = steps[kinds.index("handoff_invalid")]
+    assert kinds.index("handoff_invalid") < kinds.index("handoff")
+    assert "unknown" not in refused
+    assert refused["data"]["tool_name"] == "transfer_to_billing"
+    assert "amount: Input should be a valid integer" in refused["data"]["problem"]
 
 
 def test_drawing_highlights_the_edges_of_the_sessions_path(demo_server: ViewerServer) -> None:

@@ -13,6 +13,7 @@ from swarmkit.demo import support_swarm
 from swarmkit.journal import SQLiteJournal
 from swarmkit.testing import ScriptedModel, text, transfer
 from swarmkit.ui import ViewerServer
+from tests.swarm.test_invalid_payloads import refused_then_retried
 from tests.ui.browser import launch, screenshot_path
 from tests.ui.conftest import SECRET, ServeViewer, _run, append
 from tests.ui.swarms import changed_swarm, pausing_swarm
@@ -264,6 +265,24 @@ async def _chat(path: Path) -> None:
         )
         await swarm.run("Refund me", session_id="chat", continue_session=True)
         await swarm.run("Hello", session_id="chat", continue_session=True)
+
+
+def test_a_refused_payload_shows_in_the_timeline_with_its_error(
+    page: Page, tmp_path: Path, serve: ServeViewer
+) -> None:
+    """The refused transfer call is a "refused" step showing what the model sent and why."""
+    path = tmp_path / "refused.sqlite"
+    with SQLiteJournal(path) as journal:
+        _run(refused_then_retried(journal))
+
+    _open(page, serve(path), "/session/s")
+    step = page.locator("#timeline .step-handoff_invalid")
+    shown = step.inner_text()
+
+    assert step.locator(".kind").inner_text() == "refused"
+    assert "triage → billing refused (invalid payload)" in shown
+    assert '{"amount": "lots"}' in shown or '"amount": "lots"' in shown
+    assert "amount: Input should be a valid integer" in step.locator("pre.errors").inner_text()
 
 
 def test_a_foreign_record_kind_renders_as_an_unknown_step(

@@ -46,7 +46,8 @@ const badge = (text) => el("span", { class: "badge " + text }, text);
 // cancelled), each with its colour.
 const stateBadge = (state) => el("span", { class: "badge state state-" + state, "data-state": state }, state);
 // Dates in the reader's own locale (24 h where it uses 24 h).
-const when = (seconds) => new Date(seconds * 1000).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
+// Rounded to the microsecond first, as the command's listing and `show` round a start.
+const when = (seconds) => new Date(Math.round(seconds * 1e6) / 1e3).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "medium" });
 const duration = (seconds) => (seconds < 1 ? (seconds * 1000).toFixed(0) + " ms" : seconds.toFixed(1) + " s");
 
 function parsed(text) {
@@ -381,7 +382,7 @@ function unknownLabel(step) {
 }
 
 const LABELS = { run_started: "start", agent_started: "agent", model_call: "model", tool_call: "tool",
-  handoff_refused: "refused", interrupt: "pause", run_finished: "stop" };
+  handoff_refused: "refused", handoff_invalid: "refused", interrupt: "pause", run_finished: "stop" };
 const DECIDED = { rule: "a rule", llm: "the LLM", tool: "a tool" };
 
 const STEPS = {
@@ -409,6 +410,8 @@ const STEPS = {
     d.payload !== null && d.payload !== undefined ? el("div", { class: "payload" }, el("span", { class: "payload-type" }, d.payload_type || "payload"), el("pre", {}, json(d.payload))) : null,
     d.message ? el("div", {}, "message: " + d.message) : null],
   handoff_refused: (d) => [el("div", {}, `${d.source} → ${d.target} refused (${d.reason}), asked by ${d.decided_by}`), d.detail ? el("div", { class: "muted" }, d.detail) : null],
+  handoff_invalid: (d) => [el("div", {}, `${d.source} → ${d.target || "?"} refused (invalid payload), asked by ${d.decided_by} with `, el("code", {}, d.tool_name), " ", el("code", {}, shown(d.arguments))),
+    el("pre", { class: "errors" }, d.problem)],
   interrupt: (d) => [el("div", {}, `waiting for a human: ${d.kind} ${d.tool_name || d.target}`), d.payload ? el("pre", {}, json(d.payload)) : null],
   resumed: (d) => [el("div", {}, `decision: ${d.kind}${d.reason ? " (" + d.reason + ")" : ""}`, d.decided_by ? ` by ${d.decided_by}` : "", d.note ? ` — ${d.note}` : ""), d.payload ? el("pre", {}, json(d.payload)) : null],
   run_finished: (d) => [el("div", {}, badge(d.stop_reason), ` ${d.final_agent} was active after ${count(d.turns, "model call")}; trail ${(d.trail || []).join(" → ")}`),

@@ -177,10 +177,8 @@ class Tape:
     async def replayed_outcome(
         self, agent: str, call: ToolCall, arguments: str | None = None
     ) -> ToolOutcome | None:
-        """The journaled outcome of this tool call, or None when the tool must run for real.
-
-        ``arguments`` are the ones the tool runs with when a person edited the model's.
-        """
+        """The journaled outcome of this tool call, or None when the tool must run for real
+        (``arguments``: the ones it runs with when a person edited the model's)."""
         record = self._cursor.next
         self._live_step = record is None
         if record is None:
@@ -296,8 +294,7 @@ class Tape:
     async def _flush_costly(self) -> None:
         """Before a live call: make earlier model and tool results durable, so a crash from
         here on never repeats them; records the run can recompute wait for the next write.
-        A mirror writes only when the run ends or pauses: its engine keeps the durable history.
-        """
+        A mirror writes only when the run ends or pauses: its engine keeps the durable history."""
         appender = self._appender
         if appender is None or not appender.holds_costly or isinstance(self._course, Mirrored):
             return

@@ -97,7 +97,8 @@ def _run_category(
 ) -> dict[str, tuple[str, str]]:
     """Each test's outcome and, when it did not pass, the kit's one-line reason."""
     folder, marker = CATEGORIES[category]
-    command = [python, "-m", "pytest", folder, f"--sut-url={url}", "--test-scope=all"]
+    # The kit appends "/.well-known/agent-card.json" to the URL it is given.
+    command = [python, "-m", "pytest", folder, f"--sut-url={url.rstrip('/')}", "--test-scope=all"]
     command += ["--tb=line", "-q", "-p", "no:cacheprovider", "--json-report"]
     command += [f"--json-report-file={report}", *(["-m", marker] if marker else [])]
     subprocess.run(command, cwd=tck, env=env, stdout=subprocess.DEVNULL, check=False)

@@ -32,6 +32,7 @@ ARGUMENTS: dict[str, list[str]] = {
 """What each script takes to run small, beside ``SWARMKIT_BENCH_TINY=1``."""
 
 LEFT_OUT = {
+    "a2a_tck.py": "needs a checkout of the A2A conformance kit and a venv with its requirements",
     "dbos_sessions.py": "starts an embedded Postgres and DBOS; tests/dbos runs the same paths",
     "temporal.py": "starts Temporal's dev server and workers; tests/temporal runs those paths",
     "ui.py": "drives a browser; tests/ui runs the viewer",

@@ -10,7 +10,9 @@ commits, never corrupt the journal).
 
 Flat-cost rows (issue 14), SQLite only, also alone with ``--flat``: strict replay steps/s of
 sessions of 100, 1,000 and 10,000 steps with the per-step loop cost; the journal's cost per
-turn (scripted model, journal on minus off) at 10 to 5,000 turns; the two-call session's
+turn (scripted model, journal on minus off) at 10 to 5,000 turns, beside the floor: raw
+``sqlite3`` with the journal's pragmas doing the same commits per turn with rows of the same
+size, measured between the off and on samples, as a ratio (issue 46); the two-call session's
 on/off ratio round by round. Repeats interleave the lengths; min/median/max are shown.
 Run: ``make bench`` or ``.venv/bin/python bench/journal.py [--flat]``.
 """
@@ -263,6 +265,8 @@ REPLAY_TARGET = 50_000
 FLATNESS_TARGET = 1.5
 TURN_COST_TARGET = 50e-6
 SESSION_RATIO_TARGET = 1.10
+FLOOR_TARGET = 2.0
+TURN_ON_OFF_TARGET = 1.25
 
 
 def _spread(values: list[float], scale: float = 1.0, unit: str = "") -> str:
@@ -313,10 +317,78 @@ async def replay_rows(root: Path) -> dict[int, list[float]]:
     return per_step
 
 
-async def turn_cost_rows(root: Path) -> dict[int, list[float]]:
-    """Journal cost per turn (seconds, on minus off), by session length in model calls."""
-    costs: dict[int, list[float]] = {turns: [] for turns in TURN_COUNTS}
+class TurnRows:
+    """Per turn length, one value per repeat: the journal's cost (on minus off), the raw
+    ``sqlite3`` floor doing the same commits, and on / off."""
+
+    def __init__(self) -> None:
+        self.costs: dict[int, list[float]] = {turns: [] for turns in TURN_COUNTS}
+        self.floors: dict[int, list[float]] = {turns: [] for turns in TURN_COUNTS}
+        self.on_off: dict[int, list[float]] = {turns: [] for turns in TURN_COUNTS}
+        self.shapes: dict[int, Shape] = {}
+
+
+class Shape:
+    """What the journal writes for a session of some turns: commits, rows and their size."""
+
+    def __init__(self, commits: int, rows: int, row_bytes: int) -> None:
+        self.commits, self.rows, self.row_bytes = commits, rows, row_bytes
+
+
+async def session_shape(root: Path, turns: int) -> Shape:
+    """Count the SQLite commits (appends, lease take and release) and records of one session
+    of ``turns`` model calls, and the records' mean size."""
+    path = root / f"shape-{turns}.sqlite"
+    journal = _CountingJournal(path)
+    await _tool_session(turns).run("check all", journal=journal)
+    conn = sqlite3.connect(path)
+    rows, size_ = conn.execute("SELECT count(*), avg(length(data)) FROM records").fetchone()
+    conn.close()
+    return Shape(journal.writes, rows, round(size_))
+
+
+def raw_floor(path: Path) -> Callable[[Shape, int, int], float]:
+    """Raw ``sqlite3`` on a file with the journal's pragmas (WAL, ``synchronous=NORMAL``,
+    autocommit with explicit ``BEGIN IMMEDIATE``) and its records table: seconds per turn of
+    the same commits, the same rows spread over them, rows of the same size."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute(
+        "CREATE TABLE records (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL,"
+        " seq INTEGER NOT NULL, kind TEXT NOT NULL, data TEXT NOT NULL, written_at REAL NOT NULL,"
+        " UNIQUE (session_id, seq))"
+    )
+    counter = iter(range(sys.maxsize))
+
+    def per_turn(shape: Shape, sessions: int, turns: int) -> float:
+        data = "x" * shape.row_bytes
+        started = time.perf_counter()
+        for _ in range(sessions):
+            session_id, seq = f"s-{next(counter)}", 0
+            for commit in range(shape.commits):
+                rows = shape.rows * (commit + 1) // shape.commits - seq
+                conn.execute("BEGIN IMMEDIATE")
+                conn.executemany(
+                    "INSERT INTO records (session_id, seq, kind, data, written_at)"
+                    " VALUES (?, ?, 'model_call', ?, ?)",
+                    [(session_id, seq + i, data, time.time()) for i in range(rows)],
+                )
+                conn.execute("COMMIT")
+                seq += rows
+        return (time.perf_counter() - started) / (sessions * turns)
+
+    return per_turn
+
+
+async def turn_cost_rows(root: Path) -> TurnRows:
+    """Journal cost per turn (seconds, on minus off) by session length in model calls, with
+    the raw ``sqlite3`` floor for the same commits measured between them."""
+    rows = TurnRows()
     journal = SQLiteJournal(root / "turns.sqlite")
+    floor = raw_floor(root / "floor.sqlite")
+    for turns in TURN_COUNTS:
+        rows.shapes[turns] = await session_shape(root, turns)
 
     async def per_turn(turns: int, on: bool) -> float:
         sessions = max(1, TURNS_PER_SAMPLE // turns)
@@ -327,12 +399,16 @@ async def turn_cost_rows(root: Path) -> dict[int, list[float]]:
         return (time.perf_counter() - started) / (sessions * turns)
 
     await per_turn(10, True)  # warm-up: tables, caches
+    floor(rows.shapes[TURN_COUNTS[0]], 1, TURN_COUNTS[0])
     for _ in range(TURN_REPEATS):
         for turns in TURN_COUNTS:
             off = await per_turn(turns, False)
+            raw = floor(rows.shapes[turns], max(1, TURNS_PER_SAMPLE // turns), turns)
             on = await per_turn(turns, True)
-            costs[turns].append(on - off)
-    return costs
+            rows.costs[turns].append(on - off)
+            rows.floors[turns].append(raw)
+            rows.on_off[turns].append(on / off)
+    return rows
 
 
 async def session_ratios(journal: Journal) -> list[float]:
@@ -367,6 +443,22 @@ async def writes_per_session(root: Path) -> tuple[int, int]:
     return chat, journal.writes
 
 
+def print_turn_rows(turns: TurnRows) -> None:
+    """The journal's cost per turn beside the raw ``sqlite3`` floor, min / median / max."""
+    print("journal cost per turn, on minus off (scripted model, min / median / max)")
+    print("  beside raw sqlite3 doing the same commits with the same pragmas, in the same run")
+    for count in TURN_COUNTS:
+        costs, floors = turns.costs[count], turns.floors[count]
+        shape = turns.shapes[count]
+        ratios = [c / f for c, f in zip(costs, floors, strict=True)]
+        print(
+            f"  {count:>6,} turns: {_spread(costs, 1e6, ' µs')}; floor "
+            f"{_spread(floors, 1e6, ' µs')} ({shape.commits / count:.2f} commits, "
+            f"{shape.rows / count:.2f} rows of {shape.row_bytes} B a turn); journal / floor "
+            f"{_spread(ratios, 1, 'x')}; on / off {_spread(turns.on_off[count], 1, 'x')}"
+        )
+
+
 def _verdict(met: bool) -> str:
     return "met" if met else "NOT met"
 
@@ -387,9 +479,7 @@ async def flat_main() -> None:
             f"  {steps:>6,} steps: {_spread(rates, 1e-3, 'k steps/s')}; per step "
             f"{_spread(values, 1e6, ' µs')}"
         )
-    print("journal cost per turn, on minus off (scripted model, min / median / max)")
-    for count, values in turns.items():
-        print(f"  {count:>6,} turns: {_spread(values, 1e6, ' µs')}")
+    print_turn_rows(turns)
     print(f"two-call session, real client, journal on / off: {_spread(ratios, 1, 'x')}")
     print(
         f"SQLite write transactions: {chat_writes} per two-call session, "
@@ -406,10 +496,23 @@ async def flat_main() -> None:
         f"summary: per-step replay cost flat (10,000 / 100 steps <= {FLATNESS_TARGET}x): "
         f"{flatness:.2f}x, {_verdict(flatness <= FLATNESS_TARGET)}"
     )
-    worst = max(statistics.median(values) for values in turns.values())
+    worst = max(statistics.median(values) for values in turns.costs.values())
     print(
         f"summary: journal cost per turn <= {TURN_COST_TARGET * 1e6:.0f} µs: worst median "
         f"{worst * 1e6:.0f} µs, {_verdict(worst <= TURN_COST_TARGET)}"
+    )
+    floor_ratio = max(
+        statistics.median(c / f for c, f in zip(turns.costs[n], turns.floors[n], strict=True))
+        for n in TURN_COUNTS
+    )
+    print(
+        f"summary: journal per turn within {FLOOR_TARGET:.0f}x of raw sqlite3 doing the same "
+        f"commits: worst median {floor_ratio:.2f}x, {_verdict(floor_ratio <= FLOOR_TARGET)}"
+    )
+    on_off = max(statistics.median(values) for values in turns.on_off.values())
+    print(
+        f"summary: tool turns journal on / off <= {TURN_ON_OFF_TARGET}x: worst median "
+        f"{on_off:.2f}x, {_verdict(on_off <= TURN_ON_OFF_TARGET)}"
     )
     ratio = statistics.median(ratios)
     print(

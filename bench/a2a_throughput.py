@@ -13,8 +13,9 @@ Two swarmkit set-ups are measured: ``memory`` (``task_store="memory"`` beside an
 journal, so both servers keep tasks in memory only) and ``journal-file`` (the default
 ``task_store="journal"`` beside a SQLite journal file, as ``swarmkit serve a2a`` runs: every
 task and run written to disk). The client runs in the same process, so its cost is in both
-figures. ``--profile FILE`` writes a cProfile of one memory-store round of the swarmkit server
-(client included). Run: ``.venv/bin/python bench/a2a_throughput.py``.
+figures. ``--profile FILE [--store journal-file]`` writes a cProfile of one round of each
+server instead (client included): FILE for swarmkit, FILE.bare for the bare server.
+Run: ``.venv/bin/python bench/a2a_throughput.py``.
 """
 
 from __future__ import annotations
@@ -129,10 +130,10 @@ async def measure(store: str, rounds: int, tasks: int, concurrency: int, work: P
         )
 
 
-async def profile(tasks: int, concurrency: int, work: Path, out: str) -> None:
-    """One memory-store round of each server under cProfile (client included), written to
-    ``out`` (swarmkit) and ``out.bare`` (the bare a2a-sdk server)."""
-    async with bare_server() as bare_url, swarmkit_server("memory", work) as (url, token):
+async def profile(store: str, tasks: int, concurrency: int, work: Path, out: str) -> None:
+    """One round of each server under cProfile (client included), written to ``out``
+    (swarmkit with ``store``) and ``out.bare`` (the bare a2a-sdk server)."""
+    async with bare_server() as bare_url, swarmkit_server(store, work) as (url, token):
         for where, path in ((url, out), (bare_url, f"{out}.bare")):
             profiler = cProfile.Profile()
             profiler.enable()
@@ -149,10 +150,11 @@ async def main() -> None:
     parser.add_argument("--tasks", type=int, default=size(300, 3))
     parser.add_argument("--concurrency", type=int, default=size(8, 2))
     parser.add_argument("--profile", metavar="FILE")
+    parser.add_argument("--store", choices=["memory", "journal-file"], default="memory")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         if args.profile:
-            await profile(args.tasks, args.concurrency, Path(work), args.profile)
+            await profile(args.store, args.tasks, args.concurrency, Path(work), args.profile)
             return
         print(f"{args.tasks} tasks a round, {args.concurrency} in flight, {args.rounds} rounds")
         for store in ("memory", "journal-file"):

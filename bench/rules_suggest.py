@@ -90,6 +90,8 @@ def _route(context: dict[str, Any], key: str | None, rnd: random.Random) -> str:
 
 
 def _session(index: int, rnd: random.Random, vocabulary: list[str]) -> list[Any]:
+    from rules import _answer, _turn  # noqa: PLC0415 - bench/rules.py's records, alike
+
     from swarmkit.journal import JournalRecord  # noqa: PLC0415 - the parent needs no swarmkit
 
     sid = f"bench-{index:06d}"
@@ -111,56 +113,6 @@ def _session(index: int, rnd: random.Random, vocabulary: list[str]) -> list[Any]
     return [
         JournalRecord(session_id=sid, seq=seq, kind=kind, data=data)
         for seq, (kind, data) in enumerate(steps)
-    ]
-
-
-def _turn(agent: str, turn: int, target: str, count: int) -> list[tuple[str, dict[str, Any]]]:
-    tools = [
-        f"transfer_to_{name}" for name in ("billing", "sales", "tech", "legal") if name != agent
-    ]
-    call = {"id": f"call_{turn}", "name": f"transfer_to_{target}", "arguments": "{}"}
-    usage = {"prompt_tokens": 900, "completion_tokens": 12, "total_tokens": 912}
-    return [
-        ("agent_started", {"agent": agent, "handoff_count": count}),
-        (
-            "model_call",
-            {
-                "agent": agent,
-                "turn": turn,
-                "digest": "0" * 64,
-                "request": {"instructions": agent, "tools": tools, "messages": 2},
-                "response": {"content": None, "tool_calls": [call], "usage": usage},
-            },
-        ),
-        (
-            "handoff",
-            {
-                "source": agent,
-                "target": target,
-                "decided_by": "llm",
-                "turn": turn,
-                "number": count + 1,
-                "payload": None,
-                "message": None,
-                "condition": None,
-            },
-        ),
-    ]
-
-
-def _answer(agent: str, turn: int, count: int) -> list[tuple[str, dict[str, Any]]]:
-    return [
-        ("agent_started", {"agent": agent, "handoff_count": count}),
-        (
-            "model_call",
-            {
-                "agent": agent,
-                "turn": turn,
-                "digest": "0" * 64,
-                "request": {"instructions": agent, "tools": [], "messages": 3},
-                "response": {"content": "Done.", "tool_calls": [], "usage": {"total_tokens": 500}},
-            },
-        ),
     ]
 
 

@@ -290,6 +290,8 @@ CORE_PRIVATE_IMPORTS = {
     ("_sessions", "swarmkit.journal._tape"),
     # A queue of people's notes sit beside a run's records, which resume steps over.
     ("queues.py", "swarmkit.journal._records"),
+    # The spend ledger's SQLite file switches to WAL as the journal's does (one retry loop).
+    ("ledger", "swarmkit.journal._sqlite_file"),
     # The extenders' door re-exports the journal's engine-level parts from where they live.
     *(
         ("lowlevel.py", f"swarmkit.journal.{module}")

@@ -234,14 +234,14 @@ def _open_error(path: Path, exc: sqlite3.Error, timeout: float) -> JournalError:
 def _configure(conn: sqlite3.Connection, timeout: float) -> None:
     # WAL lets readers and a writer work at once and keeps the file consistent if a process
     # dies mid-write: an unfinished transaction in the log is simply ignored on next open.
-    _enable_wal(conn, timeout)
+    enable_wal(conn, timeout)
     # NORMAL syncs the log only at checkpoints, not on every commit. A killed process loses
     # nothing committed; only a power loss or OS crash can drop the last steps still in the
     # OS cache, and even then the file is never corrupt. FULL would fsync every step.
     conn.execute("PRAGMA synchronous=NORMAL")
 
 
-def _enable_wal(conn: sqlite3.Connection, timeout: float) -> None:
+def enable_wal(conn: sqlite3.Connection, timeout: float) -> None:
     """Switch the file to WAL, retrying while other processes are switching the same new file."""
     # Switching needs an exclusive lock, and SQLite reports a clash with another connection
     # doing the same at once as "busy" without calling the busy handler, so wait here instead.

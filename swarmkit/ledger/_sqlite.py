@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from swarmkit.exceptions import LedgerError
+from swarmkit.journal._sqlite_file import enable_wal
 from swarmkit.ledger._store import CALL_COLUMNS, SCHEMA, CallRecord, Hold, Refusal
 
 _HELD = "SELECT COALESCE(SUM(amount), 0) FROM swarmkit_ledger_holds WHERE key = ? AND expires > ?"
@@ -31,7 +32,7 @@ class SQLiteLedgerStore:
         if conn is None:
             try:
                 conn = sqlite3.connect(self.path, timeout=self._busy, isolation_level=None)
-                conn.execute("PRAGMA journal_mode=WAL")
+                enable_wal(conn, self._busy)  # several processes may open a new file at once
                 conn.execute("PRAGMA synchronous=NORMAL")
                 for statement in SCHEMA:
                     conn.execute(statement)

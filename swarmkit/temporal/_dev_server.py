@@ -37,28 +37,59 @@ def temporal_cli() -> Path:
     )
 
 
+START_ATTEMPTS = 3
+"""Starts tried before giving up: a port picked free can be taken before the server binds it."""
+
+
 @contextmanager
 def dev_server(workdir: Path | None = None, *, port: int | None = None) -> Iterator[str]:
     """Run `temporal server start-dev` on a loopback port; yield its address; stop it by pid.
 
     The server keeps its state in a SQLite file in ``workdir`` (a temporary folder by default)
-    and runs without its web UI.
+    and runs without its web UI. A server that exits while starting (a free port taken by
+    another process in the meantime) is started again on a new port, up to three times.
     """
     with tempfile.TemporaryDirectory(prefix="temporal-") as scratch:
         folder = workdir or Path(scratch)
-        cli = temporal_cli()
+        process, address = _start(temporal_cli(), folder, port)
+        try:
+            yield address
+        finally:
+            _stop(process)
+
+
+def _start(cli: Path, folder: Path, port: int | None) -> tuple[subprocess.Popen[bytes], str]:
+    """A healthy dev server and its address, or the error with the end of its log."""
+    log_path = folder / "temporal.log"
+    for attempt in range(1, START_ATTEMPTS + 1):
         address = f"127.0.0.1:{port or _free_port()}"
-        with (folder / "temporal.log").open("wb") as log:
+        with log_path.open("wb") as log:
             process = subprocess.Popen(
-                _command(cli, address, folder / "temporal.db"),
-                stdout=log,
-                stderr=subprocess.STDOUT,
+                _command(cli, address, folder / "temporal.db"), stdout=log, stderr=subprocess.STDOUT
             )
-            try:
-                _wait_until_healthy(cli, address, process)
-                yield address
-            finally:
-                _stop(process)
+        try:
+            _wait_until_healthy(cli, address, process)
+        except _ExitedEarly:
+            if attempt == START_ATTEMPTS or port is not None:
+                raise ConfigurationError(
+                    f"the Temporal dev server exited with code {process.returncode} while "
+                    f"starting on {address}; its log ends: {_tail(log_path)}"
+                ) from None
+            continue
+        except BaseException:
+            _stop(process)
+            raise
+        return process, address
+    raise AssertionError("unreachable: the last attempt returns or raises")
+
+
+class _ExitedEarly(Exception):
+    """The dev server process ended before it answered a health check."""
+
+
+def _tail(log_path: Path, size: int = 600) -> str:
+    text = log_path.read_text(errors="replace").strip()
+    return text[-size:] or "(empty)"
 
 
 def _command(cli: Path, address: str, database: Path) -> list[str]:
@@ -91,10 +122,7 @@ def _wait_until_healthy(cli: Path, address: str, process: subprocess.Popen[bytes
     health = [str(cli), "operator", "cluster", "health", "--address", address]
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise ConfigurationError(
-                f"the Temporal dev server exited with code {process.returncode} "
-                "(see temporal.log in its folder)"
-            )
+            raise _ExitedEarly
         if subprocess.run(health, capture_output=True, check=False).returncode == 0:
             return
         time.sleep(0.1)

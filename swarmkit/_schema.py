@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from swarmkit.bounds import json_problem
+from swarmkit.redaction import DEFAULT_REDACTOR
 
 TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
 """The tool-name rule of the OpenAI API, which every tool name we offer must satisfy."""
@@ -435,8 +436,7 @@ def _describe_error(error: ErrorDetails) -> str:
         return f"{where}: unknown field"
     if error["type"] == "missing":
         return text
-    shown = json.dumps(error["input"], default=repr)
-    return f"{text} (got {shown if len(shown) <= 80 else shown[:77] + '...'})"
+    return f"{text} (got {DEFAULT_REDACTOR.refused_input(error['loc'], error['input'])})"
 
 
 def _location(loc: tuple[int | str, ...]) -> str:

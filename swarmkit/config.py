@@ -253,7 +253,7 @@ def check_settings(config: SwarmConfig) -> None:
     check_usage_limits(config.limits)
     check_context_type(config.context_type)
     _check_lease_ttl(config.lease_ttl)
-    _check_observers(config.observers)
+    check_observers(config.observers)
 
 
 def check_model(model: object, option: str) -> None:
@@ -437,15 +437,19 @@ def _check_lease_ttl(ttl: float) -> None:
         raise ConfigurationError(f"lease_ttl must be a positive number of seconds, got {ttl!r}")
 
 
-def _check_observers(observers: Sequence[EventObserver]) -> None:
+def check_observers(observers: Sequence[EventObserver], *, one_by_one: bool = False) -> None:
+    """ConfigurationError unless ``observers`` is a sequence of callables; ``one_by_one`` for
+    ``with_observers(*observers)``, whose callers pass a list whole by mistake."""
     if isinstance(observers, str) or not isinstance(observers, Sequence):
         raise ConfigurationError("observers takes a list of event observers (e.g. [traced])")
     for observer in observers:
         if not callable(observer):
-            raise ConfigurationError(
-                f"observer {observer!r:.80} is not callable: pass a function that takes a "
-                "run's events and yields them on"
+            hint = (
+                ": pass them one by one, with_observers(*observers)"
+                if one_by_one and isinstance(observer, list | tuple)
+                else ": pass a function that takes a run's events and yields them on"
             )
+            raise ConfigurationError(f"observer {observer!r:.80} is not callable{hint}")
 
 
 def _legacy_tool(legacy: bool | None, name: str | None) -> dict[str, Any]:

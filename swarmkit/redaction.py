@@ -149,11 +149,13 @@ class Redactor:
 
     def in_text(self, value: Any) -> Any:
         """``value`` with secret ``"key": value`` pairs hidden inside its strings too: free
-        text (a rendered conversation, instructions) that quotes JSON holding a secret."""
+        text (a rendered conversation, instructions) that quotes JSON holding a secret, and
+        the value an argument problem quotes for a secret field
+        (``card.password: Input should be a valid integer (got "[redacted]")``)."""
         if isinstance(value, str):
             if not self.may_hold_secret(value):
                 return value
-            return _QUOTED_PAIR.sub(self._hide_pair, value)
+            return _REFUSED.sub(self._hide_refused, _QUOTED_PAIR.sub(self._hide_pair, value))
         if isinstance(value, Mapping):
             return {k: self.in_text(v) for k, v in value.items()}
         if isinstance(value, list | tuple):
@@ -165,6 +167,19 @@ class Redactor:
         if not self.is_secret(key):
             return found.group()
         return f'{found.group("head")}"{REDACTED}"'
+
+    def _hide_refused(self, found: re.Match[str]) -> str:
+        if not any(self.is_secret(part) for part in _FIELD_PARTS.split(found.group("field"))):
+            return found.group()
+        return f"{found.group('head')}(got {REDACTED})"
+
+    def refused_input(self, location: tuple[int | str, ...], value: Any) -> str:
+        """The value a validation problem at ``location`` quotes: ``[redacted]`` under a
+        secret field, else its JSON with nested secrets hidden, cut at 80 characters."""
+        if any(self.is_secret(part) for part in location):
+            return REDACTED
+        shown = json.dumps(self.value(value), default=repr)
+        return shown if len(shown) <= 80 else shown[:77] + "..."
 
     def secret_path(self, value: Any) -> str | None:
         """The dotted path of the first secret key in ``value`` (``"auth.api_key"``), or None;
@@ -232,6 +247,20 @@ _QUOTED_PAIR = re.compile(
     r'(?P<head>"(?P<key>[^"\\]*(?:\\.[^"\\]*)*)"\s*:\s*)'
     r'(?:"[^"\\]*(?:\\.[^"\\]*)*"|[-\w.+]+)'
 )
+
+
+# A problem of an argument validation, as swarmkit words it: ``field.path: message (got
+# value)``, one after another separated by "; ". The field path starts the text, or follows
+# ": " or "; "; the message holds neither (pydantic's own messages never do).
+_REFUSED = re.compile(
+    r"(?P<head>(?:^|(?<=: )|(?<=; ))(?P<field>[A-Za-z_][\w-]*(?:\.[\w-]+|\[\d+\])*): "
+    r"(?:(?!; |: ).)*? )\(got .*?\)(?=; |\. Expected a JSON object|$)",
+    re.DOTALL,
+)
+_FIELD_PARTS = re.compile(r"[.\[\]]+")
+
+DEFAULT_REDACTOR = Redactor()
+"""A redactor with the default patterns, for values shown before any swarm's own applies."""
 
 
 @functools.lru_cache(maxsize=4096)

@@ -19,6 +19,7 @@ from swarmkit.config import (
     SPEC_FREE,
     Members,
     SwarmConfig,
+    check_observers,
     compile_spec,
     with_models,
 )
@@ -213,6 +214,7 @@ class Swarm:
 
     def with_observers(self, *observers: EventObserver) -> Swarm:
         """The same swarm with ``observers`` wrapped around its own, outermost last."""
+        check_observers(observers, one_by_one=True)
         return self._derived(observers=(*self._config.observers, *observers))
 
     # -- running -------------------------------------------------------------------------

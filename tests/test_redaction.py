@@ -204,3 +204,73 @@ async def test_an_edited_and_approved_payload_is_redacted_in_the_journal() -> No
     assert result.final_output == "done"
     assert "tok-EDITED-by-a-person" not in exported
     assert '"order_id": "A-1"' in exported or '"order_id":"A-1"' in exported
+
+
+async def test_a_refused_secret_argument_is_not_quoted_back_anywhere() -> None:
+    """An argument problem names the field but never quotes a secret field's value: not in
+    the tool's result the model and the events see, not in the journal, not in the request
+    summary of the next model call. Other refused values are still quoted, to be fixed."""
+
+    @tool
+    def pay(amount: int, card: dict[str, int]) -> str:
+        """Pay."""
+        return "paid"
+
+    journal = InMemoryJournal()
+    model = ScriptedModel(
+        tool_call("pay", amount="ten", card={"password": "PW-9", "cvc": "x"}), text("done")
+    )
+    swarm = Swarm([Agent(name="a", tools=[pay])], "a", model=model, journal=journal)
+    result = await swarm.run("go")
+    told = str(model.requests[-1].messages[-1].content)
+    assert (
+        'amount: Input should be a valid integer, unable to parse string as an integer (got "ten")'
+        in told
+    )
+    assert (
+        "card.password: Input should be a valid integer, unable to parse string as an integer "
+        f"(got {REDACTED})" in told
+    )
+    assert '(got "x")' in told
+    assert "PW-9" not in export_jsonl(await journal.read(result.session_id)).replace(
+        '"password": "PW-9"', ""
+    )
+
+
+async def test_a_swarms_own_secret_words_hide_refused_values_in_its_journal() -> None:
+    """``redact_keys`` reaches values the argument problem quoted before the swarm's words
+    applied: the journal keeps the problem with ``[redacted]`` for the swarm's secret field."""
+
+    @tool
+    def verify(ssn: int, name: str) -> str:
+        """Verify a person."""
+        return "ok"
+
+    journal = InMemoryJournal()
+    model = ScriptedModel(tool_call("verify", ssn="123-45-6789", name="ann"), text("done"))
+    swarm = Swarm(
+        [Agent(name="a", tools=[verify])], "a", model=model, journal=journal, redact_keys=["ssn"]
+    )
+    result = await swarm.run("go")
+    assert '(got "123-45-6789")' in str(model.requests[-1].messages[-1].content)
+    exported = export_jsonl(await journal.read(result.session_id))
+    assert "123-45-6789" not in exported
+    assert (
+        "ssn: Input should be a valid integer, unable to parse string as an integer "
+        f"(got {REDACTED})" in exported
+    )
+
+
+def test_in_text_hides_only_the_values_quoted_for_secret_fields() -> None:
+    """Field paths with indices and several problems in a row; a message that merely
+    mentions a secret word keeps its quoted value."""
+    redactor = Redactor.of(["token"])
+    text_ = (
+        "Error: invalid arguments for tool 't': items[0].token: Input should be a valid "
+        "string (got 5); items[1].name: Input should be a valid string (got 6); note: a token "
+        'is missing (got "kept"). Expected a JSON object with fields: items (array).'
+    )
+    shown = redactor.in_text(text_)
+    assert f"items[0].token: Input should be a valid string (got {REDACTED})" in shown
+    assert "items[1].name: Input should be a valid string (got 6)" in shown
+    assert '(got "kept")' in shown

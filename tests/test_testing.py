@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from swarmkit import Agent, Swarm
+from swarmkit import Agent, ConfigurationError, Swarm
 from swarmkit.events import TextDelta as TextDeltaEvent
 from swarmkit.messages import SystemMessage, UserMessage
 from swarmkit.models import ModelRequest, ModelResponse, TextDelta, ToolCallDelta
@@ -146,3 +148,20 @@ async def test_recording_model_keeps_a_streamed_run_streamed() -> None:
 
     assert [e.text for e in events if isinstance(e, TextDeltaEvent)] == ["two ", "words"]
     assert recording.calls == 1
+
+
+_UNTYPED: Any = ScriptedModel
+NOT_TURNS: list[tuple[Any, str]] = [
+    (lambda: _UNTYPED([text("hi")]), r"got list .*pass turns one by one"),
+    (lambda: _UNTYPED("hi"), r"got str 'hi'"),
+    (lambda: _UNTYPED(per_agent={"a": [text("hi"), None]}), r"per_agent\['a'\] .*NoneType"),
+]
+"""Scripts a type checker would refuse, written as an untyped caller writes them."""
+
+
+@pytest.mark.parametrize(("build", "says"), NOT_TURNS)
+def test_a_script_that_is_not_turns_is_refused_when_built(build: Any, says: str) -> None:
+    """A list passed whole, a plain string or a stray value fails at construction with what
+    to pass instead, not deep inside the first run."""
+    with pytest.raises(ConfigurationError, match=says):
+        build()

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from swarmkit.exceptions import SwarmkitError
+from swarmkit.exceptions import ConfigurationError, SwarmkitError
 from swarmkit.handoffs import transfer_tool_name
 from swarmkit.journal import InMemoryJournal, export_jsonl, import_jsonl
 from swarmkit.messages import AssistantMessage, ToolCall
@@ -124,8 +124,11 @@ class ScriptedModel:
         self.provider = provider
         """Who serves it, as traces name it: ``swarmkit.scripted`` unless it plays another."""
         self.requests: list[ModelRequest] = []
-        self._queue = list(turns)
-        self._per_agent = {agent: list(script) for agent, script in (per_agent or {}).items()}
+        self._queue = _checked_turns(turns, "ScriptedModel(*turns)")
+        self._per_agent = {
+            agent: _checked_turns(script, f"per_agent[{agent!r}]")
+            for agent, script in (per_agent or {}).items()
+        }
         self._calls = 0
 
     async def respond(self, request: ModelRequest) -> ModelResponse:
@@ -177,6 +180,24 @@ class ScriptedModel:
                 ToolCall(id=f"call_{self._calls}", name=call.name, arguments=call.arguments)
             )
         return tuple(calls)
+
+
+def _checked_turns(turns: Sequence[Any], where: str) -> list[ScriptedTurn]:
+    """The turns as a list, or ConfigurationError naming the first that is not a turn."""
+    if isinstance(turns, str | bytes):
+        turns = [turns]
+    for turn_ in turns:
+        if not isinstance(turn_, ScriptedTurn):
+            hint = (
+                " (pass turns one by one: ScriptedModel(*turns))"
+                if isinstance(turn_, list | tuple)
+                else ""
+            )
+            raise ConfigurationError(
+                f"{where} takes turns built with text(), tool_call(), transfer() or turn(); "
+                f"got {type(turn_).__name__} {turn_!r:.60}{hint}"
+            )
+    return list(turns)
 
 
 class RecordingModel:

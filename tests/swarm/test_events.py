@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from swarmkit import Agent, HandoffGraph, Swarm, ToolResult, tool
+import pytest
+
+from swarmkit import Agent, ConfigurationError, HandoffGraph, Swarm, ToolResult, tool
 from swarmkit.events import Event, RunFinished
 from swarmkit.journal import InMemoryJournal
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
@@ -164,3 +166,16 @@ async def test_an_observer_of_run_sees_every_event_and_the_journal_is_the_same_w
     assert [(r.kind, r.data) for r in await quiet.read("s")] == [
         (r.kind, r.data) for r in await watched.read("s")
     ]
+
+
+def test_with_observers_refuses_a_list_passed_whole() -> None:
+    """``with_observers`` takes observers one by one; a list passed whole fails at once with
+    how to pass it, not with a TypeError in the middle of the first run."""
+    swarm = Swarm([Agent(name="a")], "a", model=ScriptedModel(text("hi")))
+
+    def observer(events: Any) -> Any:
+        return events
+
+    with pytest.raises(ConfigurationError, match=r"one by one, with_observers\(\*observers\)"):
+        swarm.with_observers([observer])  # type: ignore[arg-type]
+    assert swarm.with_observers(observer).run_sync("go").final_output == "hi"

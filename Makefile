@@ -39,7 +39,7 @@ test: $(DEV) dist
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 	@echo "== the suite, and the built wheel checked beside it (log: dist/wheel-check.log)"
 	@$(BIN)/python tools/wheel_check.py dist > dist/wheel-check.log 2>&1 & wheel=$$!; \
-	$(BIN)/pytest 2>&1 | tee dist/pytest.log; tests=$${PIPESTATUS[0]}; \
+	$(BIN)/pytest --durations=25 2>&1 | tee dist/pytest.log; tests=$${PIPESTATUS[0]}; \
 	wait $$wheel; checked=$$?; cat dist/wheel-check.log; tail -n 1 dist/pytest.log; \
 	[ $$tests -eq 0 ] && [ $$checked -eq 0 ]
 

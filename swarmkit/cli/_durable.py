@@ -21,18 +21,15 @@ SWARMS_HELP = (
 
 def add_durable(commands: Any, command: _Command, journal_option: Callable[..., None]) -> None:
     """The `dbos` command (`worker`, `recover`) and the `temporal` command (`worker`)."""
-    summary = "Run swarm sessions as DBOS workflows: a worker, or take over dead workers' sessions."
-    dbos = commands.add_parser("dbos", help=summary, description=summary)
-    actions = dbos.add_subparsers(dest="dbos_command", required=True, metavar="ACTION")
-    worker = command(
-        actions,
-        "worker",
+    actions, worker = _engine_worker(
+        commands,
+        command,
+        "dbos",
+        "Run swarm sessions as DBOS workflows: a worker, or take over dead workers' sessions.",
         "Serve swarms' sessions from a DBOS system database until SIGTERM or Ctrl-C.",
-        f"{__name__}:_dbos_worker",
         epilog="A restarted worker recovers the pending sessions of its own --executor-id; "
         "`swarmkit dbos recover` hands a dead worker's sessions to the live ones.",
     )
-    _swarms(worker)
     _database(worker)
     journal_option(worker)
     worker.add_argument(
@@ -82,19 +79,16 @@ def _add_recover(actions: Any, command: _Command) -> None:
 
 
 def _add_temporal(commands: Any, command: _Command, journal_option: Callable[..., None]) -> None:
-    summary = "Run swarm sessions as Temporal workflows."
-    temporal = commands.add_parser("temporal", help=summary, description=summary)
-    actions = temporal.add_subparsers(dest="temporal_command", required=True, metavar="ACTION")
-    worker = command(
-        actions,
-        "worker",
+    _, worker = _engine_worker(
+        commands,
+        command,
+        "temporal",
+        "Run swarm sessions as Temporal workflows.",
         "Serve swarms' sessions from a Temporal task queue until SIGTERM or Ctrl-C.",
-        f"{__name__}:_temporal_worker",
         epilog="The models a session calls are the swarms' own, by name; --models names a "
         "mapping (module:attribute) of name to model to use others. Every worker of a task "
         "queue must serve the same swarms.",
     )
-    _swarms(worker)
     worker.add_argument(
         "--address", default="127.0.0.1:7233", help="the Temporal server (default: 127.0.0.1:7233)"
     )
@@ -108,6 +102,17 @@ def _add_temporal(commands: Any, command: _Command, journal_option: Callable[...
     worker.add_argument(
         "--max-concurrent-workflow-tasks", type=int, metavar="N", help="workflow tasks at once"
     )
+
+
+def _engine_worker(
+    commands: Any, command: _Command, engine: str, summary: str, serves: str, *, epilog: str
+) -> tuple[Any, argparse.ArgumentParser]:
+    """The `<engine>` command, its actions, and its `worker` action taking the swarms to serve."""
+    parser = commands.add_parser(engine, help=summary, description=summary)
+    actions = parser.add_subparsers(dest=f"{engine}_command", required=True, metavar="ACTION")
+    worker = command(actions, "worker", serves, f"{__name__}:_{engine}_worker", epilog=epilog)
+    _swarms(worker)
+    return actions, worker
 
 
 def _swarms(command: argparse.ArgumentParser) -> None:

@@ -47,16 +47,8 @@ def add_serve(commands: Any, command: _Command, journal_option: Callable[..., No
                 f"the token is ${TOKEN_ENV}, or a random one printed once at start."
             ),
         )
-        sub.add_argument("target", nargs="?", metavar="module:attribute", help=TARGET_HELP)
-        sub.add_argument("--swarm", metavar="module:attribute", help="the same, as an option")
-        journal_option(sub)
-        sub.add_argument("--port", type=int, default=8766, help="default: 8766; 0 picks one")
-        sub.add_argument("--host", default="127.0.0.1", help="default: 127.0.0.1 (loopback)")
-        sub.add_argument(
-            "--allow-remote",
-            action="store_true",
-            help="allow a --host other than loopback (the swarm is then on the network)",
-        )
+        _target_options(sub, journal_option)
+        _listen_options(sub, port=8766)
         if name == "a2a":
             _a2a_options(sub)
     _add_serve_mcp(protocols, command, journal_option)
@@ -76,9 +68,7 @@ def _add_serve_mcp(protocols: Any, command: _Command, journal_option: Callable[.
             "printed once at start."
         ),
     )
-    sub.add_argument("target", nargs="?", metavar="module:attribute", help=TARGET_HELP)
-    sub.add_argument("--swarm", metavar="module:attribute", help="the same, as an option")
-    journal_option(sub)
+    _target_options(sub, journal_option)
     sub.add_argument("--transport", choices=("stdio", "http"), default="stdio")
     sub.add_argument(
         "--entry",
@@ -86,19 +76,33 @@ def _add_serve_mcp(protocols: Any, command: _Command, journal_option: Callable[.
         metavar="AGENT",
         help="serve this agent as a tool (repeat for several); default: the entry agent",
     )
-    sub.add_argument("--port", type=int, default=8767, help="http: default 8767; 0 picks one")
-    sub.add_argument("--host", default="127.0.0.1", help="http: default 127.0.0.1 (loopback)")
-    sub.add_argument(
-        "--allow-remote",
-        action="store_true",
-        help="http: allow a --host other than loopback (the swarm is then on the network)",
-    )
+    _listen_options(sub, port=8767, transport="http: ")
     sub.add_argument(
         "--allow-decisions",
         action="store_true",
         help="let the client decide a paused run: on stdio the client that started the server; "
         f"over http callers with a decision token (${DECISION_TOKEN_ENV}, or a random one "
         "printed once); without it no caller can",
+    )
+
+
+def _target_options(sub: argparse.ArgumentParser, journal_option: Callable[..., None]) -> None:
+    """The swarm served (positionally or with --swarm) and its journal."""
+    sub.add_argument("target", nargs="?", metavar="module:attribute", help=TARGET_HELP)
+    sub.add_argument("--swarm", metavar="module:attribute", help="the same, as an option")
+    journal_option(sub)
+
+
+def _listen_options(sub: argparse.ArgumentParser, *, port: int, transport: str = "") -> None:
+    """Where a server listens; ``transport`` prefixes the help when only one transport listens."""
+    sub.add_argument(
+        "--port", type=int, default=port, help=f"{transport}default {port}; 0 picks one"
+    )
+    sub.add_argument("--host", default="127.0.0.1", help=f"{transport}default 127.0.0.1 (loopback)")
+    sub.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help=f"{transport}allow a --host other than loopback (the swarm is then on the network)",
     )
 
 

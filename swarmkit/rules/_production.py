@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TypedDict
 
 from swarmkit.cli import journal_path, load_swarm, open_for_reading, open_for_writing
 from swarmkit.console import plural
@@ -12,16 +13,26 @@ from swarmkit.rules._promote import Promotion, promote
 from swarmkit.rules._status import RulesStatus, RuleStatus, status
 
 
+class _Sessions(TypedDict):
+    """The sessions the --since, --until and --prefix options select."""
+
+    since: float | None
+    until: float | None
+    session_prefix: str | None
+
+
+def _sessions(args: argparse.Namespace) -> _Sessions:
+    return _Sessions(
+        since=_time(args.since, "--since"),
+        until=_time(args.until, "--until"),
+        session_prefix=args.prefix,
+    )
+
+
 async def _status(args: argparse.Namespace) -> int:
     swarm = load_swarm(args.swarm)
     with open_for_reading(journal_path(args.journal)) as journal:
-        report = await status(
-            journal,
-            swarm,
-            since=_time(args.since, "--since"),
-            until=_time(args.until, "--until"),
-            session_prefix=args.prefix,
-        )
+        report = await status(journal, swarm, **_sessions(args))
     if args.json:
         print(json.dumps(report.to_data(), indent=2, ensure_ascii=False))
     else:
@@ -40,9 +51,7 @@ async def _promote(args: argparse.Namespace) -> int:
             threshold=args.threshold,
             min_fired=args.min_fired,
             by=args.by,
-            since=_time(args.since, "--since"),
-            until=_time(args.until, "--until"),
-            session_prefix=args.prefix,
+            **_sessions(args),
         )
     if args.json:
         print(json.dumps(dict(promoted.record.data), indent=2, ensure_ascii=False))

@@ -13,6 +13,7 @@ from swarmkit.exceptions import PromotionRefusedError, RuleLearningError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal, JournalRecord
 from swarmkit.rules._evidence import Evidence
+from swarmkit.rules._judge import with_rules
 from swarmkit.rules._status import status
 from swarmkit.rules._whatif import load_rules
 from swarmkit.runtime import Runtime
@@ -65,7 +66,7 @@ async def promote(
     _check_settings(threshold, min_fired)
     edge = _shadow_edge(swarm, rule)
     path = Path(out)
-    base = load_rules(path, agents=tuple(swarm.plans)) if path.exists() else _copy(swarm.graph)
+    base = load_rules(path, agents=tuple(swarm.plans)) if path.exists() else swarm.graph
     found = await status(journal, swarm, since=since, until=until, session_prefix=session_prefix)
     evidence = found.rule(rule).evidence
     _check_evidence(rule, evidence, threshold, min_fired)
@@ -127,22 +128,12 @@ def _check_evidence(rule: str, evidence: Evidence, threshold: float, min_fired: 
     )
 
 
-def _copy(graph: HandoffGraph | None) -> HandoffGraph:
-    return HandoffGraph() if graph is None else HandoffGraph.from_dict(graph.to_dict())
-
-
-def _with_edge(graph: HandoffGraph, edge: Edge) -> HandoffGraph:
+def _with_edge(graph: HandoffGraph | None, edge: Edge) -> HandoffGraph:
+    """A copy of ``graph`` (the swarm's own stays as it is) with ``edge``, unless it holds the
+    rule already."""
     name = rule_name(edge)
-    if any(rule_name(known) == name for known in graph.edge_list()):
-        return graph
-    graph.add_edge(
-        edge.source,
-        edge.target,
-        edge.when,
-        priority=edge.priority,
-        input_mapping=edge.input_mapping,
-    )
-    return graph
+    held = graph is not None and any(rule_name(known) == name for known in graph.edge_list())
+    return with_rules(graph, () if held else (edge,))
 
 
 async def _write_then_log(

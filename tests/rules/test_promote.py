@@ -94,6 +94,20 @@ async def test_a_promotion_adds_to_an_existing_rules_file(tmp_path: Path) -> Non
     assert [target for target, _ in graph.edges("triage")] == ["sales", "billing"]
 
 
+async def test_a_rule_closing_a_cycle_in_the_rules_file_is_refused(tmp_path: Path) -> None:
+    """A rules file routing billing back to triage: the promotion says so; nothing is written."""
+    journal = InMemoryJournal()
+    await corpus(journal, 30)
+    out = tmp_path / "rules.json"
+    existing = HandoffGraph()
+    existing.add_edge("billing", "triage", "category == 'billing'")
+    out.write_text(json.dumps(existing.to_dict()))
+    with pytest.raises(RuleLearningError, match="would close a cycle"):
+        await promote(journal, swarm(shadow=shadow_rules()), BILLING, out=out, threshold=0.88)
+    assert HandoffGraph.from_dict(json.loads(out.read_text())).edges("triage") == []
+    assert await read_rules_log(journal) == ()
+
+
 async def test_bad_input_is_a_clear_error(tmp_path: Path) -> None:
     """An unknown rule, a broken rules file, a threshold out of range: each named."""
     journal = InMemoryJournal()

@@ -33,6 +33,8 @@ from swarmkit.lowlevel import (
     response_from_data,
 )
 from swarmkit.models import UNKNOWN_PROVIDER, Model, ModelRequest, ModelResponse, provider_of
+from swarmkit.people import PeopleQueue
+from swarmkit.queues import person_pending
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
 from swarmkit.temporal._activities import (
@@ -83,6 +85,7 @@ class SwarmWorkflow:
         self._swarm: Swarm | None = None
         self._registry: Registry | None = None
         self._steps = 0
+        self._regenerated = 0
         self._continued = False
         self._mirror: WorkflowMirror | None = None
         # The run's journal lives in the workflow (its history makes it durable); the mirror
@@ -163,6 +166,17 @@ class SwarmWorkflow:
         journal = self._journal
         if self.registry.journal is not None:
             journal = SessionJournal(self._journal, ActivityOptions())  # type: ignore[assignment]
+        parked = person_pending(await self._journal.read(session_id)) if self._continued else None
+        result = None if parked is not None else await self._first_run(session, swarm, journal)
+        # A run parked for a person has ended, as in process: the mirror shows it waiting, so
+        # a queue lists it and people add their notes there; the hand-back resumes it here.
+        while result is None or (parked := _for_a_person(result)) is not None:
+            decision = await self._handed_back(parked)
+            result = await swarm.resume(session_id, journal, decision=decision)
+        return result
+
+    async def _first_run(self, session: SessionInput, swarm: Swarm, journal: Any) -> RunResult:
+        session_id = workflow.info().workflow_id
         if self._continued:
             return await swarm.resume(session_id, journal)
         result: RunResult | None = None
@@ -177,6 +191,19 @@ class SwarmWorkflow:
                 result = event.result
         assert result is not None
         return result
+
+    async def _handed_back(self, parked: PendingDecision | None) -> Decision:
+        """Wait at a person's pause for the hand-back; take the people's notes from the mirror
+        first, so this journal numbers its records as the mirror does."""
+        assert parked is not None
+        if self._events and isinstance(self._events[-1], RunFinished):
+            self._events.pop()  # the session goes on: a follower sees one run, as before
+        self._regenerated = len(self._events)
+        decision = await self.wait_for_decision(parked)
+        assert self._mirror is not None
+        if self.registry.journal is not None:
+            await _restore(self._journal, await self._mirror.notes(workflow.info().workflow_id))
+        return decision
 
     async def _checked_fingerprint(self, session: SessionInput, swarm: Swarm) -> dict[str, Any]:
         recorded = session.fingerprint
@@ -209,7 +236,9 @@ class SwarmWorkflow:
                 own = isinstance(event, RunStarted) and (
                     event.session_id == workflow.info().workflow_id
                 )
-            if own:
+            if own and self._regenerated:
+                self._regenerated -= 1  # a hand-back's resume replays the events kept already
+            elif own:
                 self._events.append(self._as_news(event))
             yield event
 
@@ -367,7 +396,10 @@ class WorkflowDecisions:
         self._run = run
 
     async def decide(self, pending: PendingDecision) -> Decision | None:
-        """Wait, durably, until a human decides."""
+        """Wait, durably, until a human decides; a person's pause (a queue of people) ends the
+        run instead, as in process, and the workflow waits for the hand-back after it."""
+        if pending.kind == "person":
+            return None
         return await self._run.wait_for_decision(pending)
 
 
@@ -377,6 +409,8 @@ def durable_swarm(registry: Registry, name: str, observe: EventObserver | None =
     swarm = registry.swarm(name)
     models: dict[str, Model] = {}
     for agent, plan in swarm.plans.items():
+        if isinstance(plan.agent, PeopleQueue):
+            continue  # a person takes its turn: no model is ever called there
         model = model_name(plan.model)
         if model is None or model not in registry.models:
             known = ", ".join(sorted(registry.models)) or "none"
@@ -401,6 +435,11 @@ async def _restore(journal: InMemoryJournal, carried: Sequence[JournalRecord]) -
         sessions.setdefault(record.session_id, []).append(record)
     for records in sessions.values():
         await journal.append(records)
+
+
+def _for_a_person(result: RunResult) -> PendingDecision | None:
+    pending = result.pending
+    return pending if pending is not None and pending.kind == "person" else None
 
 
 def _failed_tool(tool: FunctionTool, exc: ActivityError) -> ToolOutcome:

@@ -8,12 +8,14 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.common import RetryPolicy
+from temporalio.service import RPCError
 from temporalio.worker import Worker
 
 from swarmkit import Swarm
 from swarmkit.dbos import DurableSwarms, SessionHandle
+from swarmkit.exceptions import JournalError
 from swarmkit.interrupts import Decision, PendingDecision
 from swarmkit.journal import Journal
 from swarmkit.temporal import (
@@ -124,7 +126,7 @@ class TemporalEngine:
         async with self._worker(swarm, journal, session_id) as client:
             handle = session_handle(client, session_id)
             if decision is not None:
-                await decide(handle, decision)
+                await _decided(handle, decision)
             return await _temporal_settled(handle, after=decision is not None)
 
     async def replay(self, swarm: Swarm, session_id: str, *, journal: Journal) -> Ended:
@@ -158,6 +160,14 @@ class TemporalEngine:
         client = await Client.connect(self._address, plugins=[plugin])
         async with Worker(client, task_queue=_queue(session_id)):
             yield client
+
+
+async def _decided(handle: Any, decision: Decision) -> None:
+    """``decide``, a refusal (nothing waits, the session ended) raised as the kit's error."""
+    try:
+        await decide(handle, decision)
+    except (WorkflowUpdateFailedError, RPCError) as refused:
+        raise JournalError(f"the session refused the decision: {refused}") from refused
 
 
 def _queue(session_id: str) -> str:

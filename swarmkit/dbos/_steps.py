@@ -179,8 +179,12 @@ class StepModel:
         state = current_session()
         if state is None:
             return await self.model.respond(request)
+        # Preemptible: a cancelled session's model call in flight is stopped (within DBOS's
+        # poll interval) and not recorded, so its resume makes it again.
+        options = step_options(MODEL_STEP)
+        options["preemptible"] = True
         try:
-            data = await DBOS.run_step_async(step_options(MODEL_STEP), self._call, request)
+            data = await DBOS.run_step_async(options, self._call, request)
         except DurableStepError as exc:  # a failure recorded before a crash, read back
             raise ModelError(str(exc), model=self.name, attempts=0) from exc
         state.advance(data["at"])

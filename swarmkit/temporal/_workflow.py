@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
 
 from swarmkit.context import RunContext
 from swarmkit.events import Event, EventObserver, ModelCallFinished, RunFinished, RunStarted
@@ -22,7 +22,7 @@ from swarmkit.exceptions import (
     ToolExecutionError,
 )
 from swarmkit.interrupts import Decision, PendingDecision
-from swarmkit.journal import InMemoryJournal, JournalRecord
+from swarmkit.journal import InMemoryJournal, JournalRecord, session_status
 from swarmkit.lowlevel import (
     Runtime,
     ToolOutcome,
@@ -39,6 +39,7 @@ from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
 from swarmkit.temporal._activities import (
     FINGERPRINT_ACTIVITY,
+    MIRROR_CURSOR_ACTIVITY,
     MODEL_ACTIVITY,
     TOOL_ACTIVITY,
 )
@@ -99,14 +100,16 @@ class SwarmWorkflow:
         swarm = _fail_on_mistake(lambda: durable_swarm(registry, session.swarm, self._observe))
         self._registry, self._swarm = registry, swarm
         fingerprint = await self._checked_fingerprint(session, swarm)
-        self._continued = bool(session.records or session.mirrored)
-        self._mirror = WorkflowMirror(registry, session.mirrored)
-        carried = [record_from_data(data) for data in session.records]
-        await _restore(self._journal, carried or await self._mirror.read())
+        await self._take_records(session)
         try:
             result = await self._drive(session, swarm)
         except _ContinueAsNew:
             result = None
+        except asyncio.CancelledError:
+            # The loop journaled the run's end as cancelled, as Ctrl-C does in process; the
+            # mirror keeps it, so resume_session starts a new run that goes on from there.
+            await self._mirror_now()
+            raise
         except SwarmkitError as exc:
             # A limit under the "error" policy, or a broken tool: the session fails for good,
             # rather than failing the workflow task, which Temporal would retry forever.
@@ -115,6 +118,23 @@ class SwarmWorkflow:
         if result is None:
             workflow.continue_as_new(await self._next_input(session, fingerprint))
         return result.to_data()
+
+    async def _take_records(self, session: SessionInput) -> None:
+        """Put a continued or resumed session's records back into the run's journal."""
+        self._continued = bool(session.records or session.mirrored or session.resumed)
+        cursor = session.mirrored
+        if session.resumed:
+            cursor = await execute(
+                MIRROR_CURSOR_ACTIVITY,
+                workflow.info().workflow_id,
+                self.registry.tool_options,
+                result_type=dict,
+            )
+        self._mirror = WorkflowMirror(self.registry, cursor)
+        carried = [record_from_data(data) for data in session.records]
+        await _restore(self._journal, carried or await self._mirror.read())
+        if session.resumed:
+            _check_resumable(await self._journal.read(workflow.info().workflow_id))
 
     @workflow.update(name=DECIDE_UPDATE)
     async def decide(self, decision: dict[str, Any]) -> None:
@@ -252,7 +272,7 @@ class SwarmWorkflow:
 
     async def _next_input(self, session: SessionInput, fingerprint: dict[str, Any]) -> SessionInput:
         """The continued run's input: a cursor into the mirror, else the records by value."""
-        base = replace(session, fingerprint=fingerprint, runs=session.runs + 1)
+        base = replace(session, fingerprint=fingerprint, runs=session.runs + 1, resumed=False)
         if self.registry.journal is not None:
             assert self._mirror is not None
             return replace(base, records=[], mirrored=dict(self._mirror.cursor))
@@ -358,6 +378,7 @@ class ActivityModel:
         try:
             answer = await execute(MODEL_ACTIVITY, call, run.registry.model_options)
         except ActivityError as exc:
+            _cancelled(exc)
             cause = exc.cause or exc
             raise ModelError(f"{step} failed: {cause}", model=self.name, attempts=0) from exc
         return response_from_data(answer)
@@ -385,6 +406,7 @@ class ActivityToolRunner:
         try:
             data = await execute(TOOL_ACTIVITY, call, self._run.registry.tool_options)
         except ActivityError as exc:
+            _cancelled(exc)
             return _failed_tool(tool, exc)
         return outcome_from_data(data)
 
@@ -437,9 +459,31 @@ async def _restore(journal: InMemoryJournal, carried: Sequence[JournalRecord]) -
         await journal.append(records)
 
 
+def _check_resumable(records: Sequence[JournalRecord]) -> None:
+    """A resumed session's mirror must hold its last run's end (cancelled, or waiting): the
+    steps after a later mirror write would be made again."""
+    if records and session_status(records) in ("cancelled", "waiting"):
+        return
+    shown = session_status(records) if records else "no records"
+    raise ApplicationError(
+        f"session {workflow.info().workflow_id!r} cannot resume from the journal mirror: it "
+        f"shows {shown}, not a cancelled or waiting run's end, so its last steps may be "
+        "missing there; resume_session goes on only after a cancellation",
+        type="JournalError",
+        non_retryable=True,
+    )
+
+
 def _for_a_person(result: RunResult) -> PendingDecision | None:
     pending = result.pending
     return pending if pending is not None and pending.kind == "person" else None
+
+
+def _cancelled(exc: ActivityError) -> None:
+    """A call cut short by the workflow's cancellation stops the run as Ctrl-C does in process
+    (its end journaled as cancelled), not as the call's failure."""
+    if isinstance(exc.cause, CancelledError):
+        raise asyncio.CancelledError from exc
 
 
 def _failed_tool(tool: FunctionTool, exc: ActivityError) -> ToolOutcome:

@@ -321,4 +321,3 @@ async def test_a_fork_after_a_persons_reply_runs_on_from_the_hand_back(tmp_path:
     assert [m.content for m in said] == ["Approved."]
     kinds = [r.kind for r in await journal.read("f1")]
     assert kinds[: entered + 1] == [r.kind for r in records[: entered + 1]]
-

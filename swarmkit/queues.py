@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from swarmkit.exceptions import PeopleQueueError, SessionBusyError
+from swarmkit.interrupts import PendingDecision
 from swarmkit.journal import Journal, JournalRecord, session_status
 from swarmkit.journal._records import PERSON_NOTES, last_run_record
 from swarmkit.people import PersonReply, TakeOver, replies_of, take_over_decision
@@ -32,6 +33,8 @@ __all__ = [
     "escalate",
     "hand_back",
     "hand_back_decision",
+    "people_notes",
+    "person_pending",
     "reply",
     "waiting",
 ]
@@ -213,6 +216,24 @@ async def _finish(
         )
     decision = await hand_back_decision(store, session_id, to=to, by=by)
     return await swarm.resume(session_id, store, decision=decision)
+
+
+def person_pending(records: Sequence[JournalRecord]) -> PendingDecision | None:
+    """What a session's records leave it waiting for when that is a person (its queue, the
+    handoff's payload), else None. A durable engine asks it of the records it mirrored."""
+    end = last_run_record(records)
+    if end is None or session_status(records) != "waiting":
+        return None
+    pending = end.data.get("pending")
+    if not isinstance(pending, Mapping) or pending.get("kind") != "person":
+        return None
+    return PendingDecision(**pending)
+
+
+def people_notes(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:
+    """The people's notes among ``records`` (claims, replies, escalations), in order: what a
+    durable engine copies from its mirror into its own journal before a hand-back resumes."""
+    return tuple(r for r in records if r.kind in PERSON_NOTES)
 
 
 # -- reading and writing a parked conversation --------------------------------------------

@@ -107,8 +107,22 @@ class SessionHandle:
             await asyncio.sleep(RESULT_POLL_SECONDS)
 
     async def cancel(self) -> None:
-        """Cancel the session: it stops at its next step and is not recovered."""
+        """Cancel the session: a model call in flight is stopped, anything else at its next
+        step, and it is not recovered until ``resume()``."""
         await self._client.dbos.cancel_workflow_async(self.session_id)
+
+    async def resume(self) -> None:
+        """Go on with a cancelled session: a worker of its version executes it again from the
+        top, every recorded step (model and tool calls, decisions) read back rather than made
+        again, and goes on live from the step the cancellation cut short. A session that is not
+        cancelled is refused with ``JournalError`` (a pending one goes on by itself)."""
+        status = await self.status()
+        if status != "CANCELLED":
+            raise JournalError(
+                f"session {self.session_id!r} is {status}, not CANCELLED: resume() goes on "
+                "only after a cancellation (a pending session goes on by itself)"
+            )
+        await self._client.dbos.resume_workflow_async(self.session_id)
 
     async def swarm(self) -> str:
         """The name of the swarm the session runs."""

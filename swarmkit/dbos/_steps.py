@@ -19,6 +19,7 @@ from swarmkit.exceptions import (
     ConfigurationError,
     DurableStepError,
     EffectOutcomeUnknownError,
+    JournalError,
     ModelError,
     ToolArgumentsError,
     ToolExecutionError,
@@ -34,6 +35,7 @@ from swarmkit.lowlevel import (
     response_to_data,
 )
 from swarmkit.models import Model, ModelRequest, ModelResponse, provider_of
+from swarmkit.queues import people_notes
 from swarmkit.tools import FunctionTool
 
 MODEL_STEP = "swarmkit.model"
@@ -41,6 +43,7 @@ TOOL_STEP = "swarmkit.tool"
 INTENT_STEP = "swarmkit.effect_intent"
 START_STEP = "swarmkit.start"
 MIRROR_STEP = "swarmkit.mirror"
+NOTES_STEP = "swarmkit.people_notes"
 
 
 _ID_NAMESPACE = uuid.UUID("5b0b7f36-52a4-4b8e-9f0c-6f1d9a1c2d30")
@@ -98,6 +101,41 @@ class SessionState:
         owner = f"dbos:{self.session_id}"
         await DBOS.run_step_async(step_options(MIRROR_STEP), _mirror, self.mirror, records, owner)
 
+    async def take_notes(self) -> None:
+        """Copy the people's notes (claims, replies) the mirror holds past this journal's
+        records, read in one recorded step, so both number the session's records alike."""
+        if self.mirror is None:
+            return
+        start = await self.journal.next_seq(self.session_id)
+        notes = await DBOS.run_step_async(
+            step_options(NOTES_STEP), _notes, self.mirror, self.session_id, start
+        )
+        await self.journal.append(
+            [
+                JournalRecord(
+                    session_id=self.session_id,
+                    seq=n["seq"],
+                    kind=n["kind"],
+                    data=n["data"],
+                    at=n["at"],
+                )
+                for n in notes
+            ]
+        )
+
+
+async def _notes(journal: Journal, session_id: str, start: int) -> list[dict[str, Any]]:
+    """The notes step: the session's records from ``start`` on, which must all be people's."""
+    found = [r for r in await journal.read(session_id) if r.seq >= start]
+    notes = people_notes(found)
+    if len(notes) != len(found):
+        raise JournalError(
+            f"the journal holds records of session {session_id!r} that its DBOS workflow did "
+            "not write, besides people's notes; a session on DBOS goes on only in its "
+            "workflow (send the hand-back with SessionHandle.decide)"
+        )
+    return [{"seq": r.seq, "kind": r.kind, "data": dict(r.data), "at": r.at} for r in notes]
+
 
 async def _mirror(journal: Journal, records: list[JournalRecord], owner: str) -> None:
     """The mirror step: the lease's owner is the session's own name, so a write a crash cut
@@ -141,8 +179,12 @@ class StepModel:
         state = current_session()
         if state is None:
             return await self.model.respond(request)
+        # Preemptible: a cancelled session's model call in flight is stopped (within DBOS's
+        # poll interval) and not recorded, so its resume makes it again.
+        options = step_options(MODEL_STEP)
+        options["preemptible"] = True
         try:
-            data = await DBOS.run_step_async(step_options(MODEL_STEP), self._call, request)
+            data = await DBOS.run_step_async(options, self._call, request)
         except DurableStepError as exc:  # a failure recorded before a crash, read back
             raise ModelError(str(exc), model=self.name, attempts=0) from exc
         state.advance(data["at"])

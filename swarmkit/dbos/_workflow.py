@@ -17,7 +17,7 @@ from swarmkit.dbos._steps import (
     leave_session,
     start_facts,
 )
-from swarmkit.events import Event, RunFinished
+from swarmkit.events import Event, RunFinished, RunStarted
 from swarmkit.exceptions import ConfigurationChangedError, ConfigurationError
 from swarmkit.interrupts import Decision, PendingDecision
 from swarmkit.lowlevel import decision_from_data, event_to_data
@@ -72,41 +72,63 @@ async def session_workflow(swarm_name: str, prompt: str, context: dict[str, Any]
     _check_fingerprint(session_id, swarm_name, facts["fingerprint"], swarm.fingerprint())
     state = SessionState(session_id=session_id, now=facts["at"], mirror=app.journal)
     token = enter_session(state)
+    decisions = MessageDecisions(state, swarm)
     session = swarm.with_seams(
-        runtime=state.runtime(),
-        tool_runner=StepToolRunner(state),
-        decisions=MessageDecisions(state, swarm),
+        runtime=state.runtime(), tool_runner=StepToolRunner(state), decisions=decisions
     )
-    options: dict[str, Any] = {
-        "context": context,
-        "session_id": session_id,
-        # The rules log (demotions, audits) is the shared journal's, read in recorded steps.
-        "journal": SessionJournal(state.journal, app.journal),
-    }
+    # Whether the session publishes its events is fixed at its start: a worker set otherwise
+    # that recovers it must take the same steps.
+    publisher = _Publisher(session_id) if facts["publish"] else None
+    if publisher is not None:
+        session = session.with_observers(publisher)
+    # The rules log (demotions, audits) is the shared journal's, read in recorded steps.
+    journal = SessionJournal(state.journal, app.journal)
     try:
-        # Whether the session publishes its events is fixed at its start: a worker set
-        # otherwise that recovers it must take the same steps.
-        if facts["publish"]:
-            result = await _published(session.stream(prompt, **options))
-        else:
-            result = await session.run(prompt, **options)
+        result = await session.run(prompt, context=context, session_id=session_id, journal=journal)
+        # A run parked for a person has ended, as in process: the mirror shows it waiting, so
+        # a queue lists it and people add their notes there; the hand-back resumes it here.
+        while (parked := _for_a_person(result)) is not None:
+            if publisher is not None:
+                publisher.resumes()
+            decision = await decisions.handed_back(parked)
+            result = await session.resume(session_id, journal, decision=decision)
     finally:
         leave_session(token)
+    if publisher is not None:
+        await DBOS.close_stream_async(EVENTS_STREAM)
     await state.write_mirror()
     return result.to_data()
 
 
-async def _published(events: AsyncGenerator[Event, None]) -> RunResult:
-    """Drive the run to its end, each event written to the session's stream (a recovered
-    run's writes before the crash are recorded already, so a reader sees each once)."""
-    result: RunResult | None = None
-    async for event in events:
-        await DBOS.write_stream_async(EVENTS_STREAM, event_to_data(event))
-        if isinstance(event, RunFinished):
-            result = event.result
-    await DBOS.close_stream_async(EVENTS_STREAM)
-    assert result is not None, "a run's last event is RunFinished"
-    return result
+class _Publisher:
+    """Writes the session's own events to its stream, each once (a recovered run's writes
+    before the crash are recorded already): a person's pause does not end the stream, and the
+    hand-back's resume replays the events written before it without writing them again."""
+
+    def __init__(self, session_id: str) -> None:
+        self._session_id = session_id
+        self._written = 0
+        self._replaying = 0
+
+    def resumes(self) -> None:
+        """The session resumes from its start: its events so far come again."""
+        self._replaying = self._written
+
+    async def __call__(self, events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+        own: bool | None = None
+        async for event in events:
+            if own is None:  # a delegated sub-run's events pass by (the run's are wrapped)
+                own = isinstance(event, RunStarted) and event.session_id == self._session_id
+            if own:
+                await self._publish(event)
+            yield event
+
+    async def _publish(self, event: Event) -> None:
+        if self._replaying:
+            self._replaying -= 1
+        elif not (isinstance(event, RunFinished) and _for_a_person(event.result)):
+            await DBOS.write_stream_async(EVENTS_STREAM, event_to_data(event))
+            self._written += 1
 
 
 class MessageDecisions:
@@ -117,7 +139,21 @@ class MessageDecisions:
         self._swarm = swarm
 
     async def decide(self, pending: PendingDecision) -> Decision | None:
-        """Publish what the session waits for, mirror the journal, then wait for a message."""
+        """Publish what the session waits for, mirror the journal, then wait for a message; a
+        person's pause (a queue of people) ends the run instead, as in process, and the
+        workflow waits for the hand-back after it."""
+        if pending.kind == "person":
+            return None
+        return await self._wait(pending)
+
+    async def handed_back(self, parked: PendingDecision) -> Decision:
+        """Wait at a person's pause for the hand-back; then take the people's notes from the
+        mirror, so the session's journal numbers its records as the mirror does."""
+        decision = await self._wait(parked)
+        await self._state.take_notes()
+        return decision
+
+    async def _wait(self, pending: PendingDecision) -> Decision:
         shown = asdict(pending)
         await DBOS.set_event_async(PENDING_EVENT, shown)
         await self._state.write_mirror()
@@ -130,6 +166,11 @@ class MessageDecisions:
                 continue  # the sender's check refuses it already; a raw send is ignored
             await DBOS.set_event_async(PENDING_EVENT, None)
             return decision
+
+
+def _for_a_person(result: RunResult) -> PendingDecision | None:
+    pending = result.pending
+    return pending if pending is not None and pending.kind == "person" else None
 
 
 def _check_fingerprint(

@@ -11,7 +11,7 @@ from typing import Any, NoReturn
 
 from swarmkit.exceptions import ReplayDivergenceError
 from swarmkit.journal._codec import UNCOMPARED_KEYS
-from swarmkit.journal._records import JournalRecord
+from swarmkit.journal._records import PERSON_NOTES, JournalRecord
 from swarmkit.journal._writer import NOTHING_HELD, Held
 from swarmkit.models import ModelRequest
 
@@ -45,7 +45,8 @@ class ReplayCursor:
         self, session_id: str, records: Sequence[JournalRecord], travel: TimeTravel
     ) -> None:
         self._session_id = session_id
-        self._records = tuple(records)
+        # People's notes (a claim, a reply) come between runs; no run writes or replays them.
+        self._records = tuple(r for r in records if r.kind not in PERSON_NOTES)
         self._end = len(self._records)
         self._at = 0
         self.travel = travel

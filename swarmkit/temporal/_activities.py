@@ -43,6 +43,7 @@ MIRROR_ACTIVITY = "swarmkit.mirror"
 RESERVE_ACTIVITY = "swarmkit.ledger.reserve"
 SETTLE_ACTIVITY = "swarmkit.ledger.settle"
 MIRROR_READ_ACTIVITY = "swarmkit.mirror_read"
+MIRROR_CURSOR_ACTIVITY = "swarmkit.mirror_cursor"
 FINGERPRINT_ACTIVITY = "swarmkit.fingerprint"
 
 T = TypeVar("T")
@@ -63,6 +64,7 @@ class SwarmActivities:
             self.call_tool,
             self.mirror,
             self.read_mirror,
+            self.mirror_cursor,
             self.fingerprint,
             self.reserve,
             self.settle,
@@ -182,6 +184,25 @@ class SwarmActivities:
             found.append(data)
             size += weight
         return found
+
+    @activity.defn(name=MIRROR_CURSOR_ACTIVITY)
+    async def mirror_cursor(self, session_id: str) -> dict[str, int]:
+        """How many records the journal holds of the session and of each delegated sub-run:
+        the cursor a run resumed after a cancellation reads them back with."""
+        journal = self._registry.journal
+        if journal is None:
+            raise ApplicationError(
+                "a cancelled session resumes from the journal mirror, but this worker has "
+                "none; give every worker the same SwarmPlugin(journal=...)",
+                type="ConfigurationError",
+                non_retryable=True,
+            )
+        sub_runs = f"{session_id}__swarm_"
+        return {
+            info.session_id: info.records
+            for info in await journal.sessions()
+            if info.session_id == session_id or info.session_id.startswith(sub_runs)
+        }
 
     @activity.defn(name=FINGERPRINT_ACTIVITY)
     async def fingerprint(self, swarm: str) -> dict[str, Any]:

@@ -6,13 +6,14 @@ import asyncio
 import json
 import uuid
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
 from typing import Any
 
-from temporalio.client import Client, WorkflowHandle
-from temporalio.service import RPCError
+from temporalio.client import Client, WorkflowExecutionStatus, WorkflowHandle
+from temporalio.service import RPCError, RPCStatusCode
 
 from swarmkit.events import Event, RunFinished
-from swarmkit.exceptions import ConfigurationError
+from swarmkit.exceptions import ConfigurationError, JournalError, SessionNotFoundError
 from swarmkit.interrupts import Decision, PendingDecision
 from swarmkit.lowlevel import decision_to_data, event_from_data
 from swarmkit.result import RunResult
@@ -64,6 +65,48 @@ def session_handle(
     return client.get_workflow_handle(
         session_id, first_execution_run_id=first_execution_run_id, result_type=dict
     )
+
+
+async def resume_session(client: Client, session_id: str, **start_options: Any) -> SessionHandle:
+    """Go on with a session whose workflow was cancelled: a new run under the same workflow id
+    reads the session's records back from the journal mirror, where the cancelled run left
+    them, and continues from there, as ``Swarm.resume`` does after Ctrl-C (a journaled model
+    or tool call is never made again; one cut short is made again). It runs the swarm the
+    session started with, on the same task queue; the workers need the mirror
+    (``SwarmPlugin(journal=...)``).
+
+    A session whose workflow did not end cancelled is refused with ``JournalError``: a running
+    one goes on by itself (Temporal retries what a lost worker was doing), a completed one has
+    nothing left to do. ``start_options`` go to ``Client.start_workflow``.
+    """
+    handle = session_handle(client, session_id)
+    try:
+        status = (await handle.describe()).status
+    except RPCError as exc:
+        if exc.status == RPCStatusCode.NOT_FOUND:
+            raise SessionNotFoundError(session_id) from None
+        raise
+    if status != WorkflowExecutionStatus.CANCELED:
+        shown = status.name.lower() if status is not None else "unknown"
+        raise JournalError(
+            f"session {session_id!r} is {shown}, not cancelled: resume_session goes on only "
+            "after a cancellation (a running session goes on by itself)"
+        )
+    started, task_queue = await _started_with(client, handle)
+    session = replace(started, records=[], mirrored={}, resumed=True)
+    await client.start_workflow(
+        WORKFLOW_NAME, session, id=session_id, task_queue=task_queue, **start_options
+    )
+    return session_handle(client, session_id)
+
+
+async def _started_with(client: Client, handle: SessionHandle) -> tuple[SessionInput, str]:
+    """The input and task queue of the session's latest run, from its first history event."""
+    async for event in handle.fetch_history_events():
+        started = event.workflow_execution_started_event_attributes
+        [session] = await client.data_converter.decode(started.input.payloads, [SessionInput])
+        return session, started.task_queue.name
+    raise JournalError(f"session {handle.id!r} has no history to resume from")
 
 
 async def run_session(

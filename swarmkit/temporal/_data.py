@@ -67,6 +67,9 @@ class SessionInput:
     """For a continued session: the configuration fingerprint the session started with."""
     runs: int = 0
     """How many times the session has continued as new."""
+    resumed: bool = False
+    """A session going on after its workflow was cancelled: its records are read back from
+    the journal mirror, where the cancelled run left them."""
 
 
 @dataclass(kw_only=True)

@@ -8,6 +8,7 @@ from typing import Any
 from temporalio.exceptions import ApplicationError
 
 from swarmkit.journal import JournalRecord
+from swarmkit.queues import people_notes
 from swarmkit.temporal._activities import MIRROR_ACTIVITY, MIRROR_READ_ACTIVITY
 from swarmkit.temporal._data import (
     MirrorInput,
@@ -18,6 +19,9 @@ from swarmkit.temporal._data import (
 )
 from swarmkit.temporal._options import execute
 from swarmkit.temporal._registry import Registry
+
+_END = 2**62
+"""A seq past any session's last record."""
 
 
 class WorkflowMirror:
@@ -53,18 +57,40 @@ class WorkflowMirror:
                 start = page[-1].seq + 1
         return records
 
+    async def notes(self, session_id: str) -> list[JournalRecord]:
+        """The people's notes (claims, replies) the journal holds past the cursor: written
+        there while the session waited for a person. The cursor moves past them."""
+        found: list[JournalRecord] = []
+        start = self.cursor.get(session_id, 0)
+        while page := await self._page(session_id, start, _END, missing_ok=True):
+            found.extend(page)
+            start = page[-1].seq + 1
+        notes = list(people_notes(found))
+        if notes != found:
+            raise ApplicationError(
+                f"the journal mirror holds records of session {session_id!r} that its "
+                "workflow did not write, besides people's notes; a session on Temporal goes "
+                "on only in its workflow (send the hand-back with decide)",
+                type="JournalError",
+                non_retryable=True,
+            )
+        self.cursor[session_id] = start
+        return notes
+
     @property
     def _page_bytes(self) -> int:
         return self._registry.max_payload_bytes // 2
 
-    async def _page(self, session_id: str, start: int, stop: int) -> list[JournalRecord]:
+    async def _page(
+        self, session_id: str, start: int, stop: int, *, missing_ok: bool = False
+    ) -> list[JournalRecord]:
         page = MirrorReadInput(
             session_id=session_id, start=start, stop=stop, max_bytes=self._page_bytes
         )
         found = await execute(
             MIRROR_READ_ACTIVITY, page, self._registry.tool_options, result_type=list
         )
-        if not found:
+        if not found and not missing_ok:
             raise ApplicationError(
                 f"the journal mirror lacks records {start} to {stop - 1} of session "
                 f"{session_id!r} that an earlier run of this session wrote to it; "

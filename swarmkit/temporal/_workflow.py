@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, CancelledError
 
 from swarmkit.context import RunContext
 from swarmkit.events import Event, EventObserver, ModelCallFinished, RunFinished, RunStarted
@@ -22,7 +22,7 @@ from swarmkit.exceptions import (
     ToolExecutionError,
 )
 from swarmkit.interrupts import Decision, PendingDecision
-from swarmkit.journal import InMemoryJournal, JournalRecord
+from swarmkit.journal import InMemoryJournal, JournalRecord, session_status
 from swarmkit.lowlevel import (
     Runtime,
     ToolOutcome,
@@ -33,10 +33,13 @@ from swarmkit.lowlevel import (
     response_from_data,
 )
 from swarmkit.models import UNKNOWN_PROVIDER, Model, ModelRequest, ModelResponse, provider_of
+from swarmkit.people import PeopleQueue
+from swarmkit.queues import person_pending
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
 from swarmkit.temporal._activities import (
     FINGERPRINT_ACTIVITY,
+    MIRROR_CURSOR_ACTIVITY,
     MODEL_ACTIVITY,
     TOOL_ACTIVITY,
 )
@@ -83,6 +86,7 @@ class SwarmWorkflow:
         self._swarm: Swarm | None = None
         self._registry: Registry | None = None
         self._steps = 0
+        self._regenerated = 0
         self._continued = False
         self._mirror: WorkflowMirror | None = None
         # The run's journal lives in the workflow (its history makes it durable); the mirror
@@ -96,14 +100,16 @@ class SwarmWorkflow:
         swarm = _fail_on_mistake(lambda: durable_swarm(registry, session.swarm, self._observe))
         self._registry, self._swarm = registry, swarm
         fingerprint = await self._checked_fingerprint(session, swarm)
-        self._continued = bool(session.records or session.mirrored)
-        self._mirror = WorkflowMirror(registry, session.mirrored)
-        carried = [record_from_data(data) for data in session.records]
-        await _restore(self._journal, carried or await self._mirror.read())
+        await self._take_records(session)
         try:
             result = await self._drive(session, swarm)
         except _ContinueAsNew:
             result = None
+        except asyncio.CancelledError:
+            # The loop journaled the run's end as cancelled, as Ctrl-C does in process; the
+            # mirror keeps it, so resume_session starts a new run that goes on from there.
+            await self._mirror_now()
+            raise
         except SwarmkitError as exc:
             # A limit under the "error" policy, or a broken tool: the session fails for good,
             # rather than failing the workflow task, which Temporal would retry forever.
@@ -112,6 +118,23 @@ class SwarmWorkflow:
         if result is None:
             workflow.continue_as_new(await self._next_input(session, fingerprint))
         return result.to_data()
+
+    async def _take_records(self, session: SessionInput) -> None:
+        """Put a continued or resumed session's records back into the run's journal."""
+        self._continued = bool(session.records or session.mirrored or session.resumed)
+        cursor = session.mirrored
+        if session.resumed:
+            cursor = await execute(
+                MIRROR_CURSOR_ACTIVITY,
+                workflow.info().workflow_id,
+                self.registry.tool_options,
+                result_type=dict,
+            )
+        self._mirror = WorkflowMirror(self.registry, cursor)
+        carried = [record_from_data(data) for data in session.records]
+        await _restore(self._journal, carried or await self._mirror.read())
+        if session.resumed:
+            _check_resumable(await self._journal.read(workflow.info().workflow_id))
 
     @workflow.update(name=DECIDE_UPDATE)
     async def decide(self, decision: dict[str, Any]) -> None:
@@ -163,6 +186,17 @@ class SwarmWorkflow:
         journal = self._journal
         if self.registry.journal is not None:
             journal = SessionJournal(self._journal, ActivityOptions())  # type: ignore[assignment]
+        parked = person_pending(await self._journal.read(session_id)) if self._continued else None
+        result = None if parked is not None else await self._first_run(session, swarm, journal)
+        # A run parked for a person has ended, as in process: the mirror shows it waiting, so
+        # a queue lists it and people add their notes there; the hand-back resumes it here.
+        while result is None or (parked := _for_a_person(result)) is not None:
+            decision = await self._handed_back(parked)
+            result = await swarm.resume(session_id, journal, decision=decision)
+        return result
+
+    async def _first_run(self, session: SessionInput, swarm: Swarm, journal: Any) -> RunResult:
+        session_id = workflow.info().workflow_id
         if self._continued:
             return await swarm.resume(session_id, journal)
         result: RunResult | None = None
@@ -177,6 +211,19 @@ class SwarmWorkflow:
                 result = event.result
         assert result is not None
         return result
+
+    async def _handed_back(self, parked: PendingDecision | None) -> Decision:
+        """Wait at a person's pause for the hand-back; take the people's notes from the mirror
+        first, so this journal numbers its records as the mirror does."""
+        assert parked is not None
+        if self._events and isinstance(self._events[-1], RunFinished):
+            self._events.pop()  # the session goes on: a follower sees one run, as before
+        self._regenerated = len(self._events)
+        decision = await self.wait_for_decision(parked)
+        assert self._mirror is not None
+        if self.registry.journal is not None:
+            await _restore(self._journal, await self._mirror.notes(workflow.info().workflow_id))
+        return decision
 
     async def _checked_fingerprint(self, session: SessionInput, swarm: Swarm) -> dict[str, Any]:
         recorded = session.fingerprint
@@ -209,7 +256,9 @@ class SwarmWorkflow:
                 own = isinstance(event, RunStarted) and (
                     event.session_id == workflow.info().workflow_id
                 )
-            if own:
+            if own and self._regenerated:
+                self._regenerated -= 1  # a hand-back's resume replays the events kept already
+            elif own:
                 self._events.append(self._as_news(event))
             yield event
 
@@ -223,7 +272,7 @@ class SwarmWorkflow:
 
     async def _next_input(self, session: SessionInput, fingerprint: dict[str, Any]) -> SessionInput:
         """The continued run's input: a cursor into the mirror, else the records by value."""
-        base = replace(session, fingerprint=fingerprint, runs=session.runs + 1)
+        base = replace(session, fingerprint=fingerprint, runs=session.runs + 1, resumed=False)
         if self.registry.journal is not None:
             assert self._mirror is not None
             return replace(base, records=[], mirrored=dict(self._mirror.cursor))
@@ -329,6 +378,7 @@ class ActivityModel:
         try:
             answer = await execute(MODEL_ACTIVITY, call, run.registry.model_options)
         except ActivityError as exc:
+            _cancelled(exc)
             cause = exc.cause or exc
             raise ModelError(f"{step} failed: {cause}", model=self.name, attempts=0) from exc
         return response_from_data(answer)
@@ -356,6 +406,7 @@ class ActivityToolRunner:
         try:
             data = await execute(TOOL_ACTIVITY, call, self._run.registry.tool_options)
         except ActivityError as exc:
+            _cancelled(exc)
             return _failed_tool(tool, exc)
         return outcome_from_data(data)
 
@@ -367,7 +418,10 @@ class WorkflowDecisions:
         self._run = run
 
     async def decide(self, pending: PendingDecision) -> Decision | None:
-        """Wait, durably, until a human decides."""
+        """Wait, durably, until a human decides; a person's pause (a queue of people) ends the
+        run instead, as in process, and the workflow waits for the hand-back after it."""
+        if pending.kind == "person":
+            return None
         return await self._run.wait_for_decision(pending)
 
 
@@ -377,6 +431,8 @@ def durable_swarm(registry: Registry, name: str, observe: EventObserver | None =
     swarm = registry.swarm(name)
     models: dict[str, Model] = {}
     for agent, plan in swarm.plans.items():
+        if isinstance(plan.agent, PeopleQueue):
+            continue  # a person takes its turn: no model is ever called there
         model = model_name(plan.model)
         if model is None or model not in registry.models:
             known = ", ".join(sorted(registry.models)) or "none"
@@ -401,6 +457,33 @@ async def _restore(journal: InMemoryJournal, carried: Sequence[JournalRecord]) -
         sessions.setdefault(record.session_id, []).append(record)
     for records in sessions.values():
         await journal.append(records)
+
+
+def _check_resumable(records: Sequence[JournalRecord]) -> None:
+    """A resumed session's mirror must hold its last run's end (cancelled, or waiting): the
+    steps after a later mirror write would be made again."""
+    if records and session_status(records) in ("cancelled", "waiting"):
+        return
+    shown = session_status(records) if records else "no records"
+    raise ApplicationError(
+        f"session {workflow.info().workflow_id!r} cannot resume from the journal mirror: it "
+        f"shows {shown}, not a cancelled or waiting run's end, so its last steps may be "
+        "missing there; resume_session goes on only after a cancellation",
+        type="JournalError",
+        non_retryable=True,
+    )
+
+
+def _for_a_person(result: RunResult) -> PendingDecision | None:
+    pending = result.pending
+    return pending if pending is not None and pending.kind == "person" else None
+
+
+def _cancelled(exc: ActivityError) -> None:
+    """A call cut short by the workflow's cancellation stops the run as Ctrl-C does in process
+    (its end journaled as cancelled), not as the call's failure."""
+    if isinstance(exc.cause, CancelledError):
+        raise asyncio.CancelledError from exc
 
 
 def _failed_tool(tool: FunctionTool, exc: ActivityError) -> ToolOutcome:

@@ -94,7 +94,8 @@ class Engine(Protocol):
         journal: Journal,
         reached: asyncio.Event,
     ) -> None:
-        """Start a session and cancel it once ``reached`` is set (a model call hangs there)."""
+        """Start a session and cancel it once ``reached`` is set (a model call hangs there);
+        return once it stopped. ``resume`` then goes on with it from where it was cut."""
         ...
 
 

@@ -298,3 +298,26 @@ async def test_a_conversation_cannot_be_handed_back_to_a_queue(tmp_path: Path) -
         await queues.hand_back(swarm, "s1", to="refunds-desk", by="ana")
 
     assert await journal.read("s1") == before
+
+
+async def test_a_fork_after_a_persons_reply_runs_on_from_the_hand_back(tmp_path: Path) -> None:
+    """A fork at a step past the people's notes keeps them, replays the hand-back and goes
+    live after it: the forked agent sees the person's reply once."""
+    journal = SQLiteJournal(tmp_path / "j.db")
+    model = ScriptedModel(transfer("refunds-desk", order="7", amount=3), text("Booked."))
+    swarm = await _parked(journal, model)
+    await queues.claim(journal, "s1", by="ana")
+    await queues.reply(journal, "s1", by="ana", text="Approved.")
+    await queues.hand_back(swarm, "s1", to="billing", by="ana")
+    records = await journal.read("s1")
+    entered = next(r.seq for r in records if r.data.get("agent") == "billing")
+    again = RecordingModel(ScriptedModel(text("Booked again.", for_agent="billing")))
+
+    forked = await _swarm(again, journal).fork("s1", at=entered, fork_session_id="f1")
+
+    assert forked.final_output == "Booked again."
+    assert forked.trail == ("triage", "refunds-desk", "billing")
+    said = [m for m in again.requests[-1].messages if getattr(m, "agent", None) == "ana"]
+    assert [m.content for m in said] == ["Approved."]
+    kinds = [r.kind for r in await journal.read("f1")]
+    assert kinds[: entered + 1] == [r.kind for r in records[: entered + 1]]

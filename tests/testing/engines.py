@@ -8,12 +8,21 @@ from contextlib import asynccontextmanager
 from datetime import timedelta
 from typing import Any
 
-from temporalio.client import Client
+from dbos import error as dbos_error
+from temporalio.client import (
+    Client,
+    WorkflowExecutionStatus,
+    WorkflowFailureError,
+    WorkflowUpdateFailedError,
+)
 from temporalio.common import RetryPolicy
+from temporalio.exceptions import CancelledError
+from temporalio.service import RPCError
 from temporalio.worker import Worker
 
 from swarmkit import Swarm
 from swarmkit.dbos import DurableSwarms, SessionHandle
+from swarmkit.exceptions import JournalError
 from swarmkit.interrupts import Decision, PendingDecision
 from swarmkit.journal import Journal
 from swarmkit.temporal import (
@@ -21,11 +30,12 @@ from swarmkit.temporal import (
     SwarmPlugin,
     decide,
     pending_decision,
+    resume_session,
     session_handle,
     session_result,
     start_session,
 )
-from swarmkit.testing.conformance import Ended, NotChecked
+from swarmkit.testing.conformance import Ended
 
 LIMIT = 60.0
 SWARM = "kit"
@@ -50,6 +60,8 @@ class DBOSEngine:
         """Send the decision (if any) to the recovered session; back when it finishes or waits."""
         async with self._worker(swarm, journal) as app:
             handle = app.client.session_handle(session_id)
+            if await handle.status() == "CANCELLED":
+                await handle.resume()
             if decision is not None:
                 await handle.decide(decision)
                 return Ended.of(await asyncio.wait_for(handle.result(), LIMIT))
@@ -68,8 +80,19 @@ class DBOSEngine:
         journal: Journal,
         reached: asyncio.Event,
     ) -> None:
-        """A cancelled DBOS session is not recovered: nothing to continue."""
-        raise NotChecked("a cancelled DBOS workflow is final; DBOS sessions continue by recovery")
+        """Run the session here, cancel it while the model call hangs; back once its
+        execution stopped (the model call in flight preempted)."""
+        async with self._worker(swarm, journal) as app:
+            running = asyncio.ensure_future(app.run_session(SWARM, prompt, session_id=session_id))
+            await asyncio.wait_for(reached.wait(), LIMIT)
+            await app.session_handle(session_id).cancel()
+            try:
+                await asyncio.wait_for(running, LIMIT)
+            except dbos_error.DBOSException as stopped:
+                if "cancelled" in str(stopped):
+                    return
+                raise
+            raise AssertionError("the cancelled session finished anyway")
 
     @asynccontextmanager
     async def _worker(self, swarm: Swarm, journal: Journal) -> AsyncIterator[DurableSwarms]:
@@ -123,8 +146,10 @@ class TemporalEngine:
         """Send the decision (if any); back when the session finishes or waits again."""
         async with self._worker(swarm, journal, session_id) as client:
             handle = session_handle(client, session_id)
+            if (await handle.describe()).status == WorkflowExecutionStatus.CANCELED:
+                handle = await resume_session(client, session_id)
             if decision is not None:
-                await decide(handle, decision)
+                await _decided(handle, decision)
             return await _temporal_settled(handle, after=decision is not None)
 
     async def replay(self, swarm: Swarm, session_id: str, *, journal: Journal) -> Ended:
@@ -140,8 +165,21 @@ class TemporalEngine:
         journal: Journal,
         reached: asyncio.Event,
     ) -> None:
-        """A cancelled workflow is final: nothing to continue."""
-        raise NotChecked("a cancelled Temporal workflow is final; sessions continue by retry")
+        """Start the session, cancel its workflow while the model call hangs; back once the
+        workflow ended cancelled (its records mirrored)."""
+        async with self._worker(swarm, journal, session_id) as client:
+            handle = await start_session(
+                client, SWARM, prompt, task_queue=_queue(session_id), session_id=session_id
+            )
+            await asyncio.wait_for(reached.wait(), LIMIT)
+            await handle.cancel()
+            try:
+                await asyncio.wait_for(handle.result(), LIMIT)
+            except WorkflowFailureError as ended:
+                if isinstance(ended.cause, CancelledError):
+                    return
+                raise
+            raise AssertionError("the cancelled workflow finished anyway")
 
     @asynccontextmanager
     async def _worker(
@@ -158,6 +196,14 @@ class TemporalEngine:
         client = await Client.connect(self._address, plugins=[plugin])
         async with Worker(client, task_queue=_queue(session_id)):
             yield client
+
+
+async def _decided(handle: Any, decision: Decision) -> None:
+    """``decide``, a refusal (nothing waits, the session ended) raised as the kit's error."""
+    try:
+        await decide(handle, decision)
+    except (WorkflowUpdateFailedError, RPCError) as refused:
+        raise JournalError(f"the session refused the decision: {refused}") from refused
 
 
 def _queue(session_id: str) -> str:

@@ -35,12 +35,6 @@ if TYPE_CHECKING:
 def conformance_target(request: pytest.FixtureRequest, tmp_path: Path) -> Target:
     """Every check on SQLite and on Postgres, run by ``Swarm`` in this process, and as DBOS
     workflows and Temporal workflows (their records mirrored to an SQLite journal)."""
-    parks = (
-        request.node.callspec.params.get("check")
-        is check_a_parked_conversation_resumes_once_per_reply
-    )
-    if request.param in ("dbos", "temporal") and parks:
-        pytest.skip(PARKED_ON_ENGINES)
     engines: dict[str, Engine] = {"sqlite": InProcess()}
     if request.param == "temporal":
         engines["temporal"] = TemporalEngine(request.getfixturevalue("temporal_address"))
@@ -53,11 +47,6 @@ def conformance_target(request: pytest.FixtureRequest, tmp_path: Path) -> Target
     dsn = fresh_schema(server)
     return Target(journal=lambda: PostgresJournal(dsn))
 
-
-PARKED_ON_ENGINES = (
-    "a session parked for a person on a durable engine waits inside its workflow: the "
-    "journal mirror shows it running, so the queue cannot list, claim or reply to it yet"
-)
 
 test_conformance = conformance_tests()
 

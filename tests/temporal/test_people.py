@@ -1,0 +1,120 @@
+"""A Temporal session parked for a person, and a cancelled one that goes on: both through the
+journal mirror."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from temporalio.client import WorkflowFailureError
+
+from swarmkit import Agent, Swarm, queues
+from swarmkit.exceptions import JournalError, SessionNotFoundError
+from swarmkit.journal import SQLiteJournal, session_status
+from swarmkit.models import ModelRequest, ModelResponse
+from swarmkit.people import PeopleQueue
+from swarmkit.temporal import (
+    decide,
+    pending_decision,
+    resume_session,
+    session_events,
+    session_result,
+    start_session,
+)
+from swarmkit.testing import ScriptedModel, text, transfer
+from tests.temporal.harness import running_worker, wait_for
+
+LIMIT = 60.0
+
+
+def _desk(model: ScriptedModel) -> Swarm:
+    desk = PeopleQueue(name="desk", priority=3)
+    triage = Agent(name="triage", handoffs=[desk])
+    return Swarm([triage, Agent(name="clerk"), desk], "triage", model=model)
+
+
+async def test_a_parked_session_is_one_run_of_events_and_resumes_once(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    """The mirror lists the parked session in its queue; the hand-back resumes it once; the
+    events query reads as one run (one start, one end)."""
+    mirror = SQLiteJournal(tmp_path / "mirror.sqlite")
+    model = ScriptedModel(transfer("desk"), text("Booked.", for_agent="clerk"), name="scripted")
+    swarms = {"desk": _desk(model)}
+    models = {"scripted": model}
+    async with running_worker(temporal_address, swarms=swarms, models=models, journal=mirror) as (
+        client,
+        queue,
+    ):
+        handle = await start_session(client, "desk", "a person please", task_queue=queue)
+        await wait_for(handle, lambda: _parked(handle), "the person's pause")
+        [parked] = await queues.waiting(mirror, queue="desk")
+        await queues.claim(mirror, handle.id, by="ana")
+        await queues.reply(mirror, handle.id, by="ana", text="Refunded.")
+        decision = await queues.hand_back_decision(mirror, handle.id, to="clerk", by="ana")
+        await decide(handle, decision)
+        result = await session_result(handle)
+        kinds = [e.kind for e in await session_events(handle)]
+
+    assert (parked.session_id, parked.priority) == (handle.id, 3)
+    assert result.final_output == "Booked."
+    assert len(model.requests) == 2
+    assert kinds.count("run_started") == 1 and kinds.count("run_finished") == 1
+    assert kinds[-1] == "run_finished"
+    assert session_status(await mirror.read(handle.id)) == "finished"
+
+
+async def _parked(handle: object) -> bool:
+    pending = await pending_decision(handle)  # type: ignore[arg-type]
+    return pending is not None and pending.kind == "person"
+
+
+class _Hangs:
+    """Answers, hanging first on its second call until the test lets it go."""
+
+    name = "hangs"
+
+    def __init__(self) -> None:
+        self.reached = asyncio.Event()
+        self.hang = True
+        self._script = ScriptedModel(transfer("clerk"), text("Done."))
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        if self.hang and self._script.requests:
+            self.reached.set()
+            await asyncio.Event().wait()
+        return await self._script.respond(request)
+
+
+async def test_a_cancelled_session_is_cancelled_in_the_mirror_and_resumes_from_it(
+    temporal_address: str, tmp_path: Path
+) -> None:
+    """Cancelling mid-call mirrors the run's end as cancelled; resume_session goes on from the
+    mirror (the handoff before is not repeated) and refuses a session not cancelled."""
+    mirror = SQLiteJournal(tmp_path / "mirror.sqlite")
+    model = _Hangs()
+    agents = [Agent(name="triage", handoffs=["clerk"]), Agent(name="clerk")]
+    swarms = {"s": Swarm(agents, "triage", model=model)}
+    models = {"hangs": model}
+    async with running_worker(temporal_address, swarms=swarms, models=models, journal=mirror) as (
+        client,
+        queue,
+    ):
+        handle = await start_session(client, "s", "hello", task_queue=queue)
+        await asyncio.wait_for(model.reached.wait(), LIMIT)
+        await handle.cancel()
+        with pytest.raises(WorkflowFailureError):
+            await handle.result()
+        cancelled = session_status(await mirror.read(handle.id))
+        model.hang = False
+        result = await session_result(await resume_session(client, handle.id))
+        with pytest.raises(JournalError, match="completed, not cancelled"):
+            await resume_session(client, handle.id)
+        with pytest.raises(SessionNotFoundError):
+            await resume_session(client, "no-such-session")
+
+    assert cancelled == "cancelled"
+    assert result.final_output == "Done."
+    assert result.trail == ("triage", "clerk")
+    assert len(model._script.requests) == 2

@@ -17,19 +17,23 @@ class UsageTally:
 
     def add(self, event: Event, scope: str = "") -> None:
         """Count ``event`` if it finishes a model call (``scope``: the sub-run it is from)."""
-        match event:
-            case ModelCallStarted(agent=agent, turn=turn, provider=provider, model=model):
-                self._calls[scope, agent, turn] = (provider, model)
-            case ModelCallFinished(agent=agent, turn=turn, usage=usage, response_model=named):
-                provider, model = self._calls.pop((scope, agent, turn), (None, None))
-                if usage.reported or usage.prompt_tokens or usage.completion_tokens:
-                    key = (provider, named or model)
-                    counted = self._totals.get(key)
-                    self._totals[key] = usage if counted is None else counted + usage
-            case SubRunEvent(session_id=session_id, event=inner):
-                self.add(inner, session_id)
-            case _:
-                return
+        kind = type(event)
+        if kind is ModelCallStarted:
+            started: ModelCallStarted = event  # type: ignore[assignment]
+            self._calls[scope, started.agent, started.turn] = (started.provider, started.model)
+        elif kind is ModelCallFinished:
+            self._finished(event, scope)  # type: ignore[arg-type]
+        elif kind is SubRunEvent:
+            sub: SubRunEvent = event  # type: ignore[assignment]
+            self.add(sub.event, sub.session_id)
+
+    def _finished(self, event: ModelCallFinished, scope: str) -> None:
+        provider, model = self._calls.pop((scope, event.agent, event.turn), (None, None))
+        usage = event.usage
+        if usage.reported or usage.prompt_tokens or usage.completion_tokens:
+            key = (provider, event.response_model or model)
+            counted = self._totals.get(key)
+            self._totals[key] = usage if counted is None else counted + usage
 
     def entries(self) -> list[dict[str, Any]] | None:
         """The usage so far, per provider and model; None when no call reported any."""

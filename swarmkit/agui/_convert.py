@@ -112,11 +112,12 @@ class Translator(Generic[T]):
             return (self._form.text(self._message, event.text),)  # type: ignore[union-attr]
         if kind in _COUNTED:  # the run's tally counts its sub-runs' calls too
             self._usage.add(event)
-        return _HANDLERS[kind](self, event) if kind in _HANDLERS else ()
+        handler = _HANDLERS.get(kind)
+        return () if handler is None else handler(self, event)
 
     def _converted(self, event: Event) -> Sequence[T]:
-        kind = type(event)
-        return _HANDLERS[kind](self, event) if kind in _HANDLERS else ()
+        handler = _HANDLERS.get(type(event))
+        return () if handler is None else handler(self, event)
 
     def _on_text(self, event: TextDelta) -> list[T]:
         return [*self._open_message(event.agent), self._form.text(self._message or "", event.text)]
@@ -250,11 +251,10 @@ class Translator(Generic[T]):
 
     def _outcome(self, result: RunResult) -> T:
         """The run's last event, with the usage of the model calls this stream told of."""
-        usage = self._usage.entries()
         output = result.final_output
         if result.stop_reason == "final_output" and type(output) is str:
-            return self._form.run_finished(self.thread_id, self.run_id, output, usage)
-        return self._form.event(self._outcome_object(result, usage))
+            return self._form.run_finished(self.thread_id, self.run_id, output, self._usage)
+        return self._form.event(self._outcome_object(result, self._usage.entries()))
 
     def _outcome_object(self, result: RunResult, usage: list[dict[str, Any]] | None) -> Wire:
         """The run's last event as a JSON object (``usage``: its entries, if any)."""

@@ -16,6 +16,7 @@ from typing import Any
 from ag_ui.core import PROTOCOL_VERSION
 
 from swarmkit.agui._convert import Translator
+from swarmkit.agui._usage import UsageTally
 from swarmkit.agui._wire import Wire
 from swarmkit.events import Event, TextDelta
 from swarmkit.exceptions import SwarmkitError
@@ -76,10 +77,9 @@ class SseMessages:
     def text_end(self, message_id: str) -> str:
         return f'data: {{"type":"TEXT_MESSAGE_END","messageId":{_string(message_id)}}}\n\n'
 
-    def run_finished(
-        self, thread_id: str, run_id: str, result: str, usage: Sequence[Wire] | None
-    ) -> str:
-        used = "" if usage is None else f',"usage":[{",".join(map(_flat, usage))}]'
+    def run_finished(self, thread_id: str, run_id: str, result: str, usage: UsageTally) -> str:
+        entries = usage.entries_json()
+        used = "" if entries is None else f',"usage":{entries}'
         return (
             f'data: {{"type":"RUN_FINISHED","threadId":{_string(thread_id)},'
             f'"runId":{_string(run_id)},"result":{_string(result)},'
@@ -93,19 +93,6 @@ SSE_MESSAGES = SseMessages()
 
 def _strings(values: Sequence[str]) -> str:
     return f"[{','.join(map(_string, values))}]"
-
-
-def _flat(entry: Wire) -> str:
-    """A JSON object whose keys are plain names (a usage entry): each text or whole number
-    value written as is, any other encoded."""
-    return "{" + ",".join([f'"{key}":{_value(value)}' for key, value in entry.items()]) + "}"
-
-
-def _value(value: Any) -> str:
-    kind = type(value)
-    if kind is str:
-        return _string(value)
-    return str(value) if kind is int else _ENCODER.encode(value)
 
 
 def _text_head(message_id: str) -> str:

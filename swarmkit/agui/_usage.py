@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring
 from typing import Any
 
 from swarmkit.events import Event, ModelCallFinished, ModelCallStarted, SubRunEvent
@@ -41,19 +42,38 @@ class UsageTally:
             return None
         return [_entry(provider, model, usage) for (provider, model), usage in self._totals.items()]
 
+    def entries_json(self) -> str | None:
+        """``entries()`` as a JSON array, written directly; None when no call reported any."""
+        if not self._totals:
+            return None
+        written = [_entry_json(p, m, usage) for (p, m), usage in self._totals.items()]
+        return f"[{','.join(written)}]"
+
 
 def _entry(provider: str | None, model: str | None, usage: Usage) -> dict[str, Any]:
     """One AG-UI usage entry (wire form): cache reads and writes are parts of the input, as in
     swarmkit."""
-    entry: dict[str, Any] = {
-        "inputTokens": usage.prompt_tokens,
-        "outputTokens": usage.completion_tokens,
-        "totalTokens": usage.prompt_tokens + usage.completion_tokens,
-        "cachedInputTokens": usage.cache_read_tokens,
-        "cacheWriteInputTokens": usage.cache_write_tokens,
-    }
-    if model is not None:
-        entry = {"model": model, **entry}
+    entry: dict[str, Any] = {}
     if provider is not None:
-        entry = {"provider": provider, **entry}
+        entry["provider"] = provider
+    if model is not None:
+        entry["model"] = model
+    entry["inputTokens"] = usage.prompt_tokens
+    entry["outputTokens"] = usage.completion_tokens
+    entry["totalTokens"] = usage.prompt_tokens + usage.completion_tokens
+    entry["cachedInputTokens"] = usage.cache_read_tokens
+    entry["cacheWriteInputTokens"] = usage.cache_write_tokens
     return entry
+
+
+def _entry_json(provider: str | None, model: str | None, usage: Usage) -> str:
+    """``_entry`` as JSON, written directly (the SSE form's)."""
+    named = "" if provider is None else f'"provider":{encode_basestring(provider)},'
+    if model is not None:
+        named += f'"model":{encode_basestring(model)},'
+    given, made = usage.prompt_tokens, usage.completion_tokens
+    return (
+        f'{{{named}"inputTokens":{given},"outputTokens":{made},"totalTokens":{given + made},'
+        f'"cachedInputTokens":{usage.cache_read_tokens},'
+        f'"cacheWriteInputTokens":{usage.cache_write_tokens}}}'
+    )

@@ -8,6 +8,7 @@ from typing import Any, Protocol, TypeAlias, TypeVar
 from ag_ui.core import PROTOCOL_VERSION
 from pydantic_core import to_jsonable_python
 
+from swarmkit.agui._usage import UsageTally
 from swarmkit.messages import Reasoning
 from swarmkit.result import RunResult
 
@@ -107,10 +108,8 @@ class Form(Protocol[T_co]):
     def text_end(self, message_id: str) -> T_co:
         """TEXT_MESSAGE_END."""
 
-    def run_finished(
-        self, thread_id: str, run_id: str, result: str, usage: Sequence[Wire] | None
-    ) -> T_co:
-        """RUN_FINISHED of a run that succeeded with a text (``usage``: its entries, if any)."""
+    def run_finished(self, thread_id: str, run_id: str, result: str, usage: UsageTally) -> T_co:
+        """RUN_FINISHED of a run that succeeded with a text (``usage``: what its calls used)."""
 
 
 class Objects:
@@ -155,9 +154,7 @@ class Objects:
     def text_end(self, message_id: str) -> Wire:
         return {"type": "TEXT_MESSAGE_END", "messageId": message_id}
 
-    def run_finished(
-        self, thread_id: str, run_id: str, result: str, usage: Sequence[Wire] | None
-    ) -> Wire:
+    def run_finished(self, thread_id: str, run_id: str, result: str, usage: UsageTally) -> Wire:
         ended: Wire = {
             "type": "RUN_FINISHED",
             "threadId": thread_id,
@@ -165,8 +162,9 @@ class Objects:
             "result": result,
             "outcome": {"type": "success"},
         }
-        if usage is not None:
-            ended["usage"] = list(usage)
+        entries = usage.entries()
+        if entries is not None:
+            ended["usage"] = entries
         return ended
 
 

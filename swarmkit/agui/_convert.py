@@ -96,7 +96,7 @@ class Translator(Generic[T]):
         self.subagent_run_id = subagent_run_id
         """The sub-run this translator speaks for (None: the run itself)."""
         self._form = form
-        self._new_id = new_id or _ids()
+        self._new_id = new_id or _next_id
         self._step: str | None = None
         self._message: str | None = None
         self._trail: list[str] = []
@@ -123,6 +123,10 @@ class Translator(Generic[T]):
         return [*self._open_message(event.agent), self._form.text(self._message or "", event.text)]
 
     def _on_model_call(self, event: ModelCallFinished) -> list[T]:
+        message = self._message
+        if message is not None and event.reasoning is None:  # a streamed answer, as most are
+            self._message = None
+            return [self._form.text_end(message)]
         return self._finish_message(event.agent, event.content, event.reasoning)
 
     def _on_tool_call(self, event: ToolCalled) -> list[T]:
@@ -137,7 +141,7 @@ class Translator(Generic[T]):
 
     def _on_agent(self, event: AgentStarted) -> list[T]:
         """The step of the agent that starts, after the previous agent's step is finished."""
-        finished = self._finish_step()
+        finished = [] if self._step is None else self._finish_step()
         agent = event.agent
         self._step = agent
         self._trail.append(agent)
@@ -171,8 +175,9 @@ class Translator(Generic[T]):
 
     def _on_run_finished(self, event: RunFinished) -> list[T]:
         """What closes the run: its open message and step, its final state and its outcome."""
-        ended = self._close_message()
-        ended.extend(self._finish_step())
+        ended = [] if self._message is None else self._close_message()
+        if self._step is not None:
+            ended.extend(self._finish_step())
         result = event.result
         if self.subagent_run_id is not None:
             ended.append(self._form.event(self._subagent_outcome(result)))
@@ -358,17 +363,13 @@ def _json(value: object) -> Any:
     return to_jsonable_python(value, fallback=str)
 
 
-def _ids() -> Callable[[], str]:
-    """Ids unique across runs and threads: the process's random prefix, then a counter (a
-    random id per event, or per run, cost more than the rest of a run's conversion)."""
-    return _next_id
-
-
 _PREFIX = secrets.token_hex(8)
 _COUNTER = itertools.count(1)
 
 
 def _next_id() -> str:
+    """An id unique across runs and threads: the process's random prefix, then a counter (a
+    random id per event, or per run, cost more than the rest of a run's conversion)."""
     return f"{_PREFIX}-{next(_COUNTER)}"
 
 

@@ -66,14 +66,18 @@ def _entry(provider: str | None, model: str | None, usage: Usage) -> dict[str, A
     return entry
 
 
+_TOKENS = (
+    '"inputTokens":%d,"outputTokens":%d,"totalTokens":%d,'
+    '"cachedInputTokens":%d,"cacheWriteInputTokens":%d}'
+)
+"""The token counts of a usage entry as JSON, to its end (``%`` formats whole numbers fastest)."""
+
+
 def _entry_json(provider: str | None, model: str | None, usage: Usage) -> str:
     """``_entry`` as JSON, written directly (the SSE form's)."""
-    named = "" if provider is None else f'"provider":{encode_basestring(provider)},'
+    named = "{" if provider is None else '{"provider":' + encode_basestring(provider) + ","
     if model is not None:
-        named += f'"model":{encode_basestring(model)},'
+        named += '"model":' + encode_basestring(model) + ","
     given, made = usage.prompt_tokens, usage.completion_tokens
-    return (
-        f'{{{named}"inputTokens":{given},"outputTokens":{made},"totalTokens":{given + made},'
-        f'"cachedInputTokens":{usage.cache_read_tokens},'
-        f'"cacheWriteInputTokens":{usage.cache_write_tokens}}}'
-    )
+    counts = (given, made, given + made, usage.cache_read_tokens, usage.cache_write_tokens)
+    return named + _TOKENS % counts

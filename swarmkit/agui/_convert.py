@@ -4,7 +4,9 @@ the outcome as RUN_FINISHED (success or interrupt) or RUN_ERROR.
 
 The events are built in their wire form (JSON objects with the protocol's camelCase keys,
 absent fields left out), not as ag-ui-protocol's models: building a model per event cost
-as much as the run itself. The tests validate every event against those models.
+as much as the run itself. The tests validate every event against those models. One
+translator serves two forms: JSON objects (``ag_ui_events``) and the SSE messages the
+endpoint sends, written without the objects where a template does it (``_sse.py``).
 """
 
 from __future__ import annotations

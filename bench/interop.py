@@ -3,18 +3,24 @@ cost of converting a streamed run's events to AG-UI events.
 
 Both figures are measured side by side in one run: the same scripted swarm (one model call,
 a 40-word answer) is run in process and through an A2AServer on loopback with the a2a-sdk's
-client (one task per round trip, journaled in memory); and a streamed run is read raw and
-through ``ag_ui_events`` (the AG-UI events as JSON objects, before SSE encoding), rounds
-interleaved, without a journal and journaled in memory as the AG-UI endpoint runs it.
-Medians of several rounds. Run: ``.venv/bin/python bench/interop.py``.
+client (one task per round trip, journaled in memory); and a streamed run is read raw,
+through ``ag_ui_events`` (the AG-UI events as JSON objects) and through ``ag_ui_sse`` (the
+SSE messages the AG-UI endpoint sends, encoded), in CPU time, rounds interleaved, without a
+journal and journaled in memory as the endpoint runs it: min / median / max of the
+per-round ratios. Run: ``.venv/bin/python bench/interop.py``; ``--profile`` prints cProfile's
+calls per run, raw and as SSE side by side, and the conversion's functions by time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import cProfile
+import pstats
 import statistics
+import sys
 import time
 import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 from _size import size
@@ -23,11 +29,14 @@ from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest
 
 from swarmkit import Agent, Swarm
 from swarmkit.a2a import A2AServer
-from swarmkit.agui import ag_ui_events
+from swarmkit.agui import ag_ui_events, ag_ui_sse
+from swarmkit.events import Event
 from swarmkit.journal import InMemoryJournal
 from swarmkit.testing import ScriptedModel, text
 
 ROUNDS = size(60, 2)
+BATCH = size(5, 1)
+"""Runs of each kind timed together in a round."""
 ANSWER = " ".join(f"word{i}" for i in range(40))
 
 
@@ -66,31 +75,71 @@ async def over_a2a() -> list[float]:
     return times
 
 
-async def _timed_stream(swarm: Swarm, convert: bool, journal: InMemoryJournal | None) -> float:
-    start = time.perf_counter()
-    events = swarm.stream("hi", journal=journal) if journal is not None else swarm.stream("hi")
-    if convert:
-        async for _ in ag_ui_events(events, thread_id="t", run_id="r"):
-            pass
-    else:
-        async for _ in events:
-            pass
-    return time.perf_counter() - start
+async def _read(events: AsyncIterator[object]) -> None:
+    async for _ in events:
+        pass
 
 
-async def streamed(journaled: bool) -> tuple[float, float, float]:
-    """Medians of a streamed run read raw and through ``ag_ui_events``, rounds interleaved,
-    and the median of the per-round ratios."""
-    swarm = _swarm(2 * ROUNDS + 2)
-    journal = InMemoryJournal() if journaled else None
-    await _timed_stream(swarm, True, journal)  # warm both paths
-    await _timed_stream(swarm, False, journal)
-    raw, agui = [], []
-    for _ in range(ROUNDS):
-        raw.append(await _timed_stream(swarm, False, journal))
-        agui.append(await _timed_stream(swarm, True, journal))
-    ratio = statistics.median(a / r for a, r in zip(agui, raw, strict=True))
-    return statistics.median(raw), statistics.median(agui), ratio
+def _forms(
+    swarm: Swarm, journal: InMemoryJournal | None
+) -> dict[str, Callable[[], Awaitable[None]]]:
+    """A streamed run read raw, as AG-UI objects and as the SSE messages the endpoint sends."""
+
+    def stream() -> AsyncIterator[Event]:
+        return swarm.stream("hi", journal=journal) if journal is not None else swarm.stream("hi")
+
+    return {
+        "raw": lambda: _read(stream()),
+        "objects": lambda: _read(ag_ui_events(stream(), thread_id="t", run_id="r")),
+        "sse": lambda: _read(ag_ui_sse(stream(), thread_id="t", run_id="r")),
+    }
+
+
+async def streamed(journaled: bool) -> dict[str, list[float]]:
+    """Per-round ratios of a streamed run read as AG-UI objects and as SSE messages over the
+    same run read raw: CPU time of BATCH runs each, the three in turn (who goes first
+    rotates), after a warm-up round."""
+    swarm = _swarm(3 * BATCH * (ROUNDS + 1))
+    forms = _forms(swarm, InMemoryJournal() if journaled else None)
+    order = list(forms)
+    ratios: dict[str, list[float]] = {"objects": [], "sse": []}
+    for index in range(ROUNDS + 1):
+        spent: dict[str, float] = {}
+        for name in order[index % 3 :] + order[: index % 3]:
+            start = time.process_time()
+            for _ in range(BATCH):
+                await forms[name]()
+            spent[name] = time.process_time() - start
+        if index:
+            for name, kept in ratios.items():
+                kept.append(spent[name] / spent["raw"])
+    return ratios
+
+
+async def profile() -> None:
+    """cProfile of the same runs read raw and as SSE: Python calls per run side by side, and
+    the conversion's own functions by time."""
+    runs = size(300, 2)
+    forms = _forms(_swarm(2 * runs + 2), None)
+    calls = {}
+    for name in ("raw", "sse"):
+        await forms[name]()
+        profiler = cProfile.Profile(time.process_time)  # CPU time: waiting for a core is not ours
+        profiler.enable()
+        for _ in range(runs):
+            await forms[name]()
+        profiler.disable()
+        stats = pstats.Stats(profiler)
+        calls[name] = stats.total_calls / runs  # type: ignore[attr-defined]
+        if name == "sse":
+            print("the conversion's functions (cProfile, by own time):")
+            stats.sort_stats("tottime").print_stats(r"swarmkit/agui|encode_basestring", 12)
+    ratio = calls["sse"] / calls["raw"]
+    print(f"Python calls per run: raw {calls['raw']:.0f}, as SSE {calls['sse']:.0f} ({ratio:.2f}x)")
+
+
+def _spread(values: list[float]) -> str:
+    return f"{min(values):.3f} / {statistics.median(values):.3f} / {max(values):.3f}x"
 
 
 async def main() -> None:
@@ -100,11 +149,12 @@ async def main() -> None:
     print(f"over A2A on loopback:      {remote * 1000:.2f} ms")
     print(f"A2A overhead: {(remote - local) * 1000:.2f} ms, ratio {remote / local:.1f}x")
     for journaled in (False, True):
-        raw, agui, ratio = await streamed(journaled)
+        ratios = await streamed(journaled)
         label = "journaled in memory (as the endpoint runs it)" if journaled else "no journal"
-        print(f"streamed run, {label}: raw {raw * 1000:.3f} ms, as AG-UI {agui * 1000:.3f} ms")
-        print(f"  AG-UI conversion adds {(ratio - 1) * 100:.1f}% (target: at most 5%)")
+        print(f"streamed run, {label}, over the run alone (min / median / max of rounds):")
+        print(f"  as AG-UI objects (ag_ui_events): {_spread(ratios['objects'])}")
+        print(f"  as SSE messages (ag_ui_sse):     {_spread(ratios['sse'])} (target: 1.05x)")
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(profile() if "--profile" in sys.argv else main())

@@ -15,6 +15,7 @@ from swarmkit.agui._convert import (
     ag_ui_events,
 )
 from swarmkit.agui._endpoint import AgUiServer, agui_app
+from swarmkit.agui._sse import ag_ui_sse
 from swarmkit.agui._wire import DECISION_SCHEMA
 
 __all__ = [
@@ -26,5 +27,6 @@ __all__ = [
     "AgUiServer",
     "AgUiTranslator",
     "ag_ui_events",
+    "ag_ui_sse",
     "agui_app",
 ]

@@ -4,21 +4,30 @@ the outcome as RUN_FINISHED (success or interrupt) or RUN_ERROR.
 
 The events are built in their wire form (JSON objects with the protocol's camelCase keys,
 absent fields left out), not as ag-ui-protocol's models: building a model per event cost
-as much as the run itself. The tests validate every event against those models.
+as much as the run itself. The tests validate every event against those models. One
+translator serves two forms: JSON objects (``ag_ui_events``) and the SSE messages the
+endpoint sends, written without the objects where a template does it (``_sse.py``).
 """
 
 from __future__ import annotations
 
 import itertools
 import secrets
-from collections.abc import AsyncGenerator, AsyncIterable, Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterable, Callable, Sequence
+from typing import Any, Generic, TypeAlias
 
-from ag_ui.core import PROTOCOL_VERSION
 from pydantic_core import to_jsonable_python
 
 from swarmkit.agui._usage import UsageTally
-from swarmkit.agui._wire import Wire, interrupt, reasoning_events, tool_call
+from swarmkit.agui._wire import (
+    OBJECTS,
+    Form,
+    T,
+    Wire,
+    interrupt,
+    reasoning_events,
+    tool_call,
+)
 from swarmkit.events import (
     AgentStarted,
     Event,
@@ -27,7 +36,6 @@ from swarmkit.events import (
     ModelAttemptDiscarded,
     ModelCallFinished,
     ModelCallStarted,
-    RuleEvaluated,
     RunFinished,
     RunStarted,
     SubRunEvent,
@@ -44,11 +52,6 @@ HANDOFF_REFUSED = "swarmkit.handoff_refused"
 """The CUSTOM event name of a refused handoff."""
 ATTEMPT_DISCARDED = "swarmkit.attempt_discarded"
 """The CUSTOM event name that voids a streamed message whose model call is being retried."""
-
-_NO_USAGE = frozenset({TextDelta, ToolCalled, ToolResulted, AgentStarted, RunStarted})
-"""Events that never change a run's usage (the tally need not see them)."""
-_SILENT = frozenset({ModelCallStarted, RuleEvaluated})
-"""Events AG-UI has nothing for (a model call shows as its message, a rule as its handoff)."""
 
 
 async def ag_ui_events(
@@ -76,23 +79,26 @@ async def ag_ui_events(
                 yield converted
 
 
-class AgUiTranslator:
-    """Turns swarmkit events into AG-UI events (JSON objects) one at a time, keeping what is
-    open: the current agent's step, its streaming message and the sub-runs under way."""
+class Translator(Generic[T]):
+    """Turns swarmkit events into AG-UI events one at a time, in a form (JSON objects or SSE
+    messages), keeping what is open: the current agent's step, its streaming message and the
+    sub-runs under way."""
 
     def __init__(
         self,
+        form: Form[T],
         *,
         thread_id: str,
         run_id: str,
-        new_id: Callable[[], str] | None = None,
-        subagent_run_id: str | None = None,
+        new_id: Callable[[], str] | None,
+        subagent_run_id: str | None,
     ) -> None:
         self.thread_id = thread_id
         self.run_id = run_id
         self.subagent_run_id = subagent_run_id
         """The sub-run this translator speaks for (None: the run itself)."""
-        self._new_id = new_id or _ids()
+        self._form = form
+        self._new_id = new_id or _next_id
         self._step: str | None = None
         self._message: str | None = None
         self._trail: list[str] = []
@@ -100,72 +106,92 @@ class AgUiTranslator:
         self._unanswered: dict[str, str] = {}
         self._subruns: dict[str, AgUiTranslator] = {}
 
-    def convert(self, event: Event) -> Iterable[Wire]:
+    def convert(self, event: Event) -> Sequence[T]:
         """The AG-UI events ``event`` stands for (none, one or several)."""
-        if self.subagent_run_id is not None:  # its usage is counted by the run's tally
-            return [self._tagged(wire) for wire in self._converted(event)]
-        if type(event) is TextDelta and self._message is not None:
-            # Most of a streamed run's events: kept to one dict, as they arrive in the thousands.
-            return (
-                {"type": "TEXT_MESSAGE_CONTENT", "messageId": self._message, "delta": event.text},
-            )
         kind = type(event)
-        if kind not in _NO_USAGE:
+        if kind is TextDelta and self._message is not None:
+            # Most of a streamed run's events: kept to one call, as they arrive in thousands.
+            return (self._form.text(self._message, event.text),)  # type: ignore[union-attr]
+        if kind in _COUNTED:  # the run's tally counts its sub-runs' calls too
             self._usage.add(event)
-        return () if kind in _SILENT else self._converted(event)
+        handler = _HANDLERS.get(kind)
+        return () if handler is None else handler(self, event)
 
-    def _converted(self, event: Event) -> Iterator[Wire]:
-        match event:
-            case TextDelta(agent=agent, text=text):
-                yield from self._open_message(agent)
-                yield {"type": "TEXT_MESSAGE_CONTENT", "messageId": self._message, "delta": text}
-            case ModelCallFinished(agent=agent, content=content, reasoning=reasoning):
-                yield from self._finish_message(agent, content, reasoning)
-            case ToolCalled(tool_call_id=call_id, name=name, arguments=arguments):
-                yield from self._close_message()
-                self._unanswered[call_id] = name
-                yield from tool_call(call_id, name, arguments)
-            case ToolResulted(tool_call_id=call_id, content=content, is_error=is_error):
-                self._unanswered.pop(call_id, None)
-                yield _tool_result(self._new_id(), call_id, content, is_error)
-            case SubRunEvent():
-                yield from self._sub_run(event)
-            case AgentStarted(agent=agent):
-                yield from self._start_step(agent)
-            case RunStarted(session_id=session_id):
-                yield from self._start_run(session_id)
-            case ModelAttemptDiscarded(agent=agent, attempt=attempt, reason=reason):
-                voided = self._message
-                yield from self._close_message()
-                value = {"message_id": voided, "agent": agent, "attempt": attempt, "reason": reason}
-                yield {"type": "CUSTOM", "name": ATTEMPT_DISCARDED, "value": value}
-            case HandoffPerformed() | HandoffRefused():
-                name = HANDOFF if isinstance(event, HandoffPerformed) else HANDOFF_REFUSED
-                yield {"type": "CUSTOM", "name": name, "value": to_jsonable_python(event)}
-            case RunFinished(result=result):
-                yield from self._finish_run(result)
-            case _:
-                return
+    def _converted(self, event: Event) -> Sequence[T]:
+        handler = _HANDLERS.get(type(event))
+        return () if handler is None else handler(self, event)
 
-    def _tagged(self, wire: Wire) -> Wire:
-        """``wire`` attributed to this sub-run (its own SUBAGENT_* events already are)."""
-        if "subagentRunId" not in wire:
-            wire["subagentRunId"] = self.subagent_run_id
-        return wire
+    def _on_text(self, event: TextDelta) -> list[T]:
+        return [*self._open_message(event.agent), self._form.text(self._message or "", event.text)]
 
-    def _start_run(self, session_id: str) -> Iterator[Wire]:
-        if self.subagent_run_id is None:  # a sub-run's start is its SUBAGENT_STARTED
-            yield {
-                "type": "RUN_STARTED",
-                "threadId": self.thread_id,
-                "runId": self.run_id,
-                "protocolVersion": PROTOCOL_VERSION,
-                "metadata": {"session_id": session_id},
-            }
+    def _on_model_call(self, event: ModelCallFinished) -> list[T]:
+        message = self._message
+        if message is not None and event.reasoning is None:  # a streamed answer, as most are
+            self._message = None
+            return [self._form.text_end(message)]
+        return self._finish_message(event.agent, event.content, event.reasoning)
 
-    def _sub_run(self, event: SubRunEvent) -> Iterator[Wire]:
+    def _on_tool_call(self, event: ToolCalled) -> list[T]:
+        self._unanswered[event.tool_call_id] = event.name
+        called = tool_call(event.tool_call_id, event.name, event.arguments)
+        return [*self._close_message(), *map(self._form.event, called)]
+
+    def _on_tool_result(self, event: ToolResulted) -> list[T]:
+        self._unanswered.pop(event.tool_call_id, None)
+        result = _tool_result(self._new_id(), event.tool_call_id, event.content, event.is_error)
+        return [self._form.event(result)]
+
+    def _on_agent(self, event: AgentStarted) -> list[T]:
+        """The step of the agent that starts, after the previous agent's step is finished."""
+        finished = [] if self._step is None else self._finish_step()
+        agent = event.agent
+        self._step = agent
+        self._trail.append(agent)
+        finished.append(self._form.step_started(agent))
+        if self.subagent_run_id is None:  # the thread's state is the run's, not a sub-run's
+            finished.append(self._form.state(agent, self._trail))
+        return finished
+
+    def _on_run_started(self, event: RunStarted) -> list[T]:
+        if self.subagent_run_id is not None:  # a sub-run's start is its SUBAGENT_STARTED
+            return []
+        return [self._form.run_started(self.thread_id, self.run_id, event.session_id)]
+
+    def _on_discarded(self, event: ModelAttemptDiscarded) -> list[T]:
+        voided = self._message
+        closed = self._close_message()
+        value = {
+            "message_id": voided,
+            "agent": event.agent,
+            "attempt": event.attempt,
+            "reason": event.reason,
+        }
+        custom = {"type": "CUSTOM", "name": ATTEMPT_DISCARDED, "value": value}
+        closed.append(self._form.event(custom))
+        return closed
+
+    def _on_handoff(self, event: HandoffPerformed | HandoffRefused) -> list[T]:
+        name = HANDOFF if isinstance(event, HandoffPerformed) else HANDOFF_REFUSED
+        custom = {"type": "CUSTOM", "name": name, "value": to_jsonable_python(event)}
+        return [self._form.event(custom)]
+
+    def _on_run_finished(self, event: RunFinished) -> list[T]:
+        """What closes the run: its open message and step, its final state and its outcome."""
+        ended = [] if self._message is None else self._close_message()
+        if self._step is not None:
+            ended.extend(self._finish_step())
+        result = event.result
+        if self.subagent_run_id is not None:
+            ended.append(self._form.event(self._subagent_outcome(result)))
+            return ended
+        ended.append(self._form.final_state(result.final_agent, result.trail, result.context))
+        ended.append(self._outcome(result))
+        return ended
+
+    def _on_sub_run(self, event: SubRunEvent) -> list[T]:
         """A delegated sub-run's event: the sub-run announced at its first, its events
         attributed to it, its end told as SUBAGENT_FINISHED or SUBAGENT_ERROR."""
+        out: list[Wire] = []
         sub = self._subruns.get(event.session_id)
         if sub is None:
             sub = AgUiTranslator(
@@ -175,11 +201,12 @@ class AgUiTranslator:
                 subagent_run_id=event.session_id,
             )
             self._subruns[event.session_id] = sub
-            yield self._subagent_started(event)
+            out.append(self._subagent_started(event))
         inner = event.event
-        yield from sub._converted(inner) if isinstance(inner, SubRunEvent) else sub.convert(inner)
+        out.extend(sub._converted(inner) if isinstance(inner, SubRunEvent) else sub.convert(inner))
         if isinstance(inner, RunFinished):
             del self._subruns[event.session_id]
+        return [self._form.event(wire) for wire in out]
 
     def _subagent_started(self, event: SubRunEvent) -> Wire:
         inner = event.event
@@ -194,67 +221,53 @@ class AgUiTranslator:
             started["parentSubagentRunId"] = self.subagent_run_id
         return started
 
-    def _start_step(self, agent: str) -> Iterator[Wire]:
-        """The step of the agent that starts, after the previous agent's step is finished."""
-        yield from self._finish_step()
-        self._step = agent
-        self._trail.append(agent)
-        yield {"type": "STEP_STARTED", "stepName": agent}
-        if self.subagent_run_id is None:  # the thread's state is the run's, not a sub-run's
-            snapshot = {"agent": agent, "trail": list(self._trail)}
-            yield {"type": "STATE_SNAPSHOT", "snapshot": snapshot}
-
     def _finish_message(
         self, agent: str, content: str | None, reasoning: Reasoning | None
-    ) -> Iterator[Wire]:
+    ) -> list[T]:
         """The end of a model call: its streamed message closed, its reasoning, and its
         message whole when nothing streamed (a run that does not stream)."""
         streamed = self._message is not None
-        yield from self._close_message()
+        finished = self._close_message()
         if reasoning is not None:
-            yield from reasoning_events(reasoning, self._new_id)
+            finished.extend(map(self._form.event, reasoning_events(reasoning, self._new_id)))
         if content and not streamed:
-            yield from self._open_message(agent)
-            yield {"type": "TEXT_MESSAGE_CONTENT", "messageId": self._message, "delta": content}
-            yield from self._close_message()
+            finished.extend(self._open_message(agent))
+            finished.append(self._form.text(self._message or "", content))
+            finished.extend(self._close_message())
+        return finished
 
-    def _finish_run(self, result: RunResult) -> Iterator[Wire]:
-        """What closes the run: its open message and step, its final state and its outcome."""
-        yield from self._close_message()
-        yield from self._finish_step()
-        if self.subagent_run_id is not None:
-            yield self._subagent_outcome(result)
-            return
-        snapshot = {"agent": result.final_agent, "trail": list(result.trail)}
-        yield {"type": "STATE_SNAPSHOT", "snapshot": {**snapshot, "context": dict(result.context)}}
-        yield self._outcome(result)
-
-    def _open_message(self, agent: str) -> Iterator[Wire]:
-        if self._message is None:
-            self._message = self._new_id()
-            yield {
-                "type": "TEXT_MESSAGE_START",
-                "messageId": self._message,
-                "role": "assistant",
-                "name": agent,
-            }
-
-    def _close_message(self) -> Iterator[Wire]:
+    def _open_message(self, agent: str) -> list[T]:
         if self._message is not None:
-            yield {"type": "TEXT_MESSAGE_END", "messageId": self._message}
-            self._message = None
+            return []
+        self._message = self._new_id()
+        return [self._form.text_start(self._message, agent)]
 
-    def _finish_step(self) -> Iterator[Wire]:
-        if self._step is not None:
-            yield {"type": "STEP_FINISHED", "stepName": self._step}
-            self._step = None
+    def _close_message(self) -> list[T]:
+        if self._message is None:
+            return []
+        closed = self._form.text_end(self._message)
+        self._message = None
+        return [closed]
 
-    def _outcome(self, result: RunResult) -> Wire:
+    def _finish_step(self) -> list[T]:
+        if self._step is None:
+            return []
+        finished = self._form.step_finished(self._step)
+        self._step = None
+        return [finished]
+
+    def _outcome(self, result: RunResult) -> T:
         """The run's last event, with the usage of the model calls this stream told of."""
+        output = result.final_output
+        if result.stop_reason == "final_output" and type(output) is str:
+            return self._form.run_finished(self.thread_id, self.run_id, output, self._usage)
+        return self._form.event(self._outcome_object(result, self._usage.entries()))
+
+    def _outcome_object(self, result: RunResult, usage: list[dict[str, Any]] | None) -> Wire:
+        """The run's last event as a JSON object (``usage``: its entries, if any)."""
         ended: Wire = {"type": "RUN_FINISHED", "threadId": self.thread_id, "runId": self.run_id}
         if result.stop_reason == "final_output":
-            output = result.final_output
-            ended["result"] = output if type(output) is str else _json(output)
+            ended["result"] = _json(result.final_output)
             ended["outcome"] = {"type": "success"}
         elif result.stop_reason == "interrupted" and result.pending is not None:
             paused = interrupt(result, self._paused_call(result))
@@ -267,7 +280,6 @@ class AgUiTranslator:
                 "code": result.stop_reason,
                 "metadata": {"session_id": result.session_id},
             }
-        usage = self._usage.entries()
         if usage is not None:
             ended["usage"] = usage
         return ended
@@ -294,15 +306,63 @@ class AgUiTranslator:
         return calls[-1] if calls else None
 
 
+class AgUiTranslator(Translator[Wire]):
+    """Turns swarmkit events into AG-UI events (JSON objects) one at a time, keeping what is
+    open: the current agent's step, its streaming message and the sub-runs under way."""
+
+    def __init__(
+        self,
+        *,
+        thread_id: str,
+        run_id: str,
+        new_id: Callable[[], str] | None = None,
+        subagent_run_id: str | None = None,
+    ) -> None:
+        super().__init__(
+            OBJECTS,
+            thread_id=thread_id,
+            run_id=run_id,
+            new_id=new_id,
+            subagent_run_id=subagent_run_id,
+        )
+
+    def convert(self, event: Event) -> Sequence[Wire]:
+        """The AG-UI events ``event`` stands for (none, one or several)."""
+        if self.subagent_run_id is not None:  # its usage is counted by the run's tally
+            return [self._tagged(wire) for wire in self._converted(event)]
+        return super().convert(event)
+
+    def _tagged(self, wire: Wire) -> Wire:
+        """``wire`` attributed to this sub-run (its own SUBAGENT_* events already are)."""
+        if "subagentRunId" not in wire:
+            wire["subagentRunId"] = self.subagent_run_id
+        return wire
+
+
+_Handler: TypeAlias = Callable[[Translator[Any], Any], Sequence[Any]]
+_HANDLERS: dict[type[Any], _Handler] = {
+    TextDelta: Translator._on_text,
+    ModelCallFinished: Translator._on_model_call,
+    ToolCalled: Translator._on_tool_call,
+    ToolResulted: Translator._on_tool_result,
+    SubRunEvent: Translator._on_sub_run,
+    AgentStarted: Translator._on_agent,
+    RunStarted: Translator._on_run_started,
+    ModelAttemptDiscarded: Translator._on_discarded,
+    HandoffPerformed: Translator._on_handoff,
+    HandoffRefused: Translator._on_handoff,
+    RunFinished: Translator._on_run_finished,
+}
+"""What each kind of event becomes (a kind not here, a model call's start or a rule's
+evaluation, has nothing in AG-UI: the call shows as its message, the rule as its handoff)."""
+
+_COUNTED = frozenset({ModelCallStarted, ModelCallFinished, SubRunEvent})
+"""The events the run's usage tally reads."""
+
+
 def _json(value: object) -> Any:
     """A run's output as JSON data (what is not JSON as its text)."""
     return to_jsonable_python(value, fallback=str)
-
-
-def _ids() -> Callable[[], str]:
-    """Ids unique across runs and threads: the process's random prefix, then a counter (a
-    random id per event, or per run, cost more than the rest of a run's conversion)."""
-    return _next_id
 
 
 _PREFIX = secrets.token_hex(8)
@@ -310,6 +370,8 @@ _COUNTER = itertools.count(1)
 
 
 def _next_id() -> str:
+    """An id unique across runs and threads: the process's random prefix, then a counter (a
+    random id per event, or per run, cost more than the rest of a run's conversion)."""
     return f"{_PREFIX}-{next(_COUNTER)}"
 
 

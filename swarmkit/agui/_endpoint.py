@@ -8,7 +8,6 @@ session; a later input whose ``resume`` entry answers that id (payload
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -19,12 +18,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from swarmkit.agui._convert import ag_ui_events
 from swarmkit.agui._resume import resumed_events
-from swarmkit.agui._wire import Wire
+from swarmkit.agui._sse import ag_ui_sse
 from swarmkit.bounds import load_json
 from swarmkit.events import Event
-from swarmkit.exceptions import InteropRequestError, SwarmkitError
+from swarmkit.exceptions import InteropRequestError
 from swarmkit.interrupts import Decision, reject
 from swarmkit.journal import Journal, turn_of
 from swarmkit.serving import (
@@ -65,7 +63,7 @@ def agui_app(swarm: Swarm, journal: Journal) -> Starlette:
             return JSONResponse({"error": _input_error(exc)}, status_code=422)
         except ValueError as exc:
             return JSONResponse({"error": _first_line(exc)}, status_code=422)
-        body = _encoded(events, run_input)
+        body = ag_ui_sse(events, thread_id=run_input.thread_id, run_id=run_input.run_id)
         return StreamingResponse(body, media_type=SSE)
 
     return Starlette(routes=[Route("/", run, methods=["POST"])])
@@ -94,21 +92,6 @@ class AgUiServer(AsgiServer):
             allow_remote=allow_remote,
             max_request_bytes=max_request_bytes,
         )
-
-
-async def _encoded(events: AsyncIterator[Event], run_input: RunAgentInput) -> AsyncIterator[str]:
-    converted = ag_ui_events(events, thread_id=run_input.thread_id, run_id=run_input.run_id)
-    try:
-        async for event in converted:
-            yield _sse(event)
-    except SwarmkitError as exc:
-        # The stream has begun: an error can only be told as the protocol's last event.
-        yield _sse({"type": "RUN_ERROR", "message": _first_line(exc), "code": type(exc).__name__})
-
-
-def _sse(event: Wire) -> str:
-    """One event as an SSE message."""
-    return f"data: {json.dumps(event, ensure_ascii=False, separators=(',', ':'))}\n\n"
 
 
 def _swarm_events(swarm: Swarm, journal: Journal, run_input: RunAgentInput) -> AsyncIterator[Event]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from json.encoder import encode_basestring
 from typing import Any
 
 from swarmkit.events import Event, ModelCallFinished, ModelCallStarted, SubRunEvent
@@ -17,19 +18,23 @@ class UsageTally:
 
     def add(self, event: Event, scope: str = "") -> None:
         """Count ``event`` if it finishes a model call (``scope``: the sub-run it is from)."""
-        match event:
-            case ModelCallStarted(agent=agent, turn=turn, provider=provider, model=model):
-                self._calls[scope, agent, turn] = (provider, model)
-            case ModelCallFinished(agent=agent, turn=turn, usage=usage, response_model=named):
-                provider, model = self._calls.pop((scope, agent, turn), (None, None))
-                if usage.reported or usage.prompt_tokens or usage.completion_tokens:
-                    key = (provider, named or model)
-                    counted = self._totals.get(key)
-                    self._totals[key] = usage if counted is None else counted + usage
-            case SubRunEvent(session_id=session_id, event=inner):
-                self.add(inner, session_id)
-            case _:
-                return
+        kind = type(event)
+        if kind is ModelCallStarted:
+            started: ModelCallStarted = event  # type: ignore[assignment]
+            self._calls[scope, started.agent, started.turn] = (started.provider, started.model)
+        elif kind is ModelCallFinished:
+            self._finished(event, scope)  # type: ignore[arg-type]
+        elif kind is SubRunEvent:
+            sub: SubRunEvent = event  # type: ignore[assignment]
+            self.add(sub.event, sub.session_id)
+
+    def _finished(self, event: ModelCallFinished, scope: str) -> None:
+        provider, model = self._calls.pop((scope, event.agent, event.turn), (None, None))
+        usage = event.usage
+        if usage.reported or usage.prompt_tokens or usage.completion_tokens:
+            key = (provider, event.response_model or model)
+            counted = self._totals.get(key)
+            self._totals[key] = usage if counted is None else counted + usage
 
     def entries(self) -> list[dict[str, Any]] | None:
         """The usage so far, per provider and model; None when no call reported any."""
@@ -37,19 +42,42 @@ class UsageTally:
             return None
         return [_entry(provider, model, usage) for (provider, model), usage in self._totals.items()]
 
+    def entries_json(self) -> str | None:
+        """``entries()`` as a JSON array, written directly; None when no call reported any."""
+        if not self._totals:
+            return None
+        written = [_entry_json(p, m, usage) for (p, m), usage in self._totals.items()]
+        return f"[{','.join(written)}]"
+
 
 def _entry(provider: str | None, model: str | None, usage: Usage) -> dict[str, Any]:
     """One AG-UI usage entry (wire form): cache reads and writes are parts of the input, as in
     swarmkit."""
-    entry: dict[str, Any] = {
-        "inputTokens": usage.prompt_tokens,
-        "outputTokens": usage.completion_tokens,
-        "totalTokens": usage.prompt_tokens + usage.completion_tokens,
-        "cachedInputTokens": usage.cache_read_tokens,
-        "cacheWriteInputTokens": usage.cache_write_tokens,
-    }
-    if model is not None:
-        entry = {"model": model, **entry}
+    entry: dict[str, Any] = {}
     if provider is not None:
-        entry = {"provider": provider, **entry}
+        entry["provider"] = provider
+    if model is not None:
+        entry["model"] = model
+    entry["inputTokens"] = usage.prompt_tokens
+    entry["outputTokens"] = usage.completion_tokens
+    entry["totalTokens"] = usage.prompt_tokens + usage.completion_tokens
+    entry["cachedInputTokens"] = usage.cache_read_tokens
+    entry["cacheWriteInputTokens"] = usage.cache_write_tokens
     return entry
+
+
+_TOKENS = (
+    '"inputTokens":%d,"outputTokens":%d,"totalTokens":%d,'
+    '"cachedInputTokens":%d,"cacheWriteInputTokens":%d}'
+)
+"""The token counts of a usage entry as JSON, to its end (``%`` formats whole numbers fastest)."""
+
+
+def _entry_json(provider: str | None, model: str | None, usage: Usage) -> str:
+    """``_entry`` as JSON, written directly (the SSE form's)."""
+    named = "{" if provider is None else '{"provider":' + encode_basestring(provider) + ","
+    if model is not None:
+        named += '"model":' + encode_basestring(model) + ","
+    given, made = usage.prompt_tokens, usage.completion_tokens
+    counts = (given, made, given + made, usage.cache_read_tokens, usage.cache_write_tokens)
+    return named + _TOKENS % counts

@@ -20,9 +20,10 @@ from swarmkit.exceptions import (
     SwarmkitError,
     ToolArgumentsError,
 )
-from swarmkit.interrupts import Decision, Edit, FieldProblem, PendingDecision
+from swarmkit.interrupts import Approve, Decision, Edit, FieldProblem, PendingDecision
 from swarmkit.people import take_over_problems
 from swarmkit.plan import AgentPlan
+from swarmkit.redaction import REDACTED
 from swarmkit.spec import SwarmSpec
 
 _EFFECT_EDIT = (
@@ -41,6 +42,8 @@ def decision_problems(
         pending = {f.name: getattr(pending, f.name) for f in fields(pending)}
     if isinstance(pending, Mapping) and pending.get("kind") == "person":
         return take_over_problems({n: p.agent for n, p in spec.plans.items()}, decision)
+    if isinstance(decision, Approve) and isinstance(pending, Mapping):
+        return _withheld(pending)
     if not isinstance(decision, Edit) or not isinstance(pending, Mapping):
         return ()
     plan = spec.plans.get(str(pending.get("agent")))
@@ -67,11 +70,50 @@ def check_decision(spec: SwarmSpec, pending: Any, decision: Decision) -> None:
     if not problems:
         return
     assert isinstance(pending, Mapping)
+    if isinstance(decision, Approve):
+        raise _error(spec, pending, _withheld_text(problems), approved=True)
     text = "; ".join(f"{p.field}: {p.message}" if p.field else p.message for p in problems)
     raise _error(spec, pending, text)
 
 
-def _error(spec: SwarmSpec, pending: Mapping[str, Any], text: str) -> SwarmkitError:
+def _withheld(pending: Mapping[str, Any]) -> tuple[FieldProblem, ...]:
+    """A journaled pause's arguments or payload whose secret values the journal withheld:
+    approving would run the call with ``[redacted]`` in their place."""
+    if pending.get("kind") not in ("tool", "handoff", "agent"):
+        return ()
+    return tuple(
+        FieldProblem(field=path, message=f"journaled as {REDACTED!r}")
+        for path in _redacted_paths(pending.get("payload"))
+    )
+
+
+def _withheld_text(problems: tuple[FieldProblem, ...]) -> str:
+    fields_ = ", ".join(p.field for p in problems)
+    return (
+        f"the journal keeps {fields_} as {REDACTED!r} (secret values are never journaled), so "
+        "approving would go on without them; the session still waits for a decision: resume "
+        "it with edit(payload=...) giving every value, or reject it"
+    )
+
+
+def _redacted_paths(value: Any) -> list[str]:
+    """The dotted paths of ``[redacted]`` values in ``value``; no recursion."""
+    found: list[str] = []
+    stack: list[tuple[str, Any]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if item == REDACTED:
+            found.append(path or "(the value)")
+        elif isinstance(item, Mapping):
+            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((f"{path}[{i}]", v) for i, v in enumerate(item))
+    return sorted(found)
+
+
+def _error(
+    spec: SwarmSpec, pending: Mapping[str, Any], text: str, *, approved: bool = False
+) -> SwarmkitError:
     kind, target, tool = pending.get("kind"), str(pending.get("target")), pending.get("tool_name")
     if kind == "person":
         return PeopleQueueError(f"{text}; {_STILL_WAITING}")
@@ -82,15 +124,18 @@ def _error(spec: SwarmSpec, pending: Mapping[str, Any], text: str) -> SwarmkitEr
     if kind == "effect":
         return ConfigurationError(f"{_EFFECT_EDIT}; {_STILL_WAITING}")
     if kind == "tool":
+        if approved:
+            return ToolArgumentsError(f"approve for tool {tool!r}: {text}", tool_name=str(tool))
         return ToolArgumentsError(
             f"the edited arguments for tool {tool!r} do not validate: {text}; {_STILL_WAITING}",
             tool_name=str(tool),
         )
     plan = spec.plans[str(pending.get("agent"))]
     names = (t.name for t in plan.transfers.values() if t.target == target)
+    edited = f"the edited payload for the handoff to {target!r} does not validate"
+    head = f"approve for the handoff to {target!r}" if approved else edited
     return HandoffPayloadError(
-        f"the edited payload for the handoff to {target!r} does not validate: {text}; "
-        f"{_STILL_WAITING}",
+        f"{head}: {text}" + ("" if approved else f"; {_STILL_WAITING}"),
         tool_name=next(names, f"transfer_to_{target}"),
         target=target,
     )

@@ -44,6 +44,7 @@ from swarmkit.events import (
     ToolResulted,
 )
 from swarmkit.messages import Reasoning
+from swarmkit.redaction import DEFAULT_REDACTOR, Redactor
 from swarmkit.result import RunResult
 
 HANDOFF = "swarmkit.handoff"
@@ -60,10 +61,16 @@ async def ag_ui_events(
     thread_id: str,
     run_id: str,
     new_id: Callable[[], str] | None = None,
+    redactor: Redactor | None = None,
 ) -> AsyncGenerator[Wire, None]:
     """The AG-UI events of a run, each a JSON object as the protocol sends it: pass
-    ``swarm.stream(...)`` (or ``swarm.run``'s events)."""
-    translator = AgUiTranslator(thread_id=thread_id, run_id=run_id, new_id=new_id)
+    ``swarm.stream(...)`` (or ``swarm.run``'s events). Values under secret keys in tool
+    arguments and results, payloads, pauses and the context are ``[redacted]``, by
+    ``redactor`` (default: swarmkit's default secret words; pass
+    ``Redactor.of(swarm.config.redact_keys)`` for a swarm's own words)."""
+    translator = AgUiTranslator(
+        thread_id=thread_id, run_id=run_id, new_id=new_id, redactor=redactor
+    )
     convert = translator.convert
     delta = TextDelta
     async for event in events:
@@ -92,12 +99,15 @@ class Translator(Generic[T]):
         run_id: str,
         new_id: Callable[[], str] | None,
         subagent_run_id: str | None,
+        redactor: Redactor | None = None,
     ) -> None:
         self.thread_id = thread_id
         self.run_id = run_id
         self.subagent_run_id = subagent_run_id
         """The sub-run this translator speaks for (None: the run itself)."""
         self._form = form
+        self._redact = redactor or DEFAULT_REDACTOR
+        """Hides secret keys' values in what the model wrote and tools returned."""
         self._new_id = new_id or _next_id
         self._step: str | None = None
         self._message: str | None = None
@@ -133,12 +143,14 @@ class Translator(Generic[T]):
 
     def _on_tool_call(self, event: ToolCalled) -> list[T]:
         self._unanswered[event.tool_call_id] = event.name
-        called = tool_call(event.tool_call_id, event.name, event.arguments)
+        arguments = self._redact.json_text(event.arguments)
+        called = tool_call(event.tool_call_id, event.name, arguments)
         return [*self._close_message(), *map(self._form.event, called)]
 
     def _on_tool_result(self, event: ToolResulted) -> list[T]:
         self._unanswered.pop(event.tool_call_id, None)
-        result = _tool_result(self._new_id(), event.tool_call_id, event.content, event.is_error)
+        content = self._redact.in_text(self._redact.json_text(event.content))
+        result = _tool_result(self._new_id(), event.tool_call_id, content, event.is_error)
         return [self._form.event(result)]
 
     def _on_agent(self, event: AgentStarted) -> list[T]:
@@ -172,7 +184,8 @@ class Translator(Generic[T]):
 
     def _on_handoff(self, event: HandoffPerformed | HandoffRefused) -> list[T]:
         name = HANDOFF if isinstance(event, HandoffPerformed) else HANDOFF_REFUSED
-        custom = {"type": "CUSTOM", "name": name, "value": to_jsonable_python(event)}
+        value = self._redact.value(to_jsonable_python(event))
+        custom = {"type": "CUSTOM", "name": name, "value": value}
         return [self._form.event(custom)]
 
     def _on_run_finished(self, event: RunFinished) -> list[T]:
@@ -184,7 +197,8 @@ class Translator(Generic[T]):
         if self.subagent_run_id is not None:
             ended.append(self._form.event(self._subagent_outcome(result)))
             return ended
-        ended.append(self._form.final_state(result.final_agent, result.trail, result.context))
+        context = self._redact.value(result.context)
+        ended.append(self._form.final_state(result.final_agent, result.trail, context))
         ended.append(self._outcome(result))
         return ended
 
@@ -199,6 +213,7 @@ class Translator(Generic[T]):
                 run_id=self.run_id,
                 new_id=self._new_id,
                 subagent_run_id=event.session_id,
+                redactor=self._redact,
             )
             self._subruns[event.session_id] = sub
             out.append(self._subagent_started(event))
@@ -270,7 +285,7 @@ class Translator(Generic[T]):
             ended["result"] = _json(result.final_output)
             ended["outcome"] = {"type": "success"}
         elif result.stop_reason == "interrupted" and result.pending is not None:
-            paused = interrupt(result, self._paused_call(result))
+            paused = interrupt(result, self._paused_call(result), self._redact)
             ended["outcome"] = {"type": "interrupt", "interrupts": [paused]}
         else:
             failure = f": {result.failure.type}: {result.failure.message}" if result.failure else ""
@@ -317,6 +332,7 @@ class AgUiTranslator(Translator[Wire]):
         run_id: str,
         new_id: Callable[[], str] | None = None,
         subagent_run_id: str | None = None,
+        redactor: Redactor | None = None,
     ) -> None:
         super().__init__(
             OBJECTS,
@@ -324,6 +340,7 @@ class AgUiTranslator(Translator[Wire]):
             run_id=run_id,
             new_id=new_id,
             subagent_run_id=subagent_run_id,
+            redactor=redactor,
         )
 
     def convert(self, event: Event) -> Sequence[Wire]:

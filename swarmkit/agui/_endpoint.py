@@ -25,6 +25,7 @@ from swarmkit.events import Event
 from swarmkit.exceptions import InteropRequestError
 from swarmkit.interrupts import Decision, reject
 from swarmkit.journal import Journal, turn_of
+from swarmkit.redaction import Redactor
 from swarmkit.serving import (
     DECISION_SHAPES,
     DEFAULT_MAX_REQUEST_BYTES,
@@ -49,7 +50,9 @@ MAX_THREAD_ID = 128
 
 def agui_app(swarm: Swarm, journal: Journal) -> Starlette:
     """The ASGI app: ``POST /`` with an AG-UI ``RunAgentInput`` answers an SSE stream of the
-    run's AG-UI events (no token check: serve it with ``AgUiServer`` or behind a TokenGuard)."""
+    run's AG-UI events (no token check: serve it with ``AgUiServer`` or behind a TokenGuard);
+    secret values hidden by the swarm's own ``redact_keys``."""
+    redactor = Redactor.of(swarm.config.redact_keys)
 
     async def run(request: Request) -> Response:
         try:
@@ -63,7 +66,9 @@ def agui_app(swarm: Swarm, journal: Journal) -> Starlette:
             return JSONResponse({"error": _input_error(exc)}, status_code=422)
         except ValueError as exc:
             return JSONResponse({"error": _first_line(exc)}, status_code=422)
-        body = ag_ui_sse(events, thread_id=run_input.thread_id, run_id=run_input.run_id)
+        body = ag_ui_sse(
+            events, thread_id=run_input.thread_id, run_id=run_input.run_id, redactor=redactor
+        )
         return StreamingResponse(body, media_type=SSE)
 
     return Starlette(routes=[Route("/", run, methods=["POST"])])

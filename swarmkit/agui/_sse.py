@@ -20,6 +20,7 @@ from swarmkit.agui._usage import UsageTally
 from swarmkit.agui._wire import Wire
 from swarmkit.events import Event, TextDelta
 from swarmkit.exceptions import SwarmkitError
+from swarmkit.redaction import Redactor
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 """The JSON encoding of an event's object: compact, non-ASCII text as it is."""
@@ -106,13 +107,20 @@ async def ag_ui_sse(
     thread_id: str,
     run_id: str,
     new_id: Callable[[], str] | None = None,
+    redactor: Redactor | None = None,
 ) -> AsyncGenerator[str, None]:
     """The AG-UI events of a run as the SSE messages ``AgUiServer`` sends, each
     ``data: <the event's JSON>`` and a blank line: ``ag_ui_events``' objects, written
     directly. A swarmkit error the run raises once the stream has begun ends it with
-    RUN_ERROR (``code``: the error's type), the only way the protocol can still tell it."""
+    RUN_ERROR (``code``: the error's type), the only way the protocol can still tell it.
+    Secret values are hidden as in ``ag_ui_events``."""
     translator = Translator(
-        SSE_MESSAGES, thread_id=thread_id, run_id=run_id, new_id=new_id, subagent_run_id=None
+        SSE_MESSAGES,
+        thread_id=thread_id,
+        run_id=run_id,
+        new_id=new_id,
+        subagent_run_id=None,
+        redactor=redactor,
     )
     convert = translator.convert
     delta, string = TextDelta, _string

@@ -10,6 +10,7 @@ from pydantic_core import to_jsonable_python
 
 from swarmkit.agui._usage import UsageTally
 from swarmkit.messages import Reasoning
+from swarmkit.redaction import Redactor
 from swarmkit.result import RunResult
 
 Wire: TypeAlias = dict[str, Any]
@@ -60,8 +61,9 @@ def reasoning_events(reasoning: Reasoning, new_id: Callable[[], str]) -> Iterato
     yield {"type": "REASONING_END", "messageId": span}
 
 
-def interrupt(result: RunResult, tool_call_id: str | None) -> Wire:
-    """The interrupt a paused run finishes with: its id is the paused session's."""
+def interrupt(result: RunResult, tool_call_id: str | None, redactor: Redactor) -> Wire:
+    """The interrupt a paused run finishes with: its id is the paused session's; secret
+    values of what it asks about hidden."""
     pending = result.pending
     assert pending is not None
     about = pending.target or pending.tool_name or pending.agent
@@ -70,7 +72,7 @@ def interrupt(result: RunResult, tool_call_id: str | None) -> Wire:
         "reason": pending.kind,
         "message": f"approve, reject or edit the {pending.kind} {about}",
         "responseSchema": DECISION_SCHEMA,
-        "metadata": {"pending": to_jsonable_python(pending)},
+        "metadata": {"pending": redactor.value(to_jsonable_python(pending))},
     }
     if tool_call_id is not None:
         wire["toolCallId"] = tool_call_id

@@ -388,3 +388,88 @@ async def test_a_resumed_handoff_streams_the_handoff_and_the_new_agents_step_onc
     assert steps == ["billing"]
     finished = _data(resumed[-1])
     assert (finished["result"], finished["usage"]) == ("Billing here.", [_usage(calls=1)])
+
+
+@tool(needs_approval=True)
+def connect(host: str, api_key: str, pin: int) -> str:
+    """Connect to a host."""
+    return json.dumps({"host": host, "session_token": "TOK-7", "pin": pin})
+
+
+@tool
+def lookup(pin: int) -> str:
+    """Look a customer up."""
+    return json.dumps({"name": "Ada", "pin": pin})
+
+
+async def test_the_stream_never_carries_a_secret_keys_value() -> None:
+    """Tool arguments, a tool's JSON result and a pause's arguments reach the client with
+    secret keys' values as [redacted], by the swarm's own ``redact_keys``. Approving the
+    paused call is refused (the journal withheld its secret arguments) and the client's
+    edit giving them runs it; the values never come back down the stream."""
+    model = ScriptedModel(
+        tool_call("lookup", pin=1234),
+        tool_call("connect", host="db", api_key="KEY-7", pin=1234),
+        text("Connected."),
+    )
+    swarm = Swarm(
+        [Agent(name="a", tools=[lookup, connect])],
+        "a",
+        model=model,
+        redact_keys=["key", "token", "pin"],
+    )
+    journal = InMemoryJournal()
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    async with (
+        AgUiServer(swarm, journal, token=TOKEN) as server,
+        httpx.AsyncClient(headers=headers) as http,
+    ):
+        paused = await _post(http, server.url, _run_input("t9", "r1", "connect"))
+        interrupt = _data(paused[-1])["outcome"]["interrupts"][0]
+
+        def resume(decision: dict[str, Any]) -> list[dict[str, Any]]:
+            entry = {"interruptId": interrupt["id"], "status": "resolved", "payload": decision}
+            return [entry]
+
+        refused = await _post(
+            http, server.url, _run_input("t9", "r2", "", resume=resume({"decision": "approve"}))
+        )
+        values = {"host": "db", "api_key": "KEY-7", "pin": 1234}
+        edited = {"decision": "edit", "payload": values}
+        resumed = await _post(http, server.url, _run_input("t9", "r3", "", resume=resume(edited)))
+
+    streamed = json.dumps([_data(e) for e in paused + refused + resumed])
+    assert "KEY-7" not in streamed and "TOK-7" not in streamed and "1234" not in streamed
+    arguments = [_data(e)["delta"] for e in paused if e.type == EventType.TOOL_CALL_ARGS]
+    shown = {"host": "db", "api_key": "[redacted]", "pin": "[redacted]"}
+    assert json.loads(arguments[1]) == shown
+    assert interrupt["metadata"]["pending"]["payload"] == shown
+    assert _data(refused[-1])["type"] == "RUN_ERROR"
+    assert "keeps api_key, pin as '[redacted]'" in _data(refused[-1])["message"]
+    results = [
+        json.loads(_data(e)["content"])
+        for e in paused + resumed
+        if e.type == EventType.TOOL_CALL_RESULT
+    ]
+    assert results == [
+        {"name": "Ada", "pin": "[redacted]"},
+        {"host": "db", "session_token": "[redacted]", "pin": "[redacted]"},
+    ]
+    assert _data(resumed[-1])["result"] == "Connected."
+
+
+async def test_ag_ui_events_hide_the_default_secret_words() -> None:
+    """Without a redactor, the default words apply (``api_key``, ``session_token``)."""
+
+    @tool
+    def login(api_key: str) -> str:
+        """Log in."""
+        return json.dumps({"session_token": "TOK-9"})
+
+    swarm = Swarm(
+        [Agent(name="a", tools=[login])],
+        "a",
+        model=ScriptedModel(tool_call("login", api_key="KEY-9"), text("in")),
+    )
+    wires = [w async for w in ag_ui_events(swarm.stream("go"), thread_id="t", run_id="r")]
+    assert "KEY-9" not in json.dumps(wires) and "TOK-9" not in json.dumps(wires)

@@ -11,9 +11,11 @@ from pydantic import BaseModel
 from swarmkit import (
     Agent,
     Handoff,
+    HandoffPayloadError,
     JournalError,
     ModelError,
     Swarm,
+    ToolArgumentsError,
     approve,
     edit,
     reject,
@@ -268,3 +270,51 @@ async def test_stream_left_early_journals_its_steps_and_resumes() -> None:
     result = await _swarm(ScriptedModel(text("billing answers")), journal=journal).resume("s")
 
     assert result.trail == ("triage", "billing") and result.final_output == "billing answers"
+
+
+async def test_approving_a_call_whose_secret_arguments_the_journal_withheld_is_refused() -> None:
+    """The journal keeps a secret argument as "[redacted]": approve alone would run the tool
+    with the placeholder, so it is refused, naming the fields, and the session keeps waiting;
+    an edit giving the values runs the tool with them."""
+    seen: list[str] = []
+
+    @tool(needs_approval=True)
+    def connect(host: str, api_key: str) -> str:
+        """Connect to a host."""
+        seen.append(api_key)
+        return "connected"
+
+    journal = InMemoryJournal()
+    model = ScriptedModel(tool_call("connect", host="db", api_key="KEY-7"), text("Done."))
+    swarm = Swarm([Agent(name="ops", tools=[connect])], "ops", model=model, journal=journal)
+    paused = await swarm.run("connect", session_id="s")
+    assert paused.pending is not None and dict(paused.pending.payload or {})["api_key"] == "KEY-7"
+
+    with pytest.raises(ToolArgumentsError, match=r"keeps api_key as '\[redacted\]'.*edit\("):
+        await swarm.resume("s", decision=approve())
+    assert seen == []
+    done = await swarm.resume("s", decision=edit(payload={"host": "db", "api_key": "KEY-7"}))
+    assert (done.final_output, seen) == ("Done.", ["KEY-7"])
+
+
+async def test_approving_a_handoff_whose_secret_payload_the_journal_withheld_is_refused() -> None:
+    """The same for a paused handoff: its payload would reach the agent as "[redacted]"."""
+
+    class Access(BaseModel):
+        """Access to grant."""
+
+        user: str
+        access_token: str
+
+    ops = Agent(name="ops")
+    desk = Agent(name="desk", handoffs=[Handoff(agent=ops, input_type=Access)])
+    journal = InMemoryJournal()
+    model = ScriptedModel(transfer("ops", user="ann", access_token="T-1"), text("Granted."))
+    swarm = Swarm([desk, ops], "desk", model=model, journal=journal, interrupt_on_handoff=True)
+    await swarm.run("grant", session_id="s")
+    with pytest.raises(HandoffPayloadError, match=r"keeps access_token as '\[redacted\]'"):
+        await swarm.resume("s", decision=approve())
+    payload = {"user": "ann", "access_token": "T-1"}
+    done = await swarm.resume("s", decision=edit(payload=payload))
+    assert done.final_output == "Granted."
+    assert "T-1" in str(model.requests[-1].messages)  # what ops was handed

@@ -1,4 +1,4 @@
-"""What every wire dialect shares: answer errors, checked JSON reads, sendable JSON, assemblers."""
+"""What the wire dialects share: answer errors, checked JSON, sendable text, settings, assembly."""
 
 from __future__ import annotations
 

@@ -4,6 +4,7 @@ HTTP behind the bearer-token guard."""
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -119,7 +120,7 @@ class McpServer(AsgiServer):
             build,
             host=host,
             port=port,
-            token=token,
+            token=token or secrets.token_urlsafe(24),
             allow_remote=allow_remote,
             max_request_bytes=max_request_bytes,
             principals={DECIDER: decision_token} if decision_token is not None else None,

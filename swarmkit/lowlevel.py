@@ -26,6 +26,8 @@ Records into a journal:
 - ``RecordSink``: anything a run's records can be written to (a ``mirror=``).
 - ``append_mirrored``: copies an engine's mirrored records into a shared journal,
   idempotently, each session under its writer lease for ``MIRROR_LEASE_SECONDS``.
+- ``RulesLogElsewhere``: the base of an engine's in-workflow session journal whose rules log
+  lives in the shared journal (the engine says how to reach it: a step, an activity).
 
 Codecs, for an engine that keeps a run's steps in a history of its own (each value's
 ``*_to_data`` is JSON-safe and its ``*_from_data`` gives back an equal value):
@@ -56,7 +58,7 @@ if _typing.TYPE_CHECKING:
     from swarmkit.events import event_from_data, event_to_data
     from swarmkit.interrupts import DecisionSource, decision_from_data, decision_to_data
     from swarmkit.journal._codec import response_from_data, response_to_data
-    from swarmkit.journal._mirror import MIRROR_LEASE_SECONDS, append_mirrored
+    from swarmkit.journal._mirror import MIRROR_LEASE_SECONDS, RulesLogElsewhere, append_mirrored
     from swarmkit.journal._open import is_postgres_location, journal_label, mask_locations
     from swarmkit.journal._records import RecordSink
     from swarmkit.journal._times import StepTime, step_times
@@ -78,6 +80,7 @@ __all__ = [
     "NOTHING_HELD",
     "RecordSink",
     "RequestHistory",
+    "RulesLogElsewhere",
     "RunSeams",
     "Runtime",
     "StepTime",
@@ -119,6 +122,7 @@ _HOMES: dict[str, str] = {
     "response_to_data": "swarmkit.journal._codec",
     "MIRROR_LEASE_SECONDS": "swarmkit.journal._mirror",
     "append_mirrored": "swarmkit.journal._mirror",
+    "RulesLogElsewhere": "swarmkit.journal._mirror",
     "is_postgres_location": "swarmkit.journal._open",
     "journal_label": "swarmkit.journal._open",
     "mask_locations": "swarmkit.journal._open",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator, AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, assert_never
 
 from swarmkit import events as ev
@@ -361,13 +361,7 @@ class RunLoop:
             state.conversation.say(message.content)
         if message is response.message:
             return response
-        return ModelResponse(
-            message=message,
-            usage=response.usage,
-            finish_reason=response.finish_reason,
-            model=response.model,
-            id=response.id,
-        )
+        return replace(response, message=message)
 
     async def _respond(
         self, plan: AgentPlan, request: ModelRequest, turn: int

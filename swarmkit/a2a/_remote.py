@@ -84,16 +84,11 @@ class RemoteA2AModel:
             raise ConfigurationError(f"the remote agent's url must be http(s)://..., got {url!r}")
         if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
             raise ConfigurationError(f"timeout must be a positive number of seconds: {timeout!r}")
-        if retry is not None and not isinstance(retry, RetryPolicy):
-            raise ConfigurationError(
-                f"retry= must be a RetryPolicy, got {type(retry).__name__}; "
-                "e.g. retry=RetryPolicy(max_attempts=3)"
-            )
         self.url = url
         self.name = f"a2a:{url}"
         """How the journal and errors name this model."""
         self.provider = "a2a"
-        self.retry = retry or RetryPolicy()
+        self.retry = RetryPolicy.or_default(retry)
         """The retry policy of every call."""
         self._token = check_token(token) if token else ""
         self._headers = {"Authorization": f"Bearer {self._token}"} if token else {}

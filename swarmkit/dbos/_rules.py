@@ -14,63 +14,42 @@ from typing import Any
 from dbos import DBOS, StepOptions
 
 from swarmkit.exceptions import JournalError
-from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, SessionInfo
+from swarmkit.journal import InMemoryJournal, Journal, JournalRecord
+from swarmkit.lowlevel import RulesLogElsewhere
 from swarmkit.shadow import RULES_LOG
 
 RULES_STEP = "swarmkit.rules-log"
 """The name of the steps that read and append the shared rules log."""
 
 
-class SessionJournal:
+class SessionJournal(RulesLogElsewhere):
     """The session's records in ``local``; the rules log in ``shared`` through DBOS steps."""
 
     def __init__(self, local: InMemoryJournal, shared: Journal | None) -> None:
-        self.local = local
+        super().__init__(local)
         self.shared = shared
 
-    def _steps(self, session_id: str) -> Journal | None:
-        return self.shared if session_id == RULES_LOG else None
+    def keeps_elsewhere(self, session_id: str) -> bool:
+        """The rules log's records, when there is a shared journal to keep them."""
+        return self.shared is not None and super().keeps_elsewhere(session_id)
 
-    async def append(self, records: Sequence[JournalRecord]) -> None:
-        """A session's step locally; a rules log record to the shared journal, as a step."""
-        shared = self._steps(records[0].session_id) if records else None
-        if shared is None:
-            await self.local.append(records)
-            return
-        failure = await DBOS.run_step_async(_options(), _append, shared, list(records))
+    async def append_rules_log(self, records: Sequence[JournalRecord]) -> None:
+        """A rules log record to the shared journal, as a step."""
+        assert self.shared is not None  # keeps_elsewhere says so
+        failure = await DBOS.run_step_async(_options(), _append, self.shared, list(records))
         if failure is not None:
             raise JournalError(failure)
 
-    async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
-        """A session's records; the rules log's as a step's recorded answer."""
-        shared = self._steps(session_id)
-        if shared is None:
-            return await self.local.read(session_id)
-        rows = await DBOS.run_step_async(_options(), _read, shared)
+    async def read_rules_log(self) -> tuple[JournalRecord, ...]:
+        """The rules log's records as a step's recorded answer."""
+        assert self.shared is not None  # keeps_elsewhere says so
+        rows = await DBOS.run_step_async(_options(), _read, self.shared)
         return tuple(_record(row) for row in rows)
 
-    async def next_seq(self, session_id: str) -> int:
-        """The next seq; the rules log's (its version) as a step's recorded answer."""
-        shared = self._steps(session_id)
-        if shared is None:
-            return await self.local.next_seq(session_id)
-        return int(await DBOS.run_step_async(_options(), shared.next_seq, RULES_LOG))
-
-    async def sessions(self) -> tuple[SessionInfo, ...]:
-        """The in-workflow sessions (what the mirror copies)."""
-        return await self.local.sessions()
-
-    async def delete(self, session_id: str) -> None:
-        """Delete an in-workflow session."""
-        await self.local.delete(session_id)
-
-    async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
-        """The in-workflow journal's lease."""
-        await self.local.acquire_lease(session_id, owner=owner, ttl=ttl)
-
-    async def release_lease(self, session_id: str, *, owner: str) -> None:
-        """The in-workflow journal's lease."""
-        await self.local.release_lease(session_id, owner=owner)
+    async def rules_log_next_seq(self) -> int:
+        """The rules log's next seq (its version) as a step's recorded answer."""
+        assert self.shared is not None  # keeps_elsewhere says so
+        return int(await DBOS.run_step_async(_options(), self.shared.next_seq, RULES_LOG))
 
 
 async def _append(journal: Journal, records: list[JournalRecord]) -> str | None:

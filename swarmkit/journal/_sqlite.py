@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from types import TracebackType
 from typing import TypeVar
 
 from swarmkit.exceptions import JournalError, SessionBusyError, SessionNotFoundError
@@ -277,23 +276,13 @@ class SQLiteJournal:
             self._connection()
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     async def __aenter__(self) -> SQLiteJournal:
         return self.__enter__()
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:

@@ -65,14 +65,9 @@ class ModelAdapter(Generic[_Client]):
         for name, value in (("base_url", base_url), ("api_key", api_key)):
             if value is not None and not isinstance(value, str):
                 raise ConfigurationError(f"{name}= must be a string, got {type(value).__name__}")
-        if retry is not None and not isinstance(retry, RetryPolicy):
-            raise ConfigurationError(
-                f"retry= must be a RetryPolicy, got {type(retry).__name__}; "
-                "e.g. retry=RetryPolicy(max_attempts=3)"
-            )
         self.name = model
         """The model name sent with every request."""
-        self.retry = retry or RetryPolicy()
+        self.retry = RetryPolicy.or_default(retry)
         """The retry policy of every call."""
         self.timeouts = timeouts_of(timeout, timeouts)
         """The deadlines of each attempt."""

@@ -34,6 +34,7 @@ from swarmkit.models._wire import (
     json_type,
     plain_json,
     sendable,
+    set_only,
 )
 from swarmkit.models._wire_cache import ByIdentity
 
@@ -102,8 +103,7 @@ def request_params(model: str, request: ModelRequest, options: RequestOptions) -
 
 def _sampling(settings: ModelSettings) -> dict[str, Any]:
     # ``seed`` has no Messages API field and is not sent.
-    candidates = {"temperature": settings.temperature, "top_p": settings.top_p}
-    return {key: value for key, value in candidates.items() if value is not None}
+    return set_only({"temperature": settings.temperature, "top_p": settings.top_p})
 
 
 def tool_param(spec: ToolSpec) -> dict[str, Any]:

@@ -36,6 +36,8 @@ from swarmkit.models._wire import (
     checked_text,
     plain_json,
     sendable,
+    set_only,
+    tool_settings,
 )
 from swarmkit.models._wire_cache import MESSAGES_MARK, WireCache, json_bytes, spliced_body
 
@@ -156,24 +158,20 @@ def tool_param(spec: ToolSpec) -> dict[str, Any]:
 
 def settings_params(settings: ModelSettings, *, has_tools: bool) -> dict[str, Any]:
     """The settings that are set; tool settings only with tools, as the API rejects them alone."""
-    candidates: dict[str, Any] = {
-        "temperature": settings.temperature,
-        "top_p": settings.top_p,
-        # ``max_tokens`` rather than ``max_completion_tokens``: every compatible server knows it.
-        "max_tokens": settings.max_tokens,
-        "seed": settings.seed,
-    }
-    if has_tools:
-        candidates["tool_choice"] = tool_choice_param(settings.tool_choice)
-        candidates["parallel_tool_calls"] = settings.parallel_tool_calls
-    return {key: value for key, value in candidates.items() if value is not None}
+    return set_only(
+        {
+            "temperature": settings.temperature,
+            "top_p": settings.top_p,
+            # ``max_tokens``, not ``max_completion_tokens``: every compatible server knows it.
+            "max_tokens": settings.max_tokens,
+            "seed": settings.seed,
+            **(tool_settings(settings, _forced_function) if has_tools else {}),
+        }
+    )
 
 
-def tool_choice_param(choice: str | None) -> str | dict[str, Any] | None:
-    """``auto``/``required``/``none`` as they are; any other string names the tool to force."""
-    if choice is None or choice in ("auto", "required", "none"):
-        return choice
-    return {"type": "function", "function": {"name": choice}}
+def _forced_function(name: str) -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name}}
 
 
 def response_format(schema: OutputSchema) -> dict[str, Any]:

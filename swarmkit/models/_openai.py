@@ -98,11 +98,11 @@ class OpenAIModel(ModelAdapter["AsyncOpenAI"]):
             # encoded (NaN in extra_body) fails here, as it did inside post().
             deadline = AttemptDeadline(self.timeouts)
             with decoding_answers():
-                body = request_json(self.name, request)
-                completion = await deadline.within(
-                    "first_byte", client.post(_COMPLETIONS, content=body, cast_to=object)
+                body = self._request_json(request)
+                answer = await deadline.within(
+                    "first_byte", client.post(self._path, content=body, cast_to=object)
                 )
-            response = parse_completion(json_object(completion))
+            response = self._parse(json_object(answer))
             self._log_finished(response, attempt=attempt, started=started, stream=False)
             return response
 
@@ -146,6 +146,12 @@ class OpenAIModel(ModelAdapter["AsyncOpenAI"]):
         yield response
 
     # What the API's dialect decides; OpenAIResponsesModel replaces these, the rest is the same.
+
+    _path = _COMPLETIONS
+    """Where a request is posted."""
+
+    def _parse(self, answer: dict[str, Any]) -> ModelResponse:
+        return parse_completion(answer)
 
     def _request_json(self, request: ModelRequest, *, stream: bool = False) -> bytes:
         return request_json(self.name, request, stream=stream)

@@ -6,14 +6,12 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from swarmkit.models._base import ModelRequest, ModelResponse
-from swarmkit.models._deadline import AttemptDeadline
 from swarmkit.models._openai import OpenAIModel
 from swarmkit.models._responses_wire import (
     ResponseStreamAssembler,
     parse_response,
     request_json,
 )
-from swarmkit.models._retry import decoding_answers
 from swarmkit.models._wire import StreamAssembly, json_object
 
 if TYPE_CHECKING:
@@ -32,28 +30,13 @@ class OpenAIResponsesModel(OpenAIModel):
     the whole conversation (no ``previous_response_id``), so journals replay and agents mix freely.
     """
 
+    _path = _RESPONSES
+
     def __repr__(self) -> str:
         return f"OpenAIResponsesModel({self.name!r})"
 
-    async def respond(self, request: ModelRequest) -> ModelResponse:
-        """Answer with one complete response, retrying transient failures."""
-        client = self._ready_client()
-        body = self._request_json(request)
-        started = self._clock()
-
-        async def attempt_once(attempt: int) -> ModelResponse:
-            # The low-level post sends the body as it is (JSON bytes joined from each message's
-            # JSON, made once), within the attempt's deadlines, as OpenAIModel does.
-            deadline = AttemptDeadline(self.timeouts)
-            with decoding_answers():
-                data = await deadline.within(
-                    "first_byte", client.post(_RESPONSES, content=body, cast_to=object)
-                )
-            response = parse_response(json_object(data))
-            self._log_finished(response, attempt=attempt, started=started, stream=False)
-            return response
-
-        return await self._retrier().call(attempt_once)
+    def _parse(self, answer: dict[str, Any]) -> ModelResponse:
+        return parse_response(answer)
 
     def _request_json(self, request: ModelRequest, *, stream: bool = False) -> bytes:
         return request_json(self.name, request, stream=stream)
@@ -62,7 +45,7 @@ class OpenAIResponsesModel(OpenAIModel):
         from openai import AsyncStream  # noqa: PLC0415 - loaded with the client
 
         return client.post(
-            _RESPONSES, content=body, cast_to=object, stream=True, stream_cls=AsyncStream[object]
+            self._path, content=body, cast_to=object, stream=True, stream_cls=AsyncStream[object]
         )
 
     def _assembler(self) -> StreamAssembly:

@@ -32,6 +32,8 @@ from swarmkit.models._wire import (
     checked_count,
     checked_text,
     plain_json,
+    set_only,
+    tool_settings,
 )
 from swarmkit.models._wire_cache import MESSAGES_MARK, WireCache, json_bytes, spliced_body
 
@@ -132,22 +134,18 @@ def function_tool(spec: ToolSpec) -> dict[str, Any]:
 
 def settings_body(settings: ModelSettings, *, has_tools: bool) -> dict[str, Any]:
     """The settings that are set; ``seed`` has no Responses API field and is not sent."""
-    candidates: dict[str, Any] = {
-        "temperature": settings.temperature,
-        "top_p": settings.top_p,
-        "max_output_tokens": settings.max_tokens,
-    }
-    if has_tools:
-        candidates["tool_choice"] = tool_choice(settings.tool_choice)
-        candidates["parallel_tool_calls"] = settings.parallel_tool_calls
-    return {key: value for key, value in candidates.items() if value is not None}
+    return set_only(
+        {
+            "temperature": settings.temperature,
+            "top_p": settings.top_p,
+            "max_output_tokens": settings.max_tokens,
+            **(tool_settings(settings, _forced_function) if has_tools else {}),
+        }
+    )
 
 
-def tool_choice(choice: str | None) -> str | dict[str, Any] | None:
-    """``auto``/``required``/``none`` as they are; any other string names the tool to force."""
-    if choice is None or choice in ("auto", "required", "none"):
-        return choice
-    return {"type": "function", "name": choice}
+def _forced_function(name: str) -> dict[str, Any]:
+    return {"type": "function", "name": name}
 
 
 def output_format(request: ModelRequest) -> dict[str, Any] | None:

@@ -127,6 +127,19 @@ class RetryPolicy:
         if not 0 <= self.jitter <= 1:
             raise ConfigurationError(f"jitter must be between 0 and 1, got {self.jitter}")
 
+    @classmethod
+    def or_default(cls, retry: RetryPolicy | None) -> RetryPolicy:
+        """A ``retry=`` argument as a policy: the one given, or the default for None; anything
+        else raises ``ConfigurationError`` saying what to pass."""
+        if retry is None:
+            return cls()
+        if not isinstance(retry, RetryPolicy):
+            raise ConfigurationError(
+                f"retry= must be a RetryPolicy, got {type(retry).__name__}; "
+                "e.g. retry=RetryPolicy(max_attempts=3)"
+            )
+        return retry
+
     def backoff(self, attempt: int, draw: Callable[[], float] = random.random) -> float:
         """The jittered wait after failed attempt number ``attempt`` (1-based)."""
         # The exponent is capped so a huge attempt count cannot overflow the float.

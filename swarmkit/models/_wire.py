@@ -1,12 +1,12 @@
-"""What every wire dialect shares: answer errors, checked JSON reads, sendable JSON, assemblers."""
+"""What the wire dialects share: answer errors, checked JSON, sendable text, settings, assembly."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from swarmkit.models._base import ModelDelta, ModelResponse
+from swarmkit.models._base import ModelDelta, ModelResponse, ModelSettings
 
 
 class IncompleteResponseError(ValueError):
@@ -138,3 +138,18 @@ def plain_json(value: Any) -> Any:
     if isinstance(value, Sequence) and not isinstance(value, str | bytes):
         return [plain_json(item) for item in value]
     return value
+
+
+def set_only(fields: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields that are set: None stands for the server's default and is not sent."""
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def tool_settings(settings: ModelSettings, forced: Callable[[str], Any]) -> dict[str, Any]:
+    """The tool settings both OpenAI APIs take (only beside tools: they reject them alone).
+    ``tool_choice``'s ``auto``/``required``/``none`` go as they are; any other string names
+    the tool to force, sent as ``forced(name)``."""
+    choice = settings.tool_choice
+    if choice is not None and choice not in ("auto", "required", "none"):
+        choice = forced(choice)
+    return {"tool_choice": choice, "parallel_tool_calls": settings.parallel_tool_calls}

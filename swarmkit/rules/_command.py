@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -163,28 +164,7 @@ def _suggest_data(report: SuggestReport) -> dict[str, Any]:
         "sessions": report.sessions,
         "held_out_sessions": report.held_out_sessions,
         "decisions": dict(report.decisions),
-        "suggestions": [
-            {
-                "source": s.source,
-                "target": s.target,
-                "when": s.when,
-                "priority": s.priority,
-                "precision": s.precision,
-                "support": s.support,
-                "agreed": s.agreed,
-                "decided": s.decided,
-                "saved_calls": s.saved_calls,
-                "saved_tokens": s.saved_tokens,
-                "counter_count": s.counter_count,
-                "counter_examples": [
-                    {"session_id": c.session_id, "seq": c.seq, "chosen": c.chosen}
-                    for c in s.counter_examples
-                ],
-                "conflicts": list(s.conflicts),
-                "line": s.line,
-            }
-            for s in report.suggestions
-        ],
+        "suggestions": [{**dataclasses.asdict(s), "line": s.line} for s in report.suggestions],
         "inconsistencies": [
             {"source": i.source, "context": i.context, "counts": dict(i.counts)}
             for i in report.inconsistencies

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from swarmkit.exceptions import JournalError
-from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, SessionInfo
+from swarmkit.journal import InMemoryJournal, Journal, JournalRecord
+from swarmkit.lowlevel import RulesLogElsewhere
 from swarmkit.shadow import RULES_LOG
 from swarmkit.temporal._data import record_from_data, record_to_data
 from swarmkit.temporal._options import ActivityOptions, execute
@@ -40,52 +41,29 @@ async def rules_log_answer(journal: Journal, request: dict[str, Any]) -> dict[st
     return {"refused": None}
 
 
-class SessionJournal:
+class SessionJournal(RulesLogElsewhere):
     """The session's records in ``local``; the rules log in the worker's journal, through
     the rules log activity."""
 
     def __init__(self, local: InMemoryJournal, options: ActivityOptions) -> None:
-        self.local = local
+        super().__init__(local)
         self.options = options
 
     async def _ask(self, request: dict[str, Any]) -> dict[str, Any]:
         answer: dict[str, Any] = await execute(RULES_LOG_ACTIVITY, request, self.options)
         return answer
 
-    async def append(self, records: Sequence[JournalRecord]) -> None:
-        """A session's step locally; a rules log record to the worker's journal."""
-        if not records or records[0].session_id != RULES_LOG:
-            await self.local.append(records)
-            return
+    async def append_rules_log(self, records: Sequence[JournalRecord]) -> None:
+        """A rules log record to the worker's journal."""
         answer = await self._ask({"op": "append", "records": [record_to_data(r) for r in records]})
         if answer.get("refused"):
             raise JournalError(str(answer["refused"]))
 
-    async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
-        """A session's records; the rules log's as the activity's answer."""
-        if session_id != RULES_LOG:
-            return await self.local.read(session_id)
+    async def read_rules_log(self) -> tuple[JournalRecord, ...]:
+        """The rules log's records as the activity's answer."""
         answer = await self._ask({"op": "read"})
         return tuple(record_from_data(data) for data in answer["records"])
 
-    async def next_seq(self, session_id: str) -> int:
-        """The next seq; the rules log's (its version) as the activity's answer."""
-        if session_id != RULES_LOG:
-            return await self.local.next_seq(session_id)
+    async def rules_log_next_seq(self) -> int:
+        """The rules log's next seq (its version) as the activity's answer."""
         return int((await self._ask({"op": "next_seq"}))["seq"])
-
-    async def sessions(self) -> tuple[SessionInfo, ...]:
-        """The in-workflow sessions (what the mirror copies)."""
-        return await self.local.sessions()
-
-    async def delete(self, session_id: str) -> None:
-        """Delete an in-workflow session."""
-        await self.local.delete(session_id)
-
-    async def acquire_lease(self, session_id: str, *, owner: str, ttl: float) -> None:
-        """The in-workflow journal's lease."""
-        await self.local.acquire_lease(session_id, owner=owner, ttl=ttl)
-
-    async def release_lease(self, session_id: str, *, owner: str) -> None:
-        """The in-workflow journal's lease."""
-        await self.local.release_lease(session_id, owner=owner)

@@ -7,6 +7,7 @@ so a page reload does not read the journal again.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -101,25 +102,7 @@ def _suggest_data(report: SuggestReport, query: RulesQuery) -> dict[str, Any]:
         "min_support": query.min_support,
         "min_precision": query.min_precision,
         "suggestions": [
-            {
-                "source": s.source,
-                "target": s.target,
-                "when": s.when,
-                "line": s.line,
-                "precision": s.precision,
-                "support": s.support,
-                "agreed": s.agreed,
-                "bounds": wilson(s.agreed, s.support),
-                "decided": s.decided,
-                "saved_calls": s.saved_calls,
-                "saved_tokens": s.saved_tokens,
-                "counter_count": s.counter_count,
-                "counter_examples": [
-                    {"session_id": c.session_id, "seq": c.seq, "chosen": c.chosen}
-                    for c in s.counter_examples
-                ],
-                "conflicts": list(s.conflicts),
-            }
+            {**dataclasses.asdict(s), "line": s.line, "bounds": wilson(s.agreed, s.support)}
             for s in report.suggestions
         ],
         "withheld": [

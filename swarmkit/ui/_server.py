@@ -180,28 +180,9 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the command's output is the URL; requests are not logged."""
 
-    def do_GET(self) -> None:
-        self._handle("GET")
-
-    def do_POST(self) -> None:
-        self._handle("POST")
-
-    def do_PUT(self) -> None:
-        self._handle("PUT")
-
-    def do_DELETE(self) -> None:
-        self._handle("DELETE")
-
-    def do_PATCH(self) -> None:
-        self._handle("PATCH")
-
-    def do_OPTIONS(self) -> None:
-        self._handle("OPTIONS")
-
-    def do_HEAD(self) -> None:
-        self._handle("HEAD")
-
-    def _handle(self, method: str) -> None:
+    def _handle(self) -> None:
+        """Answer one request, whatever its method (a route refuses those it does not take)."""
+        method = self.command
         length = self._content_length()
         if length is None:
             self.close_connection = True
@@ -227,6 +208,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(reply.status, reply.body)
         else:
             self._page(url.path)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = do_HEAD = _handle
 
     def _refusal(self, method: str, path: str) -> tuple[HTTPStatus, str] | None:
         """Why this request is refused, checked in order; None when it may be served."""

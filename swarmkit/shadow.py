@@ -2,9 +2,11 @@
 
 A swarm given ``shadow=`` (a HandoffGraph, or its ``to_dict`` data) evaluates, on every turn
 the model decides, each shadow rule out of the active agent on the rule state the graph would
-have seen, and journals every rule's verdict with that decision in a ``shadow`` record: whether
-it fired, its target, and whether it agreed with the model (it fired and named the agent the
-model handed off to). Nothing else changes: no call is added, no routing follows a shadow rule.
+have seen, and journals the verdicts with that decision in one compact ``shadow`` record: the
+rules judged (by name, in order), the indices of those that fired and of those that agreed
+with the model (fired and named the agent it handed off to), and the call's tokens. Nothing
+else changes: no call is added, no routing follows a shadow rule. Journals from before the
+compact form hold one dict per rule (``verdicts``); ``verdicts_of`` reads both forms.
 
 Promotions and demotions are journal-level records: they live in the journal's rules log, a
 session of its own (``RULES_LOG``) that every store holds like any other, so every worker
@@ -31,11 +33,15 @@ __all__ = [
     "SKIPPED_RECORD",
     "RuleAudit",
     "SHADOW_RECORD",
+    "Verdict",
+    "legacy_shadow_data",
     "log_rule_change",
     "read_rules_log",
     "rule_name",
+    "rule_target",
     "shadow_data",
     "shadow_graph",
+    "verdicts_of",
 ]
 
 RULES_LOG = "swarmkit.rules-log"
@@ -124,12 +130,35 @@ def shadow_graph(value: object, agents: Mapping[str, object]) -> HandoffGraph | 
 
 
 def shadow_data(
-    agent: str, turn: int, trials: Sequence[tuple[Edge, bool]], model_target: str | None
+    agent: str,
+    turn: int,
+    trials: Sequence[tuple[Edge, bool]],
+    model_target: str | None,
+    *,
+    tokens: int = 0,
 ) -> dict[str, Any]:
     """The ``shadow`` record of one model decision: ``trials`` holds each shadow rule out of
     ``agent`` with whether its condition held; ``model_target`` is the agent the model handed
-    off to (None: it kept the turn or answered). A rule agrees when it fired and its target is
-    the model's; a rule that did not fire neither agrees nor disagrees."""
+    off to (None: it kept the turn or answered); ``tokens`` the decision's call's total. A rule
+    agrees when it fired and its target is the model's; a rule that did not fire neither
+    agrees nor disagrees."""
+    fired = [index for index, (_, held) in enumerate(trials) if held]
+    return {
+        "agent": agent,
+        "turn": turn,
+        "model_target": model_target,
+        "tokens": tokens,
+        "rules": [rule_name(edge) for edge, _ in trials],
+        "fired": fired,
+        "agrees": [index for index in fired if trials[index][0].target == model_target],
+    }
+
+
+def legacy_shadow_data(
+    agent: str, turn: int, trials: Sequence[tuple[Edge, bool]], model_target: str | None
+) -> dict[str, Any]:
+    """The ``shadow`` record as swarmkit 0.2 wrote it: one dict per rule (``verdicts``). A
+    replay of such a journal writes this form to check the journaled one."""
     verdicts = [
         {
             "rule": rule_name(edge),
@@ -140,6 +169,37 @@ def shadow_data(
         for edge, fired in trials
     ]
     return {"agent": agent, "turn": turn, "model_target": model_target, "verdicts": verdicts}
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Verdict:
+    """One shadow rule's verdict on one model decision."""
+
+    rule: str
+    """The rule's name (see ``rule_name``)."""
+    fired: bool
+    """Whether its condition held."""
+    agrees: bool
+    """Whether it fired and named the agent the model handed off to."""
+
+
+def verdicts_of(data: Mapping[str, Any]) -> tuple[Verdict, ...]:
+    """The verdicts a ``shadow`` record holds, in the rules' order, whichever form it has."""
+    if "verdicts" in data:  # the form of swarmkit 0.2
+        return tuple(
+            Verdict(rule=v["rule"], fired=bool(v["fired"]), agrees=bool(v["agrees"]))
+            for v in data["verdicts"]
+        )
+    fired, agrees = set(data["fired"]), set(data["agrees"])
+    return tuple(
+        Verdict(rule=rule, fired=index in fired, agrees=index in agrees)
+        for index, rule in enumerate(data["rules"])
+    )
+
+
+def rule_target(name: str) -> str:
+    """The target a rule's name routes to (``"a -> b if x"``: ``b``)."""
+    return name.partition(" -> ")[2].partition(" if ")[0]
 
 
 async def read_rules_log(journal: Journal) -> tuple[JournalRecord, ...]:

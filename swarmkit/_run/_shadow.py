@@ -1,13 +1,13 @@
 """Shadow rules on a turn the model decides: judged before the call, journaled after it.
 
-A model-decided turn is the hot path, so each agent's shadow rules are prepared once per graph:
-their compiled tests, and every verdict a rule can give already built (not fired; fired and
-disagreeing; fired and agreeing), so a turn evaluates the conditions and picks verdicts.
+A model-decided turn is the hot path, so each agent's shadow rules are prepared once per graph
+(their compiled tests, targets and names), and a turn journals only the indices of the rules
+that fired and agreed beside the names' one shared list.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -15,30 +15,34 @@ from weakref import WeakKeyDictionary
 from swarmkit._run._handoff import is_handoff_call
 from swarmkit._run._parts import RunParts
 from swarmkit._run._replies import candidate_target
-from swarmkit._run._state import Candidate, rule_state
+from swarmkit._run._state import RESERVED_KEY, Candidate, rule_state
 from swarmkit.conditions import Condition
-from swarmkit.graph import HandoffGraph
+from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.models import ModelResponse
 from swarmkit.plan import AgentPlan
-from swarmkit.shadow import SHADOW_RECORD, rule_name
+from swarmkit.shadow import SHADOW_RECORD, legacy_shadow_data, rule_name
 
 
 @dataclass(frozen=True, slots=True)
 class _AgentRules:
     """One agent's shadow rules, in evaluation order, ready to judge."""
 
+    edges: tuple[Edge, ...]
     conditions: tuple[Condition | None, ...]
     tests: tuple[Callable[[Any], object], ...]
     targets: tuple[str, ...]
-    verdicts: tuple[tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], ...]
+    names: list[str]
+    """The rules' names, one list shared by every record (nothing mutates it)."""
+    reads_facts: bool
+    """Whether a rule reads the loop's facts (``swarm.*``): else the context is the state."""
 
 
 @dataclass(frozen=True, slots=True)
 class Trials:
-    """Each shadow rule out of the active agent, with whether its condition held."""
+    """Each shadow rule out of the active agent, with the indices of those that held."""
 
     rules: _AgentRules
-    fired: list[bool]
+    fired: list[int]
 
 
 _PREPARED: WeakKeyDictionary[HandoffGraph, dict[str, _AgentRules | None]] = WeakKeyDictionary()
@@ -54,29 +58,41 @@ def judge(run: RunParts, plan: AgentPlan) -> Trials | None:
     rules = _prepared(graph, plan.name)
     if rules is None:
         return None
-    state = rule_state(run.state)
+    context = run.state.context
+    # Rules that read only the context see it as it is: the rule state would copy it.
+    state = context if type(context) is dict and not rules.reads_facts else rule_state(run.state)
     try:
         # The compiled tests straight on the state (a dict): a condition's own call adds a
         # check and a frame per rule. Anything odd in the state takes the careful path.
-        fired = [bool(test(state)) for test in rules.tests]
+        fired = [index for index, test in enumerate(rules.tests) if test(state)]
     except Exception:
-        fired = [condition is None or condition(state) for condition in rules.conditions]
+        fired = [
+            index
+            for index, condition in enumerate(rules.conditions)
+            if condition is None or condition(state)
+        ]
     return Trials(rules, fired)
 
 
 async def journal(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse) -> None:
-    """Journal the verdicts beside the model's decision (a strict replay checks them)."""
+    """Journal the verdicts beside the model's decision, compactly (a strict replay checks
+    them; replaying a journal of the older form writes and checks that form)."""
     chosen = model_target(plan, response)
-    rules = trials.rules
-    verdicts = [
-        (kinds[2] if target == chosen else kinds[1]) if fired else kinds[0]
-        for fired, target, kinds in zip(trials.fired, rules.targets, rules.verdicts, strict=True)
-    ]
+    rules, fired, turn = trials.rules, trials.fired, run.state.budget.turns
+    held = run.tape.held(SHADOW_RECORD)
+    if held is not None and held.data is not None and "verdicts" in held.data:
+        held_trials = [(edge, index in fired) for index, edge in enumerate(rules.edges)]
+        await run.tape.note(SHADOW_RECORD, legacy_shadow_data(plan.name, turn, held_trials, chosen))
+        return
+    targets = rules.targets
     data = {
         "agent": plan.name,
-        "turn": run.state.budget.turns,
+        "turn": turn,
         "model_target": chosen,
-        "verdicts": verdicts,
+        "tokens": response.usage.total_tokens,
+        "rules": rules.names,
+        "fired": fired,
+        "agrees": [index for index in fired if targets[index] == chosen],
     }
     await run.tape.note(SHADOW_RECORD, data)
 
@@ -102,20 +118,14 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
     edges = graph.compiled_edges(agent) if agent in graph else []
     if not edges:
         return None
-    verdicts = []
-    for edge, _ in edges:
-        name, target = rule_name(edge), edge.target
-        verdicts.append(
-            tuple(
-                {"rule": name, "target": target, "fired": fired, "agrees": agrees}
-                for fired, agrees in ((False, False), (True, False), (True, True))
-            )
-        )
+    conditions = tuple(condition for _, condition in edges)
     return _AgentRules(
-        conditions=tuple(condition for _, condition in edges),
-        tests=tuple(_always if c is None else c._test for _, c in edges),
+        edges=tuple(edge for edge, _ in edges),
+        conditions=conditions,
+        tests=tuple(_always if c is None else c._test for c in conditions),
         targets=tuple(edge.target for edge, _ in edges),
-        verdicts=tuple(verdicts),  # type: ignore[arg-type]
+        names=[rule_name(edge) for edge, _ in edges],
+        reads_facts=any(c is not None and RESERVED_KEY in c.roots for c in conditions),
     )
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 from swarmkit import HandoffGraph
 from swarmkit.dbos import DurableSwarms
 from swarmkit.journal import SQLiteJournal
-from swarmkit.shadow import SHADOW_RECORD
+from swarmkit.shadow import SHADOW_RECORD, verdicts_of
 from swarmkit.testing import NeverCalledModel, ScriptedModel
 from tests.temporal.swarms import support_script, support_swarm
 
@@ -37,6 +37,6 @@ async def test_shadow_verdicts_are_journaled_by_a_dbos_session(
     shadowed = [r.data for r in await journal.read("s-1") if r.kind == SHADOW_RECORD]
     expected = [r.data for r in await local.read("s-1") if r.kind == SHADOW_RECORD]
     assert shadowed == expected
-    assert [v["agrees"] for d in shadowed for v in d["verdicts"]] == [False, False, True]
+    assert [v.agrees for d in shadowed for v in verdicts_of(d)] == [False, False, True]
     replayed = await support_swarm(NeverCalledModel(), shadow=_shadow()).replay("s-1", journal)
     assert replayed.final_output == result.final_output

@@ -11,7 +11,7 @@ from swarmkit import HandoffGraph
 from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError
 from swarmkit.journal import InMemoryJournal, Journal, PostgresJournal, SQLiteJournal
 from swarmkit.rules import promote, status
-from swarmkit.shadow import SHADOW_RECORD, read_rules_log
+from swarmkit.shadow import SHADOW_RECORD, read_rules_log, verdicts_of
 from tests.journal.conftest import fresh_schema
 from tests.journal.postgres_server import PostgresServer
 from tests.rules.shadow_swarm import script, shadow_rules, swarm
@@ -59,10 +59,10 @@ async def test_each_model_decision_journals_every_shadow_rules_verdict(store: Jo
             "agent": "triage",
             "turn": 1,
             "model_target": "billing",
-            "verdicts": [
-                {"rule": BILLING, "target": "billing", "fired": True, "agrees": True},
-                {"rule": OVER_50, "target": "sales", "fired": True, "agrees": False},
-            ],
+            "tokens": 107,
+            "rules": [BILLING, OVER_50],
+            "fired": [0, 1],
+            "agrees": [0],
         }
     ]
 
@@ -77,7 +77,7 @@ async def test_a_rule_that_does_not_fire_neither_agrees_nor_disagrees() -> None:
     )
     [record] = await _shadow_records(journal, "s1")
     assert record["model_target"] is None
-    assert [(v["fired"], v["agrees"]) for v in record["verdicts"]] == [(False, False)] * 2
+    assert [(v.fired, v.agrees) for v in verdicts_of(record)] == [(False, False)] * 2
 
 
 async def test_replay_reproduces_the_verdicts_and_a_strict_replay_checks_them() -> None:
@@ -106,7 +106,7 @@ async def test_shadow_rules_read_from_a_rules_file_dict() -> None:
         .run("help", context={"category": "billing", "amount": 1}, session_id="s1")
     )
     [record] = await _shadow_records(journal, "s1")
-    assert [v["rule"] for v in record["verdicts"]] == [BILLING, OVER_50]
+    assert [v.rule for v in verdicts_of(record)] == [BILLING, OVER_50]
 
 
 def test_a_shadow_rule_naming_an_unknown_agent_is_a_configuration_error() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from swarmkit import HandoffGraph
 from swarmkit.journal import SQLiteJournal
-from swarmkit.shadow import SHADOW_RECORD
+from swarmkit.shadow import SHADOW_RECORD, verdicts_of
 from swarmkit.temporal import session_result, start_session
 from swarmkit.testing import NeverCalledModel, ScriptedModel
 from tests.temporal.harness import running_worker
@@ -53,5 +53,5 @@ async def test_shadow_verdicts_are_journaled_by_a_temporal_session(
         )
     expected = [r.data for r in await local.read(session_id) if r.kind == SHADOW_RECORD]
     assert mirrored == expected
-    assert [v["agrees"] for d in mirrored for v in d["verdicts"]] == [False, False, True]
+    assert [v.agrees for d in mirrored for v in verdicts_of(d)] == [False, False, True]
     assert replayed.final_output == result.final_output

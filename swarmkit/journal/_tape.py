@@ -50,6 +50,7 @@ class Tape:
         "_redact",
         "_step_digest",
         "keeps_records",
+        "store",
     )
 
     def __init__(
@@ -65,6 +66,8 @@ class Tape:
     ) -> None:
         self._course = course
         self.keeps_records = not (isinstance(course, Fresh) and course.journal is None)
+        # The journal the run writes to itself (None: an engine's mirror, a replay, none).
+        self.store = leased(course)
         self._cursor = ReplayCursor(session_id, prefix_of(course), travel)
         self._appender = _appender_for(course, session_id, lease, clock)
         self._redact = redact

@@ -19,6 +19,8 @@ from swarmkit.shadow import (
     SHADOW_RECORD,
     read_rules_log,
     rule_name,
+    rule_set_digest,
+    rule_sets,
     rule_target,
 )
 
@@ -189,7 +191,8 @@ async def status(
         ),
         key=lambda info: info.session_id,
     )
-    reading = _Reading(tallies)
+    log = await read_rules_log(journal, rule_lists=True)
+    reading = _Reading(tallies, lists={**_swarm_lists(swarm), **rule_sets(log)})
     await _read_all(journal, [info.session_id for info in infos], reading)
     if not reading.held:
         raise RuleLearningError(
@@ -197,7 +200,7 @@ async def status(
             "decisions: run the swarm with shadow= rules (or graph rules) to gather them"
         )
     reading.close()
-    changes = _changes(await read_rules_log(journal))
+    changes = _changes(log)
     rules = tuple(tally.status(name, changes.get(name, ())) for name, tally in tallies.items())
     return RulesStatus(sessions=len(infos), rules=rules)
 
@@ -217,6 +220,21 @@ def _swarm_tallies(swarm: Swarm | None) -> dict[str, _Tally]:
                 rule_name(edge), _Tally(agent=edge.source, target=edge.target, mode=mode)
             )
     return tallies
+
+
+def _swarm_lists(swarm: Swarm | None) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """The rule lists of the swarm's agents by digest (a journal whose rules log is lost
+    still resolves the verdicts of the rules the swarm holds)."""
+    lists: dict[str, tuple[str, tuple[str, ...]]] = {}
+    graphs = () if swarm is None else (swarm.graph, swarm.spec.shadow)
+    for graph in graphs:
+        if graph is None:
+            continue
+        for agent in graph.nodes():
+            names = tuple(rule_name(edge) for edge, _ in graph.compiled_edges(agent))
+            if names:
+                lists[rule_set_digest(agent, names)] = (agent, names)
+    return lists
 
 
 def _rule_edges(graph: HandoffGraph | None) -> Iterable[Edge]:
@@ -246,6 +264,8 @@ class _Reading:
     """What status has read so far: the tallies, and the compact verdicts by rule list."""
 
     tallies: dict[str, _Tally]
+    lists: dict[str, tuple[str, tuple[str, ...]]]
+    """The rule lists verdicts may name by digest: the rules log's and the swarm's."""
     sets: dict[tuple[str, tuple[str, ...]], _RuleSet] = field(default_factory=dict)
     held: int = 0
 
@@ -296,7 +316,7 @@ def _read_session(records: Sequence[JournalRecord], reading: _Reading) -> bool:
     for record in records:
         kind = record.kind
         if kind == SHADOW_RECORD:
-            _compact(record, reading.sets)
+            _compact(record, reading)
         elif kind == "rule":
             _decided(record.data, tallies)
         elif kind == AUDIT_RECORD:
@@ -319,7 +339,7 @@ def _read_legacy(records: Sequence[JournalRecord], reading: _Reading) -> None:
             if "verdicts" in record.data:
                 _legacy(record, tokens, tallies)
             else:
-                _compact(record, reading.sets)
+                _compact(record, reading)
         elif kind == "rule":
             _decided(record.data, tallies)
         elif kind == AUDIT_RECORD:
@@ -329,12 +349,16 @@ def _read_legacy(records: Sequence[JournalRecord], reading: _Reading) -> None:
         reading.held += 1
 
 
-def _compact(record: JournalRecord, sets: dict[tuple[str, tuple[str, ...]], _RuleSet]) -> None:
+def _compact(record: JournalRecord, reading: _Reading) -> None:
     data = record.data
-    key = (data["agent"], tuple(data["rules"]))
-    rule_set = sets.get(key)
+    digest = data.get("set")
+    key = (data["agent"], tuple(data["rules"])) if digest is None else reading.lists.get(digest)
+    if key is None:  # a list no rules log here names: its rules by number
+        size = 1 + max((*data["fired"], *data["agrees"]), default=-1)
+        key = (data["agent"], _unnamed(data["agent"], str(digest), size))  # merged by name
+    rule_set = reading.sets.get(key)
     if rule_set is None:
-        rule_set = sets[key] = _RuleSet(agent=key[0], names=key[1])
+        rule_set = reading.sets[key] = _RuleSet(agent=key[0], names=key[1])
     rule_set.decisions += 1
     fired, agrees, tokens = data["fired"], data["agrees"], data["tokens"]
     for index in fired:
@@ -346,6 +370,10 @@ def _compact(record: JournalRecord, sets: dict[tuple[str, tuple[str, ...]], _Rul
         disagreement = _disagreement(record)
         for index in set(fired).difference(agrees):
             rule_set.disagreements[index].append(disagreement)
+
+
+def _unnamed(agent: str, digest: str, size: int) -> tuple[str, ...]:
+    return tuple(f"{agent} -> rule {index} of unnamed list {digest}" for index in range(size))
 
 
 def _decided(data: Mapping[str, Any], tallies: dict[str, _Tally]) -> None:

@@ -16,10 +16,9 @@ from swarmkit.rules import status
 from swarmkit.shadow import (
     AUDIT_RECORD,
     DEMOTED,
-    SHADOW_RECORD,
     RuleAudit,
     read_rules_log,
-    verdicts_of,
+    read_verdicts,
 )
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, transfer
 
@@ -77,9 +76,9 @@ async def test_a_drifting_model_demotes_the_rule_for_a_second_swarm(tmp_path: Pa
     assert result.trail == ("triage", "sales")
     assert result.handoffs[0].decided_by == "llm"
     with SQLiteJournal(path) as reader:  # kept in shadow too, it is judged again
-        [shadowed] = [r.data for r in await reader.read("b00") if r.kind == SHADOW_RECORD]
-    first = verdicts_of(shadowed)[0]
-    assert (first.rule, first.fired, first.agrees) == (BILLING, True, False)
+        [shadowed] = await read_verdicts(reader, "b00")
+    verdict = shadowed[0]
+    assert (verdict.rule, verdict.fired, verdict.agrees) == (BILLING, True, False)
 
     replayed = await _swarm(SQLiteJournal(path), audit).with_model(NeverCalledModel()).replay("a12")
     assert replayed.trail == ("triage", "billing")

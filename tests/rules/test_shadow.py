@@ -11,7 +11,7 @@ from swarmkit import HandoffGraph
 from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError
 from swarmkit.journal import InMemoryJournal, Journal, PostgresJournal, SQLiteJournal
 from swarmkit.rules import promote, status
-from swarmkit.shadow import SHADOW_RECORD, read_rules_log, verdicts_of
+from swarmkit.shadow import RULE_SET, SHADOW_RECORD, read_rules_log, read_verdicts, rule_set_digest
 from tests.journal.conftest import fresh_schema
 from tests.journal.postgres_server import PostgresServer
 from tests.rules.shadow_swarm import script, shadow_rules, swarm
@@ -49,7 +49,8 @@ async def test_a_shadow_run_matches_a_run_without_shadow_rules() -> None:
 
 async def test_each_model_decision_journals_every_shadow_rules_verdict(store: Journal) -> None:
     """A billing ticket over 50: the billing rule agrees, the sales rule fires and disagrees;
-    the billing agent's own turn has no shadow rules, so it journals none."""
+    the billing agent's own turn has no shadow rules, so it journals none. The verdicts name
+    the rule list by digest; the rules log names its rules once."""
     shadowed = swarm(store, shadow_rules())
     await shadowed.with_model(script("billing")).run(
         "help", context={"category": "billing", "amount": 80}, session_id="s1"
@@ -60,11 +61,13 @@ async def test_each_model_decision_journals_every_shadow_rules_verdict(store: Jo
             "turn": 1,
             "model_target": "billing",
             "tokens": 107,
-            "rules": [BILLING, OVER_50],
+            "set": rule_set_digest("triage", [BILLING, OVER_50]),
             "fired": [0, 1],
             "agrees": [0],
         }
     ]
+    [named] = [r.data for r in await read_rules_log(store, rule_lists=True) if r.kind == RULE_SET]
+    assert named["rules"] == [BILLING, OVER_50]
 
 
 async def test_a_rule_that_does_not_fire_neither_agrees_nor_disagrees() -> None:
@@ -77,7 +80,8 @@ async def test_a_rule_that_does_not_fire_neither_agrees_nor_disagrees() -> None:
     )
     [record] = await _shadow_records(journal, "s1")
     assert record["model_target"] is None
-    assert [(v.fired, v.agrees) for v in verdicts_of(record)] == [(False, False)] * 2
+    [verdicts] = await read_verdicts(journal, "s1")
+    assert [(v.fired, v.agrees) for v in verdicts] == [(False, False)] * 2
 
 
 async def test_replay_reproduces_the_verdicts_and_a_strict_replay_checks_them() -> None:
@@ -105,8 +109,8 @@ async def test_shadow_rules_read_from_a_rules_file_dict() -> None:
         .with_model(script("billing"))
         .run("help", context={"category": "billing", "amount": 1}, session_id="s1")
     )
-    [record] = await _shadow_records(journal, "s1")
-    assert [v.rule for v in verdicts_of(record)] == [BILLING, OVER_50]
+    [verdicts] = await read_verdicts(journal, "s1")
+    assert [v.rule for v in verdicts] == [BILLING, OVER_50]
 
 
 def test_a_shadow_rule_naming_an_unknown_agent_is_a_configuration_error() -> None:

@@ -10,7 +10,7 @@ from swarmkit import HandoffGraph
 from swarmkit.exceptions import ReplayDivergenceError
 from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, PostgresJournal, SQLiteJournal
 from swarmkit.rules import status
-from swarmkit.shadow import SHADOW_RECORD, verdicts_of
+from swarmkit.shadow import SHADOW_RECORD, read_rules_log, rule_sets, verdicts_of
 from tests.journal.conftest import fresh_schema
 from tests.journal.postgres_server import PostgresServer
 from tests.rules.shadow_swarm import script, shadow_rules, swarm
@@ -28,7 +28,7 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Journal:
     return SQLiteJournal(tmp_path / "journal.sqlite3")
 
 
-def _legacy(record: JournalRecord) -> JournalRecord:
+def _legacy(record: JournalRecord, lists: dict[str, tuple[str, tuple[str, ...]]]) -> JournalRecord:
     """The record as swarmkit 0.2 wrote it: a verdict dict per rule, no tokens."""
     if record.kind != SHADOW_RECORD:
         return record
@@ -40,7 +40,7 @@ def _legacy(record: JournalRecord) -> JournalRecord:
         "model_target": data["model_target"],
         "verdicts": [
             {"rule": v.rule, "target": targets[v.rule], "fired": v.fired, "agrees": v.agrees}
-            for v in verdicts_of(data)
+            for v in verdicts_of(data, lists)
         ],
     }
     return JournalRecord(session_id=record.session_id, seq=record.seq, kind=record.kind, data=old)
@@ -60,7 +60,8 @@ async def _corpus(live: Journal, old: Journal, count: int = 20, legacy_from: int
         )
         records = await live.read(session_id)
         if index >= legacy_from:
-            records = tuple(_legacy(record) for record in records)
+            lists = rule_sets(await read_rules_log(live, rule_lists=True))
+            records = tuple(_legacy(record, lists) for record in records)
         await old.append(records)
 
 
@@ -81,7 +82,8 @@ async def test_an_older_journal_replays_strictly_and_changed_rules_diverge() -> 
 
 async def test_status_reads_older_newer_and_mixed_journals_alike(store: Journal) -> None:
     """The same sessions in the compact form, the older form and half of each give the same
-    counts, tokens and disagreements, on SQLite and Postgres."""
+    counts, tokens and disagreements, on SQLite and Postgres (the copies lack the rules log
+    that names the compact verdicts' rule list: the swarm's own list names it)."""
     live, old, mixed = InMemoryJournal(), InMemoryJournal(), store
     await _corpus(live, old)
     await _corpus(InMemoryJournal(), mixed, legacy_from=10)

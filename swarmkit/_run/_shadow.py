@@ -16,7 +16,9 @@ from swarmkit._run._handoff import is_handoff_call
 from swarmkit._run._parts import RunParts
 from swarmkit._run._replies import candidate_target
 from swarmkit._run._state import RESERVED_KEY, Candidate, rule_state
-from swarmkit.conditions import Condition
+from swarmkit.conditions import Condition, compile_condition
+from swarmkit.conditions.syntax import And, path_comparison, path_text
+from swarmkit.exceptions import ConditionSyntaxError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
 from swarmkit.models import ModelResponse
@@ -40,7 +42,6 @@ class _AgentRules:
     agent: str
     edges: tuple[Edge, ...]
     conditions: tuple[Condition | None, ...]
-    tests: tuple[Callable[[Any], object], ...]
     targets: tuple[str, ...]
     names: list[str]
     """The rules' names, one list shared by every record (nothing mutates it)."""
@@ -48,6 +49,13 @@ class _AgentRules:
     """What a compact verdict names the list by, once the rules log holds its names."""
     reads_facts: bool
     """Whether a rule reads the loop's facts (``swarm.*``): else the context is the state."""
+    groups: tuple[
+        tuple[Callable[[Any], object], tuple[tuple[int, Callable[[Any], object]], ...]], ...
+    ]
+    """Rules that start with the same test (``category == 'billing' and ...``), by that test:
+    where it fails, none of them can fire, so it is evaluated once for all of them."""
+    alone: tuple[tuple[int, Callable[[Any], object]], ...]
+    """The other rules, each with its index."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +85,8 @@ def judge(run: RunParts, plan: AgentPlan) -> Trials | None:
     # Rules that read only the context see it as it is: the rule state would copy it.
     state = context if type(context) is dict and not rules.reads_facts else rule_state(run.state)
     try:
-        # The compiled tests straight on the state (a dict): a condition's own call adds a
-        # check and a frame per rule. Anything odd in the state takes the careful path.
-        fired = [index for index, test in enumerate(rules.tests) if test(state)]
-    except Exception:
+        fired = _fired(rules, state)
+    except Exception:  # anything odd in the state takes each condition's careful path
         fired = [
             index
             for index, condition in enumerate(rules.conditions)
@@ -138,6 +144,18 @@ async def _named(run: RunParts, rules: _AgentRules) -> bool:
     return True
 
 
+def _fired(rules: _AgentRules, state: dict[str, Any]) -> list[int]:
+    """The indices of the rules that hold, from the compiled tests straight on the state (a
+    condition's own call adds a check and a frame per rule)."""
+    fired = [index for index, test in rules.alone if test(state)]
+    if rules.groups:
+        for first, members in rules.groups:
+            if first(state):
+                fired.extend(index for index, test in members if test(state))
+        fired.sort()
+    return fired
+
+
 def model_target(plan: AgentPlan, response: ModelResponse) -> str | None:
     """The agent the model asked to hand off to (its first handoff call), or None."""
     for call in response.message.tool_calls:
@@ -161,16 +179,69 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
         return None
     conditions = tuple(condition for _, condition in edges)
     names = [rule_name(edge) for edge, _ in edges]
+    tests = tuple(_always if c is None else c._test for c in conditions)
+    groups, alone = _grouped(conditions, tests)
     return _AgentRules(
         agent=agent,
         edges=tuple(edge for edge, _ in edges),
         conditions=conditions,
-        tests=tuple(_always if c is None else c._test for c in conditions),
         targets=tuple(edge.target for edge, _ in edges),
         names=names,
         digest=rule_set_digest(agent, names),
         reads_facts=any(c is not None and RESERVED_KEY in c.roots for c in conditions),
+        groups=groups,
+        alone=alone,
     )
+
+
+_Test = Callable[[Any], object]
+
+
+def _grouped(
+    conditions: tuple[Condition | None, ...], tests: tuple[_Test, ...]
+) -> tuple[tuple[tuple[_Test, tuple[tuple[int, _Test], ...]], ...], tuple[tuple[int, _Test], ...]]:
+    """Group the rules whose condition is ``A and ...`` with the same first test ``A`` (a path
+    compared with a constant), two or more to a group; the rest stay alone."""
+    by_first: dict[str, list[int]] = {}
+    for index, condition in enumerate(conditions):
+        first = _first_test(condition)
+        if first is not None:
+            by_first.setdefault(first, []).append(index)
+    groups, grouped = [], set()
+    for text, members in by_first.items():
+        if len(members) > 1:
+            groups.append((compile_condition(text)._test, tuple((i, tests[i]) for i in members)))
+            grouped.update(members)
+    alone = tuple((i, test) for i, test in enumerate(tests) if i not in grouped)
+    return tuple(groups), alone
+
+
+def _first_test(condition: Condition | None) -> str | None:
+    """The source of the condition's first conjunct when it is a path compared with a string,
+    an int, a boolean or null, written so that it parses back to the same tree; else None."""
+    tree = None if condition is None else condition.tree
+    if not isinstance(tree, And):
+        return None
+    first = tree.operands[0]
+    found = path_comparison(first)
+    if found is None:
+        return None
+    op, path, constant = found
+    value = constant.value
+    if isinstance(value, bool) or value is None:
+        literal = {True: "true", False: "false", None: "null"}[value]
+    elif isinstance(value, int):
+        literal = str(value)
+    elif isinstance(value, str):
+        literal = "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    else:
+        return None
+    text = f"{path_text(path.keys)} {op} {literal}"
+    try:
+        same = compile_condition(text).tree == first
+    except ConditionSyntaxError:
+        return None
+    return text if same else None
 
 
 def _always(state: object) -> bool:

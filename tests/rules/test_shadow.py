@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from swarmkit import HandoffGraph
+from swarmkit.conditions import compile_condition
 from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError
 from swarmkit.journal import InMemoryJournal, Journal, PostgresJournal, SQLiteJournal
 from swarmkit.rules import promote, status
@@ -144,3 +145,35 @@ async def test_status_and_promotion_read_and_write_either_store(
     )
     [record] = await read_rules_log(store)
     assert record.data["evidence"]["fired"] == 12 and record.data["by"] == "ana"
+
+
+async def test_rules_sharing_a_first_test_are_judged_as_each_alone() -> None:
+    """Rules grouped by their first test (evaluated once for the group) fire exactly where
+    their own conditions hold, on odd values too (floats, missing paths, quotes, lists)."""
+    rules = HandoffGraph()
+    conditions = [
+        "category == 'billing' and amount >= 10",
+        "category == 'billing' and amount < 10",
+        "category == 'it\\'s' and amount == 1",
+        "category == 'it\\'s' or amount == 2",
+        "category == 'it\\'s' and tier == 1",
+        "tier == 1 and vip",
+        "tier == 1 and not vip",
+        "vip == true and amount in [1, 2.0]",
+        "vip == true and tier != null",
+        "amount > 3",
+    ]
+    for index, when in enumerate(conditions):
+        rules.add_edge("triage", ("billing", "sales")[index % 2], when)
+    contexts = [
+        {"category": category, "amount": amount, "tier": tier, "vip": vip}
+        for category in ("billing", "it's", None, ["billing"])
+        for amount, tier, vip in ((1, 1.0, True), (2.0, 1, False), (12, None, 1), (None, 2, None))
+    ]
+    journal = InMemoryJournal()
+    shadowed = swarm(journal, rules)
+    for index, context in enumerate(contexts):
+        await shadowed.with_model(script(None)).run("help", context=context, session_id=f"c{index}")
+        [verdicts] = await read_verdicts(journal, f"c{index}")
+        expected = [compile_condition(when)(context) for when in conditions]
+        assert [v.fired for v in verdicts] == expected, context

@@ -151,7 +151,9 @@ def _fired(rules: _AgentRules, state: dict[str, Any]) -> list[int]:
     if rules.groups:
         for first, members in rules.groups:
             if first(state):
-                fired.extend(index for index, test in members if test(state))
+                for index, test in members:
+                    if test(state):
+                        fired.append(index)
         fired.sort()
     return fired
 

@@ -8,7 +8,9 @@ figures are the min, median and max of the per-round ratios. The status journal 
 through the real journal API, one step per session, shaped as a shadowed run writes it
 (``run_started``, ``agent_started``, ``model_call`` with its usage, ``shadow`` with the 20
 verdicts, the handoff and the answer), not by 100,000 runs, which would make building the
-corpus the benchmark; status is timed (CPU) on an in-memory and on a SQLite journal.
+corpus the benchmark; status is timed (CPU) on an in-memory and on a SQLite journal whose
+verdicts name their rule list by digest (as a run writing its own journal does), and on an
+in-memory one whose verdicts carry the names (as an engine's in-workflow journal does).
 Run: ``PYTHONPATH=. .venv/bin/python bench/rules_shadow.py [sessions]``.
 """
 
@@ -32,7 +34,7 @@ from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, SQLiteJour
 from swarmkit.messages import AssistantMessage
 from swarmkit.models import ModelRequest, ModelResponse, Usage
 from swarmkit.rules import status
-from swarmkit.shadow import shadow_data
+from swarmkit.shadow import RULE_SET, log_rule_change, rule_name, rule_set_digest, shadow_data
 
 SESSIONS = size(100_000, 20)
 RULES = 20
@@ -105,7 +107,7 @@ async def turn_ratio(journaled: bool) -> tuple[list[float], float, float]:
 
 
 def _session(
-    index: int, rnd: random.Random, edges: list[tuple[Edge, Condition]]
+    index: int, rnd: random.Random, edges: list[tuple[Edge, Condition]], named: bool
 ) -> list[JournalRecord]:
     sid = f"live-{index:06d}"
     context = {"category": rnd.choice(CATEGORIES), "amount": rnd.randint(0, 300)}
@@ -113,6 +115,9 @@ def _session(
     trials = [(edge, condition(context)) for edge, condition in edges]
     call = {"id": "call_1", "name": f"transfer_to_{target}", "arguments": "{}"}
     usage = {"prompt_tokens": 900, "completion_tokens": 12, "total_tokens": 912}
+    verdicts = shadow_data("triage", 1, trials, target, tokens=usage["total_tokens"])
+    if named:  # as a run writing its own journal does: the list by digest
+        verdicts["set"] = rule_set_digest("triage", verdicts.pop("rules"))
     steps: list[tuple[str, dict[str, Any]]] = [
         ("run_started", {"prompt": "help", "context": context, "entry_agent": "triage"}),
         ("agent_started", {"agent": "triage", "handoff_count": 0}),
@@ -125,7 +130,7 @@ def _session(
                 "response": {"content": None, "tool_calls": [call], "usage": usage},
             },
         ),
-        ("shadow", shadow_data("triage", 1, trials, target, tokens=usage["total_tokens"])),
+        ("shadow", verdicts),
         ("handoff", {"source": "triage", "target": target, "decided_by": "llm", "turn": 1}),
         ("agent_started", {"agent": target, "handoff_count": 1}),
         (
@@ -145,13 +150,18 @@ def _session(
     ]
 
 
-async def status_seconds(journal: Journal, count: int) -> tuple[float, float, int]:
-    """CPU seconds to build the journal, of ``status``, and the verdicts it counted."""
+async def status_seconds(journal: Journal, count: int, named: bool) -> tuple[float, float, int]:
+    """CPU seconds to build the journal, of ``status``, and the verdicts it counted; ``named``:
+    the verdicts name the rule list by digest, the rules log names its rules once."""
     edges = [(edge, compile_condition(edge.when or "true")) for edge in rules().edge_list()]
     rnd = random.Random(5)
     started = time.process_time()
+    if named:
+        names = [rule_name(edge) for edge, _ in edges]
+        listed = {"set": rule_set_digest("triage", names), "agent": "triage", "rules": names}
+        await log_rule_change(journal, RULE_SET, listed, at=time.time())
     for index in range(count):
-        await journal.append(_session(index, rnd, edges))
+        await journal.append(_session(index, rnd, edges, named))
     built = time.process_time() - started
     started = time.process_time()
     report = await status(journal, swarm(rules(), None))
@@ -170,11 +180,12 @@ async def main(count: int) -> None:
             f"(target <= {TURN_TARGET}x)"
         )
     with tempfile.TemporaryDirectory() as folder:
-        for name, journal in (
-            ("in-memory", InMemoryJournal()),
-            ("SQLite", SQLiteJournal(Path(folder) / "status.sqlite3")),
+        for name, journal, named in (
+            ("in-memory", InMemoryJournal(), True),
+            ("in-memory, rule names in each verdict", InMemoryJournal(), False),
+            ("SQLite", SQLiteJournal(Path(folder) / "status.sqlite3"), True),
         ):
-            built, took, verdicts = await status_seconds(journal, count)
+            built, took, verdicts = await status_seconds(journal, count, named)
             print(
                 f"status over {count:,} sessions, {name} journal ({verdicts:,} verdicts; built "
                 f"in {built:.1f} s): {took:.2f} s CPU ({took / STATUS_TARGET_S:.2f} of the "

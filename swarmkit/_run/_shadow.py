@@ -18,7 +18,7 @@ from swarmkit._run._replies import candidate_target
 from swarmkit._run._state import RESERVED_KEY, Candidate, rule_state
 from swarmkit.conditions import Condition, compile_condition
 from swarmkit.conditions.syntax import And, path_comparison, path_text
-from swarmkit.exceptions import ConditionSyntaxError
+from swarmkit.exceptions import ConditionSyntaxError, JournalError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
 from swarmkit.models import ModelResponse
@@ -137,9 +137,12 @@ async def _named(run: RunParts, rules: _AgentRules) -> bool:
     except TypeError:  # a store of one's own that cannot be weakly referenced
         return False
     if rules.digest not in known:
-        if rules.digest not in rule_sets(await read_rules_log(store, rule_lists=True)):
-            data = {"set": rules.digest, "agent": rules.agent, "rules": rules.names}
-            await log_rule_change(store, RULE_SET, data, at=run.seams.runtime.clock())
+        try:
+            if rules.digest not in rule_sets(await read_rules_log(store, rule_lists=True)):
+                data = {"set": rules.digest, "agent": rules.agent, "rules": rules.names}
+                await log_rule_change(store, RULE_SET, data, at=run.seams.runtime.clock())
+        except JournalError:  # the log refused it: the verdicts carry the names instead
+            return False
         known.add(rules.digest)
     return True
 

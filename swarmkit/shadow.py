@@ -2,9 +2,14 @@
 
 A swarm given ``shadow=`` (a HandoffGraph, or its ``to_dict`` data) evaluates, on every turn
 the model decides, each shadow rule out of the active agent on the rule state the graph would
-have seen, and journals every rule's verdict with that decision in a ``shadow`` record: whether
-it fired, its target, and whether it agreed with the model (it fired and named the agent the
-model handed off to). Nothing else changes: no call is added, no routing follows a shadow rule.
+have seen, and journals the verdicts with that decision in one compact ``shadow`` record: the
+rules judged (by name, in order), the indices of those that fired and of those that agreed
+with the model (fired and named the agent it handed off to), and the call's tokens. Nothing
+else changes: no call is added, no routing follows a shadow rule. Journals from before the
+compact form hold one dict per rule (``verdicts``); ``verdicts_of`` reads both forms. A run
+that writes its own journal names each agent's rule list once in the journal's rules log (a
+``rule_set`` record) and its verdicts by the list's digest (``set``); others (an engine's
+in-workflow journal) write the names in each verdict (``rules``).
 
 Promotions and demotions are journal-level records: they live in the journal's rules log, a
 session of its own (``RULES_LOG``) that every store holds like any other, so every worker
@@ -28,14 +33,22 @@ __all__ = [
     "DEMOTED",
     "PROMOTED",
     "RULES_LOG",
+    "RULE_SET",
     "SKIPPED_RECORD",
     "RuleAudit",
     "SHADOW_RECORD",
+    "Verdict",
+    "legacy_shadow_data",
     "log_rule_change",
     "read_rules_log",
+    "read_verdicts",
     "rule_name",
+    "rule_set_digest",
+    "rule_sets",
+    "rule_target",
     "shadow_data",
     "shadow_graph",
+    "verdicts_of",
 ]
 
 RULES_LOG = "swarmkit.rules-log"
@@ -50,6 +63,9 @@ AUDIT_RECORD = "rule_audit"
 """The kind of the session record holding the model's answer on an audited rule decision."""
 SKIPPED_RECORD = "rule_skipped"
 """The kind of the session record of a demoted rule that held and did not route."""
+RULE_SET = "rule_set"
+"""The kind of the rules log record that names an agent's shadow rules once (``set``: their
+digest, ``agent``, ``rules``: their names in order), so a verdict names them by digest."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -124,12 +140,35 @@ def shadow_graph(value: object, agents: Mapping[str, object]) -> HandoffGraph | 
 
 
 def shadow_data(
-    agent: str, turn: int, trials: Sequence[tuple[Edge, bool]], model_target: str | None
+    agent: str,
+    turn: int,
+    trials: Sequence[tuple[Edge, bool]],
+    model_target: str | None,
+    *,
+    tokens: int = 0,
 ) -> dict[str, Any]:
     """The ``shadow`` record of one model decision: ``trials`` holds each shadow rule out of
     ``agent`` with whether its condition held; ``model_target`` is the agent the model handed
-    off to (None: it kept the turn or answered). A rule agrees when it fired and its target is
-    the model's; a rule that did not fire neither agrees nor disagrees."""
+    off to (None: it kept the turn or answered); ``tokens`` the decision's call's total. A rule
+    agrees when it fired and its target is the model's; a rule that did not fire neither
+    agrees nor disagrees."""
+    fired = [index for index, (_, held) in enumerate(trials) if held]
+    return {
+        "agent": agent,
+        "turn": turn,
+        "model_target": model_target,
+        "tokens": tokens,
+        "rules": [rule_name(edge) for edge, _ in trials],
+        "fired": fired,
+        "agrees": [index for index in fired if trials[index][0].target == model_target],
+    }
+
+
+def legacy_shadow_data(
+    agent: str, turn: int, trials: Sequence[tuple[Edge, bool]], model_target: str | None
+) -> dict[str, Any]:
+    """The ``shadow`` record as swarmkit 0.2 wrote it: one dict per rule (``verdicts``). A
+    replay of such a journal writes this form to check the journaled one."""
     verdicts = [
         {
             "rule": rule_name(edge),
@@ -142,11 +181,84 @@ def shadow_data(
     return {"agent": agent, "turn": turn, "model_target": model_target, "verdicts": verdicts}
 
 
-async def read_rules_log(journal: Journal) -> tuple[JournalRecord, ...]:
-    """The journal's promotions and demotions, oldest first (none yet: an empty tuple)."""
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Verdict:
+    """One shadow rule's verdict on one model decision."""
+
+    rule: str
+    """The rule's name (see ``rule_name``)."""
+    fired: bool
+    """Whether its condition held."""
+    agrees: bool
+    """Whether it fired and named the agent the model handed off to."""
+
+
+def verdicts_of(
+    data: Mapping[str, Any], lists: Mapping[str, tuple[str, Sequence[str]]] | None = None
+) -> tuple[Verdict, ...]:
+    """The verdicts a ``shadow`` record holds, in the rules' order, whichever its form;
+    ``lists`` (``rule_sets`` of the rules log) names a list the record names by digest
+    (``JournalError`` when it does not)."""
+    if "verdicts" in data:  # the form of swarmkit 0.2
+        return tuple(
+            Verdict(rule=v["rule"], fired=bool(v["fired"]), agrees=bool(v["agrees"]))
+            for v in data["verdicts"]
+        )
+    names = data.get("rules")
+    if names is None:
+        found = (lists or {}).get(data.get("set", ""))
+        if found is None:
+            raise JournalError(
+                f"the verdicts name their rules by the digest {data.get('set')!r}, which no "
+                "rules log given names: pass rule_sets(await read_rules_log(journal))"
+            )
+        names = found[1]
+    fired, agrees = set(data["fired"]), set(data["agrees"])
+    return tuple(
+        Verdict(rule=rule, fired=index in fired, agrees=index in agrees)
+        for index, rule in enumerate(names)
+    )
+
+
+async def read_verdicts(journal: Journal, session_id: str) -> tuple[tuple[Verdict, ...], ...]:
+    """The verdicts of each model decision a session journaled, oldest first."""
+    records = [r for r in await journal.read(session_id) if r.kind == SHADOW_RECORD]
+    if not records:
+        return ()
+    lists = rule_sets(await read_rules_log(journal, rule_lists=True))
+    return tuple(verdicts_of(record.data, lists) for record in records)
+
+
+def rule_set_digest(agent: str, names: Sequence[str]) -> str:
+    """The digest a compact verdict names an agent's shadow rules by (``set``)."""
+    text = "\n".join((agent, *names))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def rule_sets(log: Sequence[JournalRecord]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """The rule lists a rules log names: digest -> (agent, rule names)."""
+    found: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for record in log:
+        data = record.data
+        if record.kind == RULE_SET and isinstance(data.get("set"), str):
+            found.setdefault(data["set"], (str(data.get("agent")), tuple(data.get("rules", ()))))
+    return found
+
+
+def rule_target(name: str) -> str:
+    """The target a rule's name routes to (``"a -> b if x"``: ``b``)."""
+    return name.partition(" -> ")[2].partition(" if ")[0]
+
+
+async def read_rules_log(
+    journal: Journal, *, rule_lists: bool = False
+) -> tuple[JournalRecord, ...]:
+    """The journal's promotions, demotions and audits, oldest first (none yet: an empty
+    tuple); with ``rule_lists``, the records naming shadow rule lists (``RULE_SET``) too."""
     if await journal.next_seq(RULES_LOG) == 0:
         return ()
-    return await journal.read(RULES_LOG)
+    log = await journal.read(RULES_LOG)
+    return log if rule_lists else tuple(r for r in log if r.kind != RULE_SET)
 
 
 async def log_rule_change(

@@ -1,13 +1,13 @@
 """Shadow rules on a turn the model decides: judged before the call, journaled after it.
 
-A model-decided turn is the hot path, so each agent's shadow rules are prepared once per graph:
-their compiled tests, and every verdict a rule can give already built (not fired; fired and
-disagreeing; fired and agreeing), so a turn evaluates the conditions and picks verdicts.
+A model-decided turn is the hot path, so each agent's shadow rules are prepared once per graph
+(their compiled tests, targets and names), and a turn journals only the indices of the rules
+that fired and agreed beside the names' one shared list.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from weakref import WeakKeyDictionary
@@ -15,33 +15,60 @@ from weakref import WeakKeyDictionary
 from swarmkit._run._handoff import is_handoff_call
 from swarmkit._run._parts import RunParts
 from swarmkit._run._replies import candidate_target
-from swarmkit._run._state import Candidate, rule_state
-from swarmkit.conditions import Condition
-from swarmkit.graph import HandoffGraph
+from swarmkit._run._state import RESERVED_KEY, Candidate, rule_state
+from swarmkit.conditions import Condition, compile_condition
+from swarmkit.conditions.syntax import And, path_comparison, path_text
+from swarmkit.exceptions import ConditionSyntaxError, JournalError
+from swarmkit.graph import Edge, HandoffGraph
+from swarmkit.journal import Journal
 from swarmkit.models import ModelResponse
 from swarmkit.plan import AgentPlan
-from swarmkit.shadow import SHADOW_RECORD, rule_name
+from swarmkit.shadow import (
+    RULE_SET,
+    SHADOW_RECORD,
+    legacy_shadow_data,
+    log_rule_change,
+    read_rules_log,
+    rule_name,
+    rule_set_digest,
+    rule_sets,
+)
 
 
 @dataclass(frozen=True, slots=True)
 class _AgentRules:
     """One agent's shadow rules, in evaluation order, ready to judge."""
 
+    agent: str
+    edges: tuple[Edge, ...]
     conditions: tuple[Condition | None, ...]
-    tests: tuple[Callable[[Any], object], ...]
     targets: tuple[str, ...]
-    verdicts: tuple[tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]], ...]
+    names: list[str]
+    """The rules' names, one list shared by every record (nothing mutates it)."""
+    digest: str
+    """What a compact verdict names the list by, once the rules log holds its names."""
+    reads_facts: bool
+    """Whether a rule reads the loop's facts (``swarm.*``): else the context is the state."""
+    groups: tuple[
+        tuple[Callable[[Any], object], tuple[tuple[int, Callable[[Any], object]], ...]], ...
+    ]
+    """Rules that start with the same test (``category == 'billing' and ...``), by that test:
+    where it fails, none of them can fire, so it is evaluated once for all of them."""
+    alone: tuple[tuple[int, Callable[[Any], object]], ...]
+    """The other rules, each with its index."""
 
 
 @dataclass(frozen=True, slots=True)
 class Trials:
-    """Each shadow rule out of the active agent, with whether its condition held."""
+    """Each shadow rule out of the active agent, with the indices of those that held."""
 
     rules: _AgentRules
-    fired: list[bool]
+    fired: list[int]
 
 
 _PREPARED: WeakKeyDictionary[HandoffGraph, dict[str, _AgentRules | None]] = WeakKeyDictionary()
+_NAMED: WeakKeyDictionary[Journal, set[str]] = WeakKeyDictionary()
+"""The rule lists each journal's rules log is known (by this process) to name."""
 
 
 def judge(run: RunParts, plan: AgentPlan) -> Trials | None:
@@ -54,31 +81,84 @@ def judge(run: RunParts, plan: AgentPlan) -> Trials | None:
     rules = _prepared(graph, plan.name)
     if rules is None:
         return None
-    state = rule_state(run.state)
+    context = run.state.context
+    # Rules that read only the context see it as it is: the rule state would copy it.
+    state = context if type(context) is dict and not rules.reads_facts else rule_state(run.state)
     try:
-        # The compiled tests straight on the state (a dict): a condition's own call adds a
-        # check and a frame per rule. Anything odd in the state takes the careful path.
-        fired = [bool(test(state)) for test in rules.tests]
-    except Exception:
-        fired = [condition is None or condition(state) for condition in rules.conditions]
+        fired = _fired(rules, state)
+    except Exception:  # anything odd in the state takes each condition's careful path
+        fired = [
+            index
+            for index, condition in enumerate(rules.conditions)
+            if condition is None or condition(state)
+        ]
     return Trials(rules, fired)
 
 
 async def journal(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse) -> None:
-    """Journal the verdicts beside the model's decision (a strict replay checks them)."""
+    """Journal the verdicts beside the model's decision, compactly: the rule list by its
+    digest once the journal's rules log names it, else by its names. A strict replay writes
+    the form the journal holds (the older one included) and checks it."""
     chosen = model_target(plan, response)
-    rules = trials.rules
-    verdicts = [
-        (kinds[2] if target == chosen else kinds[1]) if fired else kinds[0]
-        for fired, target, kinds in zip(trials.fired, rules.targets, rules.verdicts, strict=True)
-    ]
+    rules, fired, turn = trials.rules, trials.fired, run.state.budget.turns
+    held = run.tape.held(SHADOW_RECORD)
+    if held is not None and held.data is not None:  # replayed: in the form journaled
+        if "verdicts" in held.data:
+            held_trials = [(edge, index in fired) for index, edge in enumerate(rules.edges)]
+            data = legacy_shadow_data(plan.name, turn, held_trials, chosen)
+            await run.tape.note(SHADOW_RECORD, data)
+            return
+        named = "set" in held.data
+    else:
+        named = await _named(run, rules)
+    targets = rules.targets
     data = {
         "agent": plan.name,
-        "turn": run.state.budget.turns,
+        "turn": turn,
         "model_target": chosen,
-        "verdicts": verdicts,
+        "tokens": response.usage.total_tokens,
+        **({"set": rules.digest} if named else {"rules": rules.names}),
+        "fired": fired,
+        "agrees": [index for index in fired if targets[index] == chosen],
     }
     await run.tape.note(SHADOW_RECORD, data)
+
+
+async def _named(run: RunParts, rules: _AgentRules) -> bool:
+    """Whether the rules log of the journal this run writes names the list (it is written
+    there the first time, once per process and journal); False with no such journal."""
+    store = run.tape.store
+    if store is None:
+        return False
+    try:
+        known = _NAMED.get(store)
+        if known is None:
+            known = _NAMED[store] = set()
+    except TypeError:  # a store of one's own that cannot be weakly referenced
+        return False
+    if rules.digest not in known:
+        try:
+            if rules.digest not in rule_sets(await read_rules_log(store, rule_lists=True)):
+                data = {"set": rules.digest, "agent": rules.agent, "rules": rules.names}
+                await log_rule_change(store, RULE_SET, data, at=run.seams.runtime.clock())
+        except JournalError:  # the log refused it: the verdicts carry the names instead
+            return False
+        known.add(rules.digest)
+    return True
+
+
+def _fired(rules: _AgentRules, state: dict[str, Any]) -> list[int]:
+    """The indices of the rules that hold, from the compiled tests straight on the state (a
+    condition's own call adds a check and a frame per rule)."""
+    fired = [index for index, test in rules.alone if test(state)]
+    if rules.groups:
+        for first, members in rules.groups:
+            if first(state):
+                for index, test in members:
+                    if test(state):
+                        fired.append(index)
+        fired.sort()
+    return fired
 
 
 def model_target(plan: AgentPlan, response: ModelResponse) -> str | None:
@@ -102,21 +182,71 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
     edges = graph.compiled_edges(agent) if agent in graph else []
     if not edges:
         return None
-    verdicts = []
-    for edge, _ in edges:
-        name, target = rule_name(edge), edge.target
-        verdicts.append(
-            tuple(
-                {"rule": name, "target": target, "fired": fired, "agrees": agrees}
-                for fired, agrees in ((False, False), (True, False), (True, True))
-            )
-        )
+    conditions = tuple(condition for _, condition in edges)
+    names = [rule_name(edge) for edge, _ in edges]
+    tests = tuple(_always if c is None else c._test for c in conditions)
+    groups, alone = _grouped(conditions, tests)
     return _AgentRules(
-        conditions=tuple(condition for _, condition in edges),
-        tests=tuple(_always if c is None else c._test for _, c in edges),
+        agent=agent,
+        edges=tuple(edge for edge, _ in edges),
+        conditions=conditions,
         targets=tuple(edge.target for edge, _ in edges),
-        verdicts=tuple(verdicts),  # type: ignore[arg-type]
+        names=names,
+        digest=rule_set_digest(agent, names),
+        reads_facts=any(c is not None and RESERVED_KEY in c.roots for c in conditions),
+        groups=groups,
+        alone=alone,
     )
+
+
+_Test = Callable[[Any], object]
+
+
+def _grouped(
+    conditions: tuple[Condition | None, ...], tests: tuple[_Test, ...]
+) -> tuple[tuple[tuple[_Test, tuple[tuple[int, _Test], ...]], ...], tuple[tuple[int, _Test], ...]]:
+    """Group the rules whose condition is ``A and ...`` with the same first test ``A`` (a path
+    compared with a constant), two or more to a group; the rest stay alone."""
+    by_first: dict[str, list[int]] = {}
+    for index, condition in enumerate(conditions):
+        first = _first_test(condition)
+        if first is not None:
+            by_first.setdefault(first, []).append(index)
+    groups, grouped = [], set()
+    for text, members in by_first.items():
+        if len(members) > 1:
+            groups.append((compile_condition(text)._test, tuple((i, tests[i]) for i in members)))
+            grouped.update(members)
+    alone = tuple((i, test) for i, test in enumerate(tests) if i not in grouped)
+    return tuple(groups), alone
+
+
+def _first_test(condition: Condition | None) -> str | None:
+    """The source of the condition's first conjunct when it is a path compared with a string,
+    an int, a boolean or null, written so that it parses back to the same tree; else None."""
+    tree = None if condition is None else condition.tree
+    if not isinstance(tree, And):
+        return None
+    first = tree.operands[0]
+    found = path_comparison(first)
+    if found is None:
+        return None
+    op, path, constant = found
+    value = constant.value
+    if isinstance(value, bool) or value is None:
+        literal = {True: "true", False: "false", None: "null"}[value]
+    elif isinstance(value, int):
+        literal = str(value)
+    elif isinstance(value, str):
+        literal = "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    else:
+        return None
+    text = f"{path_text(path.keys)} {op} {literal}"
+    try:
+        same = compile_condition(text).tree == first
+    except ConditionSyntaxError:
+        return None
+    return text if same else None
 
 
 def _always(state: object) -> bool:

@@ -50,6 +50,7 @@ class Tape:
         "_redact",
         "_step_digest",
         "keeps_records",
+        "store",
     )
 
     def __init__(
@@ -65,6 +66,7 @@ class Tape:
     ) -> None:
         self._course = course
         self.keeps_records = not (isinstance(course, Fresh) and course.journal is None)
+        self.store = leased(course)  # None: an engine's mirror, a replay, no journal
         self._cursor = ReplayCursor(session_id, prefix_of(course), travel)
         self._appender = _appender_for(course, session_id, lease, clock)
         self._redact = redact
@@ -72,8 +74,7 @@ class Tape:
         self._decision = course.decision if isinstance(course, Resume) else None
         self._decided_at: float | None = None
         self._step_digest: str | None = None
-        self._live_step = False
-        self._prefix_done = False
+        self._live_step = self._prefix_done = False
 
     async def open(self) -> None:
         """Take the session's lease before the first write (``SessionBusyError`` if it is

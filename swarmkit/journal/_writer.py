@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from swarmkit.exceptions import ModelError
     from swarmkit.interrupts import Decision
+    from swarmkit.journal._records import Journal
     from swarmkit.messages import Message, ToolCall
     from swarmkit.models import ModelRequest, ModelResponse
     from swarmkit.tools import ToolOutcome
@@ -77,6 +78,12 @@ class StepWriter(Protocol):
     @property
     def keeps_records(self) -> bool:
         """Whether anything keeps what the run notes (a run with no journal: nothing)."""
+        ...
+
+    @property
+    def store(self) -> Journal | None:
+        """The journal the run writes itself, where it may keep journal-level facts (the
+        names of its shadow rules); None for an engine's mirror, a replay, or no journal."""
         ...
 
     async def note(self, kind: str, data: Mapping[str, Any]) -> bool:

@@ -19,13 +19,18 @@ from swarmkit.shadow import (
     SHADOW_RECORD,
     read_rules_log,
     rule_name,
+    rule_set_digest,
+    rule_sets,
+    rule_target,
 )
 
 if TYPE_CHECKING:
     from swarmkit.swarm import Swarm
 
-_KINDS = ("model_call", SHADOW_RECORD, "rule", AUDIT_RECORD)
+_KINDS = (SHADOW_RECORD, "rule", AUDIT_RECORD)
 """The record kinds status reads (the journal decodes no other)."""
+_LEGACY_KINDS = ("model_call", *_KINDS)
+"""What it reads of a session holding verdicts of the older form, which lack the tokens."""
 _BATCH = 1000
 """Sessions read in one bulk read."""
 
@@ -142,6 +147,8 @@ class _Tally:
     calls: int = 0
     tokens: int = 0
     disagreements: list[Disagreement] = field(default_factory=list)
+    sorted: bool = True
+    """Whether ``disagreements`` is in journal order (counts of rule lists append later)."""
 
     def status(self, rule: str, changes: Sequence[Mapping[str, Any]]) -> RuleStatus:
         return RuleStatus(
@@ -184,26 +191,16 @@ async def status(
         ),
         key=lambda info: info.session_id,
     )
-    seen = 0
-    # Reading decodes millions of small objects with no cycles: the cyclic collector would
-    # only walk them again and again.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        ids = [info.session_id for info in infos]
-        for start in range(0, len(ids), _BATCH):
-            batch = await read_many(journal, ids[start : start + _BATCH], kinds=_KINDS)
-            for records in batch.values():
-                seen += _read_session(records, tallies)
-    finally:
-        if collecting:
-            gc.enable()
-    if not seen:
+    log = await read_rules_log(journal, rule_lists=True)
+    reading = _Reading(tallies, lists={**_swarm_lists(swarm), **rule_sets(log)})
+    await _read_all(journal, [info.session_id for info in infos], reading)
+    if not reading.held:
         raise RuleLearningError(
             f"the journal's {len(infos)} sessions (after the filters) hold no rule verdicts or "
             "decisions: run the swarm with shadow= rules (or graph rules) to gather them"
         )
-    changes = _changes(await read_rules_log(journal))
+    reading.close()
+    changes = _changes(log)
     rules = tuple(tally.status(name, changes.get(name, ())) for name, tally in tallies.items())
     return RulesStatus(sessions=len(infos), rules=rules)
 
@@ -225,31 +222,166 @@ def _swarm_tallies(swarm: Swarm | None) -> dict[str, _Tally]:
     return tallies
 
 
+def _swarm_lists(swarm: Swarm | None) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """The rule lists of the swarm's agents by digest (a journal whose rules log is lost
+    still resolves the verdicts of the rules the swarm holds)."""
+    lists: dict[str, tuple[str, tuple[str, ...]]] = {}
+    graphs = () if swarm is None else (swarm.graph, swarm.spec.shadow)
+    for graph in graphs:
+        if graph is None:
+            continue
+        for agent in graph.nodes():
+            names = tuple(rule_name(edge) for edge, _ in graph.compiled_edges(agent))
+            if names:
+                lists[rule_set_digest(agent, names)] = (agent, names)
+    return lists
+
+
 def _rule_edges(graph: HandoffGraph | None) -> Iterable[Edge]:
     return () if graph is None else graph.edge_list()
 
 
-def _read_session(records: Sequence[JournalRecord], tallies: dict[str, _Tally]) -> int:
-    """Count one session's verdicts, rule decisions and audits; how many it held."""
-    tokens, held = 0, 0
+@dataclass(kw_only=True, slots=True)
+class _RuleSet:
+    """The counts of one agent's rule list as compact verdicts name it, per rule index."""
+
+    agent: str
+    names: tuple[str, ...]
+    decisions: int = 0
+    fired: list[int] = field(default_factory=list)
+    agreements: list[int] = field(default_factory=list)
+    tokens: list[int] = field(default_factory=list)
+    disagreements: list[list[Disagreement]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        size = len(self.names)
+        self.fired, self.agreements, self.tokens = [0] * size, [0] * size, [0] * size
+        self.disagreements = [[] for _ in range(size)]
+
+
+@dataclass(slots=True)
+class _Reading:
+    """What status has read so far: the tallies, and the compact verdicts by rule list."""
+
+    tallies: dict[str, _Tally]
+    lists: dict[str, tuple[str, tuple[str, ...]]]
+    """The rule lists verdicts may name by digest: the rules log's and the swarm's."""
+    sets: dict[tuple[str, tuple[str, ...]], _RuleSet] = field(default_factory=dict)
+    held: int = 0
+
+    def close(self) -> None:
+        """Fold the rule lists' counts into the tallies, disagreements in journal order."""
+        for rule_set in self.sets.values():
+            for index, name in enumerate(rule_set.names):
+                tally = _tally(self.tallies, name, rule_set.agent, rule_target(name))
+                tally.decisions += rule_set.decisions
+                tally.fired += rule_set.fired[index]
+                tally.calls += rule_set.fired[index]
+                tally.agreements += rule_set.agreements[index]
+                tally.tokens += rule_set.tokens[index]
+                found = rule_set.disagreements[index]
+                if found:
+                    tally.sorted = tally.sorted and not tally.disagreements
+                    tally.disagreements.extend(found)
+        for tally in self.tallies.values():
+            if not tally.sorted:
+                tally.disagreements.sort(key=lambda d: (d.session_id, d.seq))
+
+
+async def _read_all(journal: Journal, ids: Sequence[str], reading: _Reading) -> None:
+    """Read the sessions' verdicts in bulk; a session holding the older form is read again
+    with its model calls (whose tokens that form lacks)."""
+    # Reading decodes many small objects with no cycles: the cyclic collector would only
+    # walk them again and again.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for start in range(0, len(ids), _BATCH):
+            batch = await read_many(journal, ids[start : start + _BATCH], kinds=_KINDS)
+            legacy = [sid for sid, records in batch.items() if not _read_session(records, reading)]
+            if legacy:
+                for records in (await read_many(journal, legacy, kinds=_LEGACY_KINDS)).values():
+                    _read_legacy(records, reading)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _read_session(records: Sequence[JournalRecord], reading: _Reading) -> bool:
+    """Count one session's compact verdicts, rule decisions and audits; False (and nothing
+    counted) when it holds verdicts of the older form."""
+    if any(r.kind == SHADOW_RECORD and "verdicts" in r.data for r in records):
+        return False
+    tallies = reading.tallies
     for record in records:
-        kind, data = record.kind, record.data
-        if kind == "model_call":
-            tokens = _tokens(data)
-        elif kind == SHADOW_RECORD:
-            held += 1
-            _shadow(record, tokens, tallies)
+        kind = record.kind
+        if kind == SHADOW_RECORD:
+            _compact(record, reading)
         elif kind == "rule":
-            held += 1
-            edge = Edge(source=data["agent"], target=data["target"], when=data.get("condition"))
-            _tally(tallies, rule_name(edge), edge.source, edge.target).decided += 1
+            _decided(record.data, tallies)
         elif kind == AUDIT_RECORD:
-            held += 1
             _audit(record, tallies)
-    return held
+        else:
+            continue
+        reading.held += 1
+    return True
 
 
-def _shadow(record: JournalRecord, tokens: int, tallies: dict[str, _Tally]) -> None:
+def _read_legacy(records: Sequence[JournalRecord], reading: _Reading) -> None:
+    """Count one session of the older form: its tokens come from the model calls."""
+    tokens, tallies = 0, reading.tallies
+    for record in records:
+        kind = record.kind
+        if kind == "model_call":
+            tokens = _tokens(record.data)
+            continue
+        if kind == SHADOW_RECORD:
+            if "verdicts" in record.data:
+                _legacy(record, tokens, tallies)
+            else:
+                _compact(record, reading)
+        elif kind == "rule":
+            _decided(record.data, tallies)
+        elif kind == AUDIT_RECORD:
+            _audit(record, tallies)
+        else:
+            continue
+        reading.held += 1
+
+
+def _compact(record: JournalRecord, reading: _Reading) -> None:
+    data = record.data
+    digest = data.get("set")
+    key = (data["agent"], tuple(data["rules"])) if digest is None else reading.lists.get(digest)
+    if key is None:  # a list no rules log here names: its rules by number
+        size = 1 + max((*data["fired"], *data["agrees"]), default=-1)
+        key = (data["agent"], _unnamed(data["agent"], str(digest), size))  # merged by name
+    rule_set = reading.sets.get(key)
+    if rule_set is None:
+        rule_set = reading.sets[key] = _RuleSet(agent=key[0], names=key[1])
+    rule_set.decisions += 1
+    fired, agrees, tokens = data["fired"], data["agrees"], data["tokens"]
+    for index in fired:
+        rule_set.fired[index] += 1
+        rule_set.tokens[index] += tokens
+    for index in agrees:
+        rule_set.agreements[index] += 1
+    if len(agrees) != len(fired):
+        disagreement = _disagreement(record)
+        for index in set(fired).difference(agrees):
+            rule_set.disagreements[index].append(disagreement)
+
+
+def _unnamed(agent: str, digest: str, size: int) -> tuple[str, ...]:
+    return tuple(f"{agent} -> rule {index} of unnamed list {digest}" for index in range(size))
+
+
+def _decided(data: Mapping[str, Any], tallies: dict[str, _Tally]) -> None:
+    edge = Edge(source=data["agent"], target=data["target"], when=data.get("condition"))
+    _tally(tallies, rule_name(edge), edge.source, edge.target).decided += 1
+
+
+def _legacy(record: JournalRecord, tokens: int, tallies: dict[str, _Tally]) -> None:
     data = record.data
     for verdict in data["verdicts"]:
         tally = tallies.get(verdict["rule"])

@@ -7,7 +7,7 @@ from pathlib import Path
 from swarmkit import HandoffGraph
 from swarmkit.dbos import DurableSwarms
 from swarmkit.journal import SQLiteJournal
-from swarmkit.shadow import SHADOW_RECORD
+from swarmkit.shadow import read_verdicts
 from swarmkit.testing import NeverCalledModel, ScriptedModel
 from tests.temporal.swarms import support_script, support_swarm
 
@@ -34,9 +34,8 @@ async def test_shadow_verdicts_are_journaled_by_a_dbos_session(
             "support", "refund A-1", context={"vip": False}, session_id="s-1"
         )
         result = await handle.result()
-    shadowed = [r.data for r in await journal.read("s-1") if r.kind == SHADOW_RECORD]
-    expected = [r.data for r in await local.read("s-1") if r.kind == SHADOW_RECORD]
-    assert shadowed == expected
-    assert [v["agrees"] for d in shadowed for v in d["verdicts"]] == [False, False, True]
+    shadowed = await read_verdicts(journal, "s-1")
+    assert shadowed == await read_verdicts(local, "s-1")
+    assert [v.agrees for d in shadowed for v in d] == [False, False, True]
     replayed = await support_swarm(NeverCalledModel(), shadow=_shadow()).replay("s-1", journal)
     assert replayed.final_output == result.final_output

@@ -13,7 +13,13 @@ from swarmkit import Agent, HandoffGraph, Swarm
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.journal import SQLiteJournal
 from swarmkit.rules import status
-from swarmkit.shadow import AUDIT_RECORD, DEMOTED, SHADOW_RECORD, RuleAudit, read_rules_log
+from swarmkit.shadow import (
+    AUDIT_RECORD,
+    DEMOTED,
+    RuleAudit,
+    read_rules_log,
+    read_verdicts,
+)
 from swarmkit.testing import NeverCalledModel, ScriptedModel, text, transfer
 
 BILLING = "triage -> billing if category == 'billing'"
@@ -70,9 +76,9 @@ async def test_a_drifting_model_demotes_the_rule_for_a_second_swarm(tmp_path: Pa
     assert result.trail == ("triage", "sales")
     assert result.handoffs[0].decided_by == "llm"
     with SQLiteJournal(path) as reader:  # kept in shadow too, it is judged again
-        [shadowed] = [r.data for r in await reader.read("b00") if r.kind == SHADOW_RECORD]
-    assert shadowed["verdicts"][0]["rule"] == BILLING
-    assert (shadowed["verdicts"][0]["fired"], shadowed["verdicts"][0]["agrees"]) == (True, False)
+        [shadowed] = await read_verdicts(reader, "b00")
+    verdict = shadowed[0]
+    assert (verdict.rule, verdict.fired, verdict.agrees) == (BILLING, True, False)
 
     replayed = await _swarm(SQLiteJournal(path), audit).with_model(NeverCalledModel()).replay("a12")
     assert replayed.trail == ("triage", "billing")

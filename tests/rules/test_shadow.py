@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 
 from swarmkit import HandoffGraph
+from swarmkit.conditions import compile_condition
 from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError
 from swarmkit.journal import InMemoryJournal, Journal, PostgresJournal, SQLiteJournal
 from swarmkit.rules import promote, status
-from swarmkit.shadow import SHADOW_RECORD, read_rules_log
+from swarmkit.shadow import RULE_SET, SHADOW_RECORD, read_rules_log, read_verdicts, rule_set_digest
 from tests.journal.conftest import fresh_schema
 from tests.journal.postgres_server import PostgresServer
 from tests.rules.shadow_swarm import script, shadow_rules, swarm
@@ -49,7 +50,8 @@ async def test_a_shadow_run_matches_a_run_without_shadow_rules() -> None:
 
 async def test_each_model_decision_journals_every_shadow_rules_verdict(store: Journal) -> None:
     """A billing ticket over 50: the billing rule agrees, the sales rule fires and disagrees;
-    the billing agent's own turn has no shadow rules, so it journals none."""
+    the billing agent's own turn has no shadow rules, so it journals none. The verdicts name
+    the rule list by digest; the rules log names its rules once."""
     shadowed = swarm(store, shadow_rules())
     await shadowed.with_model(script("billing")).run(
         "help", context={"category": "billing", "amount": 80}, session_id="s1"
@@ -59,12 +61,14 @@ async def test_each_model_decision_journals_every_shadow_rules_verdict(store: Jo
             "agent": "triage",
             "turn": 1,
             "model_target": "billing",
-            "verdicts": [
-                {"rule": BILLING, "target": "billing", "fired": True, "agrees": True},
-                {"rule": OVER_50, "target": "sales", "fired": True, "agrees": False},
-            ],
+            "tokens": 107,
+            "set": rule_set_digest("triage", [BILLING, OVER_50]),
+            "fired": [0, 1],
+            "agrees": [0],
         }
     ]
+    [named] = [r.data for r in await read_rules_log(store, rule_lists=True) if r.kind == RULE_SET]
+    assert named["rules"] == [BILLING, OVER_50]
 
 
 async def test_a_rule_that_does_not_fire_neither_agrees_nor_disagrees() -> None:
@@ -77,7 +81,8 @@ async def test_a_rule_that_does_not_fire_neither_agrees_nor_disagrees() -> None:
     )
     [record] = await _shadow_records(journal, "s1")
     assert record["model_target"] is None
-    assert [(v["fired"], v["agrees"]) for v in record["verdicts"]] == [(False, False)] * 2
+    [verdicts] = await read_verdicts(journal, "s1")
+    assert [(v.fired, v.agrees) for v in verdicts] == [(False, False)] * 2
 
 
 async def test_replay_reproduces_the_verdicts_and_a_strict_replay_checks_them() -> None:
@@ -105,8 +110,8 @@ async def test_shadow_rules_read_from_a_rules_file_dict() -> None:
         .with_model(script("billing"))
         .run("help", context={"category": "billing", "amount": 1}, session_id="s1")
     )
-    [record] = await _shadow_records(journal, "s1")
-    assert [v["rule"] for v in record["verdicts"]] == [BILLING, OVER_50]
+    [verdicts] = await read_verdicts(journal, "s1")
+    assert [v.rule for v in verdicts] == [BILLING, OVER_50]
 
 
 def test_a_shadow_rule_naming_an_unknown_agent_is_a_configuration_error() -> None:
@@ -140,3 +145,35 @@ async def test_status_and_promotion_read_and_write_either_store(
     )
     [record] = await read_rules_log(store)
     assert record.data["evidence"]["fired"] == 12 and record.data["by"] == "ana"
+
+
+async def test_rules_sharing_a_first_test_are_judged_as_each_alone() -> None:
+    """Rules grouped by their first test (evaluated once for the group) fire exactly where
+    their own conditions hold, on odd values too (floats, missing paths, quotes, lists)."""
+    rules = HandoffGraph()
+    conditions = [
+        "category == 'billing' and amount >= 10",
+        "category == 'billing' and amount < 10",
+        "category == 'it\\'s' and amount == 1",
+        "category == 'it\\'s' or amount == 2",
+        "category == 'it\\'s' and tier == 1",
+        "tier == 1 and vip",
+        "tier == 1 and not vip",
+        "vip == true and amount in [1, 2.0]",
+        "vip == true and tier != null",
+        "amount > 3",
+    ]
+    for index, when in enumerate(conditions):
+        rules.add_edge("triage", ("billing", "sales")[index % 2], when)
+    contexts = [
+        {"category": category, "amount": amount, "tier": tier, "vip": vip}
+        for category in ("billing", "it's", None, ["billing"])
+        for amount, tier, vip in ((1, 1.0, True), (2.0, 1, False), (12, None, 1), (None, 2, None))
+    ]
+    journal = InMemoryJournal()
+    shadowed = swarm(journal, rules)
+    for index, context in enumerate(contexts):
+        await shadowed.with_model(script(None)).run("help", context=context, session_id=f"c{index}")
+        [verdicts] = await read_verdicts(journal, f"c{index}")
+        expected = [compile_condition(when)(context) for when in conditions]
+        assert [v.fired for v in verdicts] == expected, context

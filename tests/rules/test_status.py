@@ -9,6 +9,7 @@ import pytest
 from swarmkit.exceptions import RuleLearningError
 from swarmkit.journal import InMemoryJournal, Journal
 from swarmkit.rules import status, wilson
+from swarmkit.shadow import RULES_LOG
 from tests.rules.shadow_swarm import script, shadow_rules, swarm
 
 BILLING = "triage -> billing if category == 'billing'"
@@ -98,3 +99,19 @@ async def test_a_journal_without_decisions_is_a_clear_error() -> None:
     await swarm(journal).with_model(script("billing")).run("help", context={"category": "x"})
     with pytest.raises(RuleLearningError, match="shadow="):
         await status(journal)
+
+
+async def test_sessions_copied_without_the_rules_log_still_count() -> None:
+    """Verdicts name their rule list by digest; copied without the rules log that names it,
+    the swarm's own list names it, and with no swarm the rules are counted by number."""
+    live, copy = InMemoryJournal(), InMemoryJournal()
+    await _corpus(live, count=10)
+    for info in await live.sessions():
+        if info.session_id != RULES_LOG:
+            await copy.append(await live.read(info.session_id))
+    named = await status(copy, swarm(shadow=shadow_rules()))
+    assert named.rule(BILLING).evidence.fired == 5
+    unnamed = await status(copy)
+    first = unnamed.rules[0]
+    assert first.rule.startswith("triage -> rule 0 of unnamed list ")
+    assert (first.evidence.fired, first.evidence.agreements) == (5, 4)

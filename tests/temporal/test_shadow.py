@@ -7,7 +7,7 @@ from pathlib import Path
 
 from swarmkit import HandoffGraph
 from swarmkit.journal import SQLiteJournal
-from swarmkit.shadow import SHADOW_RECORD
+from swarmkit.shadow import read_verdicts
 from swarmkit.temporal import session_result, start_session
 from swarmkit.testing import NeverCalledModel, ScriptedModel
 from tests.temporal.harness import running_worker
@@ -47,11 +47,10 @@ async def test_shadow_verdicts_are_journaled_by_a_temporal_session(
             session_id=session_id,
         )
         result = await session_result(handle)
-        mirrored = [r.data for r in await mirror.read(session_id) if r.kind == SHADOW_RECORD]
+        mirrored = await read_verdicts(mirror, session_id)
         replayed = await support_swarm(NeverCalledModel(), shadow=_shadow()).replay(
             session_id, mirror
         )
-    expected = [r.data for r in await local.read(session_id) if r.kind == SHADOW_RECORD]
-    assert mirrored == expected
-    assert [v["agrees"] for d in mirrored for v in d["verdicts"]] == [False, False, True]
+    assert mirrored == await read_verdicts(local, session_id)
+    assert [v.agrees for d in mirrored for v in d] == [False, False, True]
     assert replayed.final_output == result.final_output

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from swarmkit.bounds import fast_encoder
 from swarmkit.exceptions import ConfigurationError, JournalError, SessionBusyError
 
 JOURNAL_SCHEMA_VERSION = 1
@@ -153,8 +154,10 @@ def json_default(value: object) -> object:
 
 
 # One shared encoder: json.dumps with options builds a new encoder on every call.
-_ENCODER = json.JSONEncoder(
-    ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=json_default
+_ENCODE = fast_encoder(
+    json.JSONEncoder(
+        ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=json_default
+    )
 )
 _DECODER = json.JSONDecoder()
 
@@ -183,7 +186,7 @@ def encode_data(record: JournalRecord) -> str:
             f"be a mapping, got {type(record.data).__name__}"
         )
     try:
-        return escape_surrogates(_ENCODER.encode(record.data))
+        return escape_surrogates(_ENCODE(record.data))
     except (TypeError, ValueError, RecursionError) as exc:
         raise not_json_safe(record, exc) from exc
 

@@ -15,6 +15,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
+from swarmkit.bounds import fast_encoder
 from swarmkit.messages import Message
 
 MESSAGES_MARK = f"swarmkit-messages-{os.urandom(16).hex()}"
@@ -26,7 +27,7 @@ T = TypeVar("T")
 
 def json_bytes(value: Any) -> bytes:
     """``value`` as the openai client encodes a JSON body: compact UTF-8, no NaN or infinity."""
-    text = _ENCODER.encode(value)
+    text = _ENCODE(value)
     try:
         return text.encode()
     except UnicodeEncodeError:
@@ -37,7 +38,7 @@ def json_bytes(value: Any) -> bytes:
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # One encoder for every call: json.dumps with options builds a new one each time.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_ENCODE = fast_encoder(json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False))
 
 
 def spliced_body(body: Any, array: list[bytes]) -> bytes:

@@ -156,6 +156,19 @@ async def test_nan_is_refused_because_json_has_no_nan(journal: Journal) -> None:
         await journal.append([record("s1", 0, score=math.nan)])
 
 
+async def test_data_that_contains_itself_is_refused_and_the_next_step_is_kept(
+    journal: Journal,
+) -> None:
+    """A value holding itself cannot be JSON: refused naming the record, and the journal's
+    encoder is left able to write the next step (it keeps no state between records)."""
+    loop: dict[str, object] = {"name": "loop"}
+    loop["self"] = loop
+    with pytest.raises(JournalError, match=r"record 0 \('note'\).*not JSON-safe"):
+        await journal.append([record("s1", 0, kind="note", data=loop)])
+    await journal.append([record("s1", 0, kind="note", data={"name": "loop"})])
+    assert [r.data for r in await journal.read("s1")] == [{"data": {"name": "loop"}}]
+
+
 async def test_read_only_mappings_are_stored_as_objects(journal: Journal) -> None:
     """Any Mapping is accepted as data, at the top level or nested."""
     data = MappingProxyType({"inner": MappingProxyType({"a": 1})})

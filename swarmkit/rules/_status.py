@@ -312,23 +312,13 @@ def _read_session(records: Sequence[JournalRecord], reading: _Reading) -> bool:
     counted) when it holds verdicts of the older form."""
     if any(r.kind == SHADOW_RECORD and "verdicts" in r.data for r in records):
         return False
-    tallies = reading.tallies
-    for record in records:
-        kind = record.kind
-        if kind == SHADOW_RECORD:
-            _compact(record, reading)
-        elif kind == "rule":
-            _decided(record.data, tallies)
-        elif kind == AUDIT_RECORD:
-            _audit(record, tallies)
-        else:
-            continue
-        reading.held += 1
+    _read_legacy(records, reading)
     return True
 
 
 def _read_legacy(records: Sequence[JournalRecord], reading: _Reading) -> None:
-    """Count one session of the older form: its tokens come from the model calls."""
+    """Count one session's records, verdicts of either form: the older form's tokens come
+    from the model calls before them."""
     tokens, tallies = 0, reading.tallies
     for record in records:
         kind = record.kind

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from contextlib import suppress
-from time import time_ns
 from typing import TYPE_CHECKING, Any, assert_never
 
 from opentelemetry import context as otel_context
@@ -67,17 +66,6 @@ class _Stint:
         self.span.end()
 
 
-class _Call:
-    """A model call under way: its span's name, attributes so far and start (nanoseconds)."""
-
-    __slots__ = ("attributes", "name", "started")
-
-    def __init__(self, name: str, attributes: dict[str, Any], started: int) -> None:
-        self.name = name
-        self.attributes = attributes
-        self.started = started
-
-
 class RunSpans:
     """The open spans of one run, fed its events in order; the innermost one is current.
 
@@ -101,7 +89,7 @@ class RunSpans:
         self._run: Span | None = None
         self._run_context: Context | None = None
         self._stint: _Stint | None = None
-        self._call: _Call | None = None
+        self._model: Span | None = None
         self._tools: dict[str, Span] = {}
         self._common: dict[str, Any] = {}
         self._current: Span | None = None
@@ -155,7 +143,6 @@ class RunSpans:
             return
         for child in self._children.values():
             child.abort(error)
-        self._fail_call(error)
         for span in self._open():
             _fail(span, error)
 
@@ -167,13 +154,13 @@ class RunSpans:
         for span in self._tools.values():
             span.end()
         self._tools.clear()
-        if self._call is not None:
-            self._made_call().end()
+        if self._model is not None:
+            self._model.end()
         if self._stint is not None:
             self._stint.end()
         if self._run is not None:
             self._run.end()
-        self._stint = self._run = None
+        self._model = self._stint = self._run = None
         self._make_current()
         if self._trace_token is not None:
             token, self._trace_token = self._trace_token, None
@@ -289,10 +276,8 @@ class RunSpans:
             self._know_tools(request)
             if self._tracing.capture_content:
                 self._request_content(attributes, event, request)
-        # The span is made once the answer is in, with all its attributes and this start time
-        # in one call: the SDK checks and copies them once.
         name = f"chat {event.model}" if event.model else "chat"
-        self._call = _Call(name, attributes, time_ns())
+        self._model = self._start(name, self._agent_context(), attributes, kind=_CLIENT)
 
     def _know_tools(self, request: ModelRequest) -> None:
         """Keep the offered tools' descriptions for their spans (once per agent's tool set)."""
@@ -318,13 +303,14 @@ class RunSpans:
     def _model_finished(self, event: ev.ModelCallFinished) -> None:
         if self._stint is not None:
             self._stint.add(event)
-        call, self._call = self._call, None
-        if call is None:
+        span, self._model = self._model, None
+        if span is None:
             return
-        attributes = call.attributes
+        attributes: dict[str, Any]
         if event.replayed:  # spent, and traced, when the call was made
-            attributes["swarmkit.replayed"] = True
+            attributes = {"swarmkit.replayed": True}
         else:
+            attributes = {}
             usage = event.usage
             _set_usage(
                 attributes,
@@ -342,23 +328,8 @@ class RunSpans:
         if self._tracing.capture_content and event.content is not None:
             answer = content.output_messages(event.content, event.finish_reason)
             attributes["gen_ai.output.messages"] = answer
-        self._start(
-            call.name, self._agent_context(), attributes, kind=_CLIENT, start_time=call.started
-        ).end()
-
-    def _fail_call(self, error: BaseException) -> None:
-        """A model call under way failed (or the run did): its span, failed and ended."""
-        if self._call is not None:
-            span = self._made_call()
-            _fail(span, error)
-            span.end()
-
-    def _made_call(self) -> Span:
-        """The span of a model call that got no answer (the run failed or stopped meanwhile)."""
-        call, self._call = self._call, None
-        assert call is not None
-        where = self._agent_context()
-        return self._start(call.name, where, call.attributes, kind=_CLIENT, start_time=call.started)
+        span.set_attributes(attributes)
+        span.end()
 
     def _tool_called(self, event: ev.ToolCalled) -> None:
         attributes = self._tool_attributes(event.name, event.tool_call_id, event.agent)
@@ -423,8 +394,8 @@ class RunSpans:
             del self._children[event.session_id]
 
     def _run_finished(self, result: RunResult) -> None:
-        if result.error is not None:
-            self._fail_call(result.error)
+        if self._model is not None and result.error is not None:
+            _fail(self._model, result.error)
         if self._run is None:
             return
         pending = result.pending
@@ -485,24 +456,20 @@ class RunSpans:
         attributes: dict[str, Any],
         *,
         kind: SpanKind = _INTERNAL,
-        start_time: int | None = None,
     ) -> Span:
         attributes.update(self._common)
-        return self._tracer.start_span(
-            name, context=where, kind=kind, attributes=attributes, start_time=start_time
-        )
+        return self._tracer.start_span(name, context=where, kind=kind, attributes=attributes)
 
     def _open(self) -> list[Span]:
         """Open spans, innermost first."""
         stint = self._stint.span if self._stint is not None else None
-        spans = [*self._tools.values(), stint, self._run]
+        spans = [*self._tools.values(), self._model, stint, self._run]
         return [span for span in spans if span is not None]
 
     def _make_current(self) -> None:
         # The innermost open span is current between events, so spans of the step that
-        # follows (a tool's MCP call or HTTP request) nest under it; a model call has no open
-        # span (it is made once the answer is in). A sub-run runs in its own task: its spans
-        # are parented explicitly, and the context stays the top run's.
+        # follows (an MCP call, an HTTP request) nest under it. A sub-run runs in its own
+        # task: its spans are parented explicitly, and the context stays the top run's.
         if self._parent is not None:
             return
         innermost = self._innermost()
@@ -526,6 +493,8 @@ class RunSpans:
     def _innermost(self) -> Span | None:
         if self._tools:
             return next(reversed(self._tools.values()))
+        if self._model is not None:
+            return self._model
         if self._stint is not None:
             return self._stint.span
         return self._run

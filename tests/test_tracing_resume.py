@@ -9,8 +9,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from swarmkit.journal import SQLiteJournal
+from swarmkit import Agent, Swarm, approve, tool
+from swarmkit import events as ev
+from swarmkit.journal import InMemoryJournal, SQLiteJournal
+from swarmkit.testing import ScriptedModel, text, tool_call
+from swarmkit.tracing import RunTracing
+from swarmkit.tracing._spans import RunSpans
 from tests.tracing_resume_app import SESSION
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -70,3 +78,62 @@ async def test_a_run_resumed_in_another_process_links_to_the_paused_run_s_span(
     assert (_usage(paused)[0] + _usage(resumed)[0], _usage(paused)[1] + _usage(resumed)[1]) == (
         journaled
     )
+
+
+def _provider(exporter: InMemorySpanExporter) -> TracerProvider:
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider
+
+
+async def test_a_traced_run_journals_its_span_with_its_end_and_replay_ignores_it() -> None:
+    """The paused run's end holds its span's traceparent; a tracer that never saw the run
+    (as in another process) links the resume to it; a strict replay still matches."""
+
+    @tool(needs_approval=True)
+    def refund(amount: int) -> str:
+        """Refund money."""
+        return f"refunded {amount}"
+
+    exporter = InMemorySpanExporter()
+    journal = InMemoryJournal()
+
+    def swarm(*script: Any) -> Swarm:
+        tracing = RunTracing(tracer_provider=_provider(exporter))  # remembers no earlier run
+        agent = Agent(name="billing", tools=[refund])
+        model = ScriptedModel(*script)
+        return Swarm([agent], "billing", model=model, journal=journal, observers=[tracing])
+
+    await swarm(tool_call("refund", amount=30)).run("refund me", session_id="s-1")
+    [paused] = exporter.get_finished_spans()[-1:]
+    [end] = [r for r in await journal.read("s-1") if r.kind == "run_finished"]
+    context = paused.context
+    assert context is not None
+    ids = f"{context.trace_id:032x}-{context.span_id:016x}-{context.trace_flags:02x}"
+    assert end.data["trace"] == f"00-{ids}"
+
+    await swarm(text("Refunded.")).resume("s-1", decision=approve())
+    await swarm().replay("s-1")
+
+    runs = [s for s in exporter.get_finished_spans() if s.name == "invoke_workflow billing"]
+    assert [[link.context.span_id for link in run.links] for run in runs[1:]] == [
+        [context.span_id],
+        [runs[1].context.span_id if runs[1].context else 0],
+    ]
+
+
+def test_a_malformed_journaled_trace_links_to_nothing() -> None:
+    """A traceparent that is not one (a hand-edited journal) starts an unlinked trace."""
+    exporter = InMemorySpanExporter()
+    provider = _provider(exporter)
+    tracing = RunTracing(tracer_provider=provider)
+    spans = RunSpans(tracing, provider.get_tracer("test"))
+    started = ev.RunStarted(
+        session_id="s-2", prompt="hi", entry_agent="a", replay=True, previous_trace="00-zz-01"
+    )
+
+    spans.observe(started)
+    spans.close()
+
+    [run] = exporter.get_finished_spans()
+    assert run.links == ()

@@ -7,6 +7,9 @@
 2. The spans' price apart from the run: one session's events fed to the span builder alone,
    against the SDK making the same spans with the same attributes in one call each (the floor
    any mapping from events to these spans pays).
+3. Python calls a traced session makes beyond one with the observer but no tracer provider
+   (cProfile), split by where they run: the SDK's (and the builtins it calls) and
+   ``swarmkit.tracing``'s. Counts do not move with the machine's load.
 
 Run from the checkout: ``PYTHONPATH=. .venv/bin/python bench/tracing.py [--rounds N]``.
 """
@@ -15,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import pstats
 import statistics
 import sys
 import time
@@ -116,12 +121,42 @@ def span_price() -> None:
         print(f"{name:12} {spent * 1e6:6.0f} µs CPU a session")
 
 
+def call_counts() -> None:
+    """Python calls a traced session adds over the observer with no provider, by origin."""
+    client = session_bench._client()
+    loop = asyncio.new_event_loop()
+    sessions = size(200, 2)
+
+    def counted(run: Callable[[], Awaitable[object]]) -> dict[str, float]:
+        async def many(count: int) -> None:
+            for _ in range(count):
+                await run()
+
+        loop.run_until_complete(many(sessions // 4 or 1))
+        profile = cProfile.Profile()
+        profile.enable()
+        loop.run_until_complete(many(sessions))
+        profile.disable()
+        counts: dict[str, float] = {}
+        for (path, _, _), (_, calls, *_) in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
+            origin = "swarmkit.tracing" if "swarmkit/tracing" in path else "other"
+            counts[origin] = counts.get(origin, 0) + calls / sessions
+        return counts
+
+    off = counted(session_bench._swarm(client, rule=False, observer=traced))
+    on = counted(session_bench._traced(client, batch=False))
+    ours = on.get("swarmkit.tracing", 0) - off.get("swarmkit.tracing", 0)
+    sdk = on["other"] - off["other"]
+    print(f"calls a session added by tracing: {ours + sdk:.0f} ({ours:.0f} in swarmkit.tracing)")
+
+
 def main() -> None:
     options = argparse.ArgumentParser(description=__doc__)
     options.add_argument("--rounds", type=int, default=9)
     args = options.parse_args()
     session_ratios(args.rounds)
     span_price()
+    call_counts()
 
 
 if __name__ == "__main__":

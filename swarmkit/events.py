@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import AsyncGenerator, Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
@@ -62,6 +63,10 @@ class RunStarted:
     """Whether the run starts by replaying a journal (replay, resume, fork)."""
     next_turn: NextTurnDecision | None = None
     """For a later turn of a conversation: who the next-turn policy chose, and why."""
+    previous_trace: str | None = None
+    """For a run that picks a session up (a resume, a replay): the W3C ``traceparent`` of the
+    session's previous run, journaled with its end when an observer traced it (``RUN_TRACE``),
+    in whichever process it ran; None when that run was not traced."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["run_started"] = "run_started"
@@ -429,6 +434,19 @@ def _step_events() -> TypeAdapter[Any]:
         Field(discriminator="kind"),
     ]
     return TypeAdapter(steps)
+
+
+RUN_TRACE: ContextVar[tuple[str, str] | None] = ContextVar("swarmkit_run_trace", default=None)
+"""The session id and W3C ``traceparent`` of the span an observer records for the run going on
+in this context (``swarmkit.tracing`` sets it). The run journals the ``traceparent`` with its
+end (never compared by replay), so the session's next run, in any process, names it as its
+``RunStarted.previous_trace`` and its trace can link back."""
+
+
+def run_trace(session_id: str) -> str | None:
+    """The ``traceparent`` an observer set for ``session_id``'s run in this context, if any."""
+    current = RUN_TRACE.get()
+    return current[1] if current is not None and current[0] == session_id else None
 
 
 EventObserver: TypeAlias = Callable[[AsyncGenerator[Event, None]], AsyncGenerator[Event, None]]

@@ -78,7 +78,9 @@ class RunLoop:
         *,
         streaming: bool,
         quiet: bool = False,
+        previous_trace: str | None = None,
     ) -> None:
+        self._previous_trace = previous_trace
         self._run = RunParts(
             swarm=swarm,
             state=state,
@@ -111,6 +113,7 @@ class RunLoop:
                 entry_agent=state.agent,
                 replay=replayed,
                 next_turn=state.start.decision if state.start else None,
+                previous_trace=self._previous_trace,
             )
             run.log("run_started")
             async for event in self._drive():
@@ -134,7 +137,7 @@ class RunLoop:
             await tape.abandon()
             raise
         result = self._result(self._end)
-        await tape.note("run_finished", finished_data(result))
+        await tape.note("run_finished", self._end_data(result))
         await tape.close()
         run.log("run_finished", stop_reason=result.stop_reason)
         yield ev.RunFinished(result=result)
@@ -150,6 +153,14 @@ class RunLoop:
                 return build_result(state, reason, error, None)
             case _:
                 assert_never(end)
+
+    def _end_data(self, result: RunResult) -> dict[str, Any]:
+        """The run's end as journaled; with the trace an observer recorded it in, if any."""
+        data = finished_data(result)
+        trace = ev.run_trace(self._run.state.session_id)
+        if trace is not None:
+            data["trace"] = trace
+        return data
 
     def _start_data(self) -> dict[str, Any]:
         run = self._run

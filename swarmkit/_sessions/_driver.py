@@ -21,6 +21,7 @@ from swarmkit.journal._course import (
     Mirrored,
     Replay,
     Resume,
+    prefix_of,
     replayable,
     resumable_prefix,
 )
@@ -109,7 +110,10 @@ class Driver:
         await tape.open()
         try:
             seams = replace(seams, delegate=self._delegator(_store_of(course), seams, limits))
-            return RunLoop(spec, state, tape, seams, streaming=streaming, quiet=quiet)
+            trace = _journaled_trace(course)
+            return RunLoop(
+                spec, state, tape, seams, streaming=streaming, quiet=quiet, previous_trace=trace
+            )
         except BaseException:
             # The loop never ran: the session is not left leased until the lease expires.
             await tape.release()
@@ -152,6 +156,15 @@ class Driver:
                 yield event
         finally:
             await events.aclose()
+
+
+def _journaled_trace(course: Course) -> str | None:
+    """The ``traceparent`` the latest run end a course replays was journaled with, if any."""
+    for record in reversed(prefix_of(course)):
+        if record.kind == "run_finished":
+            trace = record.data.get("trace")
+            return trace if isinstance(trace, str) else None
+    return None
 
 
 def _sub_course(

@@ -12,11 +12,12 @@ from swarmkit.messages import AssistantMessage, ProviderState, ToolCall
 from swarmkit.models import ModelRequest, ModelResponse, Usage
 from swarmkit.tools import ToolOutcome, outcome_from_data
 
-UNCOMPARED_KEYS = frozenset({"sub_session_id", "session_id", "fingerprint", "detail"})
+UNCOMPARED_KEYS = frozenset({"sub_session_id", "session_id", "fingerprint", "detail", "trace"})
 """Keys replay does not compare: session names (a fork has its own), the configuration
 fingerprint (a changed configuration that matters changes a model request's digest, whose
-divergence shows a readable diff of what changed) and a refusal's explanation (journals from
-before it was kept lack it; the refusal's reason is compared)."""
+divergence shows a readable diff of what changed), a refusal's explanation (journals from
+before it was kept lack it; the refusal's reason is compared) and the trace a run's end was
+recorded in (each run of a session has its own)."""
 
 _SUMMARY_TAIL = 3
 

@@ -11,7 +11,8 @@ stint, and model call, tool call, transfer and rule spans inside, named and attr
 the OpenTelemetry GenAI semantic conventions (``swarmkit.*`` for what they do not cover);
 every span carries ``gen_ai.conversation.id``. A model call served from the journal (a
 replay, the journaled steps of a resume) has its span but no ``gen_ai.usage.*``, and a resumed
-run's span links to the paused run's, so usage summed over a session's model call spans (or
+run's span links to the paused run's (in another process too: a traced run journals its
+span's ``traceparent`` with its end), so usage summed over a session's model call spans (or
 over its agent spans) counts each call once. ``RunTracing.record_evaluations`` adds an eval's
 grades as ``gen_ai.evaluation.result`` events parented to the runs they grade. Nothing is
 recorded unless the application configured a tracer provider, and the library configures no
@@ -129,8 +130,8 @@ class RunTracing:
     def previous_run(self, session_id: str) -> SpanContext | None:
         """The span of the session's latest run this tracer recorded, if it remembers one.
 
-        Only this process's recent runs are remembered: a run resumed elsewhere starts an
-        unlinked trace (its spans still carry the session and conversation ids)."""
+        Only this process's recent runs are remembered; a run resumed elsewhere links to the
+        span its journal names (``RunStarted.previous_trace``)."""
         return self._runs.get(session_id)
 
     def remember_run(self, session_id: str, run: SpanContext) -> None:

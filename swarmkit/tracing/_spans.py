@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from typing import TYPE_CHECKING, Any, assert_never
 
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 from opentelemetry.context import Context
-from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode, Tracer
+from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, Tracer
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from swarmkit import events as ev
 from swarmkit._log import log
@@ -93,6 +95,7 @@ class RunSpans:
         self._current: Span | None = None
         self._broken = False
         self._token: Token[Context] | None = None
+        self._trace_token: Token[tuple[str, str] | None] | None = None
 
     def observe(self, event: ev.Event) -> bool:
         """Record one event; False when the run's span is not recorded (tracing is off)."""
@@ -159,6 +162,10 @@ class RunSpans:
             self._run.end()
         self._model = self._stint = self._run = None
         self._make_current()
+        if self._trace_token is not None:
+            token, self._trace_token = self._trace_token, None
+            with suppress(ValueError):  # closed from another context (a collected generator)
+                ev.RUN_TRACE.reset(token)
 
     # -- events --------------------------------------------------------------------------
 
@@ -211,11 +218,15 @@ class RunSpans:
             where = trace.set_span_in_context(self._parent)
             span = self._tracer.start_span(name, context=where, attributes=attributes)
         else:
-            previous = tracing.previous_run(event.session_id) if event.replay else None
+            previous = _previous_run(tracing, event) if event.replay else None
             links = [Link(previous, {"swarmkit.link": "continues"})] if previous else None
             span = self._tracer.start_span(name, attributes=attributes, links=links)
         if span.is_recording():
-            tracing.remember_run(event.session_id, span.get_span_context())
+            run = span.get_span_context()
+            tracing.remember_run(event.session_id, run)
+            if self._parent is None:  # journaled with the run's end, for a later run to link to
+                parent = f"00-{run.trace_id:032x}-{run.span_id:016x}-{run.trace_flags:02x}"
+                self._trace_token = ev.RUN_TRACE.set((event.session_id, parent))
         return span
 
     def _agent_started(self, event: ev.AgentStarted) -> None:
@@ -488,6 +499,20 @@ class RunSpans:
             return self._stint.span
         return self._run
 
+
+def _previous_run(tracing: RunTracing, event: ev.RunStarted) -> SpanContext | None:
+    """The span of the session's previous run: the one this tracer remembers, else the one
+    its journal names (recorded in another process, or before a restart)."""
+    remembered = tracing.previous_run(event.session_id)
+    if remembered is not None or event.previous_trace is None:
+        return remembered
+    carrier = {"traceparent": event.previous_trace}
+    journaled = trace.get_current_span(_W3C.extract(carrier)).get_span_context()
+    return journaled if journaled.is_valid else None
+
+
+_W3C = TraceContextTextMapPropagator()
+"""Reads a journaled ``traceparent`` (a malformed one gives an invalid context: no link)."""
 
 _PENDING = {"swarmkit.interrupt.kind": "tool", "swarmkit.interrupt.status": "pending"}
 """A tool call's span while its run waits for a person's decision."""

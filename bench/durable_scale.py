@@ -178,6 +178,9 @@ class Figures:
     """Per session: PostgreSQL's committed transactions (DBOS; queue polling included), or
     the Temporal dev server's persistence operations on its SQLite file."""
     db_busy: float = 0.0
+    timeouts: int = 0
+    """Temporal: activity and workflow tasks that timed out (and ran again) in the row."""
+    slowest: float = 0.0
     """Temporal: the persistence operations' summed latency over the wall time, i.e. how many
     are in flight on average; the dev server has one SQLite connection, so above 1 they queue."""
 
@@ -434,13 +437,24 @@ async def run_temporal(
         wall = time.perf_counter() - began
         meter.stop()
         ops, latency = (a - b for a, b in zip(persistence(url), (ops, latency), strict=True))
-    latencies = []
+    latencies, timeouts = [], 0
     for handle in handles:
         described = await handle.describe()
         if described.close_time and described.start_time:
             latencies.append((described.close_time - described.start_time).total_seconds())
+        timeouts += sum(_timed_out(e) for e in (await handle.fetch_history()).events)
     figures = _figures("Temporal", workers, args.sessions, wall, latencies, meter)
-    return dataclasses.replace(figures, db_ops=ops / args.sessions, db_busy=latency / wall)
+    return dataclasses.replace(
+        figures, db_ops=ops / args.sessions, db_busy=latency / wall, timeouts=timeouts
+    )
+
+
+def _timed_out(event: Any) -> bool:
+    """A workflow or activity task that timed out: it waits out its timeout and runs again."""
+    return event.WhichOneof("attributes") in (
+        "activity_task_timed_out_event_attributes",
+        "workflow_task_timed_out_event_attributes",
+    )
 
 
 def _figures(
@@ -455,6 +469,7 @@ def _figures(
         per_second=sessions / wall,
         p50=statistics.median(latencies),
         p95=latencies[min(len(latencies) - 1, int(0.95 * len(latencies)))],
+        slowest=latencies[-1],
         cpu_ms=1000 * spent["workers"] / sessions,
         server_ms=1000 * spent["server"] / sessions,
         model_ms=1000 * spent["model"] / sessions,
@@ -484,7 +499,7 @@ def report(rows: list[Figures]) -> None:
             f"{row.per_second / one.per_second:>6.2f}x{row.p50:>7.2f}{row.p95:>7.2f}"
             f"{row.cpu_ms:>10.1f}{row.server_ms:>10.1f}{row.model_ms:>9.1f}{row.client_ms:>10.1f}"
             f"{row.cores:>7.2f}{row.machine:>8.2f}{row.db_ops:>7.1f}{row.db_busy:>8.2f}"
-            f"{row.db_kb:>7.1f}"
+            f"{row.db_kb:>7.1f}{row.slowest:>7.1f}{row.timeouts:>9}"
         )
 
 

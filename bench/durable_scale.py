@@ -373,8 +373,10 @@ async def run_dbos(
 
 
 async def _settled(db: psycopg.Connection[Any], query: str) -> int:
-    """A pg_stat counter a little over a second late: each backend reports within about a
-    second of going idle, so reading both ends of a phase this way counts the phase's own."""
+    """A pg_stat counter a little over a second late. The polling workers keep their backends
+    busy, and a busy backend reports at most about a second late, so reading both ends of a
+    phase this way counts about the phase's own (a backend gone idle may report up to 10 s
+    late: not waited for, a small share beside the polling here)."""
     await asyncio.sleep(1.1)
     db.execute("SELECT pg_stat_clear_snapshot()")
     return _one(db.execute(query).fetchone())

@@ -10,12 +10,18 @@ process, capped at ``--concurrency`` sessions (DBOS ``--per-worker``) or model a
 one throwaway PostgreSQL server (a fresh database per configuration); Temporal the dev server
 (its own SQLite: the CLI dev server cannot use Postgres).
 
-Per configuration: N sessions are queued at once; sessions/s is N over the wall time from the
-first start to the last end; p50/p95 latency is each session's end minus its start as the
-engine recorded them (queue wait included); orchestration CPU per session is the workers'
-user+system CPU time (from /proc, after their start-up) over N; the model server's and the
-database's CPU are not in it. Run: ``.venv/bin/python bench/durable_scale.py [--sessions 48]
-[--concurrency 8] [--workers 1 2 3] [--engines dbos temporal]``.
+Per configuration: the workers start and run ``--warmup`` sessions each, untimed; then N
+sessions are started (16 starts at once) and waited for. Sessions/s is N over the wall time
+from the first start to the last end; p50/p95 latency is each session's end minus its start
+as the engine recorded them (queue wait included). CPU, from /proc over the same span, per
+part in ms per session: the workers, the engine's server (PostgreSQL with its backends, or
+the dev server), the model server, the client; "cores" is their sum over the wall time and
+"machine" the whole machine's busy cores (other jobs included). "DB ops" is PostgreSQL's
+committed transactions per session, or the dev server's persistence operations (from its
+metrics endpoint); "DB busy" the latter's summed latency over the wall time: the operations
+in flight on average on the dev server's one SQLite connection (above 1 they queue).
+Run: ``.venv/bin/python bench/durable_scale.py [--sessions 96] [--concurrency 8]
+[--workers 1 2 3] [--engines dbos temporal] [--local-activities]``.
 """
 
 from __future__ import annotations
@@ -424,6 +430,7 @@ async def run_temporal(
     client = await Client.connect(address, plugins=[SwarmPlugin()])
     command = [*SWARMKIT, "temporal", "worker", "durable_scale:swarm", "--address", address]
     command += ["--task-queue", queue, "--max-concurrent-activities", str(args.concurrency)]
+    command += ["--local-activities"] if args.local_activities else []
 
     async def start() -> Any:
         return await start_session(client, "swarm", PROMPT, task_queue=queue)
@@ -562,6 +569,11 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 3])
     parser.add_argument(
+        "--local-activities",
+        action="store_true",
+        help="Temporal: model and tool calls as local activities (the worker command's option)",
+    )
+    parser.add_argument(
         "--warmup", type=int, default=8, help="untimed sessions per worker before each row"
     )
     parser.add_argument("--engines", nargs="+", default=["dbos", "temporal"])
@@ -572,6 +584,7 @@ def main() -> None:
         f"{args.sessions} sessions per row after {args.warmup} per worker untimed, "
         f"{args.concurrency} at once per worker, model latency {args.latency * 1000:.0f} ms, "
         f"{os.cpu_count()} cores; CPU in ms per session"
+        + ("; Temporal calls as local activities" if args.local_activities else "")
     )
     report(rows)
 

@@ -18,10 +18,16 @@ from tests.temporal.swarms import STATE_DIR
 
 
 def test_the_command_explains_itself(capsys: pytest.CaptureFixture[str]) -> None:
-    """--help names the server, the task queue, the models and the concurrency options."""
+    """--help names the server, the task queue, the models, the concurrency and local activities."""
     assert main(["temporal", "worker", "--help"]) == 0
     text = capsys.readouterr().out
-    for option in ("--address", "--task-queue", "--models", "--max-concurrent-activities"):
+    for option in (
+        "--address",
+        "--task-queue",
+        "--models",
+        "--max-concurrent-activities",
+        "--local-activities",
+    ):
         assert option in text
 
 

@@ -97,7 +97,17 @@ def _add_temporal(commands: Any, command: _Command, journal_option: Callable[...
     worker.add_argument("--models", metavar="module:attribute", help="a mapping name -> Model")
     journal_option(worker)
     worker.add_argument(
-        "--max-concurrent-activities", type=int, metavar="N", help="model and tool calls at once"
+        "--max-concurrent-activities",
+        type=int,
+        metavar="N",
+        help="model and tool calls at once (local ones too with --local-activities)",
+    )
+    worker.add_argument(
+        "--local-activities",
+        action="store_true",
+        help="run model and tool calls as local activities in the session's own worker: about "
+        "a third of the server's writes per session; every worker of the task queue must "
+        "agree, and sessions in flight must end before it changes",
     )
     worker.add_argument(
         "--max-concurrent-workflow-tasks", type=int, metavar="N", help="workflow tasks at once"

@@ -15,6 +15,7 @@ from swarmkit.cli import UsageError, load_swarm, swarm_entries
 from swarmkit.journal import open_journal
 from swarmkit.models import Model
 from swarmkit.swarm import Swarm
+from swarmkit.temporal._options import ActivityOptions
 from swarmkit.temporal._plugin import SwarmPlugin
 from swarmkit.temporal._registry import model_name
 
@@ -23,16 +24,22 @@ async def worker_command(args: argparse.Namespace) -> int:
     """Serve the swarms until SIGTERM (exit 0) or Ctrl-C (130)."""
     swarms = {name: load_swarm(target) for name, target in swarm_entries(args).items()}
     models = _models(args.models) if args.models else swarm_models(swarms.values())
+    calls = ActivityOptions(local=args.local_activities)
     plugin = SwarmPlugin(
         swarms=dict(swarms),
         models=models,
         journal=open_journal(args.journal) if args.journal else None,
+        model_options=calls,
+        tool_options=calls,
     )
     client = await Client.connect(args.address, namespace=args.namespace, plugins=[plugin])
     worker = Worker(
         client,
         task_queue=args.task_queue,
         max_concurrent_activities=args.max_concurrent_activities,
+        max_concurrent_local_activities=(
+            args.max_concurrent_activities if args.local_activities else None
+        ),
         max_concurrent_workflow_tasks=args.max_concurrent_workflow_tasks,
     )
     stop = asyncio.Event()

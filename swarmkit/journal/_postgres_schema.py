@@ -104,6 +104,18 @@ SELECT_SESSION = (
     " UNION ALL SELECT seq, kind, data, written_at FROM swarmkit_records"
     " WHERE session_id = %(session_id)s ORDER BY 1"
 )
+# Many sessions' records (only some kinds, when given) in one statement, so they come from
+# one snapshot; a first row with a null session id says the journal is marked or one of the
+# sessions sealed, and the reader then opens and checks each session whole instead.
+SELECT_MANY = (
+    "SELECT NULL::text, NULL::integer, NULL::text, NULL::text, NULL::float8"
+    " WHERE EXISTS (SELECT FROM swarmkit_meta WHERE key = 'seal')"
+    " OR EXISTS (SELECT FROM swarmkit_sessions WHERE session_id = ANY(%(ids)s)"
+    " AND seal IS NOT NULL)"
+    " UNION ALL SELECT session_id, seq, kind, data, written_at FROM swarmkit_records"
+    " WHERE session_id = ANY(%(ids)s) AND (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s))"
+    " ORDER BY 1 NULLS FIRST, 2"
+)
 SEAL_AND_RECORD = (
     "SELECT seal, (SELECT data FROM swarmkit_records WHERE session_id = %(session_id)s"
     " AND seq = %(seq)s) FROM swarmkit_sessions WHERE session_id = %(session_id)s"

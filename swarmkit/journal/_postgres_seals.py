@@ -17,6 +17,7 @@ from swarmkit.journal._chain import (
     Row,
     Tip,
     continuing_link,
+    form_of,
     needs_mark,
     open_session,
     refused_in_clear,
@@ -133,6 +134,24 @@ class PostgresSeals:
             return []
         mark = await self._read_mark() if marked and needs_mark(rows) else None
         return open_session(self.cipher, session_id, rows, seal=seal, mark=mark)
+
+    async def read_many(
+        self, session_ids: Sequence[str], kinds: Sequence[str] | None
+    ) -> list[tuple[Any, ...]] | None:
+        """Rows of many sessions (only ``kinds``, if given) from one snapshot, ordered by
+        session and seq; None when they must be opened and checked one session at a time (a
+        cipher, a marked journal, a sealed session, a record not in clear)."""
+        if self.cipher is not None:
+            return None
+        params = {"ids": list(session_ids), "kinds": None if kinds is None else list(kinds)}
+
+        async def select(conn: _Conn) -> list[tuple[Any, ...]]:
+            return await (await conn.execute(sql.SELECT_MANY, params)).fetchall()
+
+        rows = await self._use("read", select)
+        if (rows and rows[0][0] is None) or any(form_of(row[3]) != "clear" for row in rows):
+            return None
+        return rows
 
     async def _continuing(
         self, cipher: JournalCipher, session_id: str, first: int

@@ -148,7 +148,7 @@ class PostgresSeals:
         async def select(conn: _Conn) -> list[tuple[Any, ...]]:
             return await (await conn.execute(sql.SELECT_MANY, params)).fetchall()
 
-        rows = await self._use("read", select)
+        rows: list[tuple[Any, ...]] = await self._use("read", select)
         if (rows and rows[0][0] is None) or any(form_of(row[3]) != "clear" for row in rows):
             return None
         return rows

@@ -29,7 +29,13 @@ if TYPE_CHECKING:
     from swarmkit.dbos._client import SessionClient
 
 RESULT_POLL_SECONDS = 0.05
-"""How often a handle waiting for a result looks at the system database."""
+"""How soon a handle waiting for a result first looks again at the system database."""
+
+RESULT_POLL_MAX_SECONDS = 0.4
+"""The longest a handle waiting for a result goes between looks: the interval doubles up to
+it, so hundreds of handles waiting on long sessions do not keep the database busy."""
+
+_UNDER_WAY = frozenset({"PENDING", "ENQUEUED"})
 
 
 class SessionHandle:
@@ -45,7 +51,10 @@ class SessionHandle:
 
     async def result(self) -> RunResult:
         """Wait for the session's end and return its result (its failure raises here)."""
-        await self._status()
+        interval = RESULT_POLL_SECONDS
+        while (await self._status()).status in _UNDER_WAY:
+            await asyncio.sleep(interval)
+            interval = min(interval * 2, RESULT_POLL_MAX_SECONDS)
         handle: Any = await self._client.dbos.retrieve_workflow_async(self.session_id)
         data = await handle.get_result(polling_interval_sec=RESULT_POLL_SECONDS)
         return RunResult.from_data(data)

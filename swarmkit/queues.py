@@ -34,6 +34,7 @@ __all__ = [
     "claim",
     "close",
     "engine_notes",
+    "engine_of",
     "escalate",
     "hand_back",
     "hand_back_decision",
@@ -227,8 +228,10 @@ async def _finish(
 
 
 _DECIDE = {
-    "temporal": "await swarmkit.temporal.decide(session_handle(client, {session!r}), decision)",
-    "dbos": "await durable_swarms.session_handle({session!r}).decide(decision)",
+    "temporal": "`await swarmkit.temporal.decide(session_handle(client, {session!r}), decision)`"
+    " (or the command: `swarmkit queue {verb} {session} --by {by}{to} --temporal-address "
+    "HOST:PORT`)",
+    "dbos": "`await durable_swarms.session_handle({session!r}).decide(decision)`",
 }
 
 
@@ -236,15 +239,18 @@ async def check_in_process(journal: Journal, session_id: str, *, to: str | None,
     """Refuse a hand-back (or close, ``to=None``) in this process of a conversation a durable
     engine runs: its workflow resumes it, and a second run beside it would be lost. The
     ``PeopleQueueError`` says how to send it to the engine instead; nothing is written."""
-    engine = _engine_of(await journal.read(session_id))
+    engine = engine_of(await journal.read(session_id))
     if engine is None:
         return
-    send = _DECIDE.get(engine, "the engine's decide").format(session=session_id)
+    verb, option = ("close", "") if to is None else ("hand-back", f" --to {to}")
+    send = _DECIDE.get(engine, "the engine's decide").format(
+        session=session_id, verb=verb, by=by, to=option
+    )
     raise PeopleQueueError(
         f"session {session_id!r} runs on {engine}, which resumes it: hand it back there, not "
         f"in this process. Build the decision with `decision = await swarmkit.queues."
         f"hand_back_decision(journal, {session_id!r}, to={to!r}, by={by!r})` and send it with "
-        f"`{send}`; nothing was written",
+        f"{send}; nothing was written",
         session_id=session_id,
     )
 
@@ -419,8 +425,10 @@ def _waiting_of(records: Sequence[JournalRecord], at: float) -> WaitingConversat
     )
 
 
-def _engine_of(records: Sequence[JournalRecord]) -> str | None:
-    """The engine that resumes the session's latest person's pause; None for none."""
+def engine_of(records: Sequence[JournalRecord]) -> str | None:
+    """The durable engine (``"temporal"``, ``"dbos"``) whose workflow resumes the person's
+    pause a session's records end in, as its mirror noted; None when nothing but this
+    process resumes it (or it waits for no person)."""
     end = last_run_record(records)
     if end is None or person_pending(records) is None:
         return None

@@ -4,7 +4,9 @@ in it, hand it back to an agent or close it, and escalate those nobody claimed i
 Each claim, reply and escalation is a record of the session (``queue_claimed``,
 ``queue_replied``, ``queue_escalated``) written under the session's lease after reading it
 afresh, so of two people (or processes) claiming at once exactly one wins; the other gets a
-``PeopleQueueError``. A hand-back or close resumes the run with the replies.
+``PeopleQueueError``. A hand-back or close resumes the run with the replies, in this
+process; a session a durable engine runs (its mirror says which, ``queue_engine``) is handed
+back with the engine's decide and ``hand_back_decision`` instead.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from swarmkit.exceptions import PeopleQueueError, SessionBusyError
 from swarmkit.interrupts import PendingDecision
 from swarmkit.journal import Journal, JournalRecord, session_status
-from swarmkit.journal._records import PERSON_NOTES, last_run_record
+from swarmkit.journal._records import ENGINE_NOTE, PERSON_NOTES, last_run_record
 from swarmkit.people import PersonReply, TakeOver, replies_of, take_over_decision
 
 if TYPE_CHECKING:
@@ -28,8 +30,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "WaitingConversation",
+    "check_in_process",
     "claim",
     "close",
+    "engine_notes",
+    "engine_of",
     "escalate",
     "hand_back",
     "hand_back_decision",
@@ -77,6 +82,8 @@ class WaitingConversation:
     """The handoff's note, for an untyped handoff."""
     prompt: str | None
     """The user's message the run answered."""
+    engine: str | None = None
+    """The durable engine that resumes it (``"temporal"``, ``"dbos"``); None in process."""
 
     def to_data(self) -> dict[str, Any]:
         """As JSON-safe data (the command's ``--json`` and the viewer's API)."""
@@ -96,6 +103,7 @@ class WaitingConversation:
             "payload": None if self.payload is None else dict(self.payload),
             "message": self.message,
             "prompt": self.prompt,
+            "engine": self.engine,
         }
 
 
@@ -214,8 +222,57 @@ async def _finish(
             "no journal to find the conversation in: pass journal= or Swarm(journal=)",
             session_id=session_id,
         )
+    await check_in_process(store, session_id, to=to, by=by)
     decision = await hand_back_decision(store, session_id, to=to, by=by)
     return await swarm.resume(session_id, store, decision=decision)
+
+
+_DECIDE = {
+    "temporal": "`await swarmkit.temporal.decide(session_handle(client, {session!r}), decision)`"
+    " (or the command: `swarmkit queue {verb} {session} --by {by}{to} --temporal-address "
+    "HOST:PORT`)",
+    "dbos": "`await durable_swarms.session_handle({session!r}).decide(decision)`",
+}
+
+
+async def check_in_process(journal: Journal, session_id: str, *, to: str | None, by: str) -> None:
+    """Refuse a hand-back (or close, ``to=None``) in this process of a conversation a durable
+    engine runs: its workflow resumes it, and a second run beside it would be lost. The
+    ``PeopleQueueError`` says how to send it to the engine instead; nothing is written."""
+    engine = engine_of(await journal.read(session_id))
+    if engine is None:
+        return
+    verb, option = ("close", "") if to is None else ("hand-back", f" --to {to}")
+    send = _DECIDE.get(engine, "the engine's decide").format(
+        session=session_id, verb=verb, by=by, to=option
+    )
+    raise PeopleQueueError(
+        f"session {session_id!r} runs on {engine}, which resumes it: hand it back there, not "
+        f"in this process. Build the decision with `decision = await swarmkit.queues."
+        f"hand_back_decision(journal, {session_id!r}, to={to!r}, by={by!r})` and send it with "
+        f"{send}; nothing was written",
+        session_id=session_id,
+    )
+
+
+def engine_notes(records: Sequence[JournalRecord], *, engine: str) -> tuple[JournalRecord, ...]:
+    """The notes a durable engine's mirror adds after ``records``: one for each session whose
+    records end parked for a person, saying that ``engine`` resumes it. Write them with the
+    records, in one append, so no person sees the session waiting without them."""
+    last: dict[str, JournalRecord] = {}
+    for record in records:
+        last[record.session_id] = record
+    return tuple(
+        JournalRecord(
+            session_id=end.session_id,
+            seq=end.seq + 1,
+            kind=ENGINE_NOTE,
+            data={"engine": engine},
+            at=end.at,
+        )
+        for end in last.values()
+        if person_pending([end]) is not None
+    )
 
 
 def person_pending(records: Sequence[JournalRecord]) -> PendingDecision | None:
@@ -364,7 +421,23 @@ def _waiting_of(records: Sequence[JournalRecord], at: float) -> WaitingConversat
         payload=parked.get("payload"),
         message=parked.get("message"),
         prompt=_prompt(records),
+        engine=_engine_in(notes),
     )
+
+
+def engine_of(records: Sequence[JournalRecord]) -> str | None:
+    """The durable engine (``"temporal"``, ``"dbos"``) whose workflow resumes the person's
+    pause a session's records end in, as its mirror noted; None when nothing but this
+    process resumes it (or it waits for no person)."""
+    end = last_run_record(records)
+    if end is None or person_pending(records) is None:
+        return None
+    return _engine_in(records[_index(records, end) + 1 :])
+
+
+def _engine_in(notes: Sequence[JournalRecord]) -> str | None:
+    marks = [r for r in notes if r.kind == ENGINE_NOTE]
+    return str(marks[-1].data.get("engine")) if marks else None
 
 
 def _parked_at(records: Sequence[JournalRecord], end: JournalRecord) -> float | None:

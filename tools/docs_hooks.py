@@ -63,6 +63,8 @@ RECORD_KINDS = {
     "people (who, when).",
     "queue_replied": "Between runs: the person who claimed it replied (who, what, when).",
     "queue_escalated": "Between runs: nobody claimed it within its queue's deadline.",
+    "queue_engine": "Between runs: the durable engine (Temporal, DBOS) whose workflow resumes "
+    "the conversation, noted by its journal mirror; only that engine's decide hands it back.",
     "limit_reached": "A time or usage limit, or a spend ledger's budget, stopped the run "
     "(`LimitBreach`).",
     "state_edited": "A fork's edit of the context, applied where the journal holds it.",

@@ -64,6 +64,8 @@ async def act_as_person(
     session_id = str(waiting.get("session_id") or "")
     if said.action == HAND_BACK_KEY:
         _check_agent(swarm, waiting, said.agent)
+    if said.action is not None:  # an engine's session goes back through its decide
+        await queues.check_in_process(journal, session_id, to=said.agent, by=by)
     await _claimed(journal, session_id, by)
     if said.text:
         await queues.reply(journal, session_id, by=by, text=said.text)

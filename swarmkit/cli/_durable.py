@@ -185,6 +185,12 @@ async def _temporal_worker(args: argparse.Namespace) -> int:
     return code
 
 
+def engine_command(engine: str, function: str) -> Any:
+    """The engine's command-side ``function`` (in its ``_worker`` module), or a usage error
+    naming the extra to install."""
+    return _extra(engine, function)
+
+
 def _extra(engine: str, function: str) -> Any:
     """The engine's command, or a usage error naming the extra to install."""
     from swarmkit.cli._usage import UsageError  # noqa: PLC0415

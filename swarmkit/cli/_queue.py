@@ -63,8 +63,23 @@ def _session_by(command: argparse.ArgumentParser) -> None:
 
 
 def _swarm(command: argparse.ArgumentParser) -> None:
+    where = command.add_mutually_exclusive_group(required=True)
+    where.add_argument(
+        "--swarm",
+        metavar="module:attribute",
+        help=f"the swarm, which resumes the conversation in this process: {TARGET_HELP}",
+    )
+    where.add_argument(
+        "--temporal-address",
+        metavar="HOST:PORT",
+        help="send it to the session's workflow on this Temporal server instead (a session "
+        "a Temporal worker runs; --journal is its journal mirror)",
+    )
     command.add_argument(
-        "--swarm", required=True, metavar="module:attribute", help=f"the swarm: {TARGET_HELP}"
+        "--temporal-namespace",
+        default="default",
+        metavar="NAME",
+        help="the Temporal namespace, with --temporal-address (default: default)",
     )
 
 
@@ -120,6 +135,8 @@ async def _close(args: argparse.Namespace) -> int:
 
 
 async def _finish(args: argparse.Namespace, *, to: str | None) -> int:
+    if args.temporal_address:
+        return await _finish_on_temporal(args, to=to)
     from swarmkit import queues  # noqa: PLC0415
     from swarmkit.cli._journal_file import open_for_writing, swarm_journal_path  # noqa: PLC0415
     from swarmkit.cli._target import load_swarm  # noqa: PLC0415
@@ -133,6 +150,32 @@ async def _finish(args: argparse.Namespace, *, to: str | None) -> int:
             result = await queues.hand_back(swarm, args.session, to=to, by=args.by, journal=journal)
     print("\n".join(result_lines(result)))
     return 1 if result.stop_reason == "error" else 0
+
+
+async def _finish_on_temporal(args: argparse.Namespace, *, to: str | None) -> int:
+    """Build the hand-back from the mirror and send it to the session's workflow, which
+    resumes the conversation there; the command does not wait for its end."""
+    from swarmkit import queues  # noqa: PLC0415
+    from swarmkit.cli._durable import engine_command  # noqa: PLC0415
+    from swarmkit.cli._journal_file import journal_path, open_for_writing  # noqa: PLC0415
+    from swarmkit.exceptions import PeopleQueueError  # noqa: PLC0415
+
+    with open_for_writing(journal_path(args.journal)) as journal:
+        engine = queues.engine_of(await journal.read(args.session))
+        if engine not in (None, "temporal"):
+            raise PeopleQueueError(
+                f"session {args.session!r} runs on {engine}, not Temporal: send its hand-back "
+                f"with {engine}'s decide (see swarmkit.queues.hand_back_decision)",
+                session_id=args.session,
+            )
+        decision = await queues.hand_back_decision(journal, args.session, to=to, by=args.by)
+    send = engine_command("temporal", "decide_command")
+    await send(
+        args.session, decision, address=args.temporal_address, namespace=args.temporal_namespace
+    )
+    done = "closed" if to is None else f"handed back to {to}"
+    print(f"{args.session}: {done}; its Temporal workflow goes on with it")
+    return 0
 
 
 def _print(found: Sequence[WaitingConversation], *, as_json: bool, empty: str) -> None:

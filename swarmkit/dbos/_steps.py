@@ -35,7 +35,7 @@ from swarmkit.lowlevel import (
     response_to_data,
 )
 from swarmkit.models import Model, ModelRequest, ModelResponse, provider_of
-from swarmkit.queues import people_notes
+from swarmkit.queues import engine_notes, people_notes
 from swarmkit.tools import FunctionTool
 
 MODEL_STEP = "swarmkit.model"
@@ -139,8 +139,11 @@ async def _notes(journal: Journal, session_id: str, start: int) -> list[dict[str
 
 async def _mirror(journal: Journal, records: list[JournalRecord], owner: str) -> None:
     """The mirror step: the lease's owner is the session's own name, so a write a crash cut
-    short is taken up again by the session's recovery without waiting for the lease."""
-    await append_mirrored(journal, records, owner=owner)
+    short is taken up again by the session's recovery without waiting for the lease. A
+    person's pause says the workflow resumes it (the notes step copies the note back), so a
+    hand-back in another process is refused."""
+    marked = [*records, *engine_notes(records, engine="dbos")]
+    await append_mirrored(journal, marked, owner=owner)
 
 
 _CURRENT: ContextVar[SessionState | None] = ContextVar("swarmkit_dbos_session", default=None)

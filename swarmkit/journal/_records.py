@@ -29,10 +29,13 @@ LIMIT_REASONS = frozenset(
 RUN_STARTED = "run_started"
 RUN_FINISHED = "run_finished"
 AGENT_STARTED = "agent_started"
-PERSON_NOTES = frozenset({"queue_claimed", "queue_replied", "queue_escalated"})
+ENGINE_NOTE = "queue_engine"
+"""The note a durable engine's mirror adds after a run parked for a person: which engine
+resumes the session, so a hand-back in another process is refused."""
+PERSON_NOTES = frozenset({"queue_claimed", "queue_replied", "queue_escalated", ENGINE_NOTE})
 """What people add to a conversation parked for them, between runs (a claim, a reply, an
-escalation): a resumed or replayed run steps over them; the hand-back's decision carries
-the replies into the run."""
+escalation, and the engine's note of who resumes it): a resumed or replayed run steps over
+them; the hand-back's decision carries the replies into the run."""
 HANDOFF_INVALID = "handoff_invalid"
 OPTIONAL_NOTES = frozenset({HANDOFF_INVALID})
 """Notes a run writes that journals from before them lack (a transfer call whose payload did

@@ -22,6 +22,7 @@ from swarmkit.exceptions import (
 from swarmkit.ledger import Ledger, Refused, Reservation
 from swarmkit.lowlevel import append_mirrored, context_from_data, outcome_to_data, response_to_data
 from swarmkit.models import Usage
+from swarmkit.queues import engine_notes
 from swarmkit.temporal._data import (
     LedgerCallInput,
     MirrorInput,
@@ -160,7 +161,10 @@ class SwarmActivities:
             return
         records = [record_from_data(data) for data in batch.records]
         owner = f"temporal:{activity.info().workflow_run_id}"
-        await append_mirrored(journal, records, owner=owner)
+        # A person's pause says the workflow resumes it (the workflow copies the note back
+        # with the people's): a hand-back in another process is refused.
+        marked = [*records, *engine_notes(records, engine="temporal")]
+        await append_mirrored(journal, marked, owner=owner)
 
     @activity.defn(name=MIRROR_READ_ACTIVITY)
     async def read_mirror(self, page: MirrorReadInput) -> list[dict[str, Any]]:

@@ -8,13 +8,17 @@ import importlib
 import signal
 from collections.abc import Mapping
 
-from temporalio.client import Client
+from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.service import RPCError
 from temporalio.worker import Worker
 
 from swarmkit.cli import UsageError, load_swarm, swarm_entries
+from swarmkit.exceptions import PeopleQueueError
+from swarmkit.interrupts import Decision
 from swarmkit.journal import open_journal
 from swarmkit.models import Model
 from swarmkit.swarm import Swarm
+from swarmkit.temporal._client import decide, session_handle
 from swarmkit.temporal._options import ActivityOptions
 from swarmkit.temporal._plugin import SwarmPlugin
 from swarmkit.temporal._registry import model_name
@@ -52,6 +56,28 @@ async def worker_command(args: argparse.Namespace) -> int:
         )
         await stop.wait()
     return 0
+
+
+async def decide_command(
+    session_id: str, decision: Decision, *, address: str, namespace: str
+) -> None:
+    """Send a decision (a person's hand-back) to the session's workflow, for the command; a
+    refusal is a PeopleQueueError saying why."""
+    try:
+        client = await Client.connect(address, namespace=namespace)
+    except RuntimeError as exc:  # the SDK's "Failed client connect"
+        raise PeopleQueueError(
+            f"cannot reach Temporal at {address} to hand back session {session_id!r}: {exc}",
+            session_id=session_id,
+        ) from exc
+    try:
+        await decide(session_handle(client, session_id), decision)
+    except (WorkflowUpdateFailedError, RPCError) as exc:
+        cause = exc.cause if isinstance(exc, WorkflowUpdateFailedError) else exc
+        raise PeopleQueueError(
+            f"the workflow of session {session_id!r} at {address} refused the hand-back: {cause}",
+            session_id=session_id,
+        ) from exc
 
 
 def swarm_models(swarms: object) -> dict[str, Model]:

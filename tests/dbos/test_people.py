@@ -27,12 +27,15 @@ def _desk(model: ScriptedModel) -> Swarm:
 async def test_a_parked_session_is_one_event_stream_and_resumes_once(
     sqlite_url: str, tmp_path: Path
 ) -> None:
-    """The journal lists the parked session in its queue; after the hand-back the session's
-    event stream reads as one run (one start, one end), and the reply reaches the clerk."""
+    """The journal lists the parked session in its queue (run by DBOS); a hand-back in this
+    process is refused, writing nothing, with how to send it; after decide's hand-back the
+    session's event stream reads as one run (one start, one end), and the reply reaches the
+    clerk once."""
     journal = SQLiteJournal(tmp_path / "journal.sqlite")
     model = ScriptedModel(transfer("desk"), text("Booked.", for_agent="clerk"))
+    app_swarm = _desk(model)
     app = DurableSwarms(
-        {"desk": _desk(model)},
+        {"desk": app_swarm},
         database_url=sqlite_url,
         journal=journal,
         polling_interval=0.05,
@@ -44,6 +47,10 @@ async def test_a_parked_session_is_one_event_stream_and_resumes_once(
         [parked] = await queues.waiting(journal, queue="desk")
         await queues.claim(journal, "p1", by="ana")
         await queues.reply(journal, "p1", by="ana", text="Refunded.")
+        before = await journal.read("p1")
+        with pytest.raises(PeopleQueueError, match=r"runs on dbos.*session_handle\('p1'\)\.decide"):
+            await queues.hand_back(app_swarm, "p1", to="clerk", by="ana", journal=journal)
+        unchanged = await journal.read("p1") == before
         decision = await queues.hand_back_decision(journal, "p1", to="clerk", by="ana")
         await handle.decide(decision)
         result = await asyncio.wait_for(handle.result(), LIMIT)
@@ -52,7 +59,8 @@ async def test_a_parked_session_is_one_event_stream_and_resumes_once(
             await handle.decide(decision)
 
     assert pending is not None and pending.kind == "person"
-    assert (parked.session_id, parked.priority) == ("p1", 3)
+    assert (parked.session_id, parked.priority, parked.engine) == ("p1", 3, "dbos")
+    assert unchanged
     assert result.final_output == "Booked."
     assert kinds.count("RunStarted") == 1 and kinds.count("RunFinished") == 1
     assert kinds[-1] == "RunFinished"

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 
+from swarmkit import queues
 from swarmkit.cli import main
+from swarmkit.journal import SQLiteJournal
 
 APP = "tests.people.queue_app:support"
 
@@ -85,3 +88,37 @@ def test_a_run_that_parks_says_how_a_person_takes_over(
 
     assert "queue claim c1 --by NAME" in out
     assert "--approve" not in out
+
+
+def test_a_session_an_engine_runs_is_handed_back_only_through_the_engine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The command refuses to resume here a conversation Temporal runs (saying how), and
+    refuses to send to Temporal one that DBOS runs; nothing is written."""
+    path = tmp_path / "j.db"
+    _park(path)
+    asyncio.run(_note_engine(path, "temporal", claim=True))
+    before = asyncio.run(SQLiteJournal(path).read("c1"))
+    here = ["queue", "hand-back", "c1", "--swarm", APP, "--to", "billing", "--by", "ana"]
+    capsys.readouterr()
+
+    assert main([*here, "--journal", str(path)]) == 1
+    told = capsys.readouterr().err
+    after = asyncio.run(SQLiteJournal(path).read("c1"))
+    on_dbos = tmp_path / "dbos.db"
+    _park(on_dbos)
+    asyncio.run(_note_engine(on_dbos, "dbos"))
+    there = ["queue", "close", "c1", "--by", "ana", "--temporal-address", "127.0.0.1:1"]
+    assert main([*there, "--journal", str(on_dbos)]) == 1
+
+    assert "runs on temporal" in told and "--to billing --temporal-address" in told
+    assert "runs on dbos, not Temporal" in capsys.readouterr().err
+    assert after == before
+
+
+async def _note_engine(path: Path, engine: str, *, claim: bool = False) -> None:
+    """Note the engine after the pause, as its mirror would; claim it for ana."""
+    journal = SQLiteJournal(path)
+    await journal.append(queues.engine_notes(await journal.read("c1"), engine=engine))
+    if claim:
+        await queues.claim(journal, "c1", by="ana")

@@ -219,3 +219,18 @@ async def test_messages_that_leave_out_the_context_id_keep_the_tasks_own() -> No
     assert replied.task.context_id == task.context_id
     assert done.task.status.state == TaskState.TASK_STATE_COMPLETED
     assert _said(done.task) == "Booked."
+
+
+async def test_a_hand_back_of_a_session_an_engine_runs_is_refused_over_a2a() -> None:
+    """A conversation a durable engine resumes is not handed back here: the task still waits,
+    says to use the engine's decide, and no claim or reply is journaled."""
+    journal = InMemoryJournal()
+    async with _parked(ScriptedModel(transfer("desk")), journal) as (_, decider, task):
+        session_id = f"a2a-{task.context_id}"
+        await journal.append(queues.engine_notes(await journal.read(session_id), engine="temporal"))
+        before = await journal.read(session_id)
+        (refused,) = await responses(decider, decision(task, "done", data={"hand_back": "billing"}))
+
+    assert refused.task.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
+    assert "runs on temporal" in _said(refused.task)
+    assert await journal.read(session_id) == before

@@ -20,6 +20,7 @@ from swarmkit import (
     queues,
 )
 from swarmkit.journal import Journal, JournalRecord, SQLiteJournal, session_status
+from swarmkit.lowlevel import append_mirrored
 from swarmkit.messages import AssistantMessage
 from swarmkit.models import Model
 from swarmkit.people import PeopleQueue
@@ -321,3 +322,33 @@ async def test_a_fork_after_a_persons_reply_runs_on_from_the_hand_back(tmp_path:
     assert [m.content for m in said] == ["Approved."]
     kinds = [r.kind for r in await journal.read("f1")]
     assert kinds[: entered + 1] == [r.kind for r in records[: entered + 1]]
+
+
+async def test_a_session_an_engine_runs_is_not_handed_back_in_this_process(
+    tmp_path: Path,
+) -> None:
+    """A mirror whose engine noted the person's pause lists the engine; hand_back and close
+    are refused with how to send the hand-back to the engine, and nothing is written."""
+    journal = SQLiteJournal(tmp_path / "j.db")
+    swarm = await _parked(journal, ScriptedModel(transfer("refunds-desk", order="7", amount=3)))
+    (in_process,) = await queues.waiting(journal)
+    mirror = SQLiteJournal(tmp_path / "mirror.db")
+    records = await journal.read("s1")
+    marks = queues.engine_notes(records, engine="dbos")
+    await append_mirrored(mirror, [*records, *marks], owner="dbos:s1")
+    await queues.claim(mirror, "s1", by="ana")
+    await queues.reply(mirror, "s1", by="ana", text="Refunded.")
+    before = await mirror.read("s1")
+
+    with pytest.raises(PeopleQueueError) as handed:
+        await queues.hand_back(swarm, "s1", to="billing", by="ana", journal=mirror)
+    with pytest.raises(PeopleQueueError, match=r"to=None, by='ana'"):
+        await queues.close(swarm, "s1", by="ana", journal=mirror)
+
+    assert "runs on dbos" in str(handed.value)
+    assert "hand_back_decision(journal, 's1', to='billing', by='ana')" in str(handed.value)
+    assert await mirror.read("s1") == before
+    (listed,) = await queues.waiting(mirror)
+    assert (in_process.engine, listed.engine, listed.claimed_by) == (None, "dbos", "ana")
+    assert session_status(before) == "waiting"
+    assert queues.engine_notes(before, engine="dbos") == ()

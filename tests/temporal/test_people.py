@@ -4,18 +4,19 @@ journal mirror."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 from pathlib import Path
 
 import pytest
 from temporalio.client import WorkflowFailureError
 
 from swarmkit import Agent, Swarm, queues
-from swarmkit.exceptions import JournalError, SessionNotFoundError
+from swarmkit.cli import main
+from swarmkit.exceptions import JournalError, PeopleQueueError, SessionNotFoundError
 from swarmkit.journal import SQLiteJournal, session_status
 from swarmkit.models import ModelRequest, ModelResponse
 from swarmkit.people import PeopleQueue
 from swarmkit.temporal import (
-    decide,
     pending_decision,
     resume_session,
     session_events,
@@ -37,8 +38,10 @@ def _desk(model: ScriptedModel) -> Swarm:
 async def test_a_parked_session_is_one_run_of_events_and_resumes_once(
     temporal_address: str, tmp_path: Path
 ) -> None:
-    """The mirror lists the parked session in its queue; the hand-back resumes it once; the
-    events query reads as one run (one start, one end)."""
+    """The mirror lists the parked session in its queue (run by Temporal); a hand-back in this
+    process is refused, writing nothing, with how to send it; the command's hand-back sent to
+    the workflow resumes it once, the clerk seeing the reply; the events query reads as one
+    run (one start, one end)."""
     mirror = SQLiteJournal(tmp_path / "mirror.sqlite")
     model = ScriptedModel(transfer("desk"), text("Booked.", for_agent="clerk"), name="scripted")
     swarms = {"desk": _desk(model)}
@@ -52,17 +55,37 @@ async def test_a_parked_session_is_one_run_of_events_and_resumes_once(
         [parked] = await queues.waiting(mirror, queue="desk")
         await queues.claim(mirror, handle.id, by="ana")
         await queues.reply(mirror, handle.id, by="ana", text="Refunded.")
-        decision = await queues.hand_back_decision(mirror, handle.id, to="clerk", by="ana")
-        await decide(handle, decision)
+        before = await mirror.read(handle.id)
+        with pytest.raises(
+            PeopleQueueError,
+            match=r"runs on temporal.*swarmkit\.temporal\.decide.*--temporal-address",
+        ):
+            await queues.hand_back(swarms["desk"], handle.id, to="clerk", by="ana", journal=mirror)
+        refused_close = await _refused(
+            queues.close(swarms["desk"], handle.id, by="ana", journal=mirror)
+        )
+        unchanged = await mirror.read(handle.id) == before
+        back = ["queue", "hand-back", handle.id, "--to", "clerk", "--by", "ana"]
+        where = ["--temporal-address", temporal_address, "--journal", str(mirror.path)]
+        sent = await asyncio.to_thread(main, [*back, *where])
         result = await session_result(handle)
         kinds = [e.kind for e in await session_events(handle)]
 
-    assert (parked.session_id, parked.priority) == (handle.id, 3)
+    assert (parked.session_id, parked.priority, parked.engine) == (handle.id, 3, "temporal")
+    assert unchanged and "to=None" in refused_close and sent == 0
     assert result.final_output == "Booked."
     assert len(model.requests) == 2
+    replies = [m.content for m in model.requests[-1].messages if getattr(m, "agent", "") == "ana"]
+    assert replies == ["Refunded."]
     assert kinds.count("run_started") == 1 and kinds.count("run_finished") == 1
     assert kinds[-1] == "run_finished"
     assert session_status(await mirror.read(handle.id)) == "finished"
+
+
+async def _refused(attempt: Awaitable[object]) -> str:
+    with pytest.raises(PeopleQueueError) as refused:
+        await attempt
+    return str(refused.value)
 
 
 async def _parked(handle: object) -> bool:

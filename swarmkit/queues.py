@@ -391,13 +391,11 @@ async def _all_waiting(journal: Journal, at: float) -> list[WaitingConversation]
 
 def _waiting_of(records: Sequence[JournalRecord], at: float) -> WaitingConversation | None:
     """The parked conversation the records leave, or None when it waits for no person."""
+    pending = person_pending(records)
     end = last_run_record(records)
-    if end is None or session_status(records) != "waiting":
+    if pending is None or end is None:
         return None
-    pending = end.data.get("pending")
-    if not isinstance(pending, Mapping) or pending.get("kind") != "person":
-        return None
-    parked = dict(pending.get("payload") or {})
+    parked = dict(pending.payload or {})
     notes = [r for r in records[_index(records, end) + 1 :] if r.kind in PERSON_NOTES]
     claims = [r for r in notes if r.kind == "queue_claimed"]
     escalations = [r for r in notes if r.kind == "queue_escalated"]

@@ -19,6 +19,8 @@ BENCH = ROOT / "bench"
 ARGUMENTS: dict[str, list[str]] = {
     "against.py": ["--against", str(ROOT), "--rounds", "1"],
     "cli_start.py": ["--against", "HEAD", "--rounds", "1"],
+    "durable_chaos.py": ["--sessions", "12", "--kills", "2", "--workers", "2"],
+    "durable_scale.py": ["--sessions", "4", "--workers", "2", "--warmup", "1"],
     "evals.py": ["--rounds", "1"],
     "import_time.py": ["--rounds", "1"],
     "journal.py": ["--flat"],

@@ -30,6 +30,7 @@ from swarmkit.journal._records import (
     check_step,
     decode_data,
     encode_data,
+    many_asked,
     session_info,
     step_facts,
 )
@@ -138,10 +139,7 @@ class PostgresJournal:
         """Each listed session's records, only ``kinds`` when given, in seq order, in one
         statement per 1,000 sessions and decoding only what is asked; a session absent is
         left out. A sealed journal reads (and checks) each session whole instead."""
-        ids = list(dict.fromkeys(session_ids))
-        for session_id in ids:
-            check_session_id(session_id)
-        wanted = None if kinds is None else sorted(set(kinds))
+        ids, wanted = many_asked(session_ids, kinds)
         if wanted == []:
             return {}
         found: dict[str, tuple[JournalRecord, ...]] = {}

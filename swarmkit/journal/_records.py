@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -303,6 +303,17 @@ def check_session_id(session_id: object) -> None:
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def many_asked(
+    session_ids: Sequence[str], kinds: Collection[str] | None
+) -> tuple[list[str], list[str] | None]:
+    """A ``read_many`` call's sessions (checked, each once, in order) and kinds (sorted; None
+    for every kind, an empty list when none is asked, so nothing need be read)."""
+    ids = list(dict.fromkeys(session_ids))
+    for session_id in ids:
+        check_session_id(session_id)
+    return ids, None if kinds is None else sorted(set(kinds))
 
 
 def check_step(records: Sequence[JournalRecord]) -> str:

@@ -30,6 +30,7 @@ from swarmkit.journal._records import (
     check_step,
     decode_records,
     encode_data,
+    many_asked,
     merge_agents,
     session_info,
     step_facts,
@@ -192,10 +193,7 @@ class SQLiteJournal:
         """Each listed session's records, only ``kinds`` when given, in seq order, in one
         query per 500 sessions and decoding only what is asked; a session absent is left out.
         A journal ever sealed reads (and checks) each session whole instead."""
-        ids = list(dict.fromkeys(session_ids))
-        for session_id in ids:
-            check_session_id(session_id)
-        wanted = None if kinds is None else sorted(set(kinds))
+        ids, wanted = many_asked(session_ids, kinds)
         if wanted == []:
             return {}
         rows = self._run("read", lambda conn: self._seals.read_many(conn, ids, wanted))

@@ -10,6 +10,10 @@ from swarmkit.models import Usage
 from swarmkit.testing import ScriptedModel, text, transfer
 
 AGENTS = ("triage", "billing", "sales")
+BILLING = "triage -> billing if category == 'billing'"
+OVER_50 = "triage -> sales if amount > 50"
+"""The two shadow rules as `status` names them."""
+
 USAGE = Usage(prompt_tokens=100, completion_tokens=7, total_tokens=107)
 
 

@@ -10,24 +10,10 @@ import pytest
 from swarmkit import HandoffGraph
 from swarmkit.conditions import compile_condition
 from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError
-from swarmkit.journal import InMemoryJournal, Journal, PostgresJournal, SQLiteJournal
+from swarmkit.journal import InMemoryJournal, Journal
 from swarmkit.rules import promote, status
 from swarmkit.shadow import RULE_SET, SHADOW_RECORD, read_rules_log, read_verdicts, rule_set_digest
-from tests.journal.conftest import fresh_schema
-from tests.journal.postgres_server import PostgresServer
-from tests.rules.shadow_swarm import script, shadow_rules, swarm
-
-BILLING = "triage -> billing if category == 'billing'"
-OVER_50 = "triage -> sales if amount > 50"
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Journal:
-    """A fresh SQLite or Postgres journal."""
-    if request.param == "postgres":
-        server: PostgresServer = request.getfixturevalue("postgres_server")
-        return PostgresJournal(fresh_schema(server))
-    return SQLiteJournal(tmp_path / "journal.sqlite3")
+from tests.rules.shadow_swarm import BILLING, OVER_50, script, shadow_rules, swarm
 
 
 async def _shadow_records(journal: Journal, session_id: str) -> list[dict[str, Any]]:

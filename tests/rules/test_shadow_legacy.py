@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from swarmkit import HandoffGraph
 from swarmkit.exceptions import ReplayDivergenceError
-from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, PostgresJournal, SQLiteJournal
+from swarmkit.journal import InMemoryJournal, Journal, JournalRecord
 from swarmkit.rules import status
 from swarmkit.shadow import SHADOW_RECORD, read_rules_log, rule_sets, verdicts_of
-from tests.journal.conftest import fresh_schema
-from tests.journal.postgres_server import PostgresServer
-from tests.rules.shadow_swarm import script, shadow_rules, swarm
-
-BILLING = "triage -> billing if category == 'billing'"
-OVER_50 = "triage -> sales if amount > 50"
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Journal:
-    """A fresh SQLite or Postgres journal."""
-    if request.param == "postgres":
-        server: PostgresServer = request.getfixturevalue("postgres_server")
-        return PostgresJournal(fresh_schema(server))
-    return SQLiteJournal(tmp_path / "journal.sqlite3")
+from tests.rules.shadow_swarm import BILLING, OVER_50, script, shadow_rules, swarm
 
 
 def _legacy(record: JournalRecord, lists: dict[str, tuple[str, tuple[str, ...]]]) -> JournalRecord:

@@ -44,18 +44,34 @@ async def finished(handle: SessionHandle) -> str:
     return str(result.final_output)
 
 
+@asynccontextmanager
+async def killed_at(
+    url: str, state: Path, swarm: str, prompt: str, *, session_id: str, gate: str = "tool"
+) -> AsyncIterator[SessionHandle]:
+    """A session of ``swarm`` whose worker ("w1") is SIGKILLed when the session reaches
+    ``gate`` ("tool", or "model": gating the model call lets the tool through); yields its
+    handle while the restarted worker serves it, the gate open."""
+    async with gate_server() as (gates, gate_env), session_client(url) as client:
+        env = dict(gate_env)
+        if gate == "model":
+            gates.open("tool")
+            env["SWARMKIT_GATE_MODEL"] = "1"
+        handle = await client.start_session(swarm, prompt, session_id=session_id)
+        with worker_process(url, "w1", state, env) as pid:
+            await gates.arrival(gate, LIMIT)
+            kill(pid)
+        gates.open(gate)
+        with worker_process(url, "w1", state, env):
+            yield handle
+
+
 async def test_a_worker_killed_during_a_tool_is_finished_by_its_restart(
     sqlite_url: str, tmp_path: Path
 ) -> None:
     """SIGKILL during a tool: the restarted worker reruns only that tool, with the same key."""
-    async with gate_server() as (gates, env), session_client(sqlite_url) as client:
-        handle = await client.start_session("clerk", "where is A-1?", session_id="s-restart")
-        with worker_process(sqlite_url, "w1", tmp_path, env) as pid:
-            await gates.arrival("tool", LIMIT)
-            kill(pid)
-        gates.open("tool")
-        with worker_process(sqlite_url, "w1", tmp_path, env):
-            assert await finished(handle) == "A-1 was delivered."
+    killed = killed_at(sqlite_url, tmp_path, "clerk", "where is A-1?", session_id="s-restart")
+    async with killed as handle:
+        assert await finished(handle) == "A-1 was delivered."
     assert lines(tmp_path / "calls.txt") == ["0", "1"]  # the first model call ran once
     keys = lines(tmp_path / "keys.txt")
     assert len(keys) == 2 and keys[0] == keys[1]
@@ -68,14 +84,9 @@ async def test_a_killed_worker_charges_each_finished_call_once(
 ) -> None:
     """SIGKILL during a tool, after the first call was reserved and settled as steps: the
     restarted worker reads them back, so the ledger holds one charge per model call."""
-    async with gate_server() as (gates, env), session_client(sqlite_url) as client:
-        handle = await client.start_session("metered", "where is A-1?", session_id="s-metered")
-        with worker_process(sqlite_url, "w1", tmp_path, env) as pid:
-            await gates.arrival("tool", LIMIT)
-            kill(pid)
-        gates.open("tool")
-        with worker_process(sqlite_url, "w1", tmp_path, env):
-            assert await finished(handle) == "A-1 was delivered."
+    killed = killed_at(sqlite_url, tmp_path, "metered", "where is A-1?", session_id="s-metered")
+    async with killed as handle:
+        assert await finished(handle) == "A-1 was delivered."
     assert lines(tmp_path / "calls.txt") == ["0", "1"]
     ledger = Ledger(tmp_path / "spend.sqlite", [Budget(name="calls", limit=10, unit="calls")])
     charged = await ledger.store.calls()
@@ -88,16 +99,11 @@ async def test_a_worker_killed_during_a_model_call_repeats_only_that_call(
     sqlite_url: str, tmp_path: Path
 ) -> None:
     """SIGKILL during the second model call: the restart asks it again, the tool never reruns."""
-    async with gate_server() as (gates, gate_env), session_client(sqlite_url) as client:
-        env = {**gate_env, "SWARMKIT_GATE_MODEL": "1"}
-        gates.open("tool")
-        handle = await client.start_session("clerk", "where is A-1?", session_id="s-model")
-        with worker_process(sqlite_url, "w1", tmp_path, env) as pid:
-            await gates.arrival("model", LIMIT)
-            kill(pid)
-        gates.open("model")
-        with worker_process(sqlite_url, "w1", tmp_path, env):
-            assert await finished(handle) == "A-1 was delivered."
+    killed = killed_at(
+        sqlite_url, tmp_path, "clerk", "where is A-1?", session_id="s-model", gate="model"
+    )
+    async with killed as handle:
+        assert await finished(handle) == "A-1 was delivered."
     assert lines(tmp_path / "calls.txt") == ["0", "1", "1"]  # the first call never repeats
     assert len(lines(tmp_path / "keys.txt")) == 1
 

@@ -18,7 +18,7 @@ from typing import Any
 from temporalio.client import Client, WorkflowHistory
 from temporalio.worker import Worker
 
-from swarmkit.temporal import SessionHandle, SwarmPlugin
+from swarmkit.temporal import SessionHandle, SwarmPlugin, start_session
 from tests.temporal.swarms import GATE_PORT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -134,6 +134,29 @@ def kill(pid: int) -> None:
     """SIGKILL a worker process: no cleanup, no goodbye to the server."""
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
+
+
+@asynccontextmanager
+async def killed_at(
+    address: str, state: Path, swarm: str, prompt: str, *, gate: str
+) -> AsyncIterator[SessionHandle]:
+    """A session of ``swarm`` whose worker process is SIGKILLed when the session reaches
+    ``gate`` ("tool", or "model": gating the model call lets the tool through); yields its
+    handle while a new worker serves it, the gate open."""
+    queue = new_queue()
+    client = await Client.connect(address, plugins=[SwarmPlugin()])
+    async with gate_server() as (gates, gate_env):
+        env = dict(gate_env)
+        if gate == "model":
+            gates.open("tool")
+            env["SWARMKIT_GATE_MODEL"] = "1"
+        with worker_process(address, queue, state, env) as pid:
+            handle = await start_session(client, swarm, prompt, task_queue=queue)
+            await gates.arrival(gate)
+            kill(pid)
+        gates.open(gate)
+        with worker_process(address, queue, state, env):
+            yield handle
 
 
 def activity_counts(history: WorkflowHistory) -> dict[str, dict[str, int]]:

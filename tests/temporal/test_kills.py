@@ -5,10 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from temporalio.client import Client
 
-from swarmkit.temporal import SwarmPlugin, session_result, start_session
-from tests.temporal.harness import activity_counts, gate_server, kill, new_queue, worker_process
+from swarmkit.temporal import session_result
+from tests.temporal.harness import activity_counts, killed_at
 
 pytestmark = [pytest.mark.kill, pytest.mark.slow]
 
@@ -17,17 +16,11 @@ async def test_a_kill_during_a_tool_call_reruns_only_that_call(
     temporal_address: str, tmp_path: Path
 ) -> None:
     """The tool in flight runs once more, with the same idempotency key; the model call does not."""
-    queue = new_queue()
-    client = await Client.connect(temporal_address, plugins=[SwarmPlugin()])
-    async with gate_server() as (gates, env):
-        with worker_process(temporal_address, queue, tmp_path, env) as pid:
-            handle = await start_session(client, "clerk", "where is A-1?", task_queue=queue)
-            await gates.arrival("tool")
-            kill(pid)
-        gates.open("tool")
-        with worker_process(temporal_address, queue, tmp_path, env):
-            result = await session_result(handle)
-            counts = activity_counts(await handle.fetch_history())
+    async with killed_at(
+        temporal_address, tmp_path, "clerk", "where is A-1?", gate="tool"
+    ) as handle:
+        result = await session_result(handle)
+        counts = activity_counts(await handle.fetch_history())
 
     assert result.final_output == "A-1 was delivered."
     keys = (tmp_path / "keys.txt").read_text().split()
@@ -41,19 +34,11 @@ async def test_a_kill_during_a_model_call_reruns_only_that_call(
     temporal_address: str, tmp_path: Path
 ) -> None:
     """The model call in flight runs once more; the finished tool and first call do not."""
-    queue = new_queue()
-    client = await Client.connect(temporal_address, plugins=[SwarmPlugin()])
-    async with gate_server() as (gates, gate_env):
-        gates.open("tool")
-        env = {**gate_env, "SWARMKIT_GATE_MODEL": "1"}
-        with worker_process(temporal_address, queue, tmp_path, env) as pid:
-            handle = await start_session(client, "clerk", "where is A-1?", task_queue=queue)
-            await gates.arrival("model")
-            kill(pid)
-        gates.open("model")
-        with worker_process(temporal_address, queue, tmp_path, env):
-            result = await session_result(handle)
-            counts = activity_counts(await handle.fetch_history())
+    async with killed_at(
+        temporal_address, tmp_path, "clerk", "where is A-1?", gate="model"
+    ) as handle:
+        result = await session_result(handle)
+        counts = activity_counts(await handle.fetch_history())
 
     assert result.final_output == "A-1 was delivered."
     assert (tmp_path / "calls.txt").read_text().split() == ["0", "1", "1"]

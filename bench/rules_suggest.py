@@ -34,9 +34,6 @@ from typing import Any
 SESSIONS = 100_000
 TARGET_S = 10.0
 TARGET_MB = 300.0
-CATEGORIES = ("billing", "sales", "tech", "other", "legal")
-TIERS = ("free", "standard", "gold")
-REGIONS = ("eu", "us", "apac", "latam")
 KEYS = {"refund": "billing", "invoice": "billing", "price": "sales", "quote": "sales"}
 SYLLABLES = ("ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "de", "vu", "sha", "qen")
 
@@ -47,23 +44,6 @@ def _vocabulary(rnd: random.Random) -> list[str]:
     while len(words) < 2_000:
         words.add("".join(rnd.choice(SYLLABLES) for _ in range(rnd.randint(2, 4))))
     return sorted(words)
-
-
-def _context(rnd: random.Random) -> dict[str, Any]:
-    context: dict[str, Any] = {
-        "category": rnd.choice(CATEGORIES),
-        "tier": rnd.choice(TIERS),
-        "region": rnd.choice(REGIONS),
-        "amount": rnd.randint(0, 1000),
-        "tickets": rnd.randint(0, 30),
-        "verified": rnd.random() < 0.7,
-        "tags": rnd.sample(["urgent", "repeat", "vip", "new", "legacy"], k=rnd.randint(0, 2)),
-        "customer": {"age_days": rnd.randint(0, 3000), "plan": rnd.choice(TIERS)},
-        "api_key": "[redacted]",
-    }
-    for index in range(21):  # noise paths, to make 30 in all
-        context[f"f{index:02d}"] = rnd.choice(("a", "b", "c")) if index % 2 else rnd.randint(0, 50)
-    return context
 
 
 def _message(rnd: random.Random, vocabulary: list[str]) -> tuple[str, str | None]:
@@ -90,7 +70,7 @@ def _route(context: dict[str, Any], key: str | None, rnd: random.Random) -> str:
 
 
 def _session(index: int, rnd: random.Random, vocabulary: list[str]) -> list[Any]:
-    from rules import _answer, _turn  # noqa: PLC0415 - bench/rules.py's records, alike
+    from rules import _answer, _context, _turn  # noqa: PLC0415 - bench/rules.py's corpus, alike
 
     from swarmkit.journal import JournalRecord  # noqa: PLC0415 - the parent needs no swarmkit
 

@@ -7,7 +7,7 @@ import io
 from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 import pytest
@@ -16,7 +16,11 @@ from swarmkit import Swarm
 from swarmkit.demo import run_demo, support_swarm
 from swarmkit.journal import JournalRecord, SQLiteJournal
 from swarmkit.ui import TOKEN_HEADER, Viewer, ViewerServer
+from tests.ui.browser import launch
 from tests.ui.swarms import pausing_swarm
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 T = TypeVar("T")
 
@@ -122,3 +126,19 @@ def client(server: ViewerServer) -> httpx.Client:
 def demo_server(demo_journal: Path, serve: ServeViewer) -> ViewerServer:
     """A viewer over the demo's journal, with the demo's swarm."""
     return serve(demo_journal, swarm=support_swarm())
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """One headless Chromium for a module's tests (Debian's, never a download)."""
+    yield from launch()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh browser context (no cookies) and page."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        yield context.new_page()
+    finally:
+        context.close()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +12,7 @@ from swarmkit import Agent, Swarm, edit, tool
 from swarmkit.journal import JournalRecord, SQLiteJournal
 from swarmkit.testing import FixedRuntime, ScriptedModel, text, tool_call
 from swarmkit.ui import ViewerServer
-from tests.ui.browser import launch, screenshot_path
+from tests.ui.browser import screenshot_path
 from tests.ui.conftest import ServeViewer, _run, append, client
 
 if TYPE_CHECKING:
@@ -118,12 +117,6 @@ def test_a_conversations_turns_are_one_thread(tmp_path: Path, serve: ServeViewer
     second = http.get("/api/sessions/chat__turn_2").json()["thread"]
 
     assert first["turns"] == second["turns"] == ["chat", "chat__turn_2"]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless Chromium for the module's tests."""
-    yield from launch()
 
 
 def _page(browser: Browser, server: ViewerServer, path: str, width: int) -> Page:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import pytest
 
 from swarmkit import Agent, Swarm
 from swarmkit.demo import support_swarm
@@ -14,28 +11,12 @@ from swarmkit.journal import SQLiteJournal
 from swarmkit.testing import ScriptedModel, text, transfer
 from swarmkit.ui import ViewerServer
 from tests.swarm.test_invalid_payloads import refused_then_retried
-from tests.ui.browser import launch, screenshot_path
+from tests.ui.browser import screenshot_path
 from tests.ui.conftest import SECRET, ServeViewer, _run, append
 from tests.ui.swarms import changed_swarm, pausing_swarm
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless Chromium for the module's tests."""
-    yield from launch()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    """A fresh browser context (no cookies) and page."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
+    from playwright.sync_api import Page
 
 
 def _open(page: Page, server: ViewerServer, path: str = "/") -> None:

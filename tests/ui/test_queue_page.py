@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -12,27 +11,11 @@ import pytest
 from swarmkit.journal import SQLiteJournal
 from swarmkit.ui import ViewerServer
 from tests.people.queue_app import support
-from tests.ui.browser import launch, screenshot_path
+from tests.ui.browser import screenshot_path
 from tests.ui.conftest import ServeViewer, _run, client
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, Page
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless Chromium for the module's tests."""
-    yield from launch()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    """A fresh browser context (no cookies) and page."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
+    from playwright.sync_api import Page
 
 
 @pytest.fixture

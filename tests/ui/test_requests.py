@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +16,7 @@ from swarmkit.journal import SQLiteJournal
 from swarmkit.models import Model
 from swarmkit.testing import NeverCalledModel, ScriptedModel, raw_tool_call, text, transfer
 from swarmkit.ui import ViewerServer
-from tests.ui.browser import launch, screenshot_path
+from tests.ui.browser import screenshot_path
 from tests.ui.conftest import SECRET, ServeViewer, _run, append, client
 from tests.ui.swarms import changed_swarm
 
@@ -143,12 +142,6 @@ def test_a_record_that_is_no_model_call_is_refused(vault_journal: Path, serve: S
 
 
 # -- the page ---------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless Chromium for the module's tests."""
-    yield from launch()
 
 
 def _page(browser: Browser, server: ViewerServer, path: str, width: int) -> Page:

@@ -3,7 +3,6 @@ rules log, through its API and in Chromium."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,7 +14,7 @@ from swarmkit.shadow import DEMOTED, PROMOTED, log_rule_change
 from swarmkit.testing import FixedRuntime
 from swarmkit.ui import ViewerServer
 from tests.rules.shadow_swarm import script, shadow_rules, swarm
-from tests.ui.browser import launch, screenshot_path
+from tests.ui.browser import screenshot_path
 from tests.ui.conftest import SECRET, ServeViewer, _run, client
 
 if TYPE_CHECKING:
@@ -175,12 +174,6 @@ def test_rules_page_without_a_swarm_shows_the_journals_rule_decisions(
     [rule] = data["rules"]
     assert (rule["mode"], rule["decided"], rule["fired"], rule["series"]) == ("journaled", 1, 0, [])
     assert data["log"] == []
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """One headless Chromium for the module's browser test."""
-    yield from launch()
 
 
 def test_rules_page_in_chromium_shows_rules_days_and_the_log(

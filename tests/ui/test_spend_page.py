@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
-
-import pytest
 
 from swarmkit import Agent, Budget, Ledger, Swarm
 from swarmkit.journal import SQLiteJournal
 from swarmkit.models import Usage
 from swarmkit.testing import ScriptedModel, text
 from swarmkit.ui import ViewerServer
-from tests.ui.browser import launch, screenshot_path
+from tests.ui.browser import screenshot_path
 from tests.ui.conftest import ServeViewer, _run, client
 
 if TYPE_CHECKING:
@@ -36,12 +33,6 @@ def _spent(tmp_path: Path) -> tuple[Path, Swarm]:
             run = swarm.with_model(model).run("hi", context={"tenant": tenant}, journal=journal)
             assert _run(run).stop_reason == "final_output"
     return path, swarm
-
-
-@pytest.fixture
-def browser() -> Iterator[Browser]:
-    """A headless Chromium."""
-    yield from launch()
 
 
 def test_the_spend_api_reports_the_ledger(tmp_path: Path, serve: ServeViewer) -> None:

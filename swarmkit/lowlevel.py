@@ -47,6 +47,16 @@ Showing journals, for commands and viewers:
 - ``TURN_MARK``: what separates a conversation's id from a later turn's number in a session id.
 - ``EVAL_RUN_MARK``: what an eval run's manifest session id starts with; listings show such a
   session with the state ``EVAL_RUN_STATE``, never as a run.
+
+A queue of people on an engine, for engines and servers that run conversations a person takes
+over (``swarmkit.queues`` is the people's side):
+
+- ``person_pending``: what a session's records leave it waiting for when that is a person.
+- ``people_notes``: the claims, replies and escalations among a session's records, which an
+  engine copies into its own journal before a hand-back resumes the run.
+- ``engine_notes``: the notes a mirror adds after a session parked for a person, naming the
+  engine that resumes it; ``check_in_process`` refuses a hand-back in this process of a
+  session an engine runs, saying how to send it there.
 """
 
 import typing as _typing
@@ -65,6 +75,7 @@ if _typing.TYPE_CHECKING:
     from swarmkit.journal._turns import EVAL_RUN_MARK, EVAL_RUN_STATE, TURN_MARK
     from swarmkit.journal._writer import NOTHING_HELD, Held, RequestHistory, StepWriter
     from swarmkit.plan import AgentPlan
+    from swarmkit.queues import check_in_process, engine_notes, people_notes, person_pending
     from swarmkit.runtime import Runtime
     from swarmkit.spec import Delegator, RunSeams, SubRun, SwarmSpec
     from swarmkit.tools import ToolOutcome, ToolRunner, outcome_from_data, outcome_to_data
@@ -91,10 +102,12 @@ __all__ = [
     "ToolOutcome",
     "ToolRunner",
     "append_mirrored",
+    "check_in_process",
     "context_from_data",
     "context_to_data",
     "decision_from_data",
     "decision_to_data",
+    "engine_notes",
     "event_from_data",
     "event_to_data",
     "is_postgres_location",
@@ -102,6 +115,8 @@ __all__ = [
     "mask_locations",
     "outcome_from_data",
     "outcome_to_data",
+    "people_notes",
+    "person_pending",
     "response_from_data",
     "response_to_data",
     "step_times",
@@ -136,6 +151,10 @@ _HOMES: dict[str, str] = {
     "NOTHING_HELD": "swarmkit.journal._writer",
     "RequestHistory": "swarmkit.journal._writer",
     "StepWriter": "swarmkit.journal._writer",
+    "check_in_process": "swarmkit.queues",
+    "engine_notes": "swarmkit.queues",
+    "people_notes": "swarmkit.queues",
+    "person_pending": "swarmkit.queues",
     "Runtime": "swarmkit.runtime",
     "Delegator": "swarmkit.spec",
     "RunSeams": "swarmkit.spec",

@@ -7,6 +7,10 @@ afresh, so of two people (or processes) claiming at once exactly one wins; the o
 ``PeopleQueueError``. A hand-back or close resumes the run with the replies, in this
 process; a session a durable engine runs (its mirror says which, ``queue_engine``) is handed
 back with the engine's decide and ``hand_back_decision`` instead.
+
+What a durable engine reads and writes of a parked conversation (``person_pending``,
+``people_notes``, ``engine_notes``, ``check_in_process``) is defined here for the engines and
+servers, which import it from ``swarmkit.lowlevel``.
 """
 
 from __future__ import annotations
@@ -30,16 +34,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "WaitingConversation",
-    "check_in_process",
     "claim",
     "close",
-    "engine_notes",
     "engine_of",
     "escalate",
     "hand_back",
     "hand_back_decision",
-    "people_notes",
-    "person_pending",
     "reply",
     "waiting",
 ]

@@ -14,6 +14,7 @@ from a2a.types.a2a_pb2 import Message
 from swarmkit import queues
 from swarmkit.exceptions import InteropRequestError, PeopleQueueError
 from swarmkit.journal import Journal
+from swarmkit.lowlevel import check_in_process
 from swarmkit.people import TakeOver, take_over_decision
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
@@ -65,7 +66,7 @@ async def act_as_person(
     if said.action == HAND_BACK_KEY:
         _check_agent(swarm, waiting, said.agent)
     if said.action is not None:  # an engine's session goes back through its decide
-        await queues.check_in_process(journal, session_id, to=said.agent, by=by)
+        await check_in_process(journal, session_id, to=said.agent, by=by)
     await _claimed(journal, session_id, by)
     if said.text:
         await queues.reply(journal, session_id, by=by, text=said.text)

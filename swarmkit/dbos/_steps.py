@@ -29,13 +29,14 @@ from swarmkit.lowlevel import (
     Runtime,
     ToolOutcome,
     append_mirrored,
+    engine_notes,
     outcome_from_data,
     outcome_to_data,
+    people_notes,
     response_from_data,
     response_to_data,
 )
 from swarmkit.models import Model, ModelRequest, ModelResponse, provider_of
-from swarmkit.queues import engine_notes, people_notes
 from swarmkit.tools import FunctionTool
 
 MODEL_STEP = "swarmkit.model"

@@ -20,9 +20,14 @@ from swarmkit.exceptions import (
     ToolArgumentsError,
 )
 from swarmkit.ledger import Ledger, Refused, Reservation
-from swarmkit.lowlevel import append_mirrored, context_from_data, outcome_to_data, response_to_data
+from swarmkit.lowlevel import (
+    append_mirrored,
+    context_from_data,
+    engine_notes,
+    outcome_to_data,
+    response_to_data,
+)
 from swarmkit.models import Usage
-from swarmkit.queues import engine_notes
 from swarmkit.temporal._data import (
     LedgerCallInput,
     MirrorInput,

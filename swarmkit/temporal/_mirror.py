@@ -8,7 +8,7 @@ from typing import Any
 from temporalio.exceptions import ApplicationError
 
 from swarmkit.journal import JournalRecord
-from swarmkit.queues import people_notes
+from swarmkit.lowlevel import people_notes
 from swarmkit.temporal._activities import MIRROR_ACTIVITY, MIRROR_READ_ACTIVITY
 from swarmkit.temporal._data import (
     MirrorInput,

@@ -30,11 +30,11 @@ from swarmkit.lowlevel import (
     decision_from_data,
     event_to_data,
     outcome_from_data,
+    person_pending,
     response_from_data,
 )
 from swarmkit.models import UNKNOWN_PROVIDER, Model, ModelRequest, ModelResponse, provider_of
 from swarmkit.people import PeopleQueue
-from swarmkit.queues import person_pending
 from swarmkit.result import RunResult
 from swarmkit.swarm import Swarm
 from swarmkit.temporal._activities import (

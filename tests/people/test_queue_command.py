@@ -11,6 +11,7 @@ import pytest
 from swarmkit import queues
 from swarmkit.cli import main
 from swarmkit.journal import SQLiteJournal
+from swarmkit.lowlevel import engine_notes
 
 APP = "tests.people.queue_app:support"
 
@@ -119,6 +120,6 @@ def test_a_session_an_engine_runs_is_handed_back_only_through_the_engine(
 async def _note_engine(path: Path, engine: str, *, claim: bool = False) -> None:
     """Note the engine after the pause, as its mirror would; claim it for ana."""
     journal = SQLiteJournal(path)
-    await journal.append(queues.engine_notes(await journal.read("c1"), engine=engine))
+    await journal.append(engine_notes(await journal.read("c1"), engine=engine))
     if claim:
         await queues.claim(journal, "c1", by="ana")

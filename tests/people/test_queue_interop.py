@@ -18,6 +18,7 @@ from swarmkit import Agent, PeopleQueue, Swarm, queues
 from swarmkit.a2a import A2AServer
 from swarmkit.agui import AgUiServer
 from swarmkit.journal import InMemoryJournal
+from swarmkit.lowlevel import engine_notes
 from swarmkit.messages import AssistantMessage
 from swarmkit.testing import ScriptedModel, text, transfer
 from tests.interop.a2a_helpers import a2a_client, decision, responses, served, user_message
@@ -227,7 +228,7 @@ async def test_a_hand_back_of_a_session_an_engine_runs_is_refused_over_a2a() -> 
     journal = InMemoryJournal()
     async with _parked(ScriptedModel(transfer("desk")), journal) as (_, decider, task):
         session_id = f"a2a-{task.context_id}"
-        await journal.append(queues.engine_notes(await journal.read(session_id), engine="temporal"))
+        await journal.append(engine_notes(await journal.read(session_id), engine="temporal"))
         before = await journal.read(session_id)
         (refused,) = await responses(decider, decision(task, "done", data={"hand_back": "billing"}))
 

@@ -20,7 +20,7 @@ from swarmkit import (
     queues,
 )
 from swarmkit.journal import Journal, JournalRecord, SQLiteJournal, session_status
-from swarmkit.lowlevel import append_mirrored
+from swarmkit.lowlevel import append_mirrored, engine_notes
 from swarmkit.messages import AssistantMessage
 from swarmkit.models import Model
 from swarmkit.people import PeopleQueue
@@ -334,7 +334,7 @@ async def test_a_session_an_engine_runs_is_not_handed_back_in_this_process(
     (in_process,) = await queues.waiting(journal)
     mirror = SQLiteJournal(tmp_path / "mirror.db")
     records = await journal.read("s1")
-    marks = queues.engine_notes(records, engine="dbos")
+    marks = engine_notes(records, engine="dbos")
     await append_mirrored(mirror, [*records, *marks], owner="dbos:s1")
     await queues.claim(mirror, "s1", by="ana")
     await queues.reply(mirror, "s1", by="ana", text="Refunded.")
@@ -351,4 +351,4 @@ async def test_a_session_an_engine_runs_is_not_handed_back_in_this_process(
     (listed,) = await queues.waiting(mirror)
     assert (in_process.engine, listed.engine, listed.claimed_by) == (None, "dbos", "ana")
     assert session_status(before) == "waiting"
-    assert queues.engine_notes(before, engine="dbos") == ()
+    assert engine_notes(before, engine="dbos") == ()

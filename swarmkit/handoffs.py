@@ -108,7 +108,7 @@ class HandoffRequest:
 class _TransferMessage(BaseModel):
     """The arguments of an untyped transfer tool."""
 
-    model_config = ConfigDict(extra="forbid", title="transfer")
+    model_config = ConfigDict(extra="forbid", title="transfer", defer_build=True)
 
     message: str | None = Field(
         default=None,
@@ -119,7 +119,7 @@ class _TransferMessage(BaseModel):
 class _LegacyArguments(BaseModel):
     """The arguments of the legacy handoff tool; the target enum is added to its schema."""
 
-    model_config = ConfigDict(extra="forbid", title="handoff")
+    model_config = ConfigDict(extra="forbid", title="handoff", defer_build=True)
 
     target: str = Field(description="The name of the agent to hand off to.")
     message: str | None = Field(

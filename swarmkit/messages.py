@@ -115,18 +115,19 @@ Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage
 
 def messages_to_data(messages: Sequence[Message]) -> list[dict[str, Any]]:
     """Messages as plain JSON data (each with its ``kind``), e.g. to store a conversation."""
-    return list(_MESSAGES.dump_python(list(messages), mode="json"))
+    return list(_messages().dump_python(list(messages), mode="json"))
 
 
 def messages_from_data(data: Sequence[Message | Mapping[str, Any]]) -> tuple[Message, ...]:
     """Messages back from [messages_to_data][swarmkit.messages.messages_to_data] (messages already
     made pass through)."""
-    return tuple(_MESSAGES.validate_python(list(data)))
+    return tuple(_messages().validate_python(list(data)))
 
 
-_MESSAGES: TypeAdapter[list[Message]] = TypeAdapter(
-    list[Annotated[Message, Field(discriminator="kind")]]
-)
+@functools.cache
+def _messages() -> TypeAdapter[list[Message]]:
+    """The messages' validator, built on first use (building it costs a program's start)."""
+    return TypeAdapter(list[Annotated[Message, Field(discriminator="kind")]])
 
 
 USER_MESSAGE_FACT = "user_message"

@@ -448,7 +448,7 @@ def serialize_output(value: Any) -> str:
 class _AnyArguments(BaseModel):
     """Any JSON object, every field kept as an extra: the arguments of a `from_schema` tool."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
 
 
 @dataclass(frozen=True, kw_only=True)

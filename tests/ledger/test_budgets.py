@@ -218,3 +218,33 @@ async def test_what_if_charges_nothing(tmp_path: Path, store: str) -> None:
     windows = await ledger.store.windows(now=NOON)
     assert [(w["spent"], w["held"]) for w in windows] == [(2, 0)]
     assert len(await ledger.store.calls()) == 2
+
+
+async def test_a_per_day_stop_resumes_once_the_day_has_turned(tmp_path: Path) -> None:
+    """A run a per-day budget stopped stays stopped while the day lasts, and its session
+    goes on, charged to the new day, once the ledger's clock has passed midnight."""
+    now = [NOON]
+    ledger = Ledger(
+        tmp_path / "spend.db",
+        [Budget(name="daily", limit=1, unit="calls", period="day")],
+        clock=lambda: now[0],
+    )
+    journal = SQLiteJournal(tmp_path / "j.db")
+    stopped = await _swarm(ScriptedModel(tool_call("look")), ledger, journal=journal).run("x")
+    assert stopped.stop_reason == "budget"
+
+    now[0] = NOON + 3600  # an hour later: the same UTC day, still no room
+    again = await _swarm(ScriptedModel(), ledger, journal=journal).resume(stopped.session_id)
+    assert again.stop_reason == "budget"
+    assert again.limit is not None
+    assert again.limit.budget == "daily||2026-11-18"
+
+    now[0] = NOON + 86_400  # the next day: the budget starts afresh
+    resumed = await _swarm(ScriptedModel(text("done")), ledger, journal=journal).resume(
+        stopped.session_id
+    )
+
+    assert resumed.stop_reason == "final_output"
+    assert resumed.final_output == "done"
+    calls = await ledger.store.calls()
+    assert [call.day for call in calls] == ["2026-11-18", "2026-11-19"]

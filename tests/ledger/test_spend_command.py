@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -24,6 +25,7 @@ def look() -> str:
 
 
 def _spend(tmp_path: Path, capsys: pytest.CaptureFixture[str], store: str) -> list[RunResult]:
+    """Two tenants' runs charged to ``store`` and journaled in ``tmp_path / "j.db"``."""
     ledger = Ledger(
         store,
         [
@@ -62,21 +64,24 @@ def _spend(tmp_path: Path, capsys: pytest.CaptureFixture[str], store: str) -> li
 def test_spend_equals_the_journals_usage(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], store: str
 ) -> None:
-    """Each tenant's tokens in ``swarmkit spend --json`` are the usage its runs journaled, and
-    each budget shows its limit, spend and what is left."""
+    """Each tenant's calls and tokens in ``swarmkit spend --json`` are those of the
+    ``model_call`` records its sessions journaled, and each budget shows its limit, spend and
+    what is left."""
     results = _spend(tmp_path, capsys, store)
 
     assert main(["spend", "--ledger", store, "--json", "--by", "tenant,agent,model"]) == 0
     report = json.loads(capsys.readouterr().out)
 
-    journaled = {r.context["tenant"]: sum(r.usage.values(), Usage()) for r in results}
+    journaled = {r.context["tenant"]: _journaled(tmp_path / "j.db", r.session_id) for r in results}
     rows = {row["tenant"]: row for row in report["spend"]}
     assert set(rows) == {"acme", "globex"}
-    for tenant, usage in journaled.items():
-        assert rows[tenant]["total_tokens"] == usage.total_tokens
+    for tenant, (calls, usage) in journaled.items():
+        assert rows[tenant]["calls"] == calls
         assert rows[tenant]["input_tokens"] == usage.prompt_tokens
+        assert rows[tenant]["output_tokens"] == usage.completion_tokens
+        assert rows[tenant]["total_tokens"] == usage.total_tokens
         assert rows[tenant]["agent"] == "desk" and rows[tenant]["model"] == "scripted"
-    assert rows["acme"]["calls"] == 2
+    assert journaled["acme"][0] == 2
     budgets = {(b["budget"], b["scope"]): b for b in report["budgets"]}
     assert budgets[("daily", "tenant=acme")]["spent"] == 39
     assert budgets[("daily", "tenant=acme")]["left"] == 9_961
@@ -84,6 +89,15 @@ def test_spend_equals_the_journals_usage(
     eur = budgets[("eur", "")]
     assert eur["spent"] == pytest.approx((38 * 3.0 + 11 * 15.0) / 1e6)
     assert eur["unit"] == "money" and eur["limit"] == 1
+
+
+def _journaled(path: Path, session_id: str) -> tuple[int, Usage]:
+    """The number of model calls a session journaled and the sum of their usage, read back
+    from its ``model_call`` records."""
+    with SQLiteJournal(path) as journal:
+        records = asyncio.run(journal.read(session_id))
+    usages = [Usage(**r.data["response"]["usage"]) for r in records if r.kind == "model_call"]
+    return len(usages), sum(usages, Usage())
 
 
 def test_spend_prints_tables(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

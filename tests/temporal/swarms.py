@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from swarmkit import Agent, Handoff, HandoffGraph, Swarm, filters, tool
+from swarmkit import Agent, Budget, Handoff, HandoffGraph, Ledger, Swarm, filters, tool
 from swarmkit.context import RunContext
 from swarmkit.effects import Happened, NotDone
 from swarmkit.messages import AssistantMessage, ToolCall, ToolMessage
@@ -141,6 +141,13 @@ clerk = Swarm(
     model=GatedModel(),
 )
 """The kill tests' swarm (``tests.temporal.swarms:clerk``)."""
+
+
+def metered() -> Swarm:
+    """The clerk with a spend ledger in the state folder (``tests.temporal.swarms:metered``,
+    built on the worker that serves it: the folder is the worker's)."""
+    ledger = Ledger(_state() / "spend.sqlite", [Budget(name="calls", limit=10, unit="calls")])
+    return clerk.with_ledger(ledger)
 
 
 # -- the effect kill tests: a payment noted in a ledger file, then a gate -----------------------

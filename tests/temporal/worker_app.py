@@ -22,10 +22,12 @@ QUICK = ActivityOptions(
 
 
 async def main(address: str, queue: str) -> None:
-    """Serve the clerk swarm (the kill tests) and the courier (the chaos run) until killed."""
+    """Serve the clerk swarm (the kill tests; "metered" has a spend ledger) and the courier
+    (the chaos run) until killed."""
     plugin = SwarmPlugin(
         swarms={
             "clerk": "tests.temporal.swarms:clerk",
+            "metered": "tests.temporal.swarms:metered",
             "cashier": "tests.temporal.swarms:cashier",
             "teller": "tests.temporal.swarms:teller",
             "courier": "tests.dbos.worker_app:courier",

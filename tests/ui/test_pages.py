@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swarmkit import Agent, Swarm
 from swarmkit.demo import support_swarm
-from swarmkit.journal import SQLiteJournal
+from swarmkit.journal import SessionInfo, SQLiteJournal
 from swarmkit.testing import ScriptedModel, text, transfer
-from swarmkit.ui import ViewerServer
+from swarmkit.ui import Viewer, ViewerServer
+from swarmkit.ui._sessions import SessionList
 from tests.swarm.test_invalid_payloads import refused_then_retried
 from tests.ui.browser import screenshot_path
 from tests.ui.conftest import SECRET, ServeViewer, _run, append
@@ -177,20 +180,56 @@ def test_a_running_session_updates_as_its_steps_are_journaled(
 _REFUSED = {"source": "triage", "target": "human", "reason": "cycle", "decided_by": "llm"}
 
 
-def test_the_sessions_list_refreshes_itself(
-    page: Page, demo_journal: Path, serve: ServeViewer
-) -> None:
-    """A session journaled after the list was opened appears in it without a reload; the
-    list marks whether the rows it shows are being refreshed."""
-    server = serve(demo_journal, swarm=support_swarm())
-    _open(page, server)
-    assert page.locator("tr[data-session=late]").count() == 0
-    assert page.locator("body").get_attribute("data-list-refreshing") in ("true", "false")
+class _HeldListing(SQLiteJournal):
+    """The viewer's second connection, for its sessions list: every listing after the first
+    waits until the test releases it, as a slow listing of a large journal would."""
 
-    append(demo_journal, "late", [("run_started", {"prompt": "hi", "entry_agent": "triage"})])
-    page.wait_for_selector("tr[data-session=late]", timeout=20_000)
+    def __init__(self, path: Path, release: threading.Event) -> None:
+        super().__init__(path)
+        self.release = release
+        self.listed = 0
 
-    assert page.locator("#refreshing").count() == 1
+    async def sessions(self) -> tuple[SessionInfo, ...]:
+        """The journal's sessions, once the test allows it (the first listing at once)."""
+        self.listed += 1
+        if self.listed > 1:
+            await asyncio.to_thread(self.release.wait, 30)
+        return await super().sessions()
+
+
+def test_the_sessions_list_refreshes_itself(page: Page, demo_journal: Path) -> None:
+    """While a stale list's new listing is read, the page shows the previous rows marked
+    "refreshing…"; once the listing is in, a session journaled since appears without a
+    reload and the mark goes."""
+    now, release = [0.0], threading.Event()
+    journal, listing = SQLiteJournal(demo_journal), _HeldListing(demo_journal, release)
+    viewer = Viewer(journal, swarm=support_swarm(), listing=listing)
+    viewer.sessions = SessionList(journal, listing=listing, clock=lambda: now[0])
+    server = ViewerServer(viewer)
+    server.start()
+    try:
+        _open(page, server)
+        assert page.locator("body").get_attribute("data-list-refreshing") == "false"
+        assert page.locator("#refreshing").is_hidden()
+
+        append(demo_journal, "late", [("run_started", {"prompt": "hi", "entry_agent": "triage"})])
+        now[0] = 60.0  # the list's snapshot is a minute old: the next page starts a new one
+        page.reload()
+        page.wait_for_selector("body[data-ready=true]")
+        assert page.locator("body").get_attribute("data-list-refreshing") == "true"
+        assert page.locator("#refreshing").is_visible()
+        assert page.locator("tr[data-session=late]").count() == 0
+        assert page.locator("tr[data-session]").count() > 0  # the previous rows, meanwhile
+
+        release.set()
+        page.wait_for_selector("tr[data-session=late]")
+        page.wait_for_selector("body[data-list-refreshing=false]")
+        assert page.locator("#refreshing").is_hidden()
+    finally:
+        release.set()
+        server.close()
+        listing.close()
+        journal.close()
 
 
 def test_a_later_turn_shows_its_thread_and_next_turn_decision(

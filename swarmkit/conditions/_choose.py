@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
 from swarmkit.conditions._ast import PathKey, path_comparison
-from swarmkit.conditions._compile import EXACT_LIMIT, Condition, Predicate
+from swarmkit.conditions._compile import Condition, Predicate, compile_tree
+from swarmkit.conditions._table import decision_table, first_match
 from swarmkit.conditions._values import (
+    EXACT_LIMIT,
     State,
     _dict_get,
     adapt_state,
@@ -74,6 +76,10 @@ def compile_first_match(branches: Sequence[tuple[Condition | None, Result]]) -> 
         return lambda state: fallback
     if len(steps) == 1 and isinstance(steps[0], _Table):
         return _table_chooser(steps[0], fallback, roots, careful)
+    if len(steps) >= _TABLE_FROM:
+        decided = _decision_chooser(branches, fallback, roots, careful)
+        if decided is not None:
+            return decided
     if len(steps) >= _FLAT_FROM and all(isinstance(step, tuple) for step in steps):
         return _flat_chooser(branches, fallback, roots, careful)
     if len(steps) == 2 and all(isinstance(step, tuple) for step in steps):
@@ -81,6 +87,28 @@ def compile_first_match(branches: Sequence[tuple[Condition | None, Result]]) -> 
     if all(isinstance(step, tuple) for step in steps):
         return _test_chooser(steps, fallback, roots, careful)  # type: ignore[arg-type]
     return _mixed_chooser(steps, fallback, roots, careful)
+
+
+# From this many steps on, edges that share a path are answered by a per-key decision table.
+_TABLE_FROM: Final = 3
+
+
+def _decision_chooser(
+    branches: Sequence[tuple[Condition | None, Result]],
+    fallback: object,
+    roots: frozenset[str],
+    careful: tuple[Any, ...],
+) -> Chooser | None:
+    tested = list(itertools.takewhile(lambda branch: branch[0] is not None, branches))
+    table = decision_table([(c.tree, c._test) for c, _ in tested], compile_tree)  # type: ignore[union-attr]
+    if table is None:
+        return None
+    return first_match(
+        table,
+        [*(result for _, result in tested), fallback],
+        prepare=lambda state: adapt_state(state, roots),
+        recover=lambda state: _carefully(careful, state),
+    )
 
 
 def _plan(

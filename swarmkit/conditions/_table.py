@@ -1,0 +1,610 @@
+"""Per-key decision tables: ordered tests grouped by the one path each compares with constants.
+
+A node's edges (or an ``or`` chain's terms) that compare one path with plain constants,
+``tier == 'gold'``, ``score >= 80 and score < 90``, ``kind in ['a', 'b']``, are answered by
+reading the path once: a dict when only equality is asked, bisect on the sorted constants
+when order is, one stored answer each for null, true, false and NaN. An ``and`` with such a
+part (``region == 'eu' and amount > 10``) is keyed on that part, and the rest is tested only
+for the edges the table leaves in. ``'text' in path`` terms on one path share one pass over
+the list. Every other test keeps its own closure, tried in order.
+
+The stored answers come from the language's own comparisons (``_values``), evaluated once
+per region of values when the table is built; a value of any other type (a str subclass,
+a list, an object) is tested edge by edge. So the answer is always the plain evaluation's:
+the first test that holds, in order. Nothing here generates code.
+"""
+
+from __future__ import annotations
+
+import math
+from bisect import bisect_left, bisect_right
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
+
+from swarmkit.conditions._ast import (
+    And,
+    Compare,
+    Expr,
+    Literal,
+    Not,
+    Or,
+    Path,
+    PathKey,
+    path_comparison,
+)
+from swarmkit.conditions._values import COMPARISONS, EXACT_LIMIT, State, path_getter
+
+Predicate = Callable[[State], bool]
+Candidates: TypeAlias = tuple[tuple[int, Predicate | None], ...]
+"""``(index, rest)`` of each test a value may satisfy, in order; ``rest`` None: it holds."""
+Lookup = Callable[[State], Candidates]
+
+_ORDERS: Final = frozenset({"<", "<=", ">", ">="})
+# A group answers at most this many (tests x regions) at build time; a longer chain of one
+# key (a 100,000-term ``or``) keeps its plain tests rather than a quadratic build.
+_BUILD_LIMIT: Final = 50_000
+# A list longer than this many times the needles is searched needle by needle (in C).
+_SCAN_FACTOR: Final = 8
+SPARSE_FROM: Final = 8
+"""From this many keys that each must be present for their tests to hold, a state with fewer
+keys is walked instead: only the groups of keys it has are asked."""
+
+
+UNSETTLED: Final = object()
+"""What a settled lookup returns for a value it has no stored answer for."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Group:
+    """The tests of a table that read one path, answered by one read of it."""
+
+    first: int
+    """The index of its first test."""
+    size: int
+    """How many tests it answers."""
+    lookup: Lookup
+    """The candidates for the state's value at the path."""
+    sparse_key: str | None
+    """The top-level key it reads, when none of its tests can hold while the key is missing."""
+    settle: Callable[[Sequence[object]], Callable[[State], object]] | None
+    """Given the answers, the lookup returning the answer itself (or ``UNSETTLED``): for a
+    group whose tests read nothing but its path."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class DecisionTable:
+    """A list of tests compiled into per-path lookups and the leftover tests."""
+
+    groups: tuple[Group, ...]
+    """One per path, by the index of its first test."""
+    others: tuple[tuple[int, Predicate], ...]
+    """``(index, test)`` of the tests no group answers, in order."""
+    count: int
+    """How many tests there are; an index of ``count`` means none held."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Member:
+    """One test of a group."""
+
+    index: int
+    """Its position in the list of tests."""
+    key: Expr
+    """The part that compares the group's path with constants."""
+    rest: Predicate | None
+    """The compiled remainder of an ``and`` keyed on ``key``; None when ``key`` is all."""
+    whole: Predicate
+    """The whole test, for values the table has no answer for."""
+
+
+def decision_table(
+    tests: Sequence[tuple[Expr, Predicate]], compile_tree: Callable[[Expr], Predicate]
+) -> DecisionTable | None:
+    """The table for ``tests`` (tree and compiled test, in order), or None when it would not
+    pay: no path is compared by two tests, and too few keys for a walk over the state's."""
+    preferred = _preference(tree for tree, _ in tests)
+    keyed: dict[tuple[PathKey, ...], list[_Member]] = {}
+    needles: dict[tuple[PathKey, ...], list[tuple[int, str, Predicate]]] = {}
+    others: list[tuple[int, Predicate]] = []
+    for index, (tree, whole) in enumerate(tests):
+        needle = _needle_of(tree)
+        split = None if needle is not None else _split(tree, preferred, compile_tree)
+        if needle is not None:
+            needles.setdefault(needle[0], []).append((index, needle[1], whole))
+        elif split is not None:
+            path, key, rest = split
+            member = _Member(index=index, key=key, rest=rest, whole=whole)
+            keyed.setdefault(path, []).append(member)
+        else:
+            others.append((index, whole))
+    built = [
+        (_value_group(path, members), [(member.index, member.whole) for member in members])
+        for path, members in keyed.items()
+    ]
+    built += [
+        (_needle_group(path, found), [(index, whole) for index, _, whole in found])
+        for path, found in needles.items()
+    ]
+    groups = _worth_keeping(built, others)
+    if not groups:
+        return None
+    others.sort(key=lambda other: other[0])
+    groups.sort(key=lambda group: group.first)
+    return DecisionTable(groups=tuple(groups), others=tuple(others), count=len(tests))
+
+
+def _worth_keeping(
+    built: list[tuple[Group | None, list[tuple[int, Predicate]]]],
+    others: list[tuple[int, Predicate]],
+) -> list[Group]:
+    """The groups that pay for their lookup; the tests of the rest go back to ``others``."""
+    walk = sum(1 for group, _ in built if group is not None and group.sparse_key) >= SPARSE_FROM
+    if not walk and not any(group is not None and group.size > 1 for group, _ in built):
+        return []
+    kept: list[Group] = []
+    for group, tests in built:
+        if group is not None and (group.size > 1 or (walk and group.sparse_key)):
+            kept.append(group)
+        else:
+            others.extend(tests)
+    return kept
+
+
+# Which tests a table can answer.
+
+
+def _plain(value: object) -> bool:
+    """Constants whose comparisons the table can answer by region: null, booleans, strings,
+    and numbers that compare exactly as doubles."""
+    if value is None or isinstance(value, bool | str):
+        return True
+    return isinstance(value, int | float) and abs(value) < EXACT_LIMIT
+
+
+def keyed_path(tree: Expr) -> tuple[PathKey, ...] | None:
+    """The one path ``tree`` reads, when all it does is compare that path with plain
+    constants (with ``and``, ``or``, ``not`` around); None otherwise."""
+    match tree:
+        case Compare():
+            found = path_comparison(tree)
+            if found is None:
+                return None
+            op, path, literal = found
+            value = literal.value
+            if op in ("in", "not in"):
+                plain = isinstance(value, tuple) and all(_plain(item) for item in value)
+            else:
+                plain = _plain(value)
+            return path.keys if plain else None
+        case Not(operand=operand):
+            return keyed_path(operand)
+        case And(operands=operands) | Or(operands=operands):
+            paths = {keyed_path(operand) for operand in operands}
+            return paths.pop() if len(paths) == 1 else None
+        case _:
+            return None
+
+
+def _needle_of(tree: Expr) -> tuple[tuple[PathKey, ...], str] | None:
+    """``(path, text)`` for ``'text' in path``."""
+    if isinstance(tree, Compare) and tree.op == "in":
+        left, right = tree.left, tree.right
+        if isinstance(left, Literal) and isinstance(right, Path) and type(left.value) is str:
+            return right.keys, left.value
+    return None
+
+
+def _candidate_paths(tree: Expr) -> list[tuple[PathKey, ...]]:
+    whole = keyed_path(tree)
+    if whole is not None:
+        return [whole]
+    if not isinstance(tree, And):
+        return []
+    found = (keyed_path(operand) for operand in tree.operands)
+    return list(dict.fromkeys(path for path in found if path is not None))
+
+
+def _preference(trees: Any) -> dict[tuple[PathKey, ...], int]:
+    """Rank of each path an ``and`` may be keyed on: the most shared first, then the first seen."""
+    counts: Counter[tuple[PathKey, ...]] = Counter()
+    for tree in trees:
+        counts.update(_candidate_paths(tree))
+    return {path: rank for rank, (path, _) in enumerate(counts.most_common())}
+
+
+def _split(
+    tree: Expr, preferred: dict[tuple[PathKey, ...], int], compile_tree: Callable[[Expr], Predicate]
+) -> tuple[tuple[PathKey, ...], Expr, Predicate | None] | None:
+    """``(path, key part, compiled rest)`` of a test keyed on one path, or None."""
+    paths = _candidate_paths(tree)
+    if not paths:
+        return None
+    path = min(paths, key=preferred.__getitem__)
+    if not isinstance(tree, And) or keyed_path(tree) is not None:
+        return path, tree, None
+    key = [operand for operand in tree.operands if keyed_path(operand) == path]
+    rest = [operand for operand in tree.operands if keyed_path(operand) != path]
+    return path, _joined(key), compile_tree(_joined(rest))
+
+
+def _joined(operands: list[Expr]) -> Expr:
+    return operands[0] if len(operands) == 1 else And(operands=tuple(operands))
+
+
+def holds(tree: Expr, value: object) -> bool:
+    """What a keyed test says of a path holding ``value``, by the language's own rules."""
+    match tree:
+        case Compare():
+            found = path_comparison(tree)
+            assert found is not None
+            op, _, literal = found
+            return COMPARISONS[op](value, literal.value)
+        case Not(operand=operand):
+            return not holds(operand, value)
+        case And(operands=operands):
+            return all(holds(operand, value) for operand in operands)
+        case Or(operands=operands):
+            return any(holds(operand, value) for operand in operands)
+        case _:
+            raise AssertionError(f"not a keyed test: {tree!r}")
+
+
+def _constants(tree: Expr) -> list[tuple[str, object]]:
+    """``(operator, constant)`` of every comparison in a keyed test."""
+    match tree:
+        case Compare():
+            found = path_comparison(tree)
+            assert found is not None
+            op, _, literal = found
+            items = literal.value if isinstance(literal.value, tuple) else (literal.value,)
+            return [(op, item) for item in items]
+        case Not(operand=operand):
+            return _constants(operand)
+        case And(operands=operands) | Or(operands=operands):
+            return [pair for operand in operands for pair in _constants(operand)]
+        case _:
+            raise AssertionError(f"not a keyed test: {tree!r}")
+
+
+# Groups: one path read once, its tests answered from stored candidates.
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Kind:
+    """How a group answers the values of one kind (strings or numbers)."""
+
+    points: dict[Any, Candidates] | None
+    """Constant -> candidates, when only equality is asked; None when order is."""
+    other: Candidates
+    """Candidates for a value equal to no constant (with ``points``)."""
+    bounds: list[Any] | None
+    """The sorted constants, when order is asked."""
+    regions: list[Candidates]
+    """Candidates below, at and between the bounds: region ``bisect_left + bisect_right``."""
+
+
+def _value_group(path: tuple[PathKey, ...], members: list[_Member]) -> Group | None:
+    pairs = [pair for member in members for pair in _constants(member.key)]
+    texts = sorted({value for _, value in pairs if type(value) is str})
+    numbers = _distinct([value for _, value in pairs if type(value) in (int, float)])
+    if (2 * len(texts) + 2 * len(numbers) + 6) * len(members) > _BUILD_LIMIT:
+        return None
+
+    def answer(value: object) -> Candidates:
+        return _candidates(members, value)
+
+    unknown = tuple((member.index, member.whole) for member in members)
+    text_order = any(op in _ORDERS and type(value) is str for op, value in pairs)
+    number_order = any(op in _ORDERS and type(value) in (int, float) for op, value in pairs)
+    number_order = number_order or answer(math.nan) != answer(_other_number(numbers))
+    text = _kind(
+        texts,
+        ordered=text_order,
+        other=_other_text(texts),
+        steps=_TEXT_STEPS,
+        answer=answer,
+        unknown=unknown,
+    )
+    number = _kind(
+        numbers,
+        ordered=number_order,
+        other=_other_number(numbers),
+        steps=_NUMBER_STEPS,
+        answer=answer,
+        unknown=unknown,
+    )
+    singles = (answer(math.nan), answer(None), answer(True), answer(False), unknown)
+    settle = None
+    if all(member.rest is None for member in members):
+        settle = _settler(path, text, number, singles)
+    return Group(
+        first=members[0].index,
+        size=len(members),
+        lookup=_value_lookup(path, text, number, singles),
+        sparse_key=_top_key(path) if not singles[1] else None,
+        settle=settle,
+    )
+
+
+def _top_key(path: tuple[PathKey, ...]) -> str | None:
+    return path[0] if len(path) == 1 and type(path[0]) is str else None
+
+
+def _settler(
+    path: tuple[PathKey, ...], text: _Kind, number: _Kind, singles: tuple[Candidates, ...]
+) -> Callable[[Sequence[object]], Callable[[State], object]]:
+    unknown = singles[-1]
+
+    def settle(answers: Sequence[object]) -> Callable[[State], object]:
+        def final(slot: Candidates) -> object:
+            if slot is unknown:
+                return UNSETTLED
+            return answers[slot[0][0]] if slot else answers[-1]
+
+        settled = tuple(final(slot) for slot in singles)
+        return _value_lookup(path, _mapped(text, final), _mapped(number, final), settled)
+
+    return settle
+
+
+def _mapped(kind: _Kind, final: Callable[[Candidates], object]) -> _Kind:
+    points = None if kind.points is None else {k: final(v) for k, v in kind.points.items()}
+    regions = [final(region) for region in kind.regions]
+    return _Kind(points=points, other=final(kind.other), bounds=kind.bounds, regions=regions)  # type: ignore[arg-type]
+
+
+def _candidates(members: list[_Member], value: object) -> Candidates:
+    """The members whose key part holds for ``value``, in order, up to the first that needs
+    nothing more."""
+    found: list[tuple[int, Predicate | None]] = []
+    for member in members:
+        if holds(member.key, value):
+            found.append((member.index, member.rest))
+            if member.rest is None:
+                break
+    return tuple(found)
+
+
+def _distinct(numbers: list[Any]) -> list[Any]:
+    """Sorted, one of each value (``1`` and ``1.0`` are one number)."""
+    kept: list[Any] = []
+    for number in sorted(numbers):
+        if not kept or kept[-1] != number:
+            kept.append(number)
+    return kept
+
+
+def _other_number(numbers: list[Any]) -> object:
+    return numbers[-1] + 1 if numbers else 0
+
+
+def _other_text(texts: list[str]) -> str:
+    return "\x00" * (max((len(text) for text in texts), default=0) + 1)
+
+
+# A value strictly inside each open region, or None when no value of that kind is.
+_Steps = tuple[Callable[[Any], Any], Callable[[Any, Any], Any], Callable[[Any], Any]]
+_TEXT_STEPS: Final[_Steps] = (
+    lambda first: "" if first else None,
+    lambda low, high: low + "\x00" if low + "\x00" < high else None,
+    lambda last: last + "\x00",
+)
+_NUMBER_STEPS: Final[_Steps] = (
+    lambda first: first - 1,
+    lambda low, high: (low + high) / 2 if low < (low + high) / 2 < high else None,
+    lambda last: last + 1,
+)
+
+
+def _kind(
+    constants: list[Any],
+    *,
+    ordered: bool,
+    other: object,
+    steps: _Steps,
+    answer: Callable[[object], Candidates],
+    unknown: Candidates,
+) -> _Kind:
+    if not ordered or not constants:
+        points = {constant: answer(constant) for constant in constants}
+        return _Kind(points=points, other=answer(other), bounds=None, regions=[])
+    below, between, above = steps
+    samples: list[object] = [below(constants[0])]
+    for place, constant in enumerate(constants):
+        samples.append(constant)
+        following = constants[place + 1] if place + 1 < len(constants) else None
+        samples.append(above(constant) if following is None else between(constant, following))
+    # An empty region holds no value of its kind, so its entry is never read; testing each
+    # edge is right for any value anyway.
+    regions = [unknown if sample is None else answer(sample) for sample in samples]
+    return _Kind(points=None, other=(), bounds=constants, regions=regions)
+
+
+def _value_lookup(
+    path: tuple[PathKey, ...], text: _Kind, number: _Kind, singles: tuple[Any, ...]
+) -> Callable[[State], Any]:
+    """Reads the path and returns what ``text``, ``number`` or ``singles`` (NaN, null, true,
+    false, anything else) store for its value: candidates, or a settled answer."""
+    get, arg = path_getter(path)
+    text_points, text_other, text_bounds, text_regions = (
+        text.points,
+        text.other,
+        text.bounds,
+        text.regions,
+    )
+    number_points, number_other, number_bounds, number_regions = (
+        number.points,
+        number.other,
+        number.bounds,
+        number.regions,
+    )
+    nan, none, true, false, unknown = singles
+
+    def lookup(state: State) -> Any:
+        value = get(state, arg)
+        kind = value.__class__
+        if kind is str:
+            if text_points is not None:
+                return text_points.get(value, text_other)
+            return text_regions[bisect_left(text_bounds, value) + bisect_right(text_bounds, value)]  # type: ignore[arg-type]
+        if kind is int or kind is float:
+            if number_points is not None:
+                return number_points.get(value, number_other)
+            if value != value:  # noqa: PLR0124 - NaN, the one number unequal to itself
+                return nan
+            where = bisect_left(number_bounds, value) + bisect_right(number_bounds, value)  # type: ignore[arg-type]
+            return number_regions[where]
+        if value is None:
+            return none
+        if kind is bool:
+            return true if value else false
+        return unknown  # a subclass, a container or an object: each test decides
+
+    return lookup
+
+
+def _needle_group(path: tuple[PathKey, ...], found: list[tuple[int, str, Predicate]]) -> Group:
+    """``'a' in tags``, ``'b' in tags``, ...: one pass over a list, or a key test per text."""
+    get, arg = path_getter(path)
+    first: dict[str, int] = {}
+    for index, text, _ in found:
+        first.setdefault(text, index)
+    hits = {index: ((index, None),) for index in first.values()}
+    ordered = tuple((text, hits[index]) for text, index in first.items())
+    unknown = tuple((index, whole) for index, _, whole in found)
+    longest = _SCAN_FACTOR * len(first)
+    nothing: Candidates = ()
+
+    def lookup(state: State) -> Candidates:
+        haystack = get(state, arg)
+        kind = haystack.__class__
+        if kind is list or kind is tuple:
+            if len(haystack) > longest:
+                return unknown
+            best = None
+            for item in haystack:
+                if item.__class__ is str:
+                    index = first.get(item)
+                    if index is not None and (best is None or index < best):
+                        best = index
+                elif isinstance(item, str):
+                    return unknown  # a str subclass: equal by its text, not its hash
+            return nothing if best is None else hits[best]
+        if kind is dict:
+            for text, hit in ordered:
+                if text in haystack:
+                    return hit
+            return nothing
+        return nothing if haystack is None else unknown
+
+    return Group(
+        first=found[0][0], size=len(found), lookup=lookup, sparse_key=_top_key(path), settle=None
+    )
+
+
+# Choosers over a table.
+
+
+def first_match(
+    table: DecisionTable,
+    answers: Sequence[object],
+    *,
+    prepare: Callable[[Any], State],
+    recover: Callable[[State], object],
+) -> Callable[[Any], object]:
+    """``answers[i]`` for the first test ``i`` that holds, ``answers[count]`` when none does.
+
+    ``prepare`` turns a state that is not a dict into one; ``recover`` answers, test by test,
+    for a state holding a value the table has no answer for or an object that raised."""
+    answers = tuple(answers)
+    groups = table.groups
+    if not table.others and len(groups) == 1 and groups[0].settle is not None:
+        settled = groups[0].settle(answers)
+
+        def choose_settled(state: Any) -> object:
+            if state.__class__ is not dict:
+                state = prepare(state)
+            try:
+                found = settled(state)
+            except Exception:  # a foreign object in the state misbehaved: go carefully
+                return recover(state)
+            return recover(state) if found is UNSETTLED else found
+
+        return choose_settled
+    decide = _decider(table, answers)
+
+    def choose(state: Any) -> object:
+        if state.__class__ is not dict:
+            state = prepare(state)
+        try:
+            return decide(state)
+        except Exception:  # a foreign object in the state misbehaved: go carefully
+            return recover(state)
+
+    return choose
+
+
+def _decider(table: DecisionTable, answers: tuple[object, ...]) -> Callable[[State], object]:
+    """Each group asked only while it could still beat the best test found so far; with a
+    state of fewer keys than the groups that need theirs, only those of its keys."""
+    others, count = table.others, table.count
+    keys = Counter(group.sparse_key for group in table.groups)
+    by_key = {
+        group.sparse_key: (group.first, group.lookup)
+        for group in table.groups
+        if group.sparse_key is not None and keys[group.sparse_key] == 1
+    }
+    every = tuple((group.first, group.lookup) for group in table.groups)
+    dense = tuple((g.first, g.lookup) for g in table.groups if g.sparse_key not in by_key)
+    few = len(by_key) if len(by_key) >= SPARSE_FROM else 0
+
+    def decide(state: State) -> object:
+        best = count
+        walk = every
+        if len(state) < few:
+            walk = dense
+            for key in state:
+                found = by_key.get(key)
+                if found is None or found[0] >= best:
+                    continue
+                for index, rest in found[1](state):
+                    if rest is None or rest(state):
+                        best = min(best, index)
+                        break
+        for first, lookup in walk:
+            if first >= best:
+                break
+            for index, rest in lookup(state):
+                if index >= best:
+                    break
+                if rest is None or rest(state):
+                    best = index
+                    break
+        for index, test in others:
+            if index >= best:
+                break
+            if test(state):
+                return answers[index]
+        return answers[best]
+
+    return decide
+
+
+def any_match(table: DecisionTable) -> Predicate:
+    """Whether any test holds (an ``or`` chain): the first hit anywhere decides."""
+    lookups = tuple(group.lookup for group in table.groups)
+    others = tuple(test for _, test in table.others)
+
+    def test(state: State) -> bool:
+        for lookup in lookups:
+            for _, rest in lookup(state):
+                if rest is None or rest(state):
+                    return True
+        for other in others:  # noqa: SIM110
+            if other(state):
+                return True
+        return False
+
+    return test

@@ -68,9 +68,9 @@ class Group:
     """The candidates for the state's value at the path."""
     sparse_key: str | None
     """The top-level key it reads, when none of its tests can hold while the key is missing."""
-    settle: Callable[[Sequence[object]], Callable[[State], object]] | None
-    """Given the answers, the lookup returning the answer itself (or ``UNSETTLED``): for a
-    group whose tests read nothing but its path."""
+    settle: Callable[[Sequence[object], Any], Callable[[Any], object]] | None
+    """Given the answers, the lookup returning the answer itself (or ``UNSETTLED``), or with
+    ``(prepare, recover)`` a whole chooser: for a group whose tests read only its path."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -334,17 +334,20 @@ def _top_key(path: tuple[PathKey, ...]) -> str | None:
 
 def _settler(
     path: tuple[PathKey, ...], text: _Kind, number: _Kind, singles: tuple[Candidates, ...]
-) -> Callable[[Sequence[object]], Callable[[State], object]]:
+) -> Callable[[Sequence[object], Any], Callable[[Any], object]]:
     unknown = singles[-1]
 
-    def settle(answers: Sequence[object]) -> Callable[[State], object]:
+    def settle(answers: Sequence[object], around: Any) -> Callable[[Any], object]:
         def final(slot: Candidates) -> object:
             if slot is unknown:
                 return UNSETTLED
             return answers[slot[0][0]] if slot else answers[-1]
 
         settled = tuple(final(slot) for slot in singles)
-        return _value_lookup(path, _mapped(text, final), _mapped(number, final), settled)
+        text_answers, number_answers = _mapped(text, final), _mapped(number, final)
+        if around is None:
+            return _value_lookup(path, text_answers, number_answers, settled)
+        return _value_chooser(path, text_answers, number_answers, settled, around)
 
     return settle
 
@@ -428,18 +431,8 @@ def _value_lookup(
     """Reads the path and returns what ``text``, ``number`` or ``singles`` (NaN, null, true,
     false, anything else) store for its value: candidates, or a settled answer."""
     get, arg = path_getter(path)
-    text_points, text_other, text_bounds, text_regions = (
-        text.points,
-        text.other,
-        text.bounds,
-        text.regions,
-    )
-    number_points, number_other, number_bounds, number_regions = (
-        number.points,
-        number.other,
-        number.bounds,
-        number.regions,
-    )
+    text_points, text_other, text_bounds, text_regions = _unpacked(text)
+    number_points, number_other, number_bounds, number_regions = _unpacked(number)
     nan, none, true, false, unknown = singles
 
     def lookup(state: State) -> Any:
@@ -448,13 +441,13 @@ def _value_lookup(
         if kind is str:
             if text_points is not None:
                 return text_points.get(value, text_other)
-            return text_regions[bisect_left(text_bounds, value) + bisect_right(text_bounds, value)]  # type: ignore[arg-type]
+            return text_regions[bisect_left(text_bounds, value) + bisect_right(text_bounds, value)]
         if kind is int or kind is float:
             if number_points is not None:
                 return number_points.get(value, number_other)
             if value != value:  # noqa: PLR0124 - NaN, the one number unequal to itself
                 return nan
-            where = bisect_left(number_bounds, value) + bisect_right(number_bounds, value)  # type: ignore[arg-type]
+            where = bisect_left(number_bounds, value) + bisect_right(number_bounds, value)
             return number_regions[where]
         if value is None:
             return none
@@ -463,6 +456,59 @@ def _value_lookup(
         return unknown  # a subclass, a container or an object: each test decides
 
     return lookup
+
+
+def _unpacked(kind: _Kind) -> tuple[Any, Any, Any, Any]:
+    return kind.points, kind.other, kind.bounds, kind.regions
+
+
+def _value_chooser(
+    path: tuple[PathKey, ...],
+    text: _Kind,
+    number: _Kind,
+    singles: tuple[Any, ...],
+    around: tuple[Callable[[Any], State], Callable[[State], object]],
+) -> Callable[[Any], object]:
+    """``_value_lookup`` of settled answers as a whole chooser: the body repeats the lookup's
+    on purpose, since on a node whose edges all test one path the call saved is a third of
+    a route."""
+    get, arg = path_getter(path)
+    text_points, text_other, text_bounds, text_regions = _unpacked(text)
+    number_points, number_other, number_bounds, number_regions = _unpacked(number)
+    nan, none, true, false, _ = singles
+    prepare, recover = around
+
+    def choose(state: Any) -> object:
+        if state.__class__ is not dict:
+            state = prepare(state)
+        try:
+            value = get(state, arg)
+        except Exception:  # a foreign object in the state misbehaved: go carefully
+            return recover(state)
+        kind = value.__class__
+        if kind is str:
+            if text_points is not None:
+                found = text_points.get(value, text_other)
+            else:
+                where = bisect_left(text_bounds, value) + bisect_right(text_bounds, value)
+                found = text_regions[where]
+        elif kind is int or kind is float:
+            if number_points is not None:
+                found = number_points.get(value, number_other)
+            elif value != value:  # noqa: PLR0124 - NaN, the one number unequal to itself
+                found = nan
+            else:
+                where = bisect_left(number_bounds, value) + bisect_right(number_bounds, value)
+                found = number_regions[where]
+        elif value is None:
+            found = none
+        elif kind is bool:
+            found = true if value else false
+        else:  # a subclass, a container or an object: each test decides
+            return recover(state)
+        return recover(state) if found is UNSETTLED else found
+
+    return choose
 
 
 def _needle_group(path: tuple[PathKey, ...], found: list[tuple[int, str, Predicate]]) -> Group:
@@ -521,18 +567,7 @@ def first_match(
     answers = tuple(answers)
     groups = table.groups
     if not table.others and len(groups) == 1 and groups[0].settle is not None:
-        settled = groups[0].settle(answers)
-
-        def choose_settled(state: Any) -> object:
-            if state.__class__ is not dict:
-                state = prepare(state)
-            try:
-                found = settled(state)
-            except Exception:  # a foreign object in the state misbehaved: go carefully
-                return recover(state)
-            return recover(state) if found is UNSETTLED else found
-
-        return choose_settled
+        return groups[0].settle(answers, (prepare, recover))
     decide = _decider(table, answers)
 
     def choose(state: Any) -> object:
@@ -596,6 +631,18 @@ def any_match(table: DecisionTable) -> Predicate:
     """Whether any test holds (an ``or`` chain): the first hit anywhere decides."""
     lookups = tuple(group.lookup for group in table.groups)
     others = tuple(test for _, test in table.others)
+    if not others and len(lookups) == 1 and table.groups[0].settle is not None:
+        # An or of tests of one path: the path's value decides, most often with no test.
+        settled = table.groups[0].settle([True] * table.count + [False], None)
+        (slow,) = lookups
+
+        def test_one_path(state: State) -> bool:
+            found = settled(state)
+            if found is UNSETTLED:
+                return any(rest is None or rest(state) for _, rest in slow(state))
+            return found  # type: ignore[return-value]
+
+        return test_one_path
 
     def test(state: State) -> bool:
         for lookup in lookups:

@@ -16,8 +16,9 @@ the first test that holds, in order. Nothing here generates code.
 
 from __future__ import annotations
 
+import itertools
 import math
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ Candidates: TypeAlias = tuple[tuple[int, Predicate | None], ...]
 Lookup = Callable[[State], Candidates]
 
 _ORDERS: Final = frozenset({"<", "<=", ">", ">="})
-# A group answers at most this many (tests x regions) at build time; a longer chain of one
+# A group answers at most this many (tests x values tried) at build time; a longer chain of one
 # key (a 100,000-term ``or``) keeps its plain tests rather than a quadratic build.
 _BUILD_LIMIT: Final = 50_000
 # A list longer than this many times the needles is searched needle by needle (in C).
@@ -52,6 +53,7 @@ SPARSE_FROM: Final = 8
 keys is walked instead: only the groups of keys it has are asked."""
 
 
+_MISS: Final = object()
 UNSETTLED: Final = object()
 """What a settled lookup returns for a value it has no stored answer for."""
 
@@ -275,14 +277,15 @@ def _constants(tree: Expr) -> list[tuple[str, object]]:
 class _Kind:
     """How a group answers the values of one kind (strings or numbers)."""
 
-    points: dict[Any, Candidates] | None
-    """Constant -> candidates, when only equality is asked; None when order is."""
+    points: dict[Any, Candidates]
+    """Constant -> candidates for a value equal to it."""
     other: Candidates
-    """Candidates for a value equal to no constant (with ``points``)."""
+    """Candidates for a value equal to no constant, when only equality is asked."""
     bounds: list[Any] | None
-    """The sorted constants, when order is asked."""
-    regions: list[Candidates]
-    """Candidates below, at and between the bounds: region ``bisect_left + bisect_right``."""
+    """The sorted constants, when order is asked (else None)."""
+    gaps: list[Candidates]
+    """Candidates for a value strictly between two bounds (or past either end): for a value
+    equal to no constant, ``gaps[bisect_left(bounds, value)]``."""
 
 
 def _value_group(path: tuple[PathKey, ...], members: list[_Member]) -> Group | None:
@@ -353,9 +356,9 @@ def _settler(
 
 
 def _mapped(kind: _Kind, final: Callable[[Candidates], object]) -> _Kind:
-    points = None if kind.points is None else {k: final(v) for k, v in kind.points.items()}
-    regions = [final(region) for region in kind.regions]
-    return _Kind(points=points, other=final(kind.other), bounds=kind.bounds, regions=regions)  # type: ignore[arg-type]
+    points = {constant: final(slot) for constant, slot in kind.points.items()}
+    gaps = [final(gap) for gap in kind.gaps]
+    return _Kind(points=points, other=final(kind.other), bounds=kind.bounds, gaps=gaps)  # type: ignore[arg-type]
 
 
 def _candidates(members: list[_Member], value: object) -> Candidates:
@@ -410,19 +413,17 @@ def _kind(
     answer: Callable[[object], Candidates],
     unknown: Candidates,
 ) -> _Kind:
+    points = {constant: answer(constant) for constant in constants}
     if not ordered or not constants:
-        points = {constant: answer(constant) for constant in constants}
-        return _Kind(points=points, other=answer(other), bounds=None, regions=[])
+        return _Kind(points=points, other=answer(other), bounds=None, gaps=[])
     below, between, above = steps
-    samples: list[object] = [below(constants[0])]
-    for place, constant in enumerate(constants):
-        samples.append(constant)
-        following = constants[place + 1] if place + 1 < len(constants) else None
-        samples.append(above(constant) if following is None else between(constant, following))
-    # An empty region holds no value of its kind, so its entry is never read; testing each
+    samples = [below(constants[0])]
+    samples += [between(low, high) for low, high in itertools.pairwise(constants)]
+    samples.append(above(constants[-1]))
+    # An empty gap holds no value of its kind, so its entry is never read; testing each
     # edge is right for any value anyway.
-    regions = [unknown if sample is None else answer(sample) for sample in samples]
-    return _Kind(points=None, other=(), bounds=constants, regions=regions)
+    gaps = [unknown if sample is None else answer(sample) for sample in samples]
+    return _Kind(points=points, other=(), bounds=constants, gaps=gaps)
 
 
 def _value_lookup(
@@ -431,24 +432,29 @@ def _value_lookup(
     """Reads the path and returns what ``text``, ``number`` or ``singles`` (NaN, null, true,
     false, anything else) store for its value: candidates, or a settled answer."""
     get, arg = path_getter(path)
-    text_points, text_other, text_bounds, text_regions = _unpacked(text)
-    number_points, number_other, number_bounds, number_regions = _unpacked(number)
+    text_points, text_other, text_bounds, text_gaps = _unpacked(text)
+    number_points, number_other, number_bounds, number_gaps = _unpacked(number)
     nan, none, true, false, unknown = singles
 
     def lookup(state: State) -> Any:
         value = get(state, arg)
         kind = value.__class__
         if kind is str:
-            if text_points is not None:
-                return text_points.get(value, text_other)
-            return text_regions[bisect_left(text_bounds, value) + bisect_right(text_bounds, value)]
+            found = text_points.get(value, _MISS)
+            if found is not _MISS:
+                return found
+            if text_bounds is None:
+                return text_other
+            return text_gaps[bisect_left(text_bounds, value)]
         if kind is int or kind is float:
-            if number_points is not None:
-                return number_points.get(value, number_other)
+            found = number_points.get(value, _MISS)
+            if found is not _MISS:
+                return found
+            if number_bounds is None:
+                return number_other
             if value != value:  # noqa: PLR0124 - NaN, the one number unequal to itself
                 return nan
-            where = bisect_left(number_bounds, value) + bisect_right(number_bounds, value)
-            return number_regions[where]
+            return number_gaps[bisect_left(number_bounds, value)]
         if value is None:
             return none
         if kind is bool:
@@ -459,7 +465,7 @@ def _value_lookup(
 
 
 def _unpacked(kind: _Kind) -> tuple[Any, Any, Any, Any]:
-    return kind.points, kind.other, kind.bounds, kind.regions
+    return kind.points, kind.other, kind.bounds, kind.gaps
 
 
 def _value_chooser(
@@ -473,8 +479,8 @@ def _value_chooser(
     on purpose, since on a node whose edges all test one path the call saved is a third of
     a route."""
     get, arg = path_getter(path)
-    text_points, text_other, text_bounds, text_regions = _unpacked(text)
-    number_points, number_other, number_bounds, number_regions = _unpacked(number)
+    text_points, text_other, text_bounds, text_gaps = _unpacked(text)
+    number_points, number_other, number_bounds, number_gaps = _unpacked(number)
     nan, none, true, false, _ = singles
     prepare, recover = around
 
@@ -487,19 +493,23 @@ def _value_chooser(
             return recover(state)
         kind = value.__class__
         if kind is str:
-            if text_points is not None:
-                found = text_points.get(value, text_other)
-            else:
-                where = bisect_left(text_bounds, value) + bisect_right(text_bounds, value)
-                found = text_regions[where]
+            found = text_points.get(value, _MISS)
+            if found is _MISS:
+                found = (
+                    text_other
+                    if text_bounds is None
+                    else text_gaps[bisect_left(text_bounds, value)]
+                )
         elif kind is int or kind is float:
-            if number_points is not None:
-                found = number_points.get(value, number_other)
+            found = number_points.get(value, _MISS)
+            if found is not _MISS:
+                pass
+            elif number_bounds is None:
+                found = number_other
             elif value != value:  # noqa: PLR0124 - NaN, the one number unequal to itself
                 found = nan
             else:
-                where = bisect_left(number_bounds, value) + bisect_right(number_bounds, value)
-                found = number_regions[where]
+                found = number_gaps[bisect_left(number_bounds, value)]
         elif value is None:
             found = none
         elif kind is bool:

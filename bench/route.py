@@ -2,8 +2,9 @@
 
 Both graphs are built from the same edges and timed on the same states in one process,
 interleaved round by round (alternating which goes first), so drift in machine speed
-hits both alike. Prints the median nanoseconds per call, the ratio ours/theirs per graph,
-and the geometric mean of the ratios (below 1.0 means swarmkit is faster).
+hits both alike. Prints the median CPU nanoseconds per call, the median (and min-max) of
+the per-round ratios ours/theirs per graph, and the geometric mean of those medians (below
+1.0 means swarmkit is faster).
 
     .venv/bin/python bench/route.py [--rounds 15] [--calls 20000]
 
@@ -248,13 +249,15 @@ def _build(case: Case) -> tuple[Callable[..., Any], Callable[..., Any]]:
 
 
 def _time(route: Callable[..., Any], node: str, states: list[dict[str, Any]]) -> float:
-    start = time.perf_counter_ns()
+    # CPU time: on a shared machine, waiting for a core is neither side's cost.
+    start = time.process_time_ns()
     for state in states:
         route(node, state)
-    return (time.perf_counter_ns() - start) / len(states)
+    return (time.process_time_ns() - start) / len(states)
 
 
-def _measure(case: Case, rounds: int, calls: int) -> tuple[float, float]:
+def _measure(case: Case, rounds: int, calls: int) -> tuple[float, float, list[float]]:
+    """Median ns per call of each side, and the ratio of each round (timed back to back)."""
     ours, theirs = _build(case)
     states = [case.states[i % len(case.states)] for i in range(calls)]
     samples: dict[str, list[float]] = {"ours": [], "theirs": []}
@@ -264,7 +267,8 @@ def _measure(case: Case, rounds: int, calls: int) -> tuple[float, float]:
             order.reverse()
         for label, route in order:
             samples[label].append(_time(route, case.node, states))
-    return statistics.median(samples["ours"]), statistics.median(samples["theirs"])
+    ratios = [a / max(b, 1) for a, b in zip(samples["ours"], samples["theirs"], strict=True)]
+    return statistics.median(samples["ours"]), statistics.median(samples["theirs"]), ratios
 
 
 def main() -> None:
@@ -275,7 +279,7 @@ def main() -> None:
     args = parser.parse_args()
     gc.disable()  # collections would land on whichever side happened to be running
     print(f"swarmstate {swarmstate.__version__}; {args.rounds} rounds x {args.calls} calls")
-    print(f"{'graph':34} {'swarmkit ns':>12} {'swarmstate ns':>14} {'ratio':>7}")
+    print(f"{'graph':34} {'swarmkit ns':>12} {'swarmstate ns':>14} {'ratio':>7} {'min-max':>11}")
     ratios = [_report(case, args.rounds, args.calls) for case in _cases()]
     print(f"{'geometric mean ratio':34} {'':12} {'':14} {_geometric_mean(ratios):7.2f}")
     print("not in the issue's list:")
@@ -295,9 +299,11 @@ def main() -> None:
 
 
 def _report(case: Case, rounds: int, calls: int) -> float:
-    ours, theirs = _measure(case, rounds, calls)
-    print(f"{case.name:34} {ours:12.0f} {theirs:14.0f} {ours / theirs:7.2f}")
-    return ours / theirs
+    ours, theirs, ratios = _measure(case, rounds, calls)
+    ratio = statistics.median(ratios)
+    spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
+    print(f"{case.name:34} {ours:12.0f} {theirs:14.0f} {ratio:7.2f} {spread:>11}")
+    return ratio
 
 
 def _geometric_mean(ratios: list[float]) -> float:

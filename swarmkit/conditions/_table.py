@@ -578,6 +578,8 @@ def first_match(
     groups = table.groups
     if not table.others and len(groups) == 1 and groups[0].settle is not None:
         return groups[0].settle(answers, (prepare, recover))
+    if not table.others and len(groups) == 1:
+        return _one_group(groups[0].lookup, answers, prepare, recover)
     decide = _decider(table, answers)
 
     def choose(state: Any) -> object:
@@ -587,6 +589,28 @@ def first_match(
             return decide(state)
         except Exception:  # a foreign object in the state misbehaved: go carefully
             return recover(state)
+
+    return choose
+
+
+def _one_group(
+    lookup: Lookup,
+    answers: tuple[object, ...],
+    prepare: Callable[[Any], State],
+    recover: Callable[[State], object],
+) -> Callable[[Any], object]:
+    missing = answers[-1]
+
+    def choose(state: Any) -> object:
+        if state.__class__ is not dict:
+            state = prepare(state)
+        try:
+            for index, rest in lookup(state):
+                if rest is None or rest(state):
+                    return answers[index]
+        except Exception:  # a foreign object in the state misbehaved: go carefully
+            return recover(state)
+        return missing
 
     return choose
 

@@ -35,7 +35,7 @@ from swarmkit.conditions._ast import (
     PathKey,
     path_comparison,
 )
-from swarmkit.conditions._values import COMPARISONS, EXACT_LIMIT, State, path_getter
+from swarmkit.conditions._values import COMPARISONS, EXACT_LIMIT, State, path_getter, step
 
 Predicate = Callable[[State], bool]
 Candidates: TypeAlias = tuple[tuple[int, Predicate | None], ...]
@@ -477,8 +477,11 @@ def _value_chooser(
 ) -> Callable[[Any], object]:
     """``_value_lookup`` of settled answers as a whole chooser: the body repeats the lookup's
     on purpose, since on a node whose edges all test one path the call saved is a third of
-    a route."""
+    a route. A two-step path (``order.total``) is read here too, through dicts."""
     get, arg = path_getter(path)
+    inner = path[1] if len(path) == 2 else None
+    if inner is not None:
+        get, arg = path_getter(path[:1])
     text_points, text_other, text_bounds, text_gaps = _unpacked(text)
     number_points, number_other, number_bounds, number_gaps = _unpacked(number)
     nan, none, true, false, _ = singles
@@ -489,6 +492,8 @@ def _value_chooser(
             state = prepare(state)
         try:
             value = get(state, arg)
+            if inner is not None and value is not None:
+                value = get(value, inner) if value.__class__ is dict else step(value, inner)
         except Exception:  # a foreign object in the state misbehaved: go carefully
             return recover(state)
         kind = value.__class__

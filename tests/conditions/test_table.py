@@ -11,6 +11,7 @@ import enum
 import random
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -126,8 +127,9 @@ def test_an_or_chain_holds_when_the_plain_evaluation_does(
         assert condition(state) == (_reference(terms, state) is not None), (terms, state)
 
 
-def test_every_value_kind_meets_every_constant_kind_in_a_band_table() -> None:
-    """Bands, equalities and memberships on one key, against every kind of value: exact."""
+@pytest.mark.parametrize("path", ["a", "x.a"])
+def test_every_value_kind_meets_every_constant_kind_in_a_band_table(path: str) -> None:
+    """Bands, equalities and memberships on one path, against every kind of value: exact."""
     whens = [
         "a >= 90",
         "a >= 50 and a < 90",
@@ -137,9 +139,10 @@ def test_every_value_kind_meets_every_constant_kind_in_a_band_table() -> None:
         "a != 3",
         "a < -1",
     ]
+    whens = [when.replace("a ", f"{path} ") for when in whens]
     choose = compile_first_match([(compile_condition(when), when) for when in whens])
     for value in _VALUES:
-        for state in ({"a": value}, {}):
+        for state in ({"a": value}, {"x": {"a": value}}, {"x": value}, {}):
             expected = _reference(whens, state)
             assert choose(state) == (None if expected is None else whens[expected]), state
 

@@ -11,31 +11,29 @@ the list. Every other test keeps its own closure, tried in order.
 The stored answers come from the language's own comparisons (``_values``), evaluated once
 per region of values when the table is built; a value of any other type (a str subclass,
 a list, an object) is tested edge by edge. So the answer is always the plain evaluation's:
-the first test that holds, in order. Nothing here generates code.
+the first test that holds, in order. Nothing here generates code. ``_keyed`` says which
+tests a table can answer; ``_lookup`` holds the closures that read a path and answer.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
-from swarmkit.conditions._ast import (
-    And,
-    Compare,
-    Expr,
-    Literal,
-    Not,
-    Or,
-    Path,
-    PathKey,
-    path_comparison,
+from swarmkit.conditions._ast import Expr, PathKey
+from swarmkit.conditions._keyed import (
+    constants_of,
+    holds,
+    needle_of,
+    path_preference,
+    split_keyed,
 )
-from swarmkit.conditions._values import COMPARISONS, EXACT_LIMIT, State, path_getter, step
+from swarmkit.conditions._lookup import UNSETTLED, Kind, value_chooser, value_lookup
+from swarmkit.conditions._values import State, path_getter
 
 Predicate = Callable[[State], bool]
 Candidates: TypeAlias = tuple[tuple[int, Predicate | None], ...]
@@ -51,11 +49,6 @@ _SCAN_FACTOR: Final = 8
 SPARSE_FROM: Final = 8
 """From this many keys that each must be present for their tests to hold, a state with fewer
 keys is walked instead: only the groups of keys it has are asked."""
-
-
-_MISS: Final = object()
-UNSETTLED: Final = object()
-"""What a settled lookup returns for a value it has no stored answer for."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -106,13 +99,13 @@ def decision_table(
 ) -> DecisionTable | None:
     """The table for ``tests`` (tree and compiled test, in order), or None when it would not
     pay: no path is compared by two tests, and too few keys for a walk over the state's."""
-    preferred = _preference(tree for tree, _ in tests)
+    preferred = path_preference(tree for tree, _ in tests)
     keyed: dict[tuple[PathKey, ...], list[_Member]] = {}
     needles: dict[tuple[PathKey, ...], list[tuple[int, str, Predicate]]] = {}
     others: list[tuple[int, Predicate]] = []
     for index, (tree, whole) in enumerate(tests):
-        needle = _needle_of(tree)
-        split = None if needle is not None else _split(tree, preferred, compile_tree)
+        needle = needle_of(tree)
+        split = None if needle is not None else split_keyed(tree, preferred, compile_tree)
         if needle is not None:
             needles.setdefault(needle[0], []).append((index, needle[1], whole))
         elif split is not None:
@@ -154,142 +147,11 @@ def _worth_keeping(
     return kept
 
 
-# Which tests a table can answer.
-
-
-def _plain(value: object) -> bool:
-    """Constants whose comparisons the table can answer by region: null, booleans, strings,
-    and numbers that compare exactly as doubles."""
-    if value is None or isinstance(value, bool | str):
-        return True
-    return isinstance(value, int | float) and abs(value) < EXACT_LIMIT
-
-
-def keyed_path(tree: Expr) -> tuple[PathKey, ...] | None:
-    """The one path ``tree`` reads, when all it does is compare that path with plain
-    constants (with ``and``, ``or``, ``not`` around); None otherwise."""
-    match tree:
-        case Compare():
-            found = path_comparison(tree)
-            if found is None:
-                return None
-            op, path, literal = found
-            value = literal.value
-            if op in ("in", "not in"):
-                plain = isinstance(value, tuple) and all(_plain(item) for item in value)
-            else:
-                plain = _plain(value)
-            return path.keys if plain else None
-        case Not(operand=operand):
-            return keyed_path(operand)
-        case And(operands=operands) | Or(operands=operands):
-            paths = {keyed_path(operand) for operand in operands}
-            return paths.pop() if len(paths) == 1 else None
-        case _:
-            return None
-
-
-def _needle_of(tree: Expr) -> tuple[tuple[PathKey, ...], str] | None:
-    """``(path, text)`` for ``'text' in path``."""
-    if isinstance(tree, Compare) and tree.op == "in":
-        left, right = tree.left, tree.right
-        if isinstance(left, Literal) and isinstance(right, Path) and type(left.value) is str:
-            return right.keys, left.value
-    return None
-
-
-def _candidate_paths(tree: Expr) -> list[tuple[PathKey, ...]]:
-    whole = keyed_path(tree)
-    if whole is not None:
-        return [whole]
-    if not isinstance(tree, And):
-        return []
-    found = (keyed_path(operand) for operand in tree.operands)
-    return list(dict.fromkeys(path for path in found if path is not None))
-
-
-def _preference(trees: Any) -> dict[tuple[PathKey, ...], int]:
-    """Rank of each path an ``and`` may be keyed on: the most shared first, then the first seen."""
-    counts: Counter[tuple[PathKey, ...]] = Counter()
-    for tree in trees:
-        counts.update(_candidate_paths(tree))
-    return {path: rank for rank, (path, _) in enumerate(counts.most_common())}
-
-
-def _split(
-    tree: Expr, preferred: dict[tuple[PathKey, ...], int], compile_tree: Callable[[Expr], Predicate]
-) -> tuple[tuple[PathKey, ...], Expr, Predicate | None] | None:
-    """``(path, key part, compiled rest)`` of a test keyed on one path, or None."""
-    paths = _candidate_paths(tree)
-    if not paths:
-        return None
-    path = min(paths, key=preferred.__getitem__)
-    if not isinstance(tree, And) or keyed_path(tree) is not None:
-        return path, tree, None
-    key = [operand for operand in tree.operands if keyed_path(operand) == path]
-    rest = [operand for operand in tree.operands if keyed_path(operand) != path]
-    return path, _joined(key), compile_tree(_joined(rest))
-
-
-def _joined(operands: list[Expr]) -> Expr:
-    return operands[0] if len(operands) == 1 else And(operands=tuple(operands))
-
-
-def holds(tree: Expr, value: object) -> bool:
-    """What a keyed test says of a path holding ``value``, by the language's own rules."""
-    match tree:
-        case Compare():
-            found = path_comparison(tree)
-            assert found is not None
-            op, _, literal = found
-            return COMPARISONS[op](value, literal.value)
-        case Not(operand=operand):
-            return not holds(operand, value)
-        case And(operands=operands):
-            return all(holds(operand, value) for operand in operands)
-        case Or(operands=operands):
-            return any(holds(operand, value) for operand in operands)
-        case _:
-            raise AssertionError(f"not a keyed test: {tree!r}")
-
-
-def _constants(tree: Expr) -> list[tuple[str, object]]:
-    """``(operator, constant)`` of every comparison in a keyed test."""
-    match tree:
-        case Compare():
-            found = path_comparison(tree)
-            assert found is not None
-            op, _, literal = found
-            items = literal.value if isinstance(literal.value, tuple) else (literal.value,)
-            return [(op, item) for item in items]
-        case Not(operand=operand):
-            return _constants(operand)
-        case And(operands=operands) | Or(operands=operands):
-            return [pair for operand in operands for pair in _constants(operand)]
-        case _:
-            raise AssertionError(f"not a keyed test: {tree!r}")
-
-
 # Groups: one path read once, its tests answered from stored candidates.
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
-class _Kind:
-    """How a group answers the values of one kind (strings or numbers)."""
-
-    points: dict[Any, Candidates]
-    """Constant -> candidates for a value equal to it."""
-    other: Candidates
-    """Candidates for a value equal to no constant, when only equality is asked."""
-    bounds: list[Any] | None
-    """The sorted constants, when order is asked (else None)."""
-    gaps: list[Candidates]
-    """Candidates for a value strictly between two bounds (or past either end): for a value
-    equal to no constant, ``gaps[bisect_left(bounds, value)]``."""
-
-
 def _value_group(path: tuple[PathKey, ...], members: list[_Member]) -> Group | None:
-    pairs = [pair for member in members for pair in _constants(member.key)]
+    pairs = [pair for member in members for pair in constants_of(member.key)]
     texts = sorted({value for _, value in pairs if type(value) is str})
     numbers = _distinct([value for _, value in pairs if type(value) in (int, float)])
     if (2 * len(texts) + 2 * len(numbers) + 6) * len(members) > _BUILD_LIMIT:
@@ -325,7 +187,7 @@ def _value_group(path: tuple[PathKey, ...], members: list[_Member]) -> Group | N
     return Group(
         first=members[0].index,
         size=len(members),
-        lookup=_value_lookup(path, text, number, singles),
+        lookup=value_lookup(path, text, number, singles),
         sparse_key=_top_key(path) if not singles[1] else None,
         settle=settle,
     )
@@ -336,7 +198,7 @@ def _top_key(path: tuple[PathKey, ...]) -> str | None:
 
 
 def _settler(
-    path: tuple[PathKey, ...], text: _Kind, number: _Kind, singles: tuple[Candidates, ...]
+    path: tuple[PathKey, ...], text: Kind, number: Kind, singles: tuple[Candidates, ...]
 ) -> Callable[[Sequence[object], Any], Callable[[Any], object]]:
     unknown = singles[-1]
 
@@ -349,16 +211,16 @@ def _settler(
         settled = tuple(final(slot) for slot in singles)
         text_answers, number_answers = _mapped(text, final), _mapped(number, final)
         if around is None:
-            return _value_lookup(path, text_answers, number_answers, settled)
-        return _value_chooser(path, text_answers, number_answers, settled, around)
+            return value_lookup(path, text_answers, number_answers, settled)
+        return value_chooser(path, text_answers, number_answers, settled, around)
 
     return settle
 
 
-def _mapped(kind: _Kind, final: Callable[[Candidates], object]) -> _Kind:
+def _mapped(kind: Kind, final: Callable[[Candidates], object]) -> Kind:
     points = {constant: final(slot) for constant, slot in kind.points.items()}
     gaps = [final(gap) for gap in kind.gaps]
-    return _Kind(points=points, other=final(kind.other), bounds=kind.bounds, gaps=gaps)  # type: ignore[arg-type]
+    return Kind(points=points, other=final(kind.other), bounds=kind.bounds, gaps=gaps)
 
 
 def _candidates(members: list[_Member], value: object) -> Candidates:
@@ -412,10 +274,10 @@ def _kind(
     steps: _Steps,
     answer: Callable[[object], Candidates],
     unknown: Candidates,
-) -> _Kind:
+) -> Kind:
     points = {constant: answer(constant) for constant in constants}
     if not ordered or not constants:
-        return _Kind(points=points, other=answer(other), bounds=None, gaps=[])
+        return Kind(points=points, other=answer(other), bounds=None, gaps=[])
     below, between, above = steps
     samples = [below(constants[0])]
     samples += [between(low, high) for low, high in itertools.pairwise(constants)]
@@ -423,107 +285,7 @@ def _kind(
     # An empty gap holds no value of its kind, so its entry is never read; testing each
     # edge is right for any value anyway.
     gaps = [unknown if sample is None else answer(sample) for sample in samples]
-    return _Kind(points=points, other=(), bounds=constants, gaps=gaps)
-
-
-def _value_lookup(
-    path: tuple[PathKey, ...], text: _Kind, number: _Kind, singles: tuple[Any, ...]
-) -> Callable[[State], Any]:
-    """Reads the path and returns what ``text``, ``number`` or ``singles`` (NaN, null, true,
-    false, anything else) store for its value: candidates, or a settled answer."""
-    get, arg = path_getter(path)
-    text_points, text_other, text_bounds, text_gaps = _unpacked(text)
-    number_points, number_other, number_bounds, number_gaps = _unpacked(number)
-    nan, none, true, false, unknown = singles
-
-    def lookup(state: State) -> Any:
-        value = get(state, arg)
-        kind = value.__class__
-        if kind is str:
-            found = text_points.get(value, _MISS)
-            if found is not _MISS:
-                return found
-            if text_bounds is None:
-                return text_other
-            return text_gaps[bisect_left(text_bounds, value)]
-        if kind is int or kind is float:
-            found = number_points.get(value, _MISS)
-            if found is not _MISS:
-                return found
-            if number_bounds is None:
-                return number_other
-            if value != value:  # noqa: PLR0124 - NaN, the one number unequal to itself
-                return nan
-            return number_gaps[bisect_left(number_bounds, value)]
-        if value is None:
-            return none
-        if kind is bool:
-            return true if value else false
-        return unknown  # a subclass, a container or an object: each test decides
-
-    return lookup
-
-
-def _unpacked(kind: _Kind) -> tuple[Any, Any, Any, Any]:
-    return kind.points, kind.other, kind.bounds, kind.gaps
-
-
-def _value_chooser(
-    path: tuple[PathKey, ...],
-    text: _Kind,
-    number: _Kind,
-    singles: tuple[Any, ...],
-    around: tuple[Callable[[Any], State], Callable[[State], object]],
-) -> Callable[[Any], object]:
-    """``_value_lookup`` of settled answers as a whole chooser: the body repeats the lookup's
-    on purpose, since on a node whose edges all test one path the call saved is a third of
-    a route. A two-step path (``order.total``) is read here too, through dicts."""
-    get, arg = path_getter(path)
-    inner = path[1] if len(path) == 2 else None
-    if inner is not None:
-        get, arg = path_getter(path[:1])
-    text_points, text_other, text_bounds, text_gaps = _unpacked(text)
-    number_points, number_other, number_bounds, number_gaps = _unpacked(number)
-    nan, none, true, false, _ = singles
-    prepare, recover = around
-
-    def choose(state: Any) -> object:
-        if state.__class__ is not dict:
-            state = prepare(state)
-        try:
-            value = get(state, arg)
-            if inner is not None and value is not None:
-                value = get(value, inner) if value.__class__ is dict else step(value, inner)
-        except Exception:  # a foreign object in the state misbehaved: go carefully
-            return recover(state)
-        kind = value.__class__
-        if kind is str:
-            found = text_points.get(value, _MISS)
-            if found is _MISS:
-                found = (
-                    text_other
-                    if text_bounds is None
-                    else text_gaps[bisect_left(text_bounds, value)]
-                )
-        elif kind is int or kind is float:
-            found = number_points.get(value, _MISS)
-            if found is not _MISS:
-                pass
-            elif number_bounds is None:
-                found = number_other
-            elif value != value:  # noqa: PLR0124 - NaN, the one number unequal to itself
-                found = nan
-            else:
-                found = number_gaps[bisect_left(number_bounds, value)]
-        elif value is None:
-            found = none
-        elif kind is bool:
-            found = true if value else false
-        else:  # a subclass, a container or an object: each test decides
-            return recover(state)
-        return recover(state) if found is UNSETTLED else found
-
-    return choose
+    return Kind(points=points, other=(), bounds=constants, gaps=gaps)
 
 
 def _needle_group(path: tuple[PathKey, ...], found: list[tuple[int, str, Predicate]]) -> Group:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,6 +47,8 @@ _ORDERS: Final = frozenset({"<", "<=", ">", ">="})
 _BUILD_LIMIT: Final = 50_000
 # A list longer than this many times the needles is searched needle by needle (in C).
 _SCAN_FACTOR: Final = 8
+# An ordered group of numbers whose bounds span at most this many ints stores each int.
+_WHOLE_NUMBERS_UP_TO: Final = 1_024
 SPARSE_FROM: Final = 8
 """From this many keys that each must be present for their tests to hold, a state with fewer
 keys is walked instead: only the groups of keys it has are asked."""
@@ -285,7 +288,18 @@ def _kind(
     # An empty gap holds no value of its kind, so its entry is never read; testing each
     # edge is right for any value anyway.
     gaps = [unknown if sample is None else answer(sample) for sample in samples]
+    if steps is _NUMBER_STEPS:
+        _add_whole_numbers(points, constants, gaps)
     return Kind(points=points, other=(), bounds=constants, gaps=gaps)
+
+
+def _add_whole_numbers(points: dict[Any, Candidates], bounds: list[Any], gaps: list[Any]) -> None:
+    """Every int from the lowest bound to the highest as a key too (when there are few): a
+    score, an age or a count is then answered by the dict alone, as a jump table would."""
+    low, high = math.ceil(bounds[0]), math.floor(bounds[-1])
+    if high - low <= _WHOLE_NUMBERS_UP_TO:
+        for number in range(low, high + 1):
+            points.setdefault(number, gaps[bisect_left(bounds, number)])
 
 
 def _needle_group(path: tuple[PathKey, ...], found: list[tuple[int, str, Predicate]]) -> Group:

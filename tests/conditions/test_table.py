@@ -147,6 +147,18 @@ def test_every_value_kind_meets_every_constant_kind_in_a_band_table(path: str) -
             assert choose(state) == (None if expected is None else whens[expected]), state
 
 
+def test_every_number_across_a_range_of_bands_routes_as_each_edge_says() -> None:
+    """Bands on ints and floats: each int from below the lowest bound to past the highest
+    (stored one by one), halves between them, and far values (found by bisect)."""
+    whens = ["n >= 90", "n > 80.5 and n < 90", "n >= 60 and n <= 80.5", "n == 7", "n < 0"]
+    whens += ["n > 10 and n < 20", "n >= 30.25 and n < 31"]
+    choose = compile_first_match([(compile_condition(when), when) for when in whens])
+    numbers: list[Any] = [*range(-3, 95), *(i / 2 for i in range(-5, 190)), 10**6, -(10**20)]
+    for number in numbers:
+        expected = _reference(whens, {"n": number})
+        assert choose({"n": number}) == (None if expected is None else whens[expected]), number
+
+
 def test_edges_keyed_on_equality_and_guarded_by_more_tests() -> None:
     """``region == 'eu' and amount > 10``: keyed on region, the rest tested for that region."""
     whens = [f"region == 'r{i % 4}' and amount > {i * 10}" for i in range(12)]

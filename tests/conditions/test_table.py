@@ -25,13 +25,13 @@ from swarmkit.conditions._values import COMPARISONS, step, truthy
 def _evaluate(tree: Expr, state: object) -> object:
     """The plain meaning of the shapes these tests build: no closures, no tables."""
     match tree:
-        case Literal(value=value):
-            return value
+        case Literal(value=constant):
+            return constant
         case Path(keys=keys):
-            value: object = state
+            found: object = state
             for key in keys:
-                value = step(value, key)
-            return value
+                found = step(found, key)
+            return found
         case Compare(op=op, left=left, right=right):
             return COMPARISONS[op](_evaluate(left, state), _evaluate(right, state))
         case Not(operand=operand):

@@ -69,6 +69,9 @@ class Group:
     settle: Callable[[Sequence[object], Any], Callable[[Any], object]] | None
     """Given the answers, the lookup returning the answer itself (or ``UNSETTLED``), or with
     ``(prepare, recover)`` a whole chooser: for a group whose tests read only its path."""
+    texts: tuple[str, dict[str, Candidates], Candidates] | None = None
+    """``(key, points, other)`` when the group reads one top-level key, needs nothing but it,
+    and asks strings only for equality: a string there is then looked up in place."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -193,7 +196,15 @@ def _value_group(path: tuple[PathKey, ...], members: list[_Member]) -> Group | N
         lookup=value_lookup(path, text, number, singles),
         sparse_key=_top_key(path) if not singles[1] else None,
         settle=settle,
+        texts=_texts(path, text) if settle is not None else None,
     )
+
+
+def _texts(
+    path: tuple[PathKey, ...], text: Kind
+) -> tuple[str, dict[str, Candidates], Candidates] | None:
+    key = _top_key(path)
+    return None if key is None or text.bounds is not None else (key, text.points, text.other)
 
 
 def _top_key(path: tuple[PathKey, ...]) -> str | None:
@@ -396,6 +407,18 @@ def _one_group(
     return choose
 
 
+_Walked = tuple[int, str | None, dict[str, int], int, Lookup]
+
+
+def _walked(group: Group, count: int) -> _Walked:
+    """``(first, key, index by text, index for other texts, lookup)``; key None: no texts."""
+    if group.texts is None:
+        return group.first, None, {}, count, group.lookup
+    key, points, other = group.texts
+    indexes = {text: found[0][0] if found else count for text, found in points.items()}
+    return group.first, key, indexes, other[0][0] if other else count, group.lookup
+
+
 def _decider(table: DecisionTable, answers: tuple[object, ...]) -> Callable[[State], object]:
     """Each group asked only while it could still beat the best test found so far; with a
     state of fewer keys than the groups that need theirs, only those of its keys."""
@@ -406,32 +429,28 @@ def _decider(table: DecisionTable, answers: tuple[object, ...]) -> Callable[[Sta
         for group in table.groups
         if group.sparse_key is not None and keys[group.sparse_key] == 1
     }
-    every = tuple((group.first, group.lookup) for group in table.groups)
-    dense = tuple((g.first, g.lookup) for g in table.groups if g.sparse_key not in by_key)
-    few = len(by_key) if len(by_key) >= SPARSE_FROM else 0
+    every = tuple(_walked(group, count) for group in table.groups)
+    dense = tuple(_walked(g, count) for g in table.groups if g.sparse_key not in by_key)
+    few, get = (len(by_key) if len(by_key) >= SPARSE_FROM else 0), dict.get
 
     def decide(state: State) -> object:
-        best = count
-        walk = every
+        best, walk = count, every
         if len(state) < few:
             walk = dense
-            for key in state:
-                found = by_key.get(key)
-                if found is None or found[0] >= best:
-                    continue
-                for index, rest in found[1](state):
-                    if rest is None or rest(state):
-                        best = min(best, index)
-                        break
-        for first, lookup in walk:
+            for present in state:
+                sparse = by_key.get(present)
+                if sparse is not None and sparse[0] < best:
+                    best = _best_of(sparse[1], state, best)
+        for first, key, indexes, other, lookup in walk:
             if first >= best:
                 break
-            for index, rest in lookup(state):
-                if index >= best:
-                    break
-                if rest is None or rest(state):
-                    best = index
-                    break
+            if key is not None:
+                value = get(state, key)
+                if value.__class__ is str:  # the common case, looked up here: no call
+                    found = indexes.get(value, other)
+                    best = min(best, found)
+                    continue
+            best = _best_of(lookup, state, best)
         for index, test in others:
             if index >= best:
                 break
@@ -440,6 +459,16 @@ def _decider(table: DecisionTable, answers: tuple[object, ...]) -> Callable[[Sta
         return answers[best]
 
     return decide
+
+
+def _best_of(lookup: Lookup, state: State, best: int) -> int:
+    """The lower of ``best`` and the index of the first of the group's tests that holds."""
+    for index, rest in lookup(state):
+        if index >= best:
+            break
+        if rest is None or rest(state):
+            return index
+    return best
 
 
 def any_match(table: DecisionTable) -> Predicate:

@@ -102,7 +102,7 @@ _INNER = st.fixed_dictionaries({}, optional={"y": _STATE_VALUES}) | _STATE_VALUE
 _STATES = st.fixed_dictionaries({}, optional={"a": _STATE_VALUES, "b": _STATE_VALUES, "x": _INNER})
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(st.lists(_WHENS, min_size=3, max_size=9), st.lists(_STATES, min_size=1, max_size=6))
 def test_a_node_routes_to_the_first_edge_the_plain_evaluation_holds(
     whens: list[str], states: list[dict[str, Any]]
@@ -211,6 +211,28 @@ def test_a_state_with_few_keys_is_walked_by_its_keys() -> None:
         for _ in range(20):
             picked = generator.sample(keys, generator.randint(0, 3))
             state = {key: generator.choice([*_VALUES[:20], ["x"]]) for key in picked}
+            assert choose(state) == _reference(whens, state), (whens, state)
+
+
+def test_a_node_of_many_keys_routes_by_each_keys_value() -> None:
+    """Edges spread over a few keys (equalities, memberships, != and bands): each key's
+    string or number picks the first edge, as edge by edge (seeded random graphs)."""
+    generator = random.Random(34)
+    texts = ["v0", "v1", "v2", "v3"]
+    shapes = ["{k} == '{t}'", "{k} != '{t}'", "{k} in ['{t}', 'v3']", "{k} > {n}", "{k} == {n}"]
+    for _ in range(30):
+        whens = [
+            generator.choice(shapes).format(
+                k=generator.choice("abcd"), t=generator.choice(texts), n=generator.randint(0, 4)
+            )
+            for _ in range(generator.randint(4, 16))
+        ]
+        choose = compile_first_match([(compile_condition(when), n) for n, when in enumerate(whens)])
+        for _ in range(15):
+            state = {
+                key: generator.choice([*texts, "zz", 2, None, _Text("v1")])
+                for key in generator.sample("abcd", generator.randint(0, 4))
+            }
             assert choose(state) == _reference(whens, state), (whens, state)
 
 

@@ -204,7 +204,9 @@ def _texts(
     path: tuple[PathKey, ...], text: Kind
 ) -> tuple[str, dict[str, Candidates], Candidates] | None:
     key = _top_key(path)
-    return None if key is None or text.bounds is not None else (key, text.points, text.other)
+    if key is None or text.bounds is not None or not text.points:
+        return None
+    return key, text.points, text.other
 
 
 def _top_key(path: tuple[PathKey, ...]) -> str | None:
@@ -448,9 +450,15 @@ def _decider(table: DecisionTable, answers: tuple[object, ...]) -> Callable[[Sta
                 value = get(state, key)
                 if value.__class__ is str:  # the common case, looked up here: no call
                     found = indexes.get(value, other)
-                    best = min(best, found)
+                    if found < best:  # noqa: PLR1730 - min() would cost a call per key
+                        best = found
                     continue
-            best = _best_of(lookup, state, best)
+            for index, rest in lookup(state):
+                if index >= best:
+                    break
+                if rest is None or rest(state):
+                    best = index
+                    break
         for index, test in others:
             if index >= best:
                 break

@@ -159,6 +159,18 @@ def test_every_number_across_a_range_of_bands_routes_as_each_edge_says() -> None
         assert choose({"n": number}) == (None if expected is None else whens[expected]), number
 
 
+def test_an_edge_that_is_an_or_of_bands_routes_as_its_terms_say() -> None:
+    """One or two edges, each an ``or`` of ranges on one path, then a default: the node is one
+    lookup over every term, and routes as the edges tried one by one."""
+    ranges = " or ".join(f"(n >= {i * 10} and n < {i * 10 + 5})" for i in range(8))
+    for whens in ([ranges], [ranges, "n > 100 or n < -5 or n == 'x'"]):
+        branches = [(compile_condition(when), when) for when in whens]
+        choose = compile_first_match([*branches, (None, "default")])
+        for value in [*_VALUES, *range(-8, 110, 3), 52.5, 99.5]:
+            expected = _reference(whens, {"n": value})
+            assert choose({"n": value}) == ("default" if expected is None else whens[expected])
+
+
 def test_edges_keyed_on_equality_and_guarded_by_more_tests() -> None:
     """``region == 'eu' and amount > 10``: keyed on region, the rest tested for that region."""
     whens = [f"region == 'r{i % 4}' and amount > {i * 10}" for i in range(12)]

@@ -2,9 +2,10 @@
 
 Text goes through ``_lexer`` (tokens), ``_parser`` (a closed tree of ``_ast`` nodes, built
 with an explicit stack) and ``_compile`` (Python closures); ``_values`` says what values
-mean, ``_choose`` turns a node's ordered edges into one routing function, and ``_explain``
-reports what a condition saw. Nothing calls ``eval``, reads an attribute or calls a
-function named in the text.
+mean, ``_choose`` turns a node's ordered edges into one routing function (with ``_table``'s
+per-key decision tables where edges share a path; long ``or`` chains use them too), and
+``_explain`` reports what a condition saw. Nothing calls ``eval``, reads an attribute or
+calls a function named in the text.
 
 The language, as swarmstate 0.11 (a Python package with a Rust core, whose HandoffGraph
 swarmkit's matches) defines it for its HandoffGraph:

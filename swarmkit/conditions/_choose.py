@@ -13,9 +13,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar
 
-from swarmkit.conditions._ast import PathKey, path_comparison
-from swarmkit.conditions._compile import EXACT_LIMIT, Condition, Predicate
+from swarmkit.conditions._ast import Expr, Or, PathKey, path_comparison
+from swarmkit.conditions._compile import Condition, Predicate, compile_tree
+from swarmkit.conditions._table import decision_table, first_match
 from swarmkit.conditions._values import (
+    EXACT_LIMIT,
     State,
     _dict_get,
     adapt_state,
@@ -74,6 +76,9 @@ def compile_first_match(branches: Sequence[tuple[Condition | None, Result]]) -> 
         return lambda state: fallback
     if len(steps) == 1 and isinstance(steps[0], _Table):
         return _table_chooser(steps[0], fallback, roots, careful)
+    decided = _decision_chooser(branches, fallback, roots, careful, spread=len(steps) < _TABLE_FROM)
+    if decided is not None:
+        return decided
     if len(steps) >= _FLAT_FROM and all(isinstance(step, tuple) for step in steps):
         return _flat_chooser(branches, fallback, roots, careful)
     if len(steps) == 2 and all(isinstance(step, tuple) for step in steps):
@@ -81,6 +86,57 @@ def compile_first_match(branches: Sequence[tuple[Condition | None, Result]]) -> 
     if all(isinstance(step, tuple) for step in steps):
         return _test_chooser(steps, fallback, roots, careful)  # type: ignore[arg-type]
     return _mixed_chooser(steps, fallback, roots, careful)
+
+
+# From this many steps on, edges that share a path are answered by a per-key decision table.
+_TABLE_FROM: Final = 3
+
+
+def _decision_chooser(
+    branches: Sequence[tuple[Condition | None, Result]],
+    fallback: object,
+    roots: frozenset[str],
+    careful: tuple[Any, ...],
+    *,
+    spread: bool,
+) -> Chooser | None:
+    """The decision-table chooser for three or more steps, or for fewer (``spread``) when
+    their ``or`` terms, taken as edges of their own, all test one path: the node is then
+    one lookup (the first term that holds is in the first edge that holds)."""
+    tests = _tests(branches, spread=spread)
+    if len(tests) < _TABLE_FROM:
+        return None
+    table = decision_table([(tree, test) for tree, test, _ in tests], compile_tree)
+    if table is None or (spread and (table.others or len(table.groups) > 1)):
+        return None
+    if spread and (table.groups[0].settle is None or table.groups[0].texts is not None):
+        return None  # an or of strings on one key is one set lookup in its own test already
+    return first_match(
+        table,
+        [*(result for _, _, result in tests), fallback],
+        prepare=lambda state: adapt_state(state, roots),
+        recover=lambda state: _carefully(careful, state),
+    )
+
+
+def _tests(
+    branches: Sequence[tuple[Condition | None, Result]], *, spread: bool
+) -> list[tuple[Expr, Predicate, Result]]:
+    """The tests of the edges before the first without a condition; with ``spread``, an
+    ``or`` of at most _SPREAD_UP_TO terms gives one test per term (and none if longer)."""
+    tests: list[tuple[Expr, Predicate, Result]] = []
+    for condition, result in itertools.takewhile(lambda branch: branch[0] is not None, branches):
+        tree = condition.tree  # type: ignore[union-attr]
+        if not spread:
+            tests.append((tree, condition._test, result))  # type: ignore[union-attr]
+        elif not isinstance(tree, Or) or len(tree.operands) > _SPREAD_UP_TO:
+            return []
+        else:
+            tests += [(term, compile_tree(term), result) for term in tree.operands]
+    return tests
+
+
+_SPREAD_UP_TO: Final = 1_000
 
 
 def _plan(

@@ -33,8 +33,10 @@ from swarmkit.conditions._ast import (
 )
 from swarmkit.conditions._lexer import tokenize
 from swarmkit.conditions._parser import parse
+from swarmkit.conditions._table import any_match, decision_table
 from swarmkit.conditions._values import (
     COMPARISONS,
+    EXACT_LIMIT,
     UNDEFINED,
     PathGetter,
     State,
@@ -56,9 +58,6 @@ MAX_EXPRESSION_LENGTH: Final = 1_000_000
 Predicate = Callable[[State], bool]
 Reader = Callable[[State], object]
 
-# Below 2**53 in magnitude a number compares the same exactly as it does as a double,
-# so such constants can use Python's own comparison operators.
-EXACT_LIMIT: Final = 2**53
 _FAST_ORDER: Final[dict[str, Callable[[Any, Any], bool]]] = {
     "<": operator.lt,
     "<=": operator.le,
@@ -160,6 +159,11 @@ def _check_size(source: str) -> None:
 # Predicates: closures returning a bool.
 
 
+def compile_tree(tree: Expr) -> Predicate:
+    """The closure testing ``tree``; it expects a dict, like ``Condition._test``."""
+    return _predicate(tree)
+
+
 def _predicate(node: Expr) -> Predicate:
     match node:
         case Literal(value=value):
@@ -177,11 +181,12 @@ def _predicate(node: Expr) -> Predicate:
                 return general
             return _number_range(*path_getter(bounds[0]), bounds[1], general)
         case Or(operands=operands):
-            general = _any(tuple(_predicate(operand) for operand in operands))
+            tests = tuple(_predicate(operand) for operand in operands)
             texts = _texts_of_one_path(operands)
-            if texts is None:
-                return general
-            return _text_choice(*path_getter(texts[0]), frozenset(texts[1]), general)
+            if texts is not None:
+                return _text_choice(*path_getter(texts[0]), frozenset(texts[1]), _any(tests))
+            table = decision_table(list(zip(operands, tests, strict=True)), _predicate)
+            return _any(tests) if table is None else any_match(table)
         case ListDisplay() | Index() | Negate() | Arithmetic():
             read = _value(node)
             return lambda state: truthy(read(state))

@@ -17,6 +17,9 @@ from swarmkit.conditions._ast import PathKey
 # The 64-bit integer range that state values and arithmetic results must stay in.
 INT_MIN: Final = -(2**63)
 INT_LIMIT: Final = 2**64
+# Below 2**53 in magnitude a number compares the same exactly as it does as a double,
+# so such constants can use Python's own comparison operators.
+EXACT_LIMIT: Final = 2**53
 
 _SEQUENCES = (list, tuple)
 _COLLECTIONS = (list, tuple, set, frozenset)

@@ -11,8 +11,10 @@ interrupt id, and resumes the session when its principal may decide (journaled a
 same way; there the principal acts as the person (``a2a:<principal>``): its text is a reply,
 and a data part ``{"hand_back": "<agent>"}`` or ``{"close": true}`` ends the wait (see
 ``_people``). A message for a task that waits for no input, or for
-another pause, is refused and changes nothing. A client that streams gets the answer's text
-as artifact chunks while the model writes it.
+another pause, is refused and changes nothing. A working task's first update names its
+session; a client that streams also gets a working update as each agent starts or hands off,
+and the answer's text as artifact chunks while the model writes it (a client that does not
+stream would read none of them, so none are built).
 """
 
 from __future__ import annotations
@@ -41,7 +43,6 @@ from swarmkit.events import (
     ModelAttemptDiscarded,
     ModelCallFinished,
     RunFinished,
-    RunStarted,
     TextDelta,
 )
 from swarmkit.exceptions import ConfigurationError, InteropRequestError, SwarmkitError
@@ -98,17 +99,39 @@ class SwarmExecutor(AgentExecutor):
         await event_queue.enqueue_event(_submitted(task_id, context_id, context.message))
         try:
             conversation = _conversation(context_id)
-            await updater.start_work()
+            # One working update names the session before the run starts; RunStarted adds
+            # nothing to it.
+            started = _message(updater, "started", data={"session_id": conversation})
+            await updater.start_work(started)
+            await self._turn(context, conversation, _Answer(updater, streams=_streams(context)))
+        except (SwarmkitError, ValueError) as exc:
+            await updater.failed(_message(updater, str(exc)))
+
+    async def _turn(self, context: RequestContext, conversation: str, answer: _Answer) -> None:
+        """Run the turn: event by event for a client that streams; whole for one that does
+        not, which reads only how it ends."""
+        text, run_context = context.get_user_input(), self._run_context(context)
+        if answer.streams:
             events = self.swarm.stream(
-                context.get_user_input(),
-                context=self._run_context(context),
+                text,
+                context=run_context,
                 session_id=conversation,
                 journal=self.journal,
                 continue_session=True,
             )
-            await self._follow(events, _Answer(updater, streams=_streams(context)))
-        except (SwarmkitError, ValueError) as exc:
-            await updater.failed(_message(updater, str(exc)))
+            await self._follow(events, answer)
+            return
+        result = await self.swarm.run(
+            text,
+            context=run_context,
+            session_id=conversation,
+            journal=self.journal,
+            continue_session=True,
+        )
+        if answer.updater.task_id in self._cancelled:
+            self._cancelled.discard(answer.updater.task_id)
+            return
+        await _finish(result, answer)
 
     def _run_context(self, context: RequestContext) -> dict[str, Any]:
         """The message as the run's context sees it, under ``a2a``; nothing when the swarm's
@@ -116,7 +139,11 @@ class SwarmExecutor(AgentExecutor):
         if not _has_room(self.swarm.config.context_type):
             return {}
         message = context.message
-        given = MessageToDict(message.metadata) if message is not None else {}
+        given = (
+            MessageToDict(message.metadata)
+            if message is not None and message.HasField("metadata")
+            else {}
+        )
         metadata, withheld = _without_secrets(given, self._redact)
         entry = {
             "message_id": message.message_id if message is not None else "",
@@ -226,13 +253,11 @@ class _Answer:
 async def _publish(event: Event, answer: _Answer) -> None:
     updater = answer.updater
     match event:
-        case RunStarted(session_id=session_id):
-            await updater.start_work(_message(updater, "started", data={"session_id": session_id}))
-        case AgentStarted(agent=agent):
+        case AgentStarted(agent=agent) if answer.streams:
             await updater.start_work(
                 _message(updater, f"{agent} is working", data={"agent": agent})
             )
-        case HandoffPerformed(source=source, target=target):
+        case HandoffPerformed(source=source, target=target) if answer.streams:
             note = f"{source} handed off to {target}"
             await updater.start_work(_message(updater, note, data={"handoff": [source, target]}))
         case TextDelta(text=text):

@@ -11,10 +11,11 @@ interrupt id, and resumes the session when its principal may decide (journaled a
 same way; there the principal acts as the person (``a2a:<principal>``): its text is a reply,
 and a data part ``{"hand_back": "<agent>"}`` or ``{"close": true}`` ends the wait (see
 ``_people``). A message for a task that waits for no input, or for
-another pause, is refused and changes nothing. A working task's first update names its
-session; a client that streams also gets a working update as each agent starts or hands off,
-and the answer's text as artifact chunks while the model writes it (a client that does not
-stream would read none of them, so none are built).
+another pause, is refused and changes nothing. A task's metadata names its session
+(``session_id``). A client that streams gets a working update as each agent starts or hands
+off, and the answer's text as artifact chunks while the model writes it; a client that does
+not stream would read none of them, so none are built and its run is not followed event by
+event.
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ from swarmkit.swarm import Swarm
 SESSION_PREFIX = "a2a-"
 """What a served conversation's session id starts with, before the A2A context id."""
 
+SESSION_KEY = "session_id"
+"""The key of a task's metadata that names the swarmkit session its conversation runs in."""
+
 MAX_CONTEXT_ID = 128
 """The longest A2A context id taken as a conversation name."""
 
@@ -96,13 +100,11 @@ class SwarmExecutor(AgentExecutor):
         if current is not None:
             await self._decide_if_allowed(current, context, updater)
             return
-        await event_queue.enqueue_event(_submitted(task_id, context_id, context.message))
+        conversation = await _submit(context, updater, event_queue)
+        if conversation is None:
+            return
         try:
-            conversation = _conversation(context_id)
-            # One working update names the session before the run starts; RunStarted adds
-            # nothing to it.
-            started = _message(updater, "started", data={"session_id": conversation})
-            await updater.start_work(started)
+            await updater.start_work()
             await self._turn(context, conversation, _Answer(updater, streams=_streams(context)))
         except (SwarmkitError, ValueError) as exc:
             await updater.failed(_message(updater, str(exc)))
@@ -330,13 +332,27 @@ def _message(updater: TaskUpdater, text: str, *, data: Mapping[str, Any] | None 
     return updater.new_agent_message(parts, metadata=metadata)
 
 
-def _submitted(task_id: str, context_id: str, message: Message | None) -> Task:
+async def _submit(
+    context: RequestContext, updater: TaskUpdater, event_queue: EventQueue
+) -> str | None:
+    """Submit the new task, its metadata naming its conversation's session; the session id,
+    or None when the context id cannot name one (the task has failed then)."""
     task = Task(
-        id=task_id, context_id=context_id, status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED)
+        id=updater.task_id,
+        context_id=updater.context_id,
+        status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
     )
-    if message is not None:
-        task.history.append(message)
-    return task
+    if context.message is not None:
+        task.history.append(context.message)
+    try:
+        conversation = _conversation(updater.context_id)
+    except InteropRequestError as exc:
+        await event_queue.enqueue_event(task)
+        await updater.failed(_message(updater, str(exc)))
+        return None
+    task.metadata[SESSION_KEY] = conversation
+    await event_queue.enqueue_event(task)
+    return conversation
 
 
 def _conversation(context_id: str) -> str:

@@ -111,29 +111,23 @@ class SwarmExecutor(AgentExecutor):
 
     async def _turn(self, context: RequestContext, conversation: str, answer: _Answer) -> None:
         """Run the turn: event by event for a client that streams; whole for one that does
-        not, which reads only how it ends."""
-        text, run_context = context.get_user_input(), self._run_context(context)
-        if answer.streams:
-            events = self.swarm.stream(
-                text,
-                context=run_context,
-                session_id=conversation,
-                journal=self.journal,
-                continue_session=True,
-            )
-            await self._follow(events, answer)
-            return
-        result = await self.swarm.run(
-            text,
-            context=run_context,
-            session_id=conversation,
-            journal=self.journal,
-            continue_session=True,
-        )
-        if answer.updater.task_id in self._cancelled:
-            self._cancelled.discard(answer.updater.task_id)
-            return
-        await _finish(result, answer)
+        not, which reads only how it ends. A cancelled turn publishes nothing more."""
+        task_id, text = answer.updater.task_id, context.get_user_input()
+        turn: dict[str, Any] = {
+            "context": self._run_context(context),
+            "session_id": conversation,
+            "journal": self.journal,
+            "continue_session": True,
+        }
+        try:
+            if answer.streams:
+                await self._follow(self.swarm.stream(text, **turn), answer)
+                return
+            result = await self.swarm.run(text, **turn)
+            if task_id not in self._cancelled:
+                await _finish(result, answer)
+        finally:
+            self._cancelled.discard(task_id)
 
     def _run_context(self, context: RequestContext) -> dict[str, Any]:
         """The message as the run's context sees it, under ``a2a``; nothing when the swarm's
@@ -219,7 +213,6 @@ class SwarmExecutor(AgentExecutor):
             if answer.updater.task_id in self._cancelled:
                 return
             await _publish(event, answer)
-        self._cancelled.discard(answer.updater.task_id)
 
 
 class _Answer:

@@ -76,6 +76,8 @@ class DatabaseTasks(DatabaseTaskStore):
         self._live: dict[tuple[str, str], Task] = {}
         """The latest update of each task this server runs (submitted or working), by owner
         and task id; a working task was written when it started working."""
+        self._new: dict[tuple[str, str], None] = {}
+        """The ids this server made for tasks not yet saved, by owner (oldest first)."""
         self._rows = _sqlite_rows(engine)
 
     async def initialize(self) -> None:
@@ -84,11 +86,19 @@ class DatabaseTasks(DatabaseTaskStore):
             await self._before()
         await super().initialize()
 
+    def expect_new(self, task_id: str, context: ServerCallContext) -> None:
+        """Note a task id the server has just made: until the task is saved, looking it up
+        finds nothing without asking the database (no writer can have a new id)."""
+        self._new[(self.owner_resolver(context), task_id)] = None
+        if len(self._new) > MAX_EXPECTED:
+            del self._new[next(iter(self._new))]
+
     async def save(self, task: Task, context: ServerCallContext) -> None:
         """Write the task when it starts working, waits or finishes; keep the latest update
         of a task that has not yet waited or finished."""
         owner, state = self.owner_resolver(context), task.status.state
         key = (owner, task.id)
+        self._new.pop(key, None)
         if state not in _LIVE:
             self._live.pop(key, None)
         elif state == TaskState.TASK_STATE_SUBMITTED or _state(self._live.get(key)) == state:
@@ -104,6 +114,8 @@ class DatabaseTasks(DatabaseTaskStore):
         kept = self._live.get((owner, task_id))
         if kept is not None:
             return _copy(kept)
+        if (owner, task_id) in self._new:
+            return None
         if self._rows is None:
             return await super().get(task_id, context)
         await self._ensure_initialized()
@@ -138,6 +150,10 @@ class DatabaseTasks(DatabaseTaskStore):
             self._rows.close()
         await self.engine.dispose()
 
+
+MAX_EXPECTED = 4096
+"""How many new task ids a store remembers as not yet saved (a request that fails before its
+task is saved leaves one behind; the oldest are forgotten first)."""
 
 _LIVE = frozenset({TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING})
 """The states of a task a server is running: their updates are served from memory."""

@@ -194,12 +194,17 @@ def _task(state: TaskState) -> Task:
 async def test_a_task_is_written_when_it_starts_working_not_when_submitted(
     tmp_path: Path,
 ) -> None:
-    """A submitted task is kept in the server's memory only; its first working update is
-    written, so another server on the file finds it."""
+    """A task id the server has just made is found nowhere; its submitted task is kept in
+    the server's memory only; its first working update is written, so another server on the
+    file finds it."""
     url, calls = f"sqlite:///{tmp_path / 'tasks.sqlite'}", ServerCallContext()
     store, other = DatabaseTasks(url), DatabaseTasks(url)
     try:
+        store.expect_new("task-1", calls)
+        assert await store.get("task-1", calls) is None
         await store.save(_task(TaskState.TASK_STATE_SUBMITTED), calls)
+        submitted = await store.get("task-1", calls)
+        assert submitted is not None and submitted.status.state == TaskState.TASK_STATE_SUBMITTED
         assert await other.get("task-1", calls) is None
         await store.save(_task(TaskState.TASK_STATE_WORKING), calls)
         found = await other.get("task-1", calls)

@@ -11,8 +11,11 @@ interrupt id, and resumes the session when its principal may decide (journaled a
 same way; there the principal acts as the person (``a2a:<principal>``): its text is a reply,
 and a data part ``{"hand_back": "<agent>"}`` or ``{"close": true}`` ends the wait (see
 ``_people``). A message for a task that waits for no input, or for
-another pause, is refused and changes nothing. A client that streams gets the answer's text
-as artifact chunks while the model writes it.
+another pause, is refused and changes nothing. A task's metadata names its session
+(``session_id``). A client that streams gets a working update as each agent starts or hands
+off, and the answer's text as artifact chunks while the model writes it; a client that does
+not stream would read none of them, so none are built and its run is not followed event by
+event.
 """
 
 from __future__ import annotations
@@ -41,7 +44,6 @@ from swarmkit.events import (
     ModelAttemptDiscarded,
     ModelCallFinished,
     RunFinished,
-    RunStarted,
     TextDelta,
 )
 from swarmkit.exceptions import ConfigurationError, InteropRequestError, SwarmkitError
@@ -54,6 +56,9 @@ from swarmkit.swarm import Swarm
 
 SESSION_PREFIX = "a2a-"
 """What a served conversation's session id starts with, before the A2A context id."""
+
+SESSION_KEY = "session_id"
+"""The key of a task's metadata that names the swarmkit session its conversation runs in."""
 
 MAX_CONTEXT_ID = 128
 """The longest A2A context id taken as a conversation name."""
@@ -95,20 +100,34 @@ class SwarmExecutor(AgentExecutor):
         if current is not None:
             await self._decide_if_allowed(current, context, updater)
             return
-        await event_queue.enqueue_event(_submitted(task_id, context_id, context.message))
+        conversation = await _submit(context, updater, event_queue)
+        if conversation is None:
+            return
         try:
-            conversation = _conversation(context_id)
             await updater.start_work()
-            events = self.swarm.stream(
-                context.get_user_input(),
-                context=self._run_context(context),
-                session_id=conversation,
-                journal=self.journal,
-                continue_session=True,
-            )
-            await self._follow(events, _Answer(updater, streams=_streams(context)))
+            await self._turn(context, conversation, _Answer(updater, streams=_streams(context)))
         except (SwarmkitError, ValueError) as exc:
             await updater.failed(_message(updater, str(exc)))
+
+    async def _turn(self, context: RequestContext, conversation: str, answer: _Answer) -> None:
+        """Run the turn: event by event for a client that streams; whole for one that does
+        not, which reads only how it ends. A cancelled turn publishes nothing more."""
+        task_id, text = answer.updater.task_id, context.get_user_input()
+        turn: dict[str, Any] = {
+            "context": self._run_context(context),
+            "session_id": conversation,
+            "journal": self.journal,
+            "continue_session": True,
+        }
+        try:
+            if answer.streams:
+                await self._follow(self.swarm.stream(text, **turn), answer)
+                return
+            result = await self.swarm.run(text, **turn)
+            if task_id not in self._cancelled:
+                await _finish(result, answer)
+        finally:
+            self._cancelled.discard(task_id)
 
     def _run_context(self, context: RequestContext) -> dict[str, Any]:
         """The message as the run's context sees it, under ``a2a``; nothing when the swarm's
@@ -116,7 +135,11 @@ class SwarmExecutor(AgentExecutor):
         if not _has_room(self.swarm.config.context_type):
             return {}
         message = context.message
-        given = MessageToDict(message.metadata) if message is not None else {}
+        given = (
+            MessageToDict(message.metadata)
+            if message is not None and message.HasField("metadata")
+            else {}
+        )
         metadata, withheld = _without_secrets(given, self._redact)
         entry = {
             "message_id": message.message_id if message is not None else "",
@@ -190,7 +213,6 @@ class SwarmExecutor(AgentExecutor):
             if answer.updater.task_id in self._cancelled:
                 return
             await _publish(event, answer)
-        self._cancelled.discard(answer.updater.task_id)
 
 
 class _Answer:
@@ -226,13 +248,11 @@ class _Answer:
 async def _publish(event: Event, answer: _Answer) -> None:
     updater = answer.updater
     match event:
-        case RunStarted(session_id=session_id):
-            await updater.start_work(_message(updater, "started", data={"session_id": session_id}))
-        case AgentStarted(agent=agent):
+        case AgentStarted(agent=agent) if answer.streams:
             await updater.start_work(
                 _message(updater, f"{agent} is working", data={"agent": agent})
             )
-        case HandoffPerformed(source=source, target=target):
+        case HandoffPerformed(source=source, target=target) if answer.streams:
             note = f"{source} handed off to {target}"
             await updater.start_work(_message(updater, note, data={"handoff": [source, target]}))
         case TextDelta(text=text):
@@ -305,13 +325,27 @@ def _message(updater: TaskUpdater, text: str, *, data: Mapping[str, Any] | None 
     return updater.new_agent_message(parts, metadata=metadata)
 
 
-def _submitted(task_id: str, context_id: str, message: Message | None) -> Task:
+async def _submit(
+    context: RequestContext, updater: TaskUpdater, event_queue: EventQueue
+) -> str | None:
+    """Submit the new task, its metadata naming its conversation's session; the session id,
+    or None when the context id cannot name one (the task has failed then)."""
     task = Task(
-        id=task_id, context_id=context_id, status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED)
+        id=updater.task_id,
+        context_id=updater.context_id,
+        status=TaskStatus(state=TaskState.TASK_STATE_SUBMITTED),
     )
-    if message is not None:
-        task.history.append(message)
-    return task
+    if context.message is not None:
+        task.history.append(context.message)
+    try:
+        conversation = _conversation(updater.context_id)
+    except InteropRequestError as exc:
+        await event_queue.enqueue_event(task)
+        await updater.failed(_message(updater, str(exc)))
+        return None
+    task.metadata[SESSION_KEY] = conversation
+    await event_queue.enqueue_event(task)
+    return conversation
 
 
 def _conversation(context_id: str) -> str:

@@ -3,7 +3,7 @@ may decide a paused run."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -179,11 +179,18 @@ def interrupt_named(message: Message | None) -> str | None:
 
 class WaitingTaskCheck(SimpleRequestContextBuilder):
     """Builds each request's context, refusing a message for a task that does not wait for
-    this caller's decision before the task is touched."""
+    this caller's decision before the task is touched. ``on_new`` hears of each task id made
+    for a message that starts a task (before the task is looked up or saved)."""
 
-    def __init__(self, task_store: TaskStore) -> None:
+    def __init__(
+        self,
+        task_store: TaskStore,
+        *,
+        on_new: Callable[[str, ServerCallContext], None] | None = None,
+    ) -> None:
         super().__init__(task_store=task_store)
         self.tasks = task_store
+        self._on_new = on_new
 
     async def build(
         self,
@@ -197,4 +204,7 @@ class WaitingTaskCheck(SimpleRequestContextBuilder):
         if task_id:
             message = params.message if params is not None else None
             check_waiting(await self.tasks.get(task_id, context), context, message)
-        return await super().build(context, params, task_id, context_id, task)
+        built = await super().build(context, params, task_id, context_id, task)
+        if not task_id and built.task_id and self._on_new is not None:
+            self._on_new(built.task_id, context)
+        return built

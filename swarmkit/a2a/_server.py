@@ -56,7 +56,9 @@ def a2a_app(
         extended_agent_card=agent_card(
             swarm, url=url, name=name, bearer=bearer, extended=True, compat=compat
         ),
-        request_context_builder=WaitingTaskCheck(tasks),
+        request_context_builder=WaitingTaskCheck(
+            tasks, on_new=tasks.expect_new if isinstance(tasks, DatabaseTasks) else None
+        ),
     )
     calls = PrincipalContextBuilder(principals or {})
     routes = [

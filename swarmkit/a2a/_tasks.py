@@ -20,10 +20,11 @@ from a2a.types.a2a_pb2 import ListTasksRequest, ListTasksResponse, Task, TaskSta
 from sqlalchemy import String, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
-from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from swarmkit.a2a._principals import owner_of
+from swarmkit.a2a._task_rows import TaskRows
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.journal import InMemoryJournal, Journal, SQLiteJournal
 
@@ -56,10 +57,11 @@ class DatabaseTasks(DatabaseTaskStore):
     ``before`` runs once before the table is made (a SQLite journal creates its file first,
     so the file is a journal with one more table). ``aclose()`` closes its connections.
 
-    A working task is written once. Its later updates while it works (progress notes, answer
-    chunks) stay in memory, where this server reads them, until its next state (waiting,
-    finished) writes it whole: what a restart needs is always written, and a streamed answer
-    costs no write per chunk.
+    A task is written when it starts working, and again when it waits or finishes. Its
+    updates in between (submitted, progress notes, answer chunks) stay in memory, where this
+    server reads them: what a restart needs is always written, and a streamed answer costs no
+    write per chunk. In a SQLite file a task's lookup and writes run as single statements on
+    the loop's thread (see ``TaskRows``); the async engine makes the table and lists tasks.
     """
 
     def __init__(self, url: str, *, before: Callable[[], Awaitable[Any]] | None = None) -> None:
@@ -73,7 +75,10 @@ class DatabaseTasks(DatabaseTaskStore):
         self._before = before
         self._live: dict[tuple[str, str], Task] = {}
         """The latest update of each task this server runs (submitted or working), by owner
-        and task id; it was written unless it only adds to a working task."""
+        and task id; a working task was written when it started working."""
+        self._new: dict[tuple[str, str], None] = {}
+        """The ids this server made for tasks not yet saved, by owner (oldest first)."""
+        self._rows = _sqlite_rows(engine)
 
     async def initialize(self) -> None:
         """Make the table if it is not there yet (once)."""
@@ -81,23 +86,48 @@ class DatabaseTasks(DatabaseTaskStore):
             await self._before()
         await super().initialize()
 
+    def expect_new(self, task_id: str, context: ServerCallContext) -> None:
+        """Note a task id the server has just made: until the task is saved, looking it up
+        finds nothing without asking the database (no writer can have a new id)."""
+        self._new[(self.owner_resolver(context), task_id)] = None
+        if len(self._new) > MAX_EXPECTED:
+            del self._new[next(iter(self._new))]
+
     async def save(self, task: Task, context: ServerCallContext) -> None:
-        """Write the task, unless it was written working and is working still; keep the
-        latest update of a task that has not yet waited or finished."""
-        key, state = (self.owner_resolver(context), task.id), task.status.state
+        """Write the task when it starts working, waits or finishes; keep the latest update
+        of a task that has not yet waited or finished."""
+        owner, state = self.owner_resolver(context), task.status.state
+        key = (owner, task.id)
+        self._new.pop(key, None)
         if state not in _LIVE:
             self._live.pop(key, None)
-        elif state == TaskState.TASK_STATE_WORKING and _state(self._live.get(key)) == state:
+        elif state == TaskState.TASK_STATE_SUBMITTED or _state(self._live.get(key)) == state:
             self._live[key] = _copy(task)
             return
-        await super().save(task, context)
+        await self._write(task, owner, context)
         if state in _LIVE:
             self._live[key] = _copy(task)
 
     async def get(self, task_id: str, context: ServerCallContext) -> Task | None:
         """The task's latest update (kept or written), if the caller owns it."""
-        kept = self._live.get((self.owner_resolver(context), task_id))
-        return _copy(kept) if kept is not None else await super().get(task_id, context)
+        owner = self.owner_resolver(context)
+        kept = self._live.get((owner, task_id))
+        if kept is not None:
+            return _copy(kept)
+        if (owner, task_id) in self._new:
+            return None
+        if self._rows is None:
+            return await super().get(task_id, context)
+        await self._ensure_initialized()
+        row = await self._rows.read(task_id, owner)
+        return self._from_orm(self.task_model(**row)) if row is not None else None
+
+    async def _write(self, task: Task, owner: str, context: ServerCallContext) -> None:
+        if self._rows is None:
+            await super().save(task, context)
+            return
+        await self._ensure_initialized()
+        await self._rows.write(task, owner)
 
     async def list(self, params: ListTasksRequest, context: ServerCallContext) -> ListTasksResponse:
         """The caller's tasks as written, each with its latest update."""
@@ -116,8 +146,14 @@ class DatabaseTasks(DatabaseTaskStore):
 
     async def aclose(self) -> None:
         """Close the store's database connections."""
+        if self._rows is not None:
+            self._rows.close()
         await self.engine.dispose()
 
+
+MAX_EXPECTED = 4096
+"""How many new task ids a store remembers as not yet saved (a request that fails before its
+task is saved leaves one behind; the oldest are forgotten first)."""
 
 _LIVE = frozenset({TaskState.TASK_STATE_SUBMITTED, TaskState.TASK_STATE_WORKING})
 """The states of a task a server is running: their updates are served from memory."""
@@ -131,6 +167,14 @@ def _copy(task: Task) -> Task:
     copied = Task()
     copied.CopyFrom(task)
     return copied
+
+
+def _sqlite_rows(engine: AsyncEngine) -> TaskRows | None:
+    """Straight sqlite3 access to the table when the engine's database is a SQLite file."""
+    url = engine.url
+    if engine.dialect.name != "sqlite" or url.query or url.database in (None, "", ":memory:"):
+        return None
+    return TaskRows(Path(url.database), _TaskRow, engine.dialect)
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:

@@ -12,6 +12,7 @@ from a2a.types.a2a_pb2 import (
     CancelTaskRequest,
     GetExtendedAgentCardRequest,
     GetTaskRequest,
+    Role,
     TaskState,
 )
 from pydantic import BaseModel
@@ -98,12 +99,32 @@ async def test_stream_follows_the_run_from_working_to_completed(journal: InMemor
     states = [u.status.state for u in updates]
     assert states[0] == TaskState.TASK_STATE_WORKING
     assert states[-1] == TaskState.TASK_STATE_COMPLETED
+    assert stream[0].task.metadata["session_id"] == f"a2a-{stream[0].task.context_id}"
     notes = [get_text_parts(u.status.message.parts) for u in updates]
     assert ["triage is working"] in notes
     assert ["triage handed off to billing"] in notes
     assert ["billing is working"] in notes
     artifacts = [r.artifact_update.artifact for r in stream if r.HasField("artifact_update")]
     assert get_text_parts(artifacts[-1].parts) == ["Refunded 5."]
+
+
+async def test_a_task_names_its_session_and_sends_no_notes_to_a_client_that_does_not_stream(
+    journal: InMemoryJournal,
+) -> None:
+    """The task's metadata names the conversation's session; message/send's task holds none
+    of the per-agent and handoff notes only a stream would show."""
+    model = ScriptedModel(transfer("billing", amount=5), text("Refunded 5."))
+    async with served(_swarm(model), journal, TOKEN, streaming=False) as client:
+        (response,) = await responses(client, user_message("refund 5"))
+        fetched = await client.get_task(GetTaskRequest(id=response.task.id))
+
+    task = response.task
+    assert task.status.state == TaskState.TASK_STATE_COMPLETED
+    assert [m.role for m in task.history] == [Role.ROLE_USER]
+    assert get_text_parts(task.artifacts[0].parts) == ["Refunded 5."]
+    assert fetched.metadata["session_id"] == task.metadata["session_id"]
+    (info,) = await journal.sessions()
+    assert task.metadata["session_id"] == info.session_id == f"a2a-{task.context_id}"
 
 
 async def test_a_typed_output_arrives_as_a_data_part(journal: InMemoryJournal) -> None:
@@ -186,6 +207,21 @@ async def test_a_failed_run_fails_the_task_with_the_stop_reason(journal: InMemor
     assert info.stop_reason == "error"
 
 
+async def test_a_context_id_too_long_for_a_session_fails_the_task(journal: InMemoryJournal) -> None:
+    """A context id that cannot name a session fails its task, saying what it must be; no
+    run starts."""
+    swarm = _swarm(ScriptedModel())
+    async with served(swarm, journal, TOKEN, streaming=False) as client:
+        (response,) = await responses(client, user_message("hello", context_id="c" * 129))
+
+    status = response.task.status
+    assert status.state == TaskState.TASK_STATE_FAILED
+    assert get_text_parts(status.message.parts) == [
+        "the context id must be 1 to 128 printable characters"
+    ]
+    assert await journal.sessions() == ()
+
+
 async def test_the_context_id_continues_the_conversation(journal: InMemoryJournal) -> None:
     """A second message in the same context is the conversation's next turn."""
     model = ScriptedModel(text("Hi Ada."), text("You are Ada."))
@@ -227,6 +263,27 @@ async def test_cancel_stops_the_run_and_the_journal_keeps_it(journal: InMemoryJo
     assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
     assert fetched.status.state == TaskState.TASK_STATE_CANCELED
     assert all(not r.HasField("artifact_update") for r in rest)
+    (info,) = await journal.sessions()
+    assert info.stop_reason == "interrupted"
+    records = await journal.read(info.session_id)
+    assert records[-1].data.get("cancelled") is True
+
+
+async def test_cancel_stops_a_run_sent_without_streaming(journal: InMemoryJournal) -> None:
+    """A task sent with message/send (answered at once, still working) is cancelled the same
+    way: canceled, and its session journaled as cancelled."""
+    model = _GatedModel()
+    request = user_message("slow please")
+    request.configuration.return_immediately = True
+    async with served(_swarm(model), journal, TOKEN, streaming=False) as client:
+        (sent,) = await responses(client, request)
+        await model.called.wait()
+        cancelled = await client.cancel_task(CancelTaskRequest(id=sent.task.id))
+        fetched = await client.get_task(GetTaskRequest(id=sent.task.id))
+
+    assert cancelled.status.state == TaskState.TASK_STATE_CANCELED
+    assert fetched.status.state == TaskState.TASK_STATE_CANCELED
+    assert not fetched.artifacts
     (info,) = await journal.sessions()
     assert info.stop_reason == "interrupted"
     records = await journal.read(info.session_id)

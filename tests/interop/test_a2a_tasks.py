@@ -3,18 +3,27 @@ or in PostgreSQL, scoped per principal (a2a-sdk client, loopback)."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 from a2a.helpers import get_text_parts
+from a2a.server.context import ServerCallContext
 from a2a.server.tasks import InMemoryTaskStore
-from a2a.types.a2a_pb2 import CancelTaskRequest, GetTaskRequest, ListTasksRequest, Task, TaskState
+from a2a.types.a2a_pb2 import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    ListTasksRequest,
+    Task,
+    TaskState,
+    TaskStatus,
+)
 from a2a.utils.errors import TaskNotFoundError
 
 from swarmkit import Agent, ConfigurationError, Swarm
-from swarmkit.a2a import A2AServer, Principal, task_store
+from swarmkit.a2a import A2AServer, DatabaseTasks, Principal, task_store
 from swarmkit.journal import InMemoryJournal, Journal, PostgresJournal, SQLiteJournal
 from swarmkit.testing import ScriptedModel, text, transfer
 from tests.interop.a2a_helpers import a2a_client, decision, responses, user_message
@@ -176,6 +185,59 @@ async def test_a_task_cancelled_while_working_stays_cancelled_after_a_restart(
             kept = await client.get_task(GetTaskRequest(id=first.task.id))
 
     assert kept.status.state == TaskState.TASK_STATE_CANCELED
+
+
+def _task(state: TaskState) -> Task:
+    return Task(id="task-1", context_id="ctx-1", status=TaskStatus(state=state))
+
+
+async def test_a_task_is_written_when_it_starts_working_not_when_submitted(
+    tmp_path: Path,
+) -> None:
+    """A task id the server has just made is found nowhere; its submitted task is kept in
+    the server's memory only; its first working update is written, so another server on the
+    file finds it."""
+    url, calls = f"sqlite:///{tmp_path / 'tasks.sqlite'}", ServerCallContext()
+    store, other = DatabaseTasks(url), DatabaseTasks(url)
+    try:
+        store.expect_new("task-1", calls)
+        assert await store.get("task-1", calls) is None
+        await store.save(_task(TaskState.TASK_STATE_SUBMITTED), calls)
+        submitted = await store.get("task-1", calls)
+        assert submitted is not None and submitted.status.state == TaskState.TASK_STATE_SUBMITTED
+        assert await other.get("task-1", calls) is None
+        await store.save(_task(TaskState.TASK_STATE_WORKING), calls)
+        found = await other.get("task-1", calls)
+    finally:
+        await store.aclose()
+        await other.aclose()
+
+    assert found is not None and found.status.state == TaskState.TASK_STATE_WORKING
+
+
+async def test_a_write_waits_on_the_loop_while_another_connection_holds_the_file(
+    tmp_path: Path,
+) -> None:
+    """While another connection holds the file's write lock, a task's write waits without
+    blocking the event loop, and lands once the lock is released."""
+    path, calls = tmp_path / "tasks.sqlite", ServerCallContext()
+    store = DatabaseTasks(f"sqlite:///{path}")
+    await store.initialize()
+    with closing(sqlite3.connect(path, isolation_level=None)) as holder:
+        holder.execute("BEGIN IMMEDIATE")
+        saving = asyncio.create_task(store.save(_task(TaskState.TASK_STATE_WORKING), calls))
+        for _ in range(3):
+            await asyncio.sleep(0)  # the loop still runs other work: the write tried, waits
+        waited = not saving.done()
+        holder.execute("ROLLBACK")
+        await saving
+    reread = DatabaseTasks(f"sqlite:///{path}")
+    found = await reread.get("task-1", calls)
+    await store.aclose()
+    await reread.aclose()
+
+    assert waited
+    assert found is not None and found.status.state == TaskState.TASK_STATE_WORKING
 
 
 def test_the_task_store_follows_the_journal_unless_named(tmp_path: Path) -> None:

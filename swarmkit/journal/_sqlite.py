@@ -156,10 +156,11 @@ class SQLiteJournal:
         folded = self._folded.get(session_id)
         lease = folded or self._held.get(session_id)
         release = lease is not None and facts.finished
-        dropped = tuple(self._dropped.items())
+        dropped = tuple(self._dropped.items()) if self._dropped else ()
 
         def work(conn: sqlite3.Connection) -> None:
-            _release_dropped(conn, dropped)
+            if dropped:
+                _release_dropped(conn, dropped)
             if folded is not None:  # written again after its finish: hold the lease again
                 _take_lease(conn, session_id, folded[0], folded[1], now)
             # Sealed in the transaction: the chain goes on from the seal as committed.
@@ -174,8 +175,9 @@ class SQLiteJournal:
         except JournalError as exc:
             await self._drop_lease(session_id, exc)
             raise
-        _forget_dropped(self._dropped, dropped)
-        if lease is not None:
+        if dropped:
+            _forget_dropped(self._dropped, dropped)
+        if lease is not None and (release or folded is not None):  # else it stays as noted
             self._note_lease(session_id, lease, folded=release)
 
     async def read(self, session_id: str) -> tuple[JournalRecord, ...]:

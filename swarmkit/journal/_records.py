@@ -183,7 +183,7 @@ def escape_surrogates(text: str) -> str:
 
 def encode_data(record: JournalRecord) -> str:
     """The record's data as compact JSON text; ``JournalError`` naming the record if unsafe."""
-    if not isinstance(record.data, Mapping):
+    if type(record.data) is not dict and not isinstance(record.data, Mapping):
         raise JournalError(
             f"record {record.seq} ({record.kind!r}) of session {record.session_id!r}: data must "
             f"be a mapping, got {type(record.data).__name__}"

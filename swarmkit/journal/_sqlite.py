@@ -148,8 +148,12 @@ class SQLiteJournal:
         now = self._clock()
         cipher, seals = self._cipher, self._seals
         texts = [encode_data(r) for r in records]  # refuses data JSON cannot hold, before I/O
-        # written_at holds the run's time of each record when it has one (JournalRecord.at).
-        times = [_time(r, now) for r in records]
+        # written_at holds the run's time of each record when it has one (JournalRecord.at);
+        # a run's record has a float time, taken as it is without a call.
+        times = [
+            at if type(at := r.at) is float and math.isfinite(at) else _time(r, now)
+            for r in records
+        ]
         facts = step_facts(records)
         if cipher is not None:
             facts = replace(facts, prompt=seal_prompt(cipher, facts.prompt, session_id))

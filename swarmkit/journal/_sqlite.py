@@ -65,6 +65,13 @@ _CONTINUE_SESSION = (
     " stop_reason = CASE WHEN ? THEN ? ELSE stop_reason END, prompt = coalesce(prompt, ?)"
     f" WHERE session_id = ? AND records = ? AND (? OR {NOT_MARKED})"
 )
+# A new session's first step in clear: its summary row is inserted unless the session has one
+# already or the journal seals (no row inserted: the checks below say which, as for any step).
+_START_SESSION = (
+    "INSERT INTO sessions (session_id, records, started_at, updated_at, finished, stop_reason,"
+    " prompt, agents) SELECT ?, ?, ?, ?, ?, ?, ?, ?"
+    f" WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE session_id = ?) AND {NOT_MARKED}"
+)
 _SELECT_SESSIONS = (
     "SELECT session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents"
     " FROM sessions ORDER BY started_at DESC, rowid DESC"
@@ -422,8 +429,14 @@ def _write_step(
         if continued.rowcount == 1:
             conn.executemany(_INSERT_RECORD, rows)
             return
+    elif first_seq == 0 and not sealed:
+        # A new session: the summary row's insert checks that none exists, in one statement.
+        started = conn.execute(_START_SESSION, (*_new_session(rows, facts, now), session_id))
+        if started.rowcount == 1:
+            conn.executemany(_INSERT_RECORD, rows)
+            return
     # A session's first step, a step naming agents, or one that does not continue the session
-    # (refused there). The common step above returns first, so it pays for no extra call.
+    # (refused there). The common steps above return first, so they pay for no extra call.
     if not sealed:
         refuse_in_clear(conn, session_id)
     _write_session_row(conn, rows, facts, now)
@@ -442,19 +455,7 @@ def _write_session_row(
     row = conn.execute(_SESSION_ROW, (session_id,)).fetchone()
     check_continues(session_id, 0 if row is None else int(row[0]), first_seq)
     if row is None:
-        conn.execute(
-            INSERT_SESSION,
-            (
-                session_id,
-                count,
-                rows[0][4],  # the first record's own time: an imported session keeps its start
-                now,
-                facts.finished,
-                facts.stop_reason,
-                facts.prompt,
-                json.dumps(facts.agents),
-            ),
-        )
+        conn.execute(INSERT_SESSION, _new_session(rows, facts, now))
     else:
         agents = json.dumps(merge_agents(tuple(json.loads(row[1])), facts.agents))
         conn.execute(
@@ -470,6 +471,22 @@ def _write_session_row(
                 session_id,
             ),
         )
+
+
+def _new_session(
+    rows: list[StoredRow], facts: StepFacts, now: float
+) -> tuple[str, int, float, float, bool, str | None, str | None, str]:
+    """A new session's summary row, from its first step."""
+    return (
+        rows[0][0],
+        len(rows),
+        rows[0][4],  # the first record's own time: an imported session keeps its start
+        now,
+        facts.finished,
+        facts.stop_reason,
+        facts.prompt,
+        json.dumps(facts.agents),
+    )
 
 
 def _connect_unless_new(

@@ -10,10 +10,12 @@ commits, never corrupt the journal).
 
 Flat-cost rows (issue 14), SQLite only, also alone with ``--flat``: strict replay steps/s of
 sessions of 100, 1,000 and 10,000 steps with the per-step loop cost; the journal's cost per
-turn (scripted model, journal on minus off) at 10 to 5,000 turns, beside the floor: raw
-``sqlite3`` with the journal's pragmas doing the same commits per turn with rows of the same
-size, measured between the off and on samples, as a ratio (issue 46); the two-call session's
-on/off ratio round by round. Repeats interleave the lengths; min/median/max are shown.
+turn (scripted model, journal on minus off, CPU time) at 10 to 5,000 turns, beside the floor:
+raw ``sqlite3`` with the journal's pragmas doing the same commits per turn with rows of the
+same size, measured between the off and on samples, as a ratio (issue 46), once alone in a
+loop and once made at the model calls of a run with the journal off (the same commits cost
+more between a run's own work than back to back); the two-call session's on/off ratio round
+by round. Repeats interleave the lengths; min/median/max are shown.
 Run: ``make bench`` or ``.venv/bin/python bench/journal.py [--flat]``.
 """
 

@@ -159,6 +159,10 @@ async def test_a_journal_never_holds_secrets_of_tool_arguments() -> None:
     exported = export_jsonl(records)
     tool_record = next(r for r in records if r.kind == "tool_call")
     assert "sk-9" not in json.dumps(dict(tool_record.data))
+    # Nor the second call's request summary, whose latest turns quote the first call.
+    summary = [r for r in records if r.kind == "model_call"][-1].data["request"]
+    assert any("login(" in line for line in summary["latest"])
+    assert "sk-9" not in exported
     assert "gold" in exported
     assert "prompt_tokens" in exported
 

@@ -334,11 +334,11 @@ class TurnRows:
     """Per turn length, one value per repeat: the journal's cost (on minus off), the raw
     ``sqlite3`` floor doing the same commits alone and inside the run, and on / off."""
 
-    def __init__(self) -> None:
-        self.costs: dict[int, list[float]] = {turns: [] for turns in TURN_COUNTS}
-        self.floors: dict[int, list[float]] = {turns: [] for turns in TURN_COUNTS}
-        self.in_run: dict[int, list[float]] = {turns: [] for turns in TURN_COUNTS}
-        self.on_off: dict[int, list[float]] = {turns: [] for turns in TURN_COUNTS}
+    def __init__(self, counts: Sequence[int] = TURN_COUNTS) -> None:
+        self.costs: dict[int, list[float]] = {turns: [] for turns in counts}
+        self.floors: dict[int, list[float]] = {turns: [] for turns in counts}
+        self.in_run: dict[int, list[float]] = {turns: [] for turns in counts}
+        self.on_off: dict[int, list[float]] = {turns: [] for turns in counts}
         self.shapes: dict[int, Shape] = {}
 
 
@@ -429,15 +429,17 @@ def raw_floor(path: Path) -> Callable[[Shape, int, int], float]:
     return per_turn
 
 
-async def turn_cost_rows(root: Path) -> TurnRows:
+async def turn_cost_rows(
+    root: Path, counts: Sequence[int] = TURN_COUNTS, repeats: int = TURN_REPEATS
+) -> TurnRows:
     """Journal cost per turn (CPU seconds, on minus off) by session length in model calls,
     with the raw ``sqlite3`` floor for the same commits measured between them: alone in a
     loop, and inside the run (the run with the journal off making the raw commits at its
     model calls, minus the run alone)."""
-    rows = TurnRows()
+    rows = TurnRows(counts)
     journal = SQLiteJournal(root / "turns.sqlite")
     floor = RawFloor(root / "floor.sqlite")
-    for turns in TURN_COUNTS:
+    for turns in counts:
         rows.shapes[turns] = await session_shape(root, turns)
 
     async def per_turn(turns: int, on: bool, raw: bool = False) -> float:
@@ -452,10 +454,10 @@ async def turn_cost_rows(root: Path) -> TurnRows:
             await swarm.run("check all", journal=journal if on else None)
         return (TURN_CLOCK() - started) / (sessions * turns)
 
-    await per_turn(TURN_COUNTS[0], True)  # warm-up: tables, caches
-    await per_turn(TURN_COUNTS[0], False, raw=True)
-    for _ in range(TURN_REPEATS):
-        for turns in TURN_COUNTS:
+    await per_turn(counts[0], True)  # warm-up: tables, caches
+    await per_turn(counts[0], False, raw=True)
+    for _ in range(repeats):
+        for turns in counts:
             off = await per_turn(turns, False)
             alone = floor.per_turn(rows.shapes[turns], max(1, TURNS_PER_SAMPLE // turns), turns)
             in_run = await per_turn(turns, False, raw=True) - off

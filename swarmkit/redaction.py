@@ -254,8 +254,10 @@ class Redactor:
         for word in self._words:
             if word in lowered:
                 return True
-        if len(text) <= _CLEAN_TEXT_LIMIT:
-            _remember(clean, text, None)
+        if len(text) <= _CLEAN_TEXT_LIMIT:  # remembered inline: a miss costs no extra call
+            if len(clean) >= _MEMO_SIZE:
+                clean.clear()
+            clean[text] = None
         return False
 
 
@@ -306,7 +308,8 @@ _CLEAN_TEXT_LIMIT = 4096
 
 def _remember(memo: dict[str, _V], key: str, value: _V) -> None:
     """Keep ``key``'s answer; a full memo starts over, so a run that makes new text at every
-    turn holds a bounded amount. Threads may share a redactor: each step here is atomic."""
+    turn holds a bounded amount (``may_hold_secret`` does the same inline). Threads may share
+    a redactor: each step here is atomic."""
     if len(memo) >= _MEMO_SIZE:
         memo.clear()
     memo[key] = value

@@ -12,6 +12,9 @@ once per side: that figure does not depend on the load.
   (target >= 50,000 at every length).
 - ``journal``: the journal's cost per tool turn (on minus off, 100-turn sessions, target
   <= 50 µs) and the two-call session with the SQLite journal on / off (target <= 1.10x).
+- ``floor`` (asked for by name): the journal's CPU cost per tool turn over raw ``sqlite3``
+  doing the same commits, alone in a loop and inside the run (``bench/journal.py --flat``'s
+  rows, 100 and 1,000-turn sessions; target <= 2x), and tool turns on / off.
 - ``tracing``: the two-call session traced to an in-memory exporter over untraced (<= 1.15x).
 - ``memory``: bytes held per session with 1,000 sessions in flight, each waiting in its
   second model call (tracemalloc; target <= 10 KiB).
@@ -248,11 +251,25 @@ class Worker:
         return out
 
 
+def _floor(worker: Worker) -> dict[str, float]:
+    """One round of bench/journal.py's per-turn rows: cost, its ratio to both floors, on/off."""
+    counts = (100, 1_000) if not TINY else (2,)
+    rows = worker.run(worker.jb.turn_cost_rows(Path(tempfile.mkdtemp()), counts, 1))
+    out: dict[str, float] = {}
+    for turns in counts:
+        cost = rows.costs[turns][0]
+        out[f"cost_us_{turns}"] = cost * 1e6
+        out[f"over_floor_{turns}"] = cost / rows.floors[turns][0]
+        out[f"over_floor_in_run_{turns}"] = cost / rows.in_run[turns][0]
+        out[f"on_off_{turns}"] = rows.on_off[turns][0]
+    return out
+
+
 def worker_main() -> None:
     worker = Worker()
     for line in sys.stdin:
         name = line.strip()
-        result = getattr(worker, name)()
+        result = _floor(worker) if name == "floor" else getattr(worker, name)()
         print(json.dumps(result), flush=True)
 
 

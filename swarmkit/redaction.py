@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from swarmkit.bounds import load_json
 from swarmkit.exceptions import ConfigurationError
@@ -97,11 +97,20 @@ class Redactor:
     )
     """Each pattern as its words."""
     _words: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _clean: dict[str, None] = field(init=False, repr=False, compare=False)
+    _secret_keys: dict[str, bool] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        # Every word of every pattern, longest first: text without one holds no secret key.
-        words = sorted({word for pattern in self.patterns for word in pattern}, key=len)
-        object.__setattr__(self, "_words", tuple(reversed(words)))
+        # The words text must hold to hold a secret key. A word holding another one is left
+        # out (text with "apikey" in it has "key" in it too): 9 substring tests, not 28.
+        every = {word for pattern in self.patterns for word in pattern}
+        words = {w for w in every if not any(o != w and o in w for o in every)}
+        object.__setattr__(self, "_words", tuple(sorted(words, key=lambda w: (-len(w), w))))
+        # Memos, each bounded (see _remember): texts known to hold no secret key, and keys
+        # already judged. A run asks about the same instructions, tool arguments and results
+        # several times over (its journal record, its request digest, the next summaries).
+        object.__setattr__(self, "_clean", {})
+        object.__setattr__(self, "_secret_keys", {})
 
     @classmethod
     def of(cls, patterns: Collection[str]) -> Redactor:
@@ -124,7 +133,11 @@ class Redactor:
         """Whether a value stored under ``key`` must not be shown."""
         if not isinstance(key, str):
             return False
-        return _is_secret(self.patterns, key)
+        known = self._secret_keys.get(key)
+        if known is None:
+            known = _is_secret(self.patterns, key)
+            _remember(self._secret_keys, key, known)
+        return known
 
     def value(self, value: Any, *, json_strings: bool = False) -> Any:
         """``value`` with every secret key's value replaced, at any depth; with
@@ -134,33 +147,49 @@ class Redactor:
             # The common leaves, by exact type: an ABC check per leaf is what made this slow.
             return self.json_text(value) if json_strings and kind is str else value
         if kind is dict or isinstance(value, Mapping):
-            patterns = self.patterns
-            return {
-                k: REDACTED
-                if isinstance(k, str) and _is_secret(patterns, k)
-                else self.value(v, json_strings=json_strings)
-                for k, v in value.items()
-            }
+            return self._mapping(value, json_strings=json_strings)
         if isinstance(value, list | tuple):
             return [self.value(v, json_strings=json_strings) for v in value]
         if json_strings and isinstance(value, str):
             return self.json_text(value)
         return value
 
+    def _mapping(self, value: Mapping[Any, Any], *, json_strings: bool) -> dict[Any, Any]:
+        known, shown = self._secret_keys, {}
+        for key, item in value.items():
+            # The memo and the plain leaves inline: a record is mostly keys seen before.
+            secret = known.get(key) if type(key) is str else None
+            if secret is None:
+                secret = self.is_secret(key)
+            if secret:
+                shown[key] = REDACTED
+            elif type(item) in _SCALARS and not json_strings:
+                shown[key] = item
+            else:
+                shown[key] = self.value(item, json_strings=json_strings)
+        return shown
+
     def in_text(self, value: Any) -> Any:
         """``value`` with secret ``"key": value`` pairs hidden inside its strings too: free
         text (a rendered conversation, instructions) that quotes JSON holding a secret, and
         the value an argument problem quotes for a secret field
         (``card.password: Input should be a valid integer (got "[redacted]")``)."""
-        if isinstance(value, str):
+        kind = type(value)
+        if kind is str or isinstance(value, str):
             if not self.may_hold_secret(value):
                 return value
             return _REFUSED.sub(self._hide_refused, _QUOTED_PAIR.sub(self._hide_pair, value))
-        if isinstance(value, Mapping):
-            return {k: self.in_text(v) for k, v in value.items()}
-        if isinstance(value, list | tuple):
-            return [self.in_text(v) for v in value]
+        if kind in _SCALARS:  # exact types first: an ABC check per number is most of the cost
+            return value
+        if kind is dict or isinstance(value, Mapping):
+            return {k: self._text_item(v) for k, v in value.items()}
+        if kind is list or isinstance(value, list | tuple):
+            return [self._text_item(v) for v in value]
         return value
+
+    def _text_item(self, item: Any) -> Any:
+        # Text already known to hold no secret, inline: a request's summary is mostly that.
+        return item if type(item) is str and item in self._clean else self.in_text(item)
 
     def _hide_pair(self, found: re.Match[str]) -> str:
         key = found.group("key").encode().decode("unicode_escape", errors="replace")
@@ -213,15 +242,22 @@ class Redactor:
         """False only when no key in ``text`` can be secret: ASCII text, without an escape,
         in which no word of any pattern appears. Tool arguments and results are mostly such
         text, and skipping their parse keeps journaling and replaying a tool call cheap."""
+        clean = self._clean
+        if text in clean:
+            return False
         if not text.isascii() or "\\" in text:
             return True
         # Substring tests on the lowered text: a case-insensitive regex of the words costs
         # several times more on instructions a few hundred characters long, and a generator
         # (any) resumes once per word; this runs for every message journaled or digested.
         lowered = text.lower()
-        for word in self._words:  # noqa: SIM110
+        for word in self._words:
             if word in lowered:
                 return True
+        if len(text) <= _CLEAN_TEXT_LIMIT:  # remembered inline: a miss costs no extra call
+            if len(clean) >= _MEMO_SIZE:
+                clean.clear()
+            clean[text] = None
         return False
 
 
@@ -261,6 +297,22 @@ _FIELD_PARTS = re.compile(r"[.\[\]]+")
 
 DEFAULT_REDACTOR = Redactor()
 """A redactor with the default patterns, for values shown before any swarm's own applies."""
+
+
+_V = TypeVar("_V")
+_MEMO_SIZE = 1024
+"""Entries a redactor's memo holds before it starts over."""
+_CLEAN_TEXT_LIMIT = 4096
+"""Characters of the longest text remembered as clean: the memo holds at most 4 MiB of text."""
+
+
+def _remember(memo: dict[str, _V], key: str, value: _V) -> None:
+    """Keep ``key``'s answer; a full memo starts over, so a run that makes new text at every
+    turn holds a bounded amount (``may_hold_secret`` does the same inline). Threads may share
+    a redactor: each step here is atomic."""
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    memo[key] = value
 
 
 @functools.lru_cache(maxsize=4096)

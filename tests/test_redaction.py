@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from swarmkit import Agent, ConfigurationError, Handoff, Swarm, edit, tool
+from swarmkit import Agent, ConfigurationError, Handoff, Swarm, edit, redaction, tool
 from swarmkit.journal import InMemoryJournal, export_jsonl
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, REDACTED, Redactor, key_words
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
@@ -159,6 +159,10 @@ async def test_a_journal_never_holds_secrets_of_tool_arguments() -> None:
     exported = export_jsonl(records)
     tool_record = next(r for r in records if r.kind == "tool_call")
     assert "sk-9" not in json.dumps(dict(tool_record.data))
+    # Nor the second call's request summary, whose latest turns quote the first call.
+    summary = [r for r in records if r.kind == "model_call"][-1].data["request"]
+    assert any("login(" in line for line in summary["latest"])
+    assert "sk-9" not in exported
     assert "gold" in exported
     assert "prompt_tokens" in exported
 
@@ -274,3 +278,44 @@ def test_in_text_hides_only_the_values_quoted_for_secret_fields() -> None:
     assert f"items[0].token: Input should be a valid string (got {REDACTED})" in shown
     assert "items[1].name: Input should be a valid string (got 6)" in shown
     assert '(got "kept")' in shown
+
+
+@pytest.mark.parametrize(
+    "patterns",
+    [
+        DEFAULT_SECRET_PATTERNS,
+        ["api key", "key", "monkey business"],
+        ["keyring", "ring", "token"],
+    ],
+)
+def test_the_cheap_scan_says_clean_only_when_no_pattern_word_appears(patterns: Any) -> None:
+    """Text naming any word of any pattern (a long word holding a short one among them) may
+    hold a secret; asked twice, the remembered answer is the same."""
+    redactor = Redactor.of(patterns)
+    words = {word for pattern in redactor.patterns for word in pattern}
+    for word in words:
+        for text_ in (f'{{"my_{word}": 1}}', f"say {word.upper()} twice", word):
+            assert redactor.may_hold_secret(text_)
+            assert redactor.may_hold_secret(text_)
+    plain = '{"invoice_id": "A-1", "amount": 12}'
+    assert not redactor.may_hold_secret(plain)
+    assert not redactor.may_hold_secret(plain)
+    assert redactor.in_text({"latest": [plain], "messages": 3}) == {
+        "latest": [plain],
+        "messages": 3,
+    }
+
+
+def test_a_redactor_remembers_a_bounded_number_of_answers() -> None:
+    """A run makes new text at every turn: what the redactor remembers of it stays bounded,
+    and a text longer than the limit is scanned again each time rather than kept."""
+    redactor = Redactor()
+    for turn in range(3 * redaction._MEMO_SIZE):
+        assert not redactor.may_hold_secret(f"turn {turn}: invoice A-{turn} paid")
+        assert not redactor.is_secret(f"field_{turn}")
+    assert len(redactor._clean) <= redaction._MEMO_SIZE
+    assert len(redactor._secret_keys) <= redaction._MEMO_SIZE
+    long_text = "paid " * redaction._CLEAN_TEXT_LIMIT
+    assert not redactor.may_hold_secret(long_text)
+    assert long_text not in redactor._clean
+    assert redactor.is_secret("api_key") and redactor.is_secret("api_key")

@@ -25,9 +25,21 @@ def kept(redact: Redactor | None, data: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(clean.get("problem"), str) and clean.get("arguments") != data.get("arguments"):
         # A validation problem quotes the values it refused, a secret one among them.
         clean["problem"] = _QUOTED_INPUT.sub("", clean["problem"])
-    if "request" in clean:  # its rendered turns quote arguments and payloads
-        clean["request"] = redact.in_text(clean["request"])
+    if "request" in clean and not _plain_texts(redact, clean["request"]):
+        clean["request"] = redact.in_text(clean["request"])  # it quotes arguments and payloads
     return clean
+
+
+def _plain_texts(redact: Redactor, summary: object) -> bool:
+    """Whether a request's summary (text, and lists and dicts of it) holds no text that may
+    quote a secret: then it is kept as it is, not copied. It is built for its record alone."""
+    if type(summary) is dict:
+        return all(_plain_texts(redact, item) for item in summary.values())
+    if type(summary) is list:
+        return all(_plain_texts(redact, item) for item in summary)
+    if type(summary) is str:
+        return not redact.may_hold_secret(summary)
+    return type(summary) is int or summary is None
 
 
 def outcome_shown(redact: Redactor, outcome: dict[str, Any]) -> dict[str, Any]:
@@ -45,12 +57,15 @@ def response_shown(redact: Redactor, response: dict[str, Any]) -> dict[str, Any]
     if not calls:
         return response
     shown = [
-        {**call, "arguments": redact.json_text(call["arguments"])}
-        if isinstance(call.get("arguments"), str)
+        {**call, "arguments": hidden}
+        if isinstance(arguments := call.get("arguments"), str)
+        and (hidden := redact.json_text(arguments)) is not arguments
         else call
         for call in calls
     ]
-    return {**response, "tool_calls": shown}
+    # Copied only when an argument hid something: the response is built for its record alone.
+    changed = any(s is not c for s, c in zip(shown, calls, strict=True))
+    return {**response, "tool_calls": shown} if changed else response
 
 
 _SECRET_CARRIERS = frozenset({"context", "outcome", "payload", "pending"})

@@ -183,7 +183,7 @@ def escape_surrogates(text: str) -> str:
 
 def encode_data(record: JournalRecord) -> str:
     """The record's data as compact JSON text; ``JournalError`` naming the record if unsafe."""
-    if not isinstance(record.data, Mapping):
+    if type(record.data) is not dict and not isinstance(record.data, Mapping):
         raise JournalError(
             f"record {record.seq} ({record.kind!r}) of session {record.session_id!r}: data must "
             f"be a mapping, got {type(record.data).__name__}"
@@ -409,9 +409,14 @@ def step_facts(records: Sequence[JournalRecord]) -> StepFacts:
             stop_reason = _text_or_none(record.data.get("stop_reason"))
         elif record.kind == AGENT_STARTED and isinstance(agent := record.data.get("agent"), str):
             agents[agent] = None
+    if prompt is None and not finished and not agents:
+        return _NO_FACTS  # most steps (a model or tool call): nothing to build
     return StepFacts(
         prompt=prompt, finished=finished, stop_reason=stop_reason, agents=tuple(agents)
     )
+
+
+_NO_FACTS = StepFacts(prompt=None, finished=False, stop_reason=None)
 
 
 def merge_agents(known: tuple[str, ...], new: tuple[str, ...]) -> tuple[str, ...]:

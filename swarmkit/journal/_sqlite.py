@@ -65,6 +65,13 @@ _CONTINUE_SESSION = (
     " stop_reason = CASE WHEN ? THEN ? ELSE stop_reason END, prompt = coalesce(prompt, ?)"
     f" WHERE session_id = ? AND records = ? AND (? OR {NOT_MARKED})"
 )
+# A new session's first step in clear: its summary row is inserted unless the session has one
+# already or the journal seals (no row inserted: the checks below say which, as for any step).
+_START_SESSION = (
+    "INSERT INTO sessions (session_id, records, started_at, updated_at, finished, stop_reason,"
+    " prompt, agents) SELECT ?, ?, ?, ?, ?, ?, ?, ?"
+    f" WHERE NOT EXISTS (SELECT 1 FROM sessions WHERE session_id = ?) AND {NOT_MARKED}"
+)
 _SELECT_SESSIONS = (
     "SELECT session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents"
     " FROM sessions ORDER BY started_at DESC, rowid DESC"
@@ -148,18 +155,23 @@ class SQLiteJournal:
         now = self._clock()
         cipher, seals = self._cipher, self._seals
         texts = [encode_data(r) for r in records]  # refuses data JSON cannot hold, before I/O
-        # written_at holds the run's time of each record when it has one (JournalRecord.at).
-        times = [_time(r, now) for r in records]
+        # written_at holds the run's time of each record when it has one (JournalRecord.at);
+        # a run's record has a float time, taken as it is without a call.
+        times = [
+            at if type(at := r.at) is float and math.isfinite(at) else _time(r, now)
+            for r in records
+        ]
         facts = step_facts(records)
         if cipher is not None:
             facts = replace(facts, prompt=seal_prompt(cipher, facts.prompt, session_id))
         folded = self._folded.get(session_id)
         lease = folded or self._held.get(session_id)
         release = lease is not None and facts.finished
-        dropped = tuple(self._dropped.items())
+        dropped = tuple(self._dropped.items()) if self._dropped else ()
 
         def work(conn: sqlite3.Connection) -> None:
-            _release_dropped(conn, dropped)
+            if dropped:
+                _release_dropped(conn, dropped)
             if folded is not None:  # written again after its finish: hold the lease again
                 _take_lease(conn, session_id, folded[0], folded[1], now)
             # Sealed in the transaction: the chain goes on from the seal as committed.
@@ -174,8 +186,9 @@ class SQLiteJournal:
         except JournalError as exc:
             await self._drop_lease(session_id, exc)
             raise
-        _forget_dropped(self._dropped, dropped)
-        if lease is not None:
+        if dropped:
+            _forget_dropped(self._dropped, dropped)
+        if lease is not None and (release or folded is not None):  # else it stays as noted
             self._note_lease(session_id, lease, folded=release)
 
     async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
@@ -416,8 +429,14 @@ def _write_step(
         if continued.rowcount == 1:
             conn.executemany(_INSERT_RECORD, rows)
             return
+    elif first_seq == 0 and not sealed:
+        # A new session: the summary row's insert checks that none exists, in one statement.
+        started = conn.execute(_START_SESSION, (*_new_session(rows, facts, now), session_id))
+        if started.rowcount == 1:
+            conn.executemany(_INSERT_RECORD, rows)
+            return
     # A session's first step, a step naming agents, or one that does not continue the session
-    # (refused there). The common step above returns first, so it pays for no extra call.
+    # (refused there). The common steps above return first, so they pay for no extra call.
     if not sealed:
         refuse_in_clear(conn, session_id)
     _write_session_row(conn, rows, facts, now)
@@ -436,19 +455,7 @@ def _write_session_row(
     row = conn.execute(_SESSION_ROW, (session_id,)).fetchone()
     check_continues(session_id, 0 if row is None else int(row[0]), first_seq)
     if row is None:
-        conn.execute(
-            INSERT_SESSION,
-            (
-                session_id,
-                count,
-                rows[0][4],  # the first record's own time: an imported session keeps its start
-                now,
-                facts.finished,
-                facts.stop_reason,
-                facts.prompt,
-                json.dumps(facts.agents),
-            ),
-        )
+        conn.execute(INSERT_SESSION, _new_session(rows, facts, now))
     else:
         agents = json.dumps(merge_agents(tuple(json.loads(row[1])), facts.agents))
         conn.execute(
@@ -464,6 +471,22 @@ def _write_session_row(
                 session_id,
             ),
         )
+
+
+def _new_session(
+    rows: list[StoredRow], facts: StepFacts, now: float
+) -> tuple[str, int, float, float, bool, str | None, str | None, str]:
+    """A new session's summary row, from its first step."""
+    return (
+        rows[0][0],
+        len(rows),
+        rows[0][4],  # the first record's own time: an imported session keeps its start
+        now,
+        facts.finished,
+        facts.stop_reason,
+        facts.prompt,
+        json.dumps(facts.agents),
+    )
 
 
 def _connect_unless_new(

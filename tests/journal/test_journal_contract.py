@@ -116,6 +116,18 @@ async def test_a_second_writer_of_one_session_fails_instead_of_interleaving(
     assert len(await journal.read("s1")) == 2
 
 
+async def test_two_writers_that_both_start_a_session_cannot_both_write_it(
+    journal: Journal,
+) -> None:
+    """The second first step of one session is refused, naming the seq the session expects,
+    and the session keeps the first writer's records and summary."""
+    await journal.append(step("s1", 0, "run_started"))
+    with pytest.raises(JournalError, match="expects seq 1 next, got 0"):
+        await journal.append(step("s1", 0, "model_call"))
+    assert [r.kind for r in await journal.read("s1")] == ["run_started"]
+    assert [info.records for info in await journal.sessions()] == [1]
+
+
 async def test_a_new_session_must_start_at_seq_zero(journal: Journal) -> None:
     """The first step of a session starts at 0."""
     with pytest.raises(JournalError, match="expects seq 0 next, got 3"):

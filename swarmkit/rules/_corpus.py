@@ -12,12 +12,12 @@ import contextlib
 import gc
 import hashlib
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, TypeVar
 
 from swarmkit.exceptions import RuleLearningError
-from swarmkit.journal import Journal, JournalRecord, SessionInfo
+from swarmkit.journal import Journal, JournalRecord, SessionInfo, read_many
 from swarmkit.messages import USER_WORDS_FACT, message_facts
 
 Outcome = Literal["llm", "answer", "rule", "other"]
@@ -124,55 +124,73 @@ async def read_visits(journal: Journal, where: CorpusFilter | None = None) -> li
     return (await read_corpus(journal, where)).visits
 
 
-async def read_corpus(
-    journal: Journal, where: CorpusFilter | None = None, *, decisions_only: bool = False
-) -> Corpus:
-    """The turns of the journal's sessions that pass ``where``, and those left out.
+async def read_corpus(journal: Journal, where: CorpusFilter | None = None) -> Corpus:
+    """The turns of the journal's sessions that pass ``where``, and those left out."""
+    visits: list[Visit] = []
+    damaged: dict[str, str] = {}
+    # Reading builds millions of small objects that live on: the cyclic collector would walk
+    # them again and again (reading gets quadratic), and they hold no cycles to collect.
+    with collector_paused():
+        async for info, records in sessions_read(journal, where):
+            try:
+                visits.extend(session_visits(records, started_at=info.started_at))
+            except DamagedRecord as exc:
+                damaged[info.session_id] = str(exc)
+    return Corpus(visits=visits, damaged=damaged)
 
-    ``decisions_only`` keeps the points of the turns that can be a decision only (a handoff,
-    or an answer where a transfer was offered); the others keep none, so a large journal's
-    answers cost no memory while the learner reads it."""
+
+READ_BATCH = 500
+"""Sessions read in one ``read_many`` call: one query each for a store that reads in bulk."""
+
+
+async def sessions_read(
+    journal: Journal, where: CorpusFilter | None
+) -> AsyncIterator[tuple[SessionInfo, Sequence[JournalRecord]]]:
+    """Each session that passes ``where`` with its records, in session id order, read a batch
+    at a time (a session deleted since the listing is left out)."""
     where = where or CorpusFilter()
     infos = sorted(
         (info for info in await journal.sessions() if where.admits(info)),
         key=lambda info: info.session_id,
     )
-    visits: list[Visit] = []
-    damaged: dict[str, str] = {}
-    # Reading builds millions of small objects that live on: the cyclic collector would walk
-    # them again and again (reading gets quadratic), and they hold no cycles to collect.
+    for start in range(0, len(infos), READ_BATCH):
+        batch = infos[start : start + READ_BATCH]
+        found = await read_many(journal, [info.session_id for info in batch])
+        for info in batch:
+            records = found.get(info.session_id)
+            if records is None or (where.tag is not None and not _tagged(records, where.tag)):
+                continue
+            yield info, records
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused meanwhile (see ``read_corpus``)."""
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for info in infos:
-            records = await journal.read(info.session_id)
-            if where.tag is not None and not _tagged(records, where.tag):
-                continue
-            try:
-                found = session_visits(records, started_at=info.started_at)
-            except DamagedRecord as exc:
-                damaged[info.session_id] = str(exc)
-                continue
-            visits.extend(map(_slim, found) if decisions_only else found)
+        yield
     finally:
         if collecting:
             gc.enable()
-    return Corpus(visits=visits, damaged=damaged)
 
 
-def _slim(visit: Visit) -> Visit:
-    """The turn, without its points when it cannot be a decision (see ``read_corpus``)."""
-    if visit.outcome in ("llm", "rule") or any(
-        name.startswith("transfer_to_") for name in visit.offered
-    ):
-        return visit
-    return replace(visit, points=())
+def may_decide(visit: Visit) -> bool:
+    """Whether the turn can be a decision (a handoff, or an answer where a transfer was
+    offered) or a rule's: the turns suggest keeps."""
+    return bool(visit.points) and (
+        visit.outcome in ("llm", "rule")
+        or any(name.startswith("transfer_to_") for name in visit.offered)
+    )
 
 
-def session_visits(records: Sequence[JournalRecord], *, started_at: float = 0.0) -> list[Visit]:
+def session_visits(
+    records: Sequence[JournalRecord], *, started_at: float = 0.0, share: bool = True
+) -> list[Visit]:
     """The agent turns of one session's records; ``RuleLearningError`` naming the record when
-    one holds what a swarm run never writes (a handoff ``number`` that is not a number, ...)."""
-    return _Reader(records, started_at).visits()
+    one holds what a swarm run never writes (a handoff ``number`` that is not a number, ...).
+    ``share`` interns the context's keys and short texts (for a caller that keeps them)."""
+    return _Reader(records, started_at, share=share).visits()
 
 
 class DamagedRecord(RuleLearningError):
@@ -200,8 +218,9 @@ def _tagged(records: Sequence[JournalRecord], tag: tuple[str, Any]) -> bool:
 class _Reader:
     """Walks one session's records, keeping the state the loop had at each record."""
 
-    def __init__(self, records: Sequence[JournalRecord], started_at: float) -> None:
+    def __init__(self, records: Sequence[JournalRecord], started_at: float, *, share: bool) -> None:
         self._records = records
+        self._share = share
         self._started_at = started_at
         self._session_id = records[0].session_id if records else ""
         self._context: Mapping[str, Any] = {}
@@ -242,7 +261,8 @@ class _Reader:
 
     def _start(self, record: JournalRecord) -> None:
         # Never changed in place (updates copy it), so every point may share it.
-        self._context = _shared_texts(_object(record, record.data, "context"))
+        context = _object(record, record.data, "context")
+        self._context = _shared_texts(context) if self._share else context
         self._facts = _fresh_facts()
         # The message that started this run (a conversation's new turn starts a run); a
         # redacted one gives no text facts, so nothing is learned from it.
@@ -421,7 +441,27 @@ def _fresh_facts() -> dict[str, Any]:
     }
 
 
-def model_decided(visits: Sequence[Visit]) -> list[Visit]:
+FACT_KEYS = tuple(_fresh_facts())
+"""The loop's facts, in the order every point's facts hold them."""
+
+
+class Turn(Protocol):
+    """What ``model_decided`` reads of a turn (a ``Visit``, or suggest's packed row)."""
+
+    @property
+    def agent(self) -> str: ...
+    @property
+    def outcome(self) -> Outcome: ...
+    @property
+    def offered(self) -> frozenset[str]: ...
+    @property
+    def points(self) -> Sequence[object]: ...
+
+
+_T = TypeVar("_T", bound=Turn)
+
+
+def model_decided(visits: Sequence[_T]) -> list[_T]:
     """The turns whose end the model chose: its handoffs, and its answers where it could have
     handed off (a transfer tool was offered)."""
     tools_of: dict[str, set[str]] = {}

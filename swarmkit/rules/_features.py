@@ -12,7 +12,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -72,13 +72,14 @@ class Candidates:
 
 
 def candidates(
-    contexts: Sequence[Mapping[str, Any]], *, is_secret: Callable[[str], bool], skip: str
+    contexts: Iterable[Mapping[str, Any]], *, is_secret: Callable[[str], bool], skip: str
 ) -> Candidates:
-    """The candidate atoms on the leaf paths of every context (``skip`` is never a path)."""
+    """The candidate atoms on the leaf paths of every context (``skip`` is never a path); the
+    contexts are read once, in order (so they may be unpacked one at a time)."""
     reader = _Reader(is_secret, skip)
-    for row, context in enumerate(contexts):
-        reader.read(context, "", 0, row)
-    count = len(contexts)
+    count = 0
+    for count, context in enumerate(contexts, 1):
+        reader.read(context, "", 0, count - 1)
     tests: list[Test] = []
     for path in sorted(reader.columns):
         if path not in reader.left_out:

@@ -1,0 +1,233 @@
+"""Suggest's corpus kept small: the turns that may be decisions, each context packed once.
+
+A large journal's contexts are most of what suggest holds while it learns (100,000 sessions of
+30 context paths). So each turn it keeps is a row of plain tuples: a session's context is
+packed into one ``marshal`` string shared by its points (unpacked, a fresh dict, only while a
+pass reads it) and the loop's facts are a tuple in ``FACT_KEYS`` order. A context ``marshal``
+cannot pack (an object of the caller's own in an in-memory journal) is kept as it is.
+
+After learning, one pass per source agent works out which candidate conditions hold at each
+point (``Holds``): judging a rule list, however often it is re-judged, then reads bits.
+"""
+
+from __future__ import annotations
+
+import marshal
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from swarmkit.graph import HandoffGraph
+from swarmkit.journal import Journal
+from swarmkit.messages import USER_WORDS_FACT
+from swarmkit.rules._corpus import (
+    FACT_KEYS,
+    RESERVED_KEY,
+    CorpusFilter,
+    DamagedRecord,
+    Outcome,
+    Point,
+    Visit,
+    collector_paused,
+    may_decide,
+    session_visits,
+    sessions_read,
+)
+
+_WORDS_AT = FACT_KEYS.index(USER_WORDS_FACT)
+
+
+class Spot(NamedTuple):
+    """One consultation of the rules (a ``Point``), kept small."""
+
+    seq: int
+    """The journal seq of the model call (or of the ``rule`` record)."""
+    tokens: int
+    """Total tokens the model call used; 0 for a rule point."""
+    call: bool
+    """True before a model call; False where a journaled rule fired."""
+    context: bytes | Mapping[str, Any]
+    """The context, packed by ``marshal`` (or the mapping itself when it cannot be)."""
+    facts: tuple[Any, ...] | Mapping[str, Any]
+    """The loop's facts in ``FACT_KEYS`` order (or the mapping itself when it holds others)."""
+
+
+class Row(NamedTuple):
+    """One turn (a ``Visit``) kept small."""
+
+    session_id: str
+    """The session the turn belongs to."""
+    agent: str
+    """The active agent."""
+    outcome: Outcome
+    """How the turn ended."""
+    target: str | None
+    """The agent handed off to; ``None`` when the turn kept control."""
+    offered: frozenset[str]
+    """The tool names offered at the turn's last model call."""
+    points: tuple[Spot, ...]
+    """Every consultation of the rules in the turn, in order."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Decisions:
+    """What suggest keeps of a journal's sessions."""
+
+    rows: list[Row]
+    """The turns that may be decisions, and the turns a rule decided, in session order."""
+    turns: int
+    """How many agent turns the sessions hold in all."""
+    sessions: list[str]
+    """The sessions with at least one agent turn."""
+    damaged: Mapping[str, str]
+    """Sessions left out for a damaged record: session id -> which record and why."""
+
+
+async def read_decisions(journal: Journal, where: CorpusFilter | None = None) -> Decisions:
+    """The journal's turns that may be decisions, packed, read a batch of sessions at a time."""
+    rows: list[Row] = []
+    sessions: list[str] = []
+    damaged: dict[str, str] = {}
+    turns = 0
+    with collector_paused():  # see read_corpus
+        async for info, records in sessions_read(journal, where):
+            try:
+                visits = session_visits(records, share=False)
+            except DamagedRecord as exc:
+                damaged[info.session_id] = str(exc)
+                continue
+            if visits:
+                sessions.append(info.session_id)
+                turns += len(visits)
+                packed: dict[int, bytes | Mapping[str, Any]] = {}
+                rows.extend(_row(visit, packed) for visit in visits if may_decide(visit))
+    return Decisions(rows=rows, turns=turns, sessions=sessions, damaged=damaged)
+
+
+def decisions_of(visits: Sequence[Visit], damaged: Mapping[str, str] | None = None) -> Decisions:
+    """Turns already read, as suggest keeps them (their contexts left as they are)."""
+    return Decisions(
+        rows=[_row(visit, None) for visit in visits if may_decide(visit)],
+        turns=len(visits),
+        sessions=list(dict.fromkeys(visit.session_id for visit in visits)),
+        damaged=dict(damaged or {}),
+    )
+
+
+def _row(visit: Visit, packed: dict[int, bytes | Mapping[str, Any]] | None) -> Row:
+    """The turn as a row; ``packed`` (None: no packing) holds the session's contexts packed
+    so far, by identity: the points of a session share a context until a tool changes it."""
+    return Row(
+        visit.session_id,
+        visit.agent,
+        visit.outcome,
+        visit.target,
+        visit.offered,
+        tuple(_spot(point, packed) for point in visit.points),
+    )
+
+
+def _spot(point: Point, packed: dict[int, bytes | Mapping[str, Any]] | None) -> Spot:
+    context: bytes | Mapping[str, Any] = point.context
+    if packed is not None:
+        key = id(point.context)  # the context outlives the packing: the visit holds it
+        kept = packed.get(key)
+        if kept is None:
+            kept = packed[key] = _pack(point.context)
+        context = kept
+    facts = point.facts
+    kept_facts = tuple(facts.values()) if tuple(facts) == FACT_KEYS else facts
+    return Spot(point.seq, point.tokens, point.call, context, kept_facts)
+
+
+def _pack(context: Mapping[str, Any]) -> bytes | Mapping[str, Any]:
+    if context.__class__ is dict:
+        try:
+            return marshal.dumps(context)
+        except ValueError:  # an object marshal does not know: kept as it is
+            pass
+    return context
+
+
+def context_of(spot: Spot) -> Mapping[str, Any]:
+    """The point's context (a fresh dict when it was packed)."""
+    context = spot.context
+    if context.__class__ is bytes:
+        found: dict[str, Any] = marshal.loads(context)
+        return found
+    return context  # type: ignore[return-value]
+
+
+def facts_of(spot: Spot) -> Mapping[str, Any]:
+    """The loop's facts at the point, as conditions read them under ``swarm``."""
+    facts = spot.facts
+    if facts.__class__ is tuple:
+        return dict(zip(FACT_KEYS, facts, strict=True))
+    return facts  # type: ignore[return-value]
+
+
+def words_of(spot: Spot) -> Any:
+    """The words of the user's message at the point (``None``: no text, or redacted)."""
+    facts = spot.facts
+    if facts.__class__ is tuple:
+        return facts[_WORDS_AT]
+    return facts.get(USER_WORDS_FACT)  # type: ignore[union-attr]
+
+
+def state_of(spot: Spot, context: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """What conditions saw at the point (as ``Point.state``); ``context``: the point's,
+    already unpacked."""
+    state = dict(context_of(spot) if context is None else context)
+    state[RESERVED_KEY] = facts_of(spot)
+    return state
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Holds:
+    """Which candidate conditions hold where, for one source agent's rows."""
+
+    bits: Mapping[str | None, int]
+    """Condition (``None``: always) -> its bit in the masks."""
+    masks: list[tuple[int, ...]]
+    """Per row, per point: the bits of the conditions that hold there."""
+    equalities: list[tuple[str, ...]]
+    """Per row: ``path == value`` at its last point, for each path asked for."""
+
+
+def holds_of(
+    source: str,
+    rows: Sequence[Row],
+    whens: Iterable[str | None],
+    equal: Sequence[str],
+    equality: Any,
+) -> Holds:
+    """Evaluate each distinct condition in ``whens`` at every point of ``rows`` (as a graph
+    routing from ``source`` would), and spell each row's ``equal`` paths with ``equality``."""
+    bits = {when: index for index, when in enumerate(dict.fromkeys(whens))}
+    tried = [(1 << bit, _alone(source, when)) for when, bit in bits.items()]
+    masks: list[tuple[int, ...]] = []
+    equalities: list[tuple[str, ...]] = []
+    seen: dict[str, str] = {}
+    for row in rows:
+        points = row.points
+        found: list[int] = []
+        for index, spot in enumerate(points):
+            context = context_of(spot)
+            state = state_of(spot, context)
+            mask = 0
+            for bit, graph in tried:
+                if graph.route_edge(source, state) is not None:
+                    mask |= bit
+            found.append(mask)
+            if index == len(points) - 1:
+                parts = (equality(context, path) for path in equal)
+                equalities.append(tuple(seen.setdefault(part, part) for part in parts))
+        masks.append(tuple(found))
+    return Holds(bits=bits, masks=masks, equalities=equalities)
+
+
+def _alone(source: str, when: str | None) -> HandoffGraph:
+    """A graph whose one edge from ``source`` fires exactly when ``when`` holds."""
+    graph = HandoffGraph(on_cycle="allow")
+    graph.add_edge(source, source + "\x00", when)
+    return graph

@@ -149,18 +149,28 @@ async def sessions_read(
     """Each session that passes ``where`` with its records, in session id order, read a batch
     at a time (a session deleted since the listing is left out)."""
     where = where or CorpusFilter()
-    infos = sorted(
-        (info for info in await journal.sessions() if where.admits(info)),
-        key=lambda info: info.session_id,
-    )
+    infos = await admitted(journal, where)
     for start in range(0, len(infos), READ_BATCH):
         batch = infos[start : start + READ_BATCH]
         found = await read_many(journal, [info.session_id for info in batch])
         for info in batch:
             records = found.get(info.session_id)
-            if records is None or (where.tag is not None and not _tagged(records, where.tag)):
+            if records is None or not tagged(records, where):
                 continue
             yield info, records
+
+
+async def admitted(journal: Journal, where: CorpusFilter) -> list[SessionInfo]:
+    """The journal's sessions that pass the time and prefix filters, in session id order."""
+    return sorted(
+        (info for info in await journal.sessions() if where.admits(info)),
+        key=lambda info: info.session_id,
+    )
+
+
+def tagged(records: Sequence[JournalRecord], where: CorpusFilter) -> bool:
+    """Whether a session's records pass the tag filter (any do without one)."""
+    return where.tag is None or _tagged(records, where.tag)
 
 
 @contextlib.contextmanager
@@ -224,7 +234,7 @@ class _Reader:
         self._started_at = started_at
         self._session_id = records[0].session_id if records else ""
         self._context: Mapping[str, Any] = {}
-        self._facts: dict[str, Any] = _fresh_facts()
+        self._facts: dict[str, Any] = fresh_facts()
         self._agent: str | None = None
         self._points: list[Point] = []
         self._offered: frozenset[str] = frozenset()
@@ -263,7 +273,7 @@ class _Reader:
         # Never changed in place (updates copy it), so every point may share it.
         context = _object(record, record.data, "context")
         self._context = _shared_texts(context) if self._share else context
-        self._facts = _fresh_facts()
+        self._facts = fresh_facts()
         # The message that started this run (a conversation's new turn starts a run); a
         # redacted one gives no text facts, so nothing is learned from it.
         said = message_facts(record.data.get("prompt"))
@@ -283,7 +293,7 @@ class _Reader:
             raise _damaged(
                 record, f"its request's tools are a JSON {_json_type(tools)}, not a list"
             )
-        self._offered = _offered(tools)
+        self._offered = offered_of(tools)
 
     def _tool_call(self, record: JournalRecord) -> None:
         outcome = record.data.get("outcome")
@@ -350,7 +360,7 @@ _OFFERS: dict[tuple[Any, ...], frozenset[str]] = {}
 """Offers seen, each kept once: most turns of an agent offer the same few tools."""
 
 
-def _offered(tools: list[Any] | tuple[Any, ...]) -> frozenset[str]:
+def offered_of(tools: list[Any] | tuple[Any, ...]) -> frozenset[str]:
     """The tool names a request offered, as one shared set per distinct offer."""
     key = tuple(tools)
     try:
@@ -426,7 +436,7 @@ def _json_type(value: object) -> str:
     )
 
 
-def _fresh_facts() -> dict[str, Any]:
+def fresh_facts() -> dict[str, Any]:
     return {
         "agent": None,
         "previous_agent": None,
@@ -441,7 +451,7 @@ def _fresh_facts() -> dict[str, Any]:
     }
 
 
-FACT_KEYS = tuple(_fresh_facts())
+FACT_KEYS = tuple(fresh_facts())
 """The loop's facts, in the order every point's facts hold them."""
 
 

@@ -12,27 +12,33 @@ point (``Holds``): judging a rule list, however often it is re-judged, then read
 
 from __future__ import annotations
 
+import json
 import marshal
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from swarmkit.graph import HandoffGraph
-from swarmkit.journal import Journal
+from swarmkit.journal import Journal, JournalRecord, read_many
 from swarmkit.messages import USER_WORDS_FACT
 from swarmkit.rules._corpus import (
     FACT_KEYS,
+    READ_BATCH,
     RESERVED_KEY,
     CorpusFilter,
     DamagedRecord,
     Outcome,
     Point,
     Visit,
+    admitted,
     collector_paused,
     may_decide,
     session_visits,
-    sessions_read,
+    tagged,
 )
+from swarmkit.rules._extracts import PATHS, Extracted, Turned
 
 _WORDS_AT = FACT_KEYS.index(USER_WORDS_FACT)
 
@@ -46,8 +52,9 @@ class Spot(NamedTuple):
     """Total tokens the model call used; 0 for a rule point."""
     call: bool
     """True before a model call; False where a journaled rule fired."""
-    context: bytes | Mapping[str, Any]
-    """The context, packed by ``marshal`` (or the mapping itself when it cannot be)."""
+    context: bytes | str | Mapping[str, Any]
+    """The context: packed by ``marshal``, the JSON text a store extracted, or the mapping
+    itself when it cannot be packed."""
     facts: tuple[Any, ...] | Mapping[str, Any]
     """The loop's facts in ``FACT_KEYS`` order (or the mapping itself when it holds others)."""
 
@@ -84,24 +91,79 @@ class Decisions:
 
 
 async def read_decisions(journal: Journal, where: CorpusFilter | None = None) -> Decisions:
-    """The journal's turns that may be decisions, packed, read a batch of sessions at a time."""
-    rows: list[Row] = []
-    sessions: list[str] = []
-    damaged: dict[str, str] = {}
-    turns = 0
+    """The journal's turns that may be decisions, packed, read a batch of sessions at a time
+    (only the values a decision needs, where the store can extract them)."""
+    where = where or CorpusFilter()
+    infos = await admitted(journal, where)
+    found = _Found()
+    extracted = Extracted()
     with collector_paused():  # see read_corpus
-        async for info, records in sessions_read(journal, where):
-            try:
-                visits = session_visits(records, share=False)
-            except DamagedRecord as exc:
-                damaged[info.session_id] = str(exc)
-                continue
-            if visits:
-                sessions.append(info.session_id)
-                turns += len(visits)
-                packed: dict[int, bytes | Mapping[str, Any]] = {}
-                rows.extend(_row(visit, packed) for visit in visits if may_decide(visit))
-    return Decisions(rows=rows, turns=turns, sessions=sessions, damaged=damaged)
+        for start in range(0, len(infos), READ_BATCH):
+            ids = [info.session_id for info in infos[start : start + READ_BATCH]]
+            fast = await _fast_turns(journal, ids, extracted) if where.tag is None else {}
+            slow = [session_id for session_id in ids if fast.get(session_id, ()) is None]
+            full = await read_many(journal, slow if where.tag is None else ids)
+            for session_id in ids:
+                turns = fast.get(session_id)
+                if turns is not None:
+                    found.add_turns(session_id, turns)
+                elif session_id in full and tagged(full[session_id], where):
+                    found.add_records(session_id, full[session_id])
+    return Decisions(
+        rows=found.rows, turns=found.turns, sessions=found.sessions, damaged=found.damaged
+    )
+
+
+async def _fast_turns(
+    journal: Journal, ids: list[str], extracted: Extracted
+) -> dict[str, list[Turned] | None]:
+    """Each session's turns from the values the store extracts (None: read it whole); every
+    session is read whole when the store cannot extract (no session then is in the answer,
+    and ``read_decisions`` reads them all)."""
+    read_paths = getattr(journal, "read_paths", None)
+    rows = None if read_paths is None else await read_paths(ids, PATHS)
+    if rows is None:
+        return dict.fromkeys(ids)
+    found: dict[str, list[Turned] | None] = {}
+    for session_id, group in groupby(rows, key=itemgetter(0)):
+        found[session_id] = extracted.turns(list(group))
+    return found
+
+
+class _Found:
+    """The rows, sessions and damaged sessions read so far."""
+
+    def __init__(self) -> None:
+        self.rows: list[Row] = []
+        self.sessions: list[str] = []
+        self.damaged: dict[str, str] = {}
+        self.turns = 0
+
+    def add_turns(self, session_id: str, turns: list[Turned]) -> None:
+        """A session read from its extracted values."""
+        if turns:
+            self.sessions.append(session_id)
+            self.turns += len(turns)
+        for agent, outcome, target, offered, points in turns:
+            if points and (
+                outcome in ("llm", "rule")
+                or any(name.startswith("transfer_to_") for name in offered)
+            ):
+                spots = tuple(Spot._make(point) for point in points)
+                self.rows.append(Row(session_id, agent, outcome, target, offered, spots))
+
+    def add_records(self, session_id: str, records: Sequence[JournalRecord]) -> None:
+        """A session read whole."""
+        try:
+            visits = session_visits(records, share=False)
+        except DamagedRecord as exc:
+            self.damaged[session_id] = str(exc)
+            return
+        if visits:
+            self.sessions.append(session_id)
+            self.turns += len(visits)
+            packed: dict[int, bytes | Mapping[str, Any]] = {}
+            self.rows.extend(_row(visit, packed) for visit in visits if may_decide(visit))
 
 
 def decisions_of(visits: Sequence[Visit], damaged: Mapping[str, str] | None = None) -> Decisions:
@@ -155,6 +217,9 @@ def context_of(spot: Spot) -> Mapping[str, Any]:
     if context.__class__ is bytes:
         found: dict[str, Any] = marshal.loads(context)
         return found
+    if context.__class__ is str:
+        extracted: dict[str, Any] = json.loads(context)
+        return extracted
     return context  # type: ignore[return-value]
 
 

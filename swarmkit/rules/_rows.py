@@ -94,12 +94,13 @@ async def read_decisions(journal: Journal, where: CorpusFilter | None = None) ->
     """The journal's turns that may be decisions, packed, read a batch of sessions at a time
     (only the values a decision needs, where the store can extract them)."""
     where = where or CorpusFilter()
-    infos = await admitted(journal, where)
+    # The ids alone: the listing's summaries (each with its prompt) are let go before reading.
+    listed = [info.session_id for info in await admitted(journal, where)]
     found = _Found()
     extracted = Extracted()
     with collector_paused():  # see read_corpus
-        for start in range(0, len(infos), READ_BATCH):
-            ids = [info.session_id for info in infos[start : start + READ_BATCH]]
+        for start in range(0, len(listed), READ_BATCH):
+            ids = listed[start : start + READ_BATCH]
             fast = await _fast_turns(journal, ids, extracted) if where.tag is None else {}
             slow = [session_id for session_id in ids if fast.get(session_id, ()) is None]
             full = await read_many(journal, slow if where.tag is None else ids)

@@ -20,7 +20,8 @@ from swarmkit.messages import USER_WORDS_FACT, message_facts
 from swarmkit.rules._corpus import FACT_KEYS, Outcome, fresh_facts, offered_of
 
 PATHS: Mapping[str, Sequence[str | Sequence[str]]] = {
-    "run_started": ("$.context", "$.prompt"),
+    # One array, the prompt first: the context's text is what follows the prompt's.
+    "run_started": (("$.prompt", "$.context"),),
     "agent_started": ("$.agent",),
     "model_call": ("$.error", ("$.turn", "$.response.usage.total_tokens", "$.request.tools")),
     "handoff": (("$.decided_by", "$.target", "$.number", "$.payload", "$.message"),),
@@ -91,7 +92,7 @@ class Extracted:
                 facts[_PAYLOAD_AT], facts[_MESSAGE_AT] = handoff[3], handoff[4]
                 agent = None
             elif kind == "run_started":
-                started = _started(first, row[4])
+                started = _started(first)
                 if started is None:
                     return None
                 context, facts = started
@@ -156,15 +157,23 @@ def _whole(value: object) -> bool:
     return value.__class__ is int
 
 
-def _started(context: object, prompt: object) -> tuple[str, list[Any]] | None:
-    """The run's context text and fresh facts, or None for a context that is no object."""
-    if context is None or context == "null":
+def _started(text: object) -> tuple[str, list[Any]] | None:
+    """The run's context text and fresh facts from ``[prompt, context]``, or None for a
+    context that is no object."""
+    if not isinstance(text, str) or not text.startswith("["):
+        return None
+    prompt, end = _DECODER.raw_decode(text, 1)
+    context = text[end + 1 : -1]  # after the prompt's comma, before the closing bracket
+    if context == "null":
         context = "{}"
-    elif not isinstance(context, str) or not context.startswith("{"):
+    elif not context.startswith("{"):
         return None
     facts = fresh_facts()
-    said = message_facts(json.loads(prompt) if isinstance(prompt, str) else None)
+    said = message_facts(prompt)
     if said[USER_WORDS_FACT]:  # the same few thousand words in every message: kept once
         said[USER_WORDS_FACT] = tuple(map(sys.intern, said[USER_WORDS_FACT]))
     facts.update(said)
     return context, list(facts.values())
+
+
+_DECODER = json.JSONDecoder()

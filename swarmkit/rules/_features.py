@@ -20,6 +20,8 @@ from typing import Any
 
 from swarmkit.redaction import REDACTED
 
+MAX_SHAPES = 1024
+"""How many distinct lists of keys the reader keeps the slots of."""
 MAX_DEPTH = 4
 """How deep into nested objects paths are followed."""
 MAX_CATEGORIES = 64
@@ -97,20 +99,21 @@ class _Reader:
         # prefix -> key -> its path's column, or None for a key never used: each key's
         # verdict and path are worked out once, not once a row.
         self._slots: dict[str, dict[Any, tuple[str, _Column] | None]] = {}
+        self._shapes: dict[tuple[Any, ...], list[tuple[str, _Column] | None]] = {}
         self._is_secret = is_secret
         self._skip = skip
 
     def read(self, context: Mapping[str, Any], prefix: str, depth: int, row: int) -> None:
-        slots = self._slots.get(prefix)
-        if slots is None:
-            slots = self._slots[prefix] = {}
-        for key, value in context.items():
-            try:
-                slot = slots[key]
-            except KeyError:
-                slot = slots[key] = self._slot(key, prefix)
-            except TypeError:  # an unhashable key no JSON object has
-                continue
+        # Most contexts list the same keys in the same order: their slots are looked up once
+        # for that list of keys.
+        try:
+            shape = (prefix, *context)
+            slots = self._shapes[shape]
+        except KeyError:
+            slots = self._slots_of(context, prefix)
+            if len(self._shapes) < MAX_SHAPES:
+                self._shapes[shape] = slots
+        for slot, value in zip(slots, context.values(), strict=True):
             if slot is None:
                 continue
             path, column = slot
@@ -133,6 +136,24 @@ class _Reader:
                 _add_elements(column.elements, value, row)
             elif isinstance(value, Mapping) and depth + 1 < MAX_DEPTH:
                 self.read(value, path + ".", depth + 1, row)
+
+    def _slots_of(
+        self, context: Mapping[str, Any], prefix: str
+    ) -> list[tuple[str, _Column] | None]:
+        """The slot of each of the context's keys, in order."""
+        slots = self._slots.get(prefix)
+        if slots is None:
+            slots = self._slots[prefix] = {}
+        found: list[tuple[str, _Column] | None] = []
+        for key in context:
+            try:
+                slot = slots[key]
+            except KeyError:
+                slot = slots[key] = self._slot(key, prefix)
+            except TypeError:  # an unhashable key no JSON object has
+                slot = None
+            found.append(slot)
+        return found
 
     def _slot(self, key: Any, prefix: str) -> tuple[str, _Column] | None:
         """Where a key's values go, or None (and why, in ``left_out``) when it is never used."""

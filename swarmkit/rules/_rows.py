@@ -228,7 +228,7 @@ def facts_of(spot: Spot) -> Mapping[str, Any]:
     """The loop's facts at the point, as conditions read them under ``swarm``."""
     facts = spot.facts
     if facts.__class__ is tuple:
-        return dict(zip(FACT_KEYS, facts, strict=True))
+        return dict(zip(FACT_KEYS, facts))  # noqa: B905 - a tuple of FACT_KEYS' length
     return facts  # type: ignore[return-value]
 
 
@@ -270,24 +270,28 @@ def holds_of(
     """Evaluate each distinct condition in ``whens`` at every point of ``rows`` (as a graph
     routing from ``source`` would), and spell each row's ``equal`` paths with ``equality``."""
     bits = {when: index for index, when in enumerate(dict.fromkeys(whens))}
-    tried = [(1 << bit, _alone(source, when)) for when, bit in bits.items()]
+    tried = [(1 << bit, _alone(source, when).route_edge) for when, bit in bits.items()]
     masks: list[tuple[int, ...]] = []
     equalities: list[tuple[str, ...]] = []
     seen: dict[str, str] = {}
     for row in rows:
         points = row.points
+        last = len(points) - 1
         found: list[int] = []
         for index, spot in enumerate(points):
+            packed = spot.context.__class__ is not dict and not isinstance(spot.context, Mapping)
             context = context_of(spot)
-            state = state_of(spot, context)
-            mask = 0
-            for bit, graph in tried:
-                if graph.route_edge(source, state) is not None:
-                    mask |= bit
-            found.append(mask)
-            if index == len(points) - 1:
+            if index == last:
                 parts = (equality(context, path) for path in equal)
                 equalities.append(tuple(seen.setdefault(part, part) for part in parts))
+            # A context unpacked for this pass is the pass's own: it becomes the state.
+            state: dict[str, Any] = context if packed else dict(context)  # type: ignore[assignment]
+            state[RESERVED_KEY] = facts_of(spot)
+            mask = 0
+            for bit, route in tried:
+                if route(source, state) is not None:
+                    mask |= bit
+            found.append(mask)
         masks.append(tuple(found))
     return Holds(bits=bits, masks=masks, equalities=equalities)
 

@@ -657,5 +657,15 @@ def _equality(state: Mapping[str, Any], path: str) -> str:
     for part in path.split("."):
         value = value.get(part) if isinstance(value, Mapping) else None
     if isinstance(value, str | bool | int | float) or value is None:
-        return f"{path} == {literal(value)}"
+        key = (path, value.__class__, value)  # True and 1 are one key, but not one literal
+        spelt = _SPELT.get(key)
+        if spelt is None:
+            spelt = f"{path} == {literal(value)}"
+            if len(_SPELT) < 65_536:
+                _SPELT[key] = spelt
+        return spelt
     return f"{path} == {json.dumps(value, sort_keys=True)}"
+
+
+_SPELT: dict[tuple[str, type, Any], str] = {}
+"""``path == value`` texts spelt so far: a path holds the same few values in most rows."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import marshal
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
@@ -248,56 +248,102 @@ def state_of(spot: Spot, context: Mapping[str, Any] | None = None) -> dict[str, 
     return state
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
 class Holds:
-    """Which candidate conditions hold where, for one source agent's rows."""
+    """Where, for one source agent's rows, the first of its candidate conditions holds.
 
-    bits: Mapping[str | None, int]
-    """Condition (``None``: always) -> its bit in the masks."""
-    masks: list[tuple[int, ...]]
-    """Per row, per point: the bits of the conditions that hold there."""
-    equalities: list[tuple[str, ...]]
-    """Per row: ``path == value`` at its last point, for each path asked for."""
+    The conditions are tried in the order a graph tries them (``whens``: the graph's own
+    edges, then the learned rules); a rule list judged later tries a subsequence of them. So
+    each point keeps the index of the first condition that holds there: for most lists that
+    is the answer, and only a point whose first is left out of a list has the ones after it
+    tried, its state unpacked again."""
+
+    def __init__(
+        self,
+        source: str,
+        rows: Sequence[Row],
+        whens: Sequence[str | None],
+        equal: Sequence[str],
+        equality: Any,
+    ) -> None:
+        self._source = source
+        self._rows = rows
+        self._whens = tuple(whens)
+        self._alone: dict[int, Any] = {}
+        self.first: list[tuple[int, ...]] = []
+        """Per row, per point: the index of the first condition that holds (or their count)."""
+        self.equalities: list[tuple[str, ...]] = []
+        """Per row: ``path == value`` at its last point, for each path asked for."""
+        self._read(equal, equality)
+
+    def fires(self, order: Sequence[int]) -> list[tuple[int, int] | None]:
+        """Per row: where the list of conditions ``order`` (indices into ``whens``, in the
+        order tried) first fires, as (point, position in ``order``); None where none does."""
+        count = len(self._whens)
+        # first -> the answer it gives, when the conditions before it in ``order`` are all
+        # earlier ones (known not to hold): most points need nothing else.
+        known: dict[int, int | None] = {count: None}
+        for position, index in enumerate(order):
+            if all(earlier < index for earlier in order[:position]):
+                known.setdefault(index, position)
+        found: list[tuple[int, int] | None] = []
+        for row, firsts in enumerate(self.first):
+            fired = None
+            for at, first in enumerate(firsts):
+                hit = known[first] if first in known else self._later(row, at, first, order)
+                if hit is not None:
+                    fired = (at, hit)
+                    break
+            found.append(fired)
+        return found
+
+    def _later(self, row: int, at: int, first: int, order: Sequence[int]) -> int | None:
+        """The position in ``order`` of the first condition that holds at the point, given
+        the first of all that does is ``first``, which ``order`` leaves out or tries late."""
+        state: dict[str, Any] | None = None
+        for position, index in enumerate(order):
+            if index == first:
+                return position
+            if index > first:
+                state = state or state_of(self._rows[row].points[at])
+                if self._holds(index, state):
+                    return position
+        return None
+
+    def _holds(self, index: int, state: Mapping[str, Any]) -> bool:
+        graph = self._alone.get(index)
+        if graph is None:
+            graph = self._alone[index] = _alone([self._whens[index]], self._source)
+        return graph.route_edge(self._source, state) is not None
+
+    def _read(self, equal: Sequence[str], equality: Any) -> None:
+        """One pass over the rows: each point's first condition, each row's equalities."""
+        source = self._source
+        route = _alone(self._whens, source).route
+        count = len(self._whens)
+        seen: dict[str, str] = {}
+        for row in self._rows:
+            points = row.points
+            last = len(points) - 1
+            firsts: list[int] = []
+            for index, spot in enumerate(points):
+                packed = spot.context.__class__ is not dict and not isinstance(
+                    spot.context, Mapping
+                )
+                context = context_of(spot)
+                if index == last:
+                    parts = (equality(context, path) for path in equal)
+                    self.equalities.append(tuple(seen.setdefault(part, part) for part in parts))
+                # A context unpacked for this pass is the pass's own: it becomes the state.
+                state: dict[str, Any] = context if packed else dict(context)  # type: ignore[assignment]
+                state[RESERVED_KEY] = facts_of(spot)
+                target = route(source, state)
+                firsts.append(count if target is None else int(target[1:]))
+            self.first.append(tuple(firsts))
 
 
-def holds_of(
-    source: str,
-    rows: Sequence[Row],
-    whens: Iterable[str | None],
-    equal: Sequence[str],
-    equality: Any,
-) -> Holds:
-    """Evaluate each distinct condition in ``whens`` at every point of ``rows`` (as a graph
-    routing from ``source`` would), and spell each row's ``equal`` paths with ``equality``."""
-    bits = {when: index for index, when in enumerate(dict.fromkeys(whens))}
-    tried = [(1 << bit, _alone(source, when).route_edge) for when, bit in bits.items()]
-    masks: list[tuple[int, ...]] = []
-    equalities: list[tuple[str, ...]] = []
-    seen: dict[str, str] = {}
-    for row in rows:
-        points = row.points
-        last = len(points) - 1
-        found: list[int] = []
-        for index, spot in enumerate(points):
-            packed = spot.context.__class__ is not dict and not isinstance(spot.context, Mapping)
-            context = context_of(spot)
-            if index == last:
-                parts = (equality(context, path) for path in equal)
-                equalities.append(tuple(seen.setdefault(part, part) for part in parts))
-            # A context unpacked for this pass is the pass's own: it becomes the state.
-            state: dict[str, Any] = context if packed else dict(context)  # type: ignore[assignment]
-            state[RESERVED_KEY] = facts_of(spot)
-            mask = 0
-            for bit, route in tried:
-                if route(source, state) is not None:
-                    mask |= bit
-            found.append(mask)
-        masks.append(tuple(found))
-    return Holds(bits=bits, masks=masks, equalities=equalities)
-
-
-def _alone(source: str, when: str | None) -> HandoffGraph:
-    """A graph whose one edge from ``source`` fires exactly when ``when`` holds."""
+def _alone(whens: Sequence[str | None], source: str) -> HandoffGraph:
+    """A graph whose edges from ``source`` are ``whens`` in order, the ``i``-th to ``"\x00i"``."""
     graph = HandoffGraph(on_cycle="allow")
-    graph.add_edge(source, source + "\x00", when)
+    for index, when in enumerate(whens):
+        graph.add_edge(source, f"\x00{index}", when, priority=len(whens) - index)
     return graph

@@ -22,7 +22,6 @@ from swarmkit.rules._rows import (
     Row,
     context_of,
     decisions_of,
-    holds_of,
     read_decisions,
     state_of,
     words_of,
@@ -404,9 +403,13 @@ def _holds(
 ) -> Holds:
     """Which of the source's conditions (the graph's own and the learned) hold where, and
     the rows' values on the paths inconsistencies are grouped by."""
-    own = graph.edge_list(source) if graph is not None and source in graph else []
-    whens = [*(edge.when for edge in own), *(rule.when for rule in learning.rules)]
-    return holds_of(source, rows, whens, _equal_paths(learning.atoms), _equality)
+    whens = [*(edge.when for edge in _own(source, graph)), *(r.when for r in learning.rules)]
+    return Holds(source, rows, whens, _equal_paths(learning.atoms), _equality)
+
+
+def _own(source: str, graph: HandoffGraph | None) -> list[Edge]:
+    """The graph's own edges from ``source``, in the order it tries them."""
+    return graph.edge_list(source) if graph is not None and source in graph else []
 
 
 def _check_source(
@@ -425,6 +428,7 @@ def _check_source(
     """Keep the learned rules that meet the thresholds on held-out decisions, judging the
     whole list as the graph would run it; re-judge after dropping any that fail."""
     kept = list(learned)
+    tried = {id(rule): len(_own(source, graph)) + index for index, rule in enumerate(learned)}
     withheld: list[Withheld] = []
     while True:
         priorities = _priorities(source, graph, len(kept))
@@ -437,7 +441,10 @@ def _check_source(
             withheld.append(refused(edges[refusal[0]], refusal[1]))
             del kept[refusal[0]]
             continue
-        evidence = _evidence(source, edges, rows, holds, merged=with_rules(base, edges), held=held)
+        judged = _Judged(
+            source=source, edges=edges, tried=[tried[id(rule)] for rule in kept], graph=graph
+        )
+        evidence = _evidence(judged, rows, holds, merged=with_rules(base, edges), held=held)
         drop = _first_failing(edges, evidence, min_precision=min_precision, min_support=min_support)
         if drop is None:
             break
@@ -513,30 +520,45 @@ class _Evidence:
         return self.agreed / self.support if self.support else 0.0
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Judged:
+    """A rule list being judged: its edges, and each one's index among the source's tried
+    conditions (the graph's own edges from the source come first)."""
+
+    source: str
+    edges: Sequence[Edge]
+    tried: Sequence[int]
+    graph: HandoffGraph | None
+
+
 def _evidence(
-    source: str,
-    edges: Sequence[Edge],
+    judged: _Judged,
     rows: Sequence[Row],
     holds: Holds,
     *,
     merged: HandoffGraph,
     held: set[str],
 ) -> dict[str, _Evidence]:
-    """Each edge's evidence: the rows where, routing from ``source`` as ``merged`` does, it
+    """Each edge's evidence: the rows where, routing from the source as ``merged`` does, it
     is the edge that fires first."""
+    source, edges = judged.source, judged.edges
     found = {edge.when or "": _Evidence() for edge in edges}
     ours = {(edge.target, edge.when) for edge in edges}
-    order = [(edge, holds.bits[edge.when]) for edge in merged.edge_list(source)]
-    routed: dict[int, Edge | None] = {}  # a point's mask -> the edge that fires there
-    for row, masks in zip(rows, holds.masks, strict=True):
-        for at, mask in enumerate(masks):
-            if mask not in routed:
-                routed[mask] = next((edge for edge, bit in order if mask >> bit & 1), None)
-            edge = routed[mask]
-            if edge is not None:
-                if (edge.target, edge.when) in ours:
-                    _count(found[edge.when or ""], row, at, edge, row.session_id in held)
-                break
+    order = merged.edge_list(source)
+    index_of = {
+        (edge.target, edge.when, edge.priority): index
+        for index, edge in enumerate([*_own(source, judged.graph), *edges])
+    }
+    own_count = len(index_of) - len(edges)
+    tried = [
+        index if index < own_count else judged.tried[index - own_count]
+        for index in (index_of[(edge.target, edge.when, edge.priority)] for edge in order)
+    ]
+    for row, fired in zip(rows, holds.fires(tried), strict=True):
+        if fired is not None:
+            edge = order[fired[1]]
+            if (edge.target, edge.when) in ours:
+                _count(found[edge.when or ""], row, fired[0], edge, row.session_id in held)
     return found
 
 

@@ -210,7 +210,9 @@ class SQLiteJournal:
         that kind holds the JSON text at each path (None where absent), or for a tuple of
         paths a JSON array of their values (null where absent); other kinds hold None. None
         when the journal cannot answer so (it seals, or its SQLite has no JSON functions, or a
-        record is not JSON): read the records instead."""
+        record is not JSON): read the records instead. A path ending in a plain name is read
+        only from records whose text holds that name as a key (``"error":``): the journal writes
+        such names unescaped, so the others lack it, and are not parsed for it."""
         ids, _ = many_asked(session_ids, None)
         return self._run("read", lambda conn: self._seals.read_paths(conn, ids, paths))
 

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Mapping, Sequence
 
@@ -265,6 +266,10 @@ def _select_paths(
     return rows
 
 
+_LAST_NAME = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)\Z")
+"""A path's last step, when it is a plain name (which the journal's JSON never escapes)."""
+
+
 def _path_columns(paths: PathsAsked) -> tuple[str, list[str]]:
     """The SELECT's text columns (a ``CASE`` on the kind each) and the values they bind."""
     width = max((len(asked) for asked in paths.values()), default=0)
@@ -279,6 +284,13 @@ def _path_columns(paths: PathsAsked) -> tuple[str, list[str]]:
             if isinstance(path, str):
                 cases += " WHEN ? THEN data -> ?"
                 bound += [kind, path]
+                name = _LAST_NAME.search(path)
+                if name is not None:
+                    # A key absent from the text is absent: no parse (see read_paths).
+                    cases = (
+                        cases[: -len("data -> ?")] + "CASE WHEN instr(data, ?) THEN data -> ? END"
+                    )
+                    bound[-1:] = [f'"{name.group(1)}":', path]
             else:
                 cases += f" WHEN ? THEN json_extract(data{', ?' * len(path)})"
                 bound += [kind, *path]

@@ -215,12 +215,9 @@ def suggest_from_decisions(
     held_out_by: Callable[[str], str] | None,
 ) -> SuggestReport:
     """``suggest_rules`` on the decisions read."""
-    damaged = decisions.damaged
-    decided = model_decided(decisions.rows)
-    if agent is not None:
-        decided = [row for row in decided if row.agent == agent]
+    decided = [row for row in model_decided(decisions.rows) if agent in (None, row.agent)]
     _check_evidence(
-        decisions.turns, decided, agent, min_support, held_out_fraction, damaged=damaged
+        decisions.turns, decided, agent, min_support, held_out_fraction, damaged=decisions.damaged
     )
     by_source = _by_source(decided)
     sessions = set(decisions.sessions)
@@ -254,7 +251,7 @@ def suggest_from_decisions(
         accepted_graph = with_rules(accepted_graph, [s.edge for s in kept])
         found.inconsistent.extend(_inconsistencies(source, rows, learning.atoms, holds))
     report = found.report(sessions=sessions, held=held, by_source=by_source, on_cycle=on_cycle)
-    return replace(report, damaged=dict(damaged))
+    return replace(report, damaged=dict(decisions.damaged))
 
 
 def _damaged_note(damaged: Mapping[str, str]) -> str:

@@ -100,6 +100,7 @@ class _Reader:
         # verdict and path are worked out once, not once a row.
         self._slots: dict[str, dict[Any, tuple[str, _Column] | None]] = {}
         self._shapes: dict[tuple[Any, ...], list[tuple[str, _Column] | None]] = {}
+        self._ints: dict[int, int] = {}
         self._is_secret = is_secret
         self._skip = skip
 
@@ -127,7 +128,11 @@ class _Reader:
                     column.texts[value] = [row]
                 else:
                     rows.append(row)
-            elif kind is int or kind is float:
+            elif kind is int:
+                # One object for each whole number: each row's context was unpacked anew.
+                column.numbers.append(self._ints.setdefault(value, value))
+                column.number_rows.append(row)
+            elif kind is float:
                 column.numbers.append(value)
                 column.number_rows.append(row)
             elif kind is bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import marshal
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
@@ -275,8 +275,8 @@ class Holds:
         """Per row: ``path == value`` at its last point, for each path asked for."""
         self._read(equal, equality)
 
-    def fires(self, order: Sequence[int]) -> list[tuple[int, int] | None]:
-        """Per row: where the list of conditions ``order`` (indices into ``whens``, in the
+    def fires(self, order: Sequence[int]) -> Iterator[tuple[int, int] | None]:
+        """Each row in turn: where the list of conditions ``order`` (indices into ``whens``, in the
         order tried) first fires, as (point, position in ``order``); None where none does."""
         count = len(self._whens)
         # first -> the answer it gives, when the conditions before it in ``order`` are all
@@ -285,7 +285,6 @@ class Holds:
         for position, index in enumerate(order):
             if all(earlier < index for earlier in order[:position]):
                 known.setdefault(index, position)
-        found: list[tuple[int, int] | None] = []
         for row, firsts in enumerate(self.first):
             fired = None
             for at, first in enumerate(firsts):
@@ -293,8 +292,7 @@ class Holds:
                 if hit is not None:
                     fired = (at, hit)
                     break
-            found.append(fired)
-        return found
+            yield fired
 
     def _later(self, row: int, at: int, first: int, order: Sequence[int]) -> int | None:
         """The position in ``order`` of the first condition that holds at the point, given

@@ -194,13 +194,16 @@ def may_decide(visit: Visit) -> bool:
     )
 
 
-def session_visits(
-    records: Sequence[JournalRecord], *, started_at: float = 0.0, share: bool = True
-) -> list[Visit]:
+def session_visits(records: Sequence[JournalRecord], *, started_at: float = 0.0) -> list[Visit]:
     """The agent turns of one session's records; ``RuleLearningError`` naming the record when
-    one holds what a swarm run never writes (a handoff ``number`` that is not a number, ...).
-    ``share`` interns the context's keys and short texts (for a caller that keeps them)."""
-    return _Reader(records, started_at, share=share).visits()
+    one holds what a swarm run never writes (a handoff ``number`` that is not a number, ...)."""
+    return _Reader(records, started_at, share=True).visits()
+
+
+def packed_visits(records: Sequence[JournalRecord]) -> list[Visit]:
+    """``session_visits`` for a caller that packs the contexts: their keys and short texts
+    are not interned."""
+    return _Reader(records, 0.0, share=False).visits()
 
 
 class DamagedRecord(RuleLearningError):

@@ -35,7 +35,7 @@ from swarmkit.rules._corpus import (
     admitted,
     collector_paused,
     may_decide,
-    session_visits,
+    packed_visits,
     tagged,
 )
 from swarmkit.rules._extracts import PATHS, Extracted, Turned
@@ -118,9 +118,8 @@ async def read_decisions(journal: Journal, where: CorpusFilter | None = None) ->
 async def _fast_turns(
     journal: Journal, ids: list[str], extracted: Extracted
 ) -> dict[str, list[Turned] | None]:
-    """Each session's turns from the values the store extracts (None: read it whole); every
-    session is read whole when the store cannot extract (no session then is in the answer,
-    and ``read_decisions`` reads them all)."""
+    """Each session's turns from the values the store extracts (None: read it whole, as is
+    every session when the store cannot extract)."""
     read_paths = getattr(journal, "read_paths", None)
     rows = None if read_paths is None else await read_paths(ids, PATHS)
     if rows is None:
@@ -156,7 +155,7 @@ class _Found:
     def add_records(self, session_id: str, records: Sequence[JournalRecord]) -> None:
         """A session read whole."""
         try:
-            visits = session_visits(records, share=False)
+            visits = packed_visits(records)
         except DamagedRecord as exc:
             self.damaged[session_id] = str(exc)
             return

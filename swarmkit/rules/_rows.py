@@ -268,6 +268,7 @@ class Holds:
         self._rows = rows
         self._whens = tuple(whens)
         self._alone: dict[int, Any] = {}
+        self._after: dict[tuple[int, int], int] = {}  # (row, point) -> bits of those holding
         self.first: list[tuple[int, ...]] = []
         """Per row, per point: the index of the first condition that holds (or their count)."""
         self.equalities: list[tuple[str, ...]] = []
@@ -296,14 +297,19 @@ class Holds:
     def _later(self, row: int, at: int, first: int, order: Sequence[int]) -> int | None:
         """The position in ``order`` of the first condition that holds at the point, given
         the first of all that does is ``first``, which ``order`` leaves out or tries late."""
-        state: dict[str, Any] | None = None
-        for position, index in enumerate(order):
-            if index == first:
-                return position
-            if index > first:
-                state = state or state_of(self._rows[row].points[at])
+        holding = self._after.get((row, at))
+        if holding is None:
+            # Every later condition at once: a list judged after this one drops rules, and
+            # may ask again; the state is unpacked once.
+            state = state_of(self._rows[row].points[at])
+            holding = 1 << first
+            for index in range(first + 1, len(self._whens)):
                 if self._holds(index, state):
-                    return position
+                    holding |= 1 << index
+            self._after[(row, at)] = holding
+        for position, index in enumerate(order):
+            if index >= first and holding >> index & 1:
+                return position
         return None
 
     def _holds(self, index: int, state: Mapping[str, Any]) -> bool:

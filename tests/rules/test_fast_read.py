@@ -28,7 +28,10 @@ def _handoff(target: Any = "billing", **data: Any) -> tuple[str, dict[str, Any]]
 
 
 def _session(sid: str, *steps: tuple[str, dict[str, Any]], context: Any = None) -> list[Any]:
-    started = {"prompt": "Refund my invoice, please", "context": context or {"tier": "gold"}}
+    started: dict[str, Any] = {
+        "prompt": "Refund my invoice",
+        "context": context or {"tier": "gold"},
+    }
     kinds = [("run_started", started), ("agent_started", {"agent": "triage"}), *steps]
     return [
         JournalRecord(session_id=sid, seq=seq, kind=kind, data=data)

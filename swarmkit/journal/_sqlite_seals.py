@@ -5,8 +5,9 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from swarmkit.journal._chain import (
     Mark,
@@ -26,6 +27,8 @@ from swarmkit.journal._sqlite_file import rollback
 
 StoredRow = tuple[str, int, str, str, float]
 """A record as the records table takes it: session id, seq, kind, data text, time."""
+PathsAsked = Mapping[str, Sequence[str | Sequence[str]]]
+"""Record kind -> the JSON paths to read of its records' data (see ``read_paths``)."""
 
 NOT_MARKED = "NOT EXISTS (SELECT 1 FROM meta WHERE key = 'seal')"
 """SQL that holds while the journal has no mark: what a write in clear needs."""
@@ -126,6 +129,30 @@ class SQLiteSeals:
             return None
         return rows
 
+    def read_paths(
+        self, conn: sqlite3.Connection, session_ids: Sequence[str], paths: PathsAsked
+    ) -> list[tuple[object, ...]] | None:
+        """Rows (session id, seq, kind, texts...) of many sessions in one read transaction,
+        each text the JSON at one of the kind's paths (see ``SQLiteJournal.read_paths``);
+        None when the journal was ever sealed, or its SQLite cannot extract JSON."""
+        if self.cipher is not None or self._seals_exist(conn):
+            return None
+        conn.execute("BEGIN")
+        try:
+            rows = (
+                None
+                if conn.execute(_IS_MARKED).fetchone()
+                else _select_paths(conn, session_ids, paths)
+            )
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError:  # no JSON functions, or data that is not JSON
+            rollback(conn)
+            return None
+        except BaseException:
+            rollback(conn)
+            raise
+        return rows
+
     def forget(self, conn: sqlite3.Connection, session_id: str) -> None:
         """Remove a deleted session's seal, in its transaction."""
         if self._seals_exist(conn):
@@ -214,3 +241,58 @@ def _select_many(
         )
         rows.extend(conn.execute(query, [*chunk, *(kinds or ())]).fetchall())
     return rows
+
+
+# Sealed data is JSON too ({"chained": "..."}): a batch holding any is read whole instead.
+_SEALED_ROW = '(substr(data, 1, 12) = \'{"chained":"\' OR substr(data, 1, 11) = \'{"sealed":"\')'
+
+
+def _select_paths(
+    conn: sqlite3.Connection, session_ids: Sequence[str], paths: PathsAsked
+) -> list[tuple[object, ...]] | None:
+    columns, bound = _path_columns(paths)
+    rows: list[tuple[object, ...]] = []
+    for start in range(0, len(session_ids), _MANY_CHUNK):
+        chunk = list(session_ids[start : start + _MANY_CHUNK])
+        among = f"session_id IN ({', '.join('?' * len(chunk))})"
+        sealed = f"SELECT 1 FROM records WHERE {among} AND {_SEALED_ROW} LIMIT 1"
+        if conn.execute(sealed, chunk).fetchone() is not None:
+            return None
+        query = (
+            f"SELECT session_id, seq, kind{columns} FROM records WHERE {among}"
+            " ORDER BY session_id, seq"
+        )
+        rows.extend(conn.execute(query, [*bound, *chunk]).fetchall())
+    return rows
+
+
+_LAST_NAME = re.compile(r"\.([A-Za-z_][A-Za-z0-9_]*)\Z")
+"""A path's last step, when it is a plain name (which the journal's JSON never escapes)."""
+
+
+def _path_columns(paths: PathsAsked) -> tuple[str, list[str]]:
+    """The SELECT's text columns (a ``CASE`` on the kind each) and the values they bind."""
+    width = max((len(asked) for asked in paths.values()), default=0)
+    columns = ""
+    bound: list[str] = []
+    for index in range(width):
+        cases = ""
+        for kind, asked in paths.items():
+            if index >= len(asked):
+                continue
+            path = asked[index]
+            if isinstance(path, str):
+                cases += " WHEN ? THEN data -> ?"
+                bound += [kind, path]
+                name = _LAST_NAME.search(path)
+                if name is not None:
+                    # A key absent from the text is absent: no parse (see read_paths).
+                    cases = (
+                        cases[: -len("data -> ?")] + "CASE WHEN instr(data, ?) THEN data -> ? END"
+                    )
+                    bound[-1:] = [f'"{name.group(1)}":', path]
+            else:
+                cases += f" WHEN ? THEN json_extract(data{', ?' * len(path)})"
+                bound += [kind, *path]
+        columns += f", CASE kind{cases} END"
+    return columns, bound

@@ -12,12 +12,12 @@ import contextlib
 import gc
 import hashlib
 import sys
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol, TypeVar
 
 from swarmkit.exceptions import RuleLearningError
-from swarmkit.journal import Journal, JournalRecord, SessionInfo
+from swarmkit.journal import Journal, JournalRecord, SessionInfo, read_many
 from swarmkit.messages import USER_WORDS_FACT, message_facts
 
 Outcome = Literal["llm", "answer", "rule", "other"]
@@ -124,55 +124,86 @@ async def read_visits(journal: Journal, where: CorpusFilter | None = None) -> li
     return (await read_corpus(journal, where)).visits
 
 
-async def read_corpus(
-    journal: Journal, where: CorpusFilter | None = None, *, decisions_only: bool = False
-) -> Corpus:
-    """The turns of the journal's sessions that pass ``where``, and those left out.
-
-    ``decisions_only`` keeps the points of the turns that can be a decision only (a handoff,
-    or an answer where a transfer was offered); the others keep none, so a large journal's
-    answers cost no memory while the learner reads it."""
-    where = where or CorpusFilter()
-    infos = sorted(
-        (info for info in await journal.sessions() if where.admits(info)),
-        key=lambda info: info.session_id,
-    )
+async def read_corpus(journal: Journal, where: CorpusFilter | None = None) -> Corpus:
+    """The turns of the journal's sessions that pass ``where``, and those left out."""
     visits: list[Visit] = []
     damaged: dict[str, str] = {}
     # Reading builds millions of small objects that live on: the cyclic collector would walk
     # them again and again (reading gets quadratic), and they hold no cycles to collect.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        for info in infos:
-            records = await journal.read(info.session_id)
-            if where.tag is not None and not _tagged(records, where.tag):
-                continue
+    with collector_paused():
+        async for info, records in sessions_read(journal, where):
             try:
-                found = session_visits(records, started_at=info.started_at)
+                visits.extend(session_visits(records, started_at=info.started_at))
             except DamagedRecord as exc:
                 damaged[info.session_id] = str(exc)
-                continue
-            visits.extend(map(_slim, found) if decisions_only else found)
-    finally:
-        if collecting:
-            gc.enable()
     return Corpus(visits=visits, damaged=damaged)
 
 
-def _slim(visit: Visit) -> Visit:
-    """The turn, without its points when it cannot be a decision (see ``read_corpus``)."""
-    if visit.outcome in ("llm", "rule") or any(
-        name.startswith("transfer_to_") for name in visit.offered
-    ):
-        return visit
-    return replace(visit, points=())
+READ_BATCH = 500
+"""Sessions read in one ``read_many`` call: one query each for a store that reads in bulk."""
+
+
+async def sessions_read(
+    journal: Journal, where: CorpusFilter | None
+) -> AsyncIterator[tuple[SessionInfo, Sequence[JournalRecord]]]:
+    """Each session that passes ``where`` with its records, in session id order, read a batch
+    at a time (a session deleted since the listing is left out)."""
+    where = where or CorpusFilter()
+    infos = await admitted(journal, where)
+    for start in range(0, len(infos), READ_BATCH):
+        batch = infos[start : start + READ_BATCH]
+        found = await read_many(journal, [info.session_id for info in batch])
+        for info in batch:
+            records = found.get(info.session_id)
+            if records is None or not tagged(records, where):
+                continue
+            yield info, records
+
+
+async def admitted(journal: Journal, where: CorpusFilter) -> list[SessionInfo]:
+    """The journal's sessions that pass the time and prefix filters, in session id order."""
+    return sorted(
+        (info for info in await journal.sessions() if where.admits(info)),
+        key=lambda info: info.session_id,
+    )
+
+
+def tagged(records: Sequence[JournalRecord], where: CorpusFilter) -> bool:
+    """Whether a session's records pass the tag filter (any do without one)."""
+    return where.tag is None or _tagged(records, where.tag)
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused meanwhile (see ``read_corpus``)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def may_decide(visit: Visit) -> bool:
+    """Whether the turn can be a decision (a handoff, or an answer where a transfer was
+    offered) or a rule's: the turns suggest keeps."""
+    return bool(visit.points) and (
+        visit.outcome in ("llm", "rule")
+        or any(name.startswith("transfer_to_") for name in visit.offered)
+    )
 
 
 def session_visits(records: Sequence[JournalRecord], *, started_at: float = 0.0) -> list[Visit]:
     """The agent turns of one session's records; ``RuleLearningError`` naming the record when
     one holds what a swarm run never writes (a handoff ``number`` that is not a number, ...)."""
-    return _Reader(records, started_at).visits()
+    return _Reader(records, started_at, share=True).visits()
+
+
+def packed_visits(records: Sequence[JournalRecord]) -> list[Visit]:
+    """``session_visits`` for a caller that packs the contexts: their keys and short texts
+    are not interned."""
+    return _Reader(records, 0.0, share=False).visits()
 
 
 class DamagedRecord(RuleLearningError):
@@ -200,12 +231,13 @@ def _tagged(records: Sequence[JournalRecord], tag: tuple[str, Any]) -> bool:
 class _Reader:
     """Walks one session's records, keeping the state the loop had at each record."""
 
-    def __init__(self, records: Sequence[JournalRecord], started_at: float) -> None:
+    def __init__(self, records: Sequence[JournalRecord], started_at: float, *, share: bool) -> None:
         self._records = records
+        self._share = share
         self._started_at = started_at
         self._session_id = records[0].session_id if records else ""
         self._context: Mapping[str, Any] = {}
-        self._facts: dict[str, Any] = _fresh_facts()
+        self._facts: dict[str, Any] = fresh_facts()
         self._agent: str | None = None
         self._points: list[Point] = []
         self._offered: frozenset[str] = frozenset()
@@ -242,8 +274,9 @@ class _Reader:
 
     def _start(self, record: JournalRecord) -> None:
         # Never changed in place (updates copy it), so every point may share it.
-        self._context = _shared_texts(_object(record, record.data, "context"))
-        self._facts = _fresh_facts()
+        context = _object(record, record.data, "context")
+        self._context = _shared_texts(context) if self._share else context
+        self._facts = fresh_facts()
         # The message that started this run (a conversation's new turn starts a run); a
         # redacted one gives no text facts, so nothing is learned from it.
         said = message_facts(record.data.get("prompt"))
@@ -263,7 +296,7 @@ class _Reader:
             raise _damaged(
                 record, f"its request's tools are a JSON {_json_type(tools)}, not a list"
             )
-        self._offered = _offered(tools)
+        self._offered = offered_of(tools)
 
     def _tool_call(self, record: JournalRecord) -> None:
         outcome = record.data.get("outcome")
@@ -330,7 +363,7 @@ _OFFERS: dict[tuple[Any, ...], frozenset[str]] = {}
 """Offers seen, each kept once: most turns of an agent offer the same few tools."""
 
 
-def _offered(tools: list[Any] | tuple[Any, ...]) -> frozenset[str]:
+def offered_of(tools: list[Any] | tuple[Any, ...]) -> frozenset[str]:
     """The tool names a request offered, as one shared set per distinct offer."""
     key = tuple(tools)
     try:
@@ -406,7 +439,7 @@ def _json_type(value: object) -> str:
     )
 
 
-def _fresh_facts() -> dict[str, Any]:
+def fresh_facts() -> dict[str, Any]:
     return {
         "agent": None,
         "previous_agent": None,
@@ -421,7 +454,27 @@ def _fresh_facts() -> dict[str, Any]:
     }
 
 
-def model_decided(visits: Sequence[Visit]) -> list[Visit]:
+FACT_KEYS = tuple(fresh_facts())
+"""The loop's facts, in the order every point's facts hold them."""
+
+
+class Turn(Protocol):
+    """What ``model_decided`` reads of a turn (a ``Visit``, or suggest's packed row)."""
+
+    @property
+    def agent(self) -> str: ...
+    @property
+    def outcome(self) -> Outcome: ...
+    @property
+    def offered(self) -> frozenset[str]: ...
+    @property
+    def points(self) -> Sequence[object]: ...
+
+
+_T = TypeVar("_T", bound=Turn)
+
+
+def model_decided(visits: Sequence[_T]) -> list[_T]:
     """The turns whose end the model chose: its handoffs, and its answers where it could have
     handed off (a transfer tool was offered)."""
     tools_of: dict[str, set[str]] = {}

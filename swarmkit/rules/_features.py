@@ -11,14 +11,17 @@ from __future__ import annotations
 import json
 import math
 import re
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
 from swarmkit.redaction import REDACTED
 
+MAX_SHAPES = 1024
+"""How many distinct lists of keys the reader keeps the slots of."""
 MAX_DEPTH = 4
 """How deep into nested objects paths are followed."""
 MAX_CATEGORIES = 64
@@ -72,13 +75,14 @@ class Candidates:
 
 
 def candidates(
-    contexts: Sequence[Mapping[str, Any]], *, is_secret: Callable[[str], bool], skip: str
+    contexts: Iterable[Mapping[str, Any]], *, is_secret: Callable[[str], bool], skip: str
 ) -> Candidates:
-    """The candidate atoms on the leaf paths of every context (``skip`` is never a path)."""
+    """The candidate atoms on the leaf paths of every context (``skip`` is never a path); the
+    contexts are read once, in order (so they may be unpacked one at a time)."""
     reader = _Reader(is_secret, skip)
-    for row, context in enumerate(contexts):
-        reader.read(context, "", 0, row)
-    count = len(contexts)
+    count = 0
+    for count, context in enumerate(contexts, 1):
+        reader.read(context, "", 0, count - 1)
     tests: list[Test] = []
     for path in sorted(reader.columns):
         if path not in reader.left_out:
@@ -95,20 +99,22 @@ class _Reader:
         # prefix -> key -> its path's column, or None for a key never used: each key's
         # verdict and path are worked out once, not once a row.
         self._slots: dict[str, dict[Any, tuple[str, _Column] | None]] = {}
+        self._shapes: dict[tuple[Any, ...], list[tuple[str, _Column] | None]] = {}
+        self._ints: dict[int, int] = {}
         self._is_secret = is_secret
         self._skip = skip
 
     def read(self, context: Mapping[str, Any], prefix: str, depth: int, row: int) -> None:
-        slots = self._slots.get(prefix)
-        if slots is None:
-            slots = self._slots[prefix] = {}
-        for key, value in context.items():
-            try:
-                slot = slots[key]
-            except KeyError:
-                slot = slots[key] = self._slot(key, prefix)
-            except TypeError:  # an unhashable key no JSON object has
-                continue
+        # Most contexts list the same keys in the same order: their slots are looked up once
+        # for that list of keys.
+        try:
+            shape = (prefix, *context)
+            slots = self._shapes[shape]
+        except KeyError:
+            slots = self._slots_of(context, prefix)
+            if len(self._shapes) < MAX_SHAPES:
+                self._shapes[shape] = slots
+        for slot, value in zip(slots, context.values(), strict=True):
             if slot is None:
                 continue
             path, column = slot
@@ -122,7 +128,11 @@ class _Reader:
                     column.texts[value] = [row]
                 else:
                     rows.append(row)
-            elif kind is int or kind is float:
+            elif kind is int:
+                # One object for each whole number: each row's context was unpacked anew.
+                column.numbers.append(self._ints.setdefault(value, value))
+                column.number_rows.append(row)
+            elif kind is float:
                 column.numbers.append(value)
                 column.number_rows.append(row)
             elif kind is bool:
@@ -131,6 +141,24 @@ class _Reader:
                 _add_elements(column.elements, value, row)
             elif isinstance(value, Mapping) and depth + 1 < MAX_DEPTH:
                 self.read(value, path + ".", depth + 1, row)
+
+    def _slots_of(
+        self, context: Mapping[str, Any], prefix: str
+    ) -> list[tuple[str, _Column] | None]:
+        """The slot of each of the context's keys, in order."""
+        slots = self._slots.get(prefix)
+        if slots is None:
+            slots = self._slots[prefix] = {}
+        found: list[tuple[str, _Column] | None] = []
+        for key in context:
+            try:
+                slot = slots[key]
+            except KeyError:
+                slot = slots[key] = self._slot(key, prefix)
+            except TypeError:  # an unhashable key no JSON object has
+                slot = None
+            found.append(slot)
+        return found
 
     def _slot(self, key: Any, prefix: str) -> tuple[str, _Column] | None:
         """Where a key's values go, or None (and why, in ``left_out``) when it is never used."""
@@ -201,11 +229,9 @@ def _numeric_tests(path: str, values: list[float], rows: list[int], total: int) 
     at = 0
     below_bits = 0
     for cut in cuts:
-        bucket: list[int] = []
-        while at < len(ordered) and ordered[at] < cut:
-            bucket.append(rows[order[at]])
-            at += 1
-        below_bits |= bitset(bucket)
+        end = bisect_left(ordered, cut, at)  # the first value at or above the cut
+        below_bits |= bitset([rows[index] for index in order[at:end]])
+        at = end
         shown = _number(cut)
         tests.append(Test(text=f"{path} >= {shown}", path=path, bits=total & ~below_bits))
         tests.append(Test(text=f"{path} < {shown}", path=path, bits=below_bits))
@@ -226,13 +252,14 @@ def bitset(rows: Any) -> int:
     indices = rows if isinstance(rows, list) else list(rows)
     if not indices:
         return 0
-    buffer = bytearray(max(indices) // 8 + 1)
+    # A byte a row, read as a binary numeral: both steps run at C speed but the marking.
+    marks = bytearray(max(indices) + 1)
     for row in indices:
-        buffer[row >> 3] |= _BITS[row & 7]
-    return int.from_bytes(buffer, "little")
+        marks[row] = 1
+    return int(marks.translate(_DIGITS)[::-1], 2)
 
 
-_BITS = tuple(1 << bit for bit in range(8))
+_DIGITS = bytes.maketrans(b"\x00\x01", b"01")
 
 
 def literal(value: Any) -> str:

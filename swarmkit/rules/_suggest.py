@@ -11,19 +11,21 @@ from typing import Any
 from swarmkit.exceptions import RuleLearningError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
-from swarmkit.messages import USER_WORDS_FACT
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
-from swarmkit.rules._corpus import (
-    RESERVED_KEY,
-    CorpusFilter,
-    Visit,
-    held_out,
-    model_decided,
-    read_corpus,
-)
+from swarmkit.rules._corpus import RESERVED_KEY, CorpusFilter, Visit, held_out, model_decided
 from swarmkit.rules._features import Test, bitset, candidates, literal, word_tests
-from swarmkit.rules._judge import Verdict, judge, with_rules
+from swarmkit.rules._judge import with_rules
 from swarmkit.rules._learn import Contested, Learned, Learning, learn
+from swarmkit.rules._rows import (
+    Decisions,
+    Holds,
+    Row,
+    context_of,
+    decisions_of,
+    read_decisions,
+    state_of,
+    words_of,
+)
 from swarmkit.rules._withheld import KEPT, Withheld, conflicting, held_out_failure, refused
 
 MAX_EXAMPLES = 10
@@ -164,16 +166,14 @@ async def suggest_rules(
     task's trials, belong on the same side); by default each session is its own group.
     """
     _check_thresholds(min_precision, min_support, held_out_fraction)
-    corpus = await read_corpus(journal, where, decisions_only=True)
-    return suggest_from_visits(
-        corpus.visits,
+    return suggest_from_decisions(
+        await read_decisions(journal, where),
         graph=graph,
         agent=agent,
         min_precision=min_precision,
         min_support=min_support,
         is_secret=(redactor or Redactor.of(DEFAULT_SECRET_PATTERNS)).is_secret,
         held_out_fraction=held_out_fraction,
-        damaged=corpus.damaged,
         held_out_by=held_out_by,
     )
 
@@ -191,12 +191,36 @@ def suggest_from_visits(
     held_out_by: Callable[[str], str] | None = None,
 ) -> SuggestReport:
     """``suggest_rules`` on turns already read (``damaged``: the sessions left out)."""
-    decided = model_decided(visits)
-    if agent is not None:
-        decided = [visit for visit in decided if visit.agent == agent]
-    _check_evidence(visits, decided, agent, min_support, held_out_fraction, damaged=damaged)
+    return suggest_from_decisions(
+        decisions_of(visits, damaged),
+        graph=graph,
+        agent=agent,
+        min_precision=min_precision,
+        min_support=min_support,
+        is_secret=is_secret,
+        held_out_fraction=held_out_fraction,
+        held_out_by=held_out_by,
+    )
+
+
+def suggest_from_decisions(
+    decisions: Decisions,
+    *,
+    graph: HandoffGraph | None,
+    agent: str | None,
+    min_precision: float,
+    min_support: int,
+    is_secret: Callable[[str], bool],
+    held_out_fraction: float,
+    held_out_by: Callable[[str], str] | None,
+) -> SuggestReport:
+    """``suggest_rules`` on the decisions read."""
+    decided = [row for row in model_decided(decisions.rows) if agent in (None, row.agent)]
+    _check_evidence(
+        decisions.turns, decided, agent, min_support, held_out_fraction, damaged=decisions.damaged
+    )
     by_source = _by_source(decided)
-    sessions = {visit.session_id for visit in visits}
+    sessions = set(decisions.sessions)
     group = held_out_by or str
     held = {sid for sid in sessions if held_out(group(sid), held_out_fraction)}
     found = _Findings()
@@ -208,11 +232,13 @@ def suggest_from_visits(
             rows, held, min_precision=min_precision, min_support=min_support, is_secret=is_secret
         )
         found.left_out.update(found_left_out)
+        holds = _holds(source, rows, learning, graph)
         kept, withheld = _check_source(
             source,
             learning.rules,
             rows,
-            visits=visits,
+            holds,
+            visits=decisions.rows,
             held=held,
             graph=graph,
             base=accepted_graph,
@@ -223,9 +249,9 @@ def suggest_from_visits(
         found.withheld.extend(withheld)
         found.withheld.extend(_conflicting(source, learning.contested, min_precision))
         accepted_graph = with_rules(accepted_graph, [s.edge for s in kept])
-        found.inconsistent.extend(_inconsistencies(source, rows, learning.atoms))
+        found.inconsistent.extend(_inconsistencies(source, rows, learning.atoms, holds))
     report = found.report(sessions=sessions, held=held, by_source=by_source, on_cycle=on_cycle)
-    return replace(report, damaged=dict(damaged or {}))
+    return replace(report, damaged=dict(decisions.damaged))
 
 
 def _damaged_note(damaged: Mapping[str, str]) -> str:
@@ -236,9 +262,9 @@ def _damaged_note(damaged: Mapping[str, str]) -> str:
     return f"{sessions} left out for a damaged record ({first})"
 
 
-def _by_source(decided: Sequence[Visit]) -> dict[str, list[Visit]]:
+def _by_source(decided: Sequence[Row]) -> dict[str, list[Row]]:
     """The model's decisions grouped by the agent that made them, in journal order."""
-    by_source: dict[str, list[Visit]] = {}
+    by_source: dict[str, list[Row]] = {}
     for visit in decided:
         by_source.setdefault(visit.agent, []).append(visit)
     return by_source
@@ -258,7 +284,7 @@ class _Findings:
         *,
         sessions: set[str],
         held: set[str],
-        by_source: Mapping[str, Sequence[Visit]],
+        by_source: Mapping[str, Sequence[Row]],
         on_cycle: str,
     ) -> SuggestReport:
         """The report of these findings on ``sessions``, ``held`` of them held out."""
@@ -284,8 +310,8 @@ def _check_thresholds(min_precision: float, min_support: int, fraction: float) -
 
 
 def _check_evidence(
-    visits: Sequence[Visit],
-    decided: Sequence[Visit],
+    turns: int,
+    decided: Sequence[Row],
     agent: str | None,
     min_support: int,
     fraction: float,
@@ -294,7 +320,7 @@ def _check_evidence(
 ) -> None:
     """Enough decisions to learn from; when not, the sessions left out are named too."""
     try:
-        _check_enough(visits, decided, agent, min_support, fraction)
+        _check_enough(turns, decided, agent, min_support, fraction)
     except RuleLearningError as exc:
         if damaged:  # the sessions left out may be why the evidence is short
             raise RuleLearningError(f"{exc}; {_damaged_note(damaged)}") from None
@@ -302,14 +328,14 @@ def _check_evidence(
 
 
 def _check_enough(
-    visits: Sequence[Visit],
-    decided: Sequence[Visit],
+    turns: int,
+    decided: Sequence[Row],
     agent: str | None,
     min_support: int,
     fraction: float,
 ) -> None:
     handoffs = sum(1 for visit in decided if visit.outcome == "llm")
-    if not visits:
+    if not turns:
         raise RuleLearningError(
             "the journal holds no agent turns to learn from (no sessions, or the filters left "
             "none); run the swarm with a journal first, or widen --since/--until/--prefix/--tag"
@@ -317,7 +343,7 @@ def _check_enough(
     if handoffs == 0:
         who = f" by agent {agent!r}" if agent else ""
         raise RuleLearningError(
-            f"the journal holds no model-decided handoffs{who} ({len(visits)} agent turns read): "
+            f"the journal holds no model-decided handoffs{who} ({turns} agent turns read): "
             "there is nothing a rule could save; check --agent, or run more sessions"
         )
     needed = int(min_support / fraction) + 1
@@ -331,15 +357,15 @@ def _check_enough(
 
 
 def _learn_source(
-    rows: Sequence[Visit],
+    rows: Sequence[Row],
     held: set[str],
     *,
     min_precision: float,
     min_support: int,
     is_secret: Callable[[str], bool],
 ) -> tuple[Learning, dict[str, str]]:
-    states = [visit.points[-1].context for visit in rows]
-    found = candidates(states, is_secret=is_secret, skip=RESERVED_KEY)
+    contexts = (context_of(row.points[-1]) for row in rows)
+    found = candidates(contexts, is_secret=is_secret, skip=RESERVED_KEY)
     tests = found.tests
     labels: dict[str | None, list[int]] = {}
     train_rows: list[int] = []
@@ -348,7 +374,7 @@ def _learn_source(
         if visit.session_id not in held:
             train_rows.append(index)
     label_bits = {target: bitset(indices) for target, indices in labels.items()}
-    words = [visit.points[-1].facts.get(USER_WORDS_FACT) for visit in rows]
+    words = [words_of(row.points[-1]) for row in rows]
     tests = [*tests, *word_tests(words, labels, train_rows, min_support=min_support)]
     # The held-out part checks the thresholds; on the training part a rule needs the same
     # support, which its ~2x larger size gives any rule that can pass.
@@ -369,12 +395,27 @@ def _priorities(source: str, graph: HandoffGraph | None, count: int) -> list[int
     return [low - 1 - index for index in range(count)]
 
 
+def _holds(
+    source: str, rows: Sequence[Row], learning: Learning, graph: HandoffGraph | None
+) -> Holds:
+    """Which of the source's conditions (the graph's own and the learned) hold where, and
+    the rows' values on the paths inconsistencies are grouped by."""
+    whens = [*(edge.when for edge in _own(source, graph)), *(r.when for r in learning.rules)]
+    return Holds(source, rows, whens, _equal_paths(learning.atoms), _equality)
+
+
+def _own(source: str, graph: HandoffGraph | None) -> list[Edge]:
+    """The graph's own edges from ``source``, in the order it tries them."""
+    return graph.edge_list(source) if graph is not None and source in graph else []
+
+
 def _check_source(
     source: str,
     learned: Sequence[Learned],
-    rows: Sequence[Visit],
+    rows: Sequence[Row],
+    holds: Holds,
     *,
-    visits: Sequence[Visit],
+    visits: Sequence[Row],
     held: set[str],
     graph: HandoffGraph | None,
     base: HandoffGraph | None,
@@ -384,6 +425,7 @@ def _check_source(
     """Keep the learned rules that meet the thresholds on held-out decisions, judging the
     whole list as the graph would run it; re-judge after dropping any that fail."""
     kept = list(learned)
+    tried = {id(rule): len(_own(source, graph)) + index for index, rule in enumerate(learned)}
     withheld: list[Withheld] = []
     while True:
         priorities = _priorities(source, graph, len(kept))
@@ -396,7 +438,10 @@ def _check_source(
             withheld.append(refused(edges[refusal[0]], refusal[1]))
             del kept[refusal[0]]
             continue
-        evidence = _evidence(edges, rows, with_rules(base, edges), held)
+        judged = _Judged(
+            source=source, edges=edges, tried=[tried[id(rule)] for rule in kept], graph=graph
+        )
+        evidence = _evidence(judged, rows, holds, merged=with_rules(base, edges), held=held)
         drop = _first_failing(edges, evidence, min_precision=min_precision, min_support=min_support)
         if drop is None:
             break
@@ -472,36 +517,64 @@ class _Evidence:
         return self.agreed / self.support if self.support else 0.0
 
 
+@dataclass(frozen=True, kw_only=True, slots=True)
+class _Judged:
+    """A rule list being judged: its edges, and each one's index among the source's tried
+    conditions (the graph's own edges from the source come first)."""
+
+    source: str
+    edges: Sequence[Edge]
+    tried: Sequence[int]
+    graph: HandoffGraph | None
+
+
 def _evidence(
-    edges: Sequence[Edge], rows: Sequence[Visit], merged: HandoffGraph, held: set[str]
+    judged: _Judged,
+    rows: Sequence[Row],
+    holds: Holds,
+    *,
+    merged: HandoffGraph,
+    held: set[str],
 ) -> dict[str, _Evidence]:
+    """Each edge's evidence: the rows where, routing from the source as ``merged`` does, it
+    is the edge that fires first."""
+    source, edges = judged.source, judged.edges
     found = {edge.when or "": _Evidence() for edge in edges}
     ours = {(edge.target, edge.when) for edge in edges}
-    for visit in rows:
-        verdict = judge(visit, merged)
-        if verdict is None or (verdict.edge.target, verdict.edge.when) not in ours:
-            continue
-        evidence = found[verdict.edge.when or ""]
-        _count(evidence, verdict, visit.session_id in held)
+    order = merged.edge_list(source)
+    index_of = {
+        (edge.target, edge.when, edge.priority): index
+        for index, edge in enumerate([*_own(source, judged.graph), *edges])
+    }
+    own_count = len(index_of) - len(edges)
+    tried = [
+        index if index < own_count else judged.tried[index - own_count]
+        for index in (index_of[(edge.target, edge.when, edge.priority)] for edge in order)
+    ]
+    for row, fired in zip(rows, holds.fires(tried), strict=True):
+        if fired is not None:
+            edge = order[fired[1]]
+            if (edge.target, edge.when) in ours:
+                _count(found[edge.when or ""], row, fired[0], edge, row.session_id in held)
     return found
 
 
-def _count(evidence: _Evidence, verdict: Verdict, is_held: bool) -> None:
-    agrees = verdict.agrees
-    visit = verdict.visit
-    chosen = visit.target if visit.outcome != "answer" else None
+def _count(evidence: _Evidence, row: Row, at: int, edge: Edge, is_held: bool) -> None:
+    """Count a row where ``edge`` fires first, at its point ``at``."""
+    agrees = row.outcome in ("llm", "rule") and edge.target == row.target
+    chosen = row.target if row.outcome != "answer" else None
     evidence.decided += 1
     if is_held:
         evidence.support += 1
         evidence.agreed += agrees
         evidence.chosen[chosen or KEPT] += 1
     if agrees:
-        evidence.saved_calls += verdict.saved_calls
-        evidence.saved_tokens += verdict.saved_tokens
+        # Model calls from the firing point on (a rule point costs nothing), and their tokens.
+        evidence.saved_calls += sum(1 for point in row.points[at:] if point.call)
+        evidence.saved_tokens += sum(point.tokens for point in row.points[at:])
     else:
-        point = visit.points[verdict.at]
         evidence.counter.append(
-            CounterExample(session_id=visit.session_id, seq=point.seq, chosen=chosen)
+            CounterExample(session_id=row.session_id, seq=row.points[at].seq, chosen=chosen)
         )
 
 
@@ -523,7 +596,7 @@ def _suggestion(edge: Edge, evidence: _Evidence, conflicts: tuple[str, ...]) -> 
     )
 
 
-def _conflicts(edge: Edge, graph: HandoffGraph | None, visits: Sequence[Visit]) -> tuple[str, ...]:
+def _conflicts(edge: Edge, graph: HandoffGraph | None, visits: Sequence[Row]) -> tuple[str, ...]:
     """How the rule meets the edges the swarm's graph already has from its source."""
     if graph is None or edge.source not in graph:
         return ()
@@ -543,7 +616,7 @@ def _conflicts(edge: Edge, graph: HandoffGraph | None, visits: Sequence[Visit]) 
         if visit.agent != edge.source or visit.outcome != "rule" or visit.target == edge.target:
             continue
         point = visit.points[-1] if visit.points else None
-        if point is not None and own.route(edge.source, point.state) is not None:
+        if point is not None and own.route(edge.source, state_of(point)) is not None:
             contradicted[str(visit.target)] += 1
     for target, count in sorted(contradicted.items()):
         found.append(
@@ -553,23 +626,28 @@ def _conflicts(edge: Edge, graph: HandoffGraph | None, visits: Sequence[Visit]) 
     return tuple(found)
 
 
+def _equal_paths(atoms: Sequence[Test]) -> list[str]:
+    """The paths inconsistencies group by value: those of the equality atoms."""
+    return list(dict.fromkeys(a.path for a in atoms if " == " in a.text))
+
+
 def _inconsistencies(
-    source: str, rows: Sequence[Visit], atoms: Sequence[Test]
+    source: str, rows: Sequence[Row], atoms: Sequence[Test], holds: Holds
 ) -> list[Inconsistency]:
     """Rows grouped by the learned features: an equality's path by its value, any other atom
     by whether it holds; groups the model split between targets are reported."""
     if not atoms:
         return []
-    equal_paths = list(dict.fromkeys(a.path for a in atoms if " == " in a.text))
+    equal_paths = _equal_paths(atoms)
     others = [a for a in atoms if " == " not in a.text and a.path not in equal_paths]
     masks = [(a.text, a.bits.to_bytes(len(rows) // 8 + 1, "little")) for a in others]
     groups: dict[str, Counter[str]] = {}
     sessions: dict[str, dict[str, list[str]]] = {}
     for index, visit in enumerate(rows):
-        parts = [_equality(visit.points[-1].context, path) for path in equal_paths]
+        parts = list(holds.equalities[index])
         for text, mask in masks:
-            holds = mask[index >> 3] >> (index & 7) & 1
-            parts.append(text if holds else f"not ({text})")
+            holding = mask[index >> 3] >> (index & 7) & 1
+            parts.append(text if holding else f"not ({text})")
         key = " and ".join(parts)
         chosen = visit.target if visit.outcome == "llm" and visit.target else KEPT
         groups.setdefault(key, Counter())[chosen] += 1
@@ -598,5 +676,15 @@ def _equality(state: Mapping[str, Any], path: str) -> str:
     for part in path.split("."):
         value = value.get(part) if isinstance(value, Mapping) else None
     if isinstance(value, str | bool | int | float) or value is None:
-        return f"{path} == {literal(value)}"
+        key = (path, value.__class__, value)  # True and 1 are one key, but not one literal
+        spelt = _SPELT.get(key)
+        if spelt is None:
+            spelt = f"{path} == {literal(value)}"
+            if len(_SPELT) < 65_536:
+                _SPELT[key] = spelt
+        return spelt
     return f"{path} == {json.dumps(value, sort_keys=True)}"
+
+
+_SPELT: dict[tuple[str, type, Any], str] = {}
+"""``path == value`` texts spelt so far: a path holds the same few values in most rows."""

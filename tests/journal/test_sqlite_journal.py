@@ -343,3 +343,25 @@ def _query(path: Path, statement: str) -> list[tuple[object, ...]]:
         return conn.execute(statement).fetchall()
     finally:
         conn.close()
+
+
+async def test_read_paths_extracts_only_the_values_asked_for(tmp_path: Path) -> None:
+    """One path gives its JSON text (None where absent), several a JSON array; other kinds
+    give None; records that are not JSON leave the caller to read them whole."""
+    records = [
+        JournalRecord(session_id="b", seq=0, kind="call", data={"turn": 2, "u": {"n": 5}}),
+        JournalRecord(session_id="a", seq=0, kind="call", data={"turn": 1, "s": "caf\u00e9"}),
+        JournalRecord(session_id="a", seq=1, kind="note", data={"turn": 9}),
+    ]
+    with SQLiteJournal(tmp_path / "j.sqlite3") as journal:
+        await journal.append(records[:1])
+        await journal.append(records[1:])
+        paths = {"call": ("$.turn", ("$.s", "$.u.n", "$.gone"))}
+        assert await journal.read_paths(["b", "a", "missing"], paths) == [
+            ("a", 0, "call", "1", '["caf\u00e9",null,null]'),
+            ("a", 1, "note", None, None),
+            ("b", 0, "call", "2", "[null,5,null]"),
+        ]
+        with sqlite3.connect(tmp_path / "j.sqlite3") as other:
+            other.execute("UPDATE records SET data = 'not json' WHERE session_id = 'b'")
+        assert await journal.read_paths(["a", "b"], paths) is None

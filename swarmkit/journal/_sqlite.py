@@ -217,15 +217,10 @@ class SQLiteJournal:
     async def read_paths(
         self, session_ids: Sequence[str], paths: Mapping[str, Sequence[str | Sequence[str]]]
     ) -> list[tuple[object, ...]] | None:
-        """Only some values of the listed sessions' records, extracted by SQLite, in one
-        query per 500 sessions: rows ``(session id, seq, kind, text, ...)`` in session and seq
-        order. ``paths`` maps a record kind to JSON paths (``'$.request.tools'``): each row of
-        that kind holds the JSON text at each path (None where absent), or for a tuple of
-        paths a JSON array of their values (null where absent); other kinds hold None. None
-        when the journal cannot answer so (it seals, or its SQLite has no JSON functions, or a
-        record is not JSON): read the records instead. A path ending in a plain name is read
-        only from records whose text holds that name as a key (``"error":``): the journal writes
-        such names unescaped, so the others lack it, and are not parsed for it."""
+        """The values at ``paths`` (kind -> JSON paths) of the sessions' records, extracted
+        by SQLite, one query per 500 sessions: rows ``(session id, seq, kind, text, ...)``
+        as ``_sqlite_seals._select_paths`` says; None when the journal cannot answer so
+        (sealed, no JSON functions): read the records instead."""
         ids, _ = many_asked(session_ids, None)
         return self._run("read", lambda conn: self._seals.read_paths(conn, ids, paths))
 

@@ -133,7 +133,7 @@ class SQLiteSeals:
         self, conn: sqlite3.Connection, session_ids: Sequence[str], paths: PathsAsked
     ) -> list[tuple[object, ...]] | None:
         """Rows (session id, seq, kind, texts...) of many sessions in one read transaction,
-        each text the JSON at one of the kind's paths (see ``SQLiteJournal.read_paths``);
+        each text the JSON at one of the kind's paths (see ``_select_paths``);
         None when the journal was ever sealed, or its SQLite cannot extract JSON."""
         if self.cipher is not None or self._seals_exist(conn):
             return None
@@ -250,6 +250,11 @@ _SEALED_ROW = '(substr(data, 1, 12) = \'{"chained":"\' OR substr(data, 1, 11) = 
 def _select_paths(
     conn: sqlite3.Connection, session_ids: Sequence[str], paths: PathsAsked
 ) -> list[tuple[object, ...]] | None:
+    """Each row of a kind in ``paths`` holds the JSON text at each of its paths (None where
+    absent), or for a tuple of paths a JSON array of their values (null where absent); rows of
+    other kinds hold None. A path ending in a plain name is read only from records whose text
+    holds that name as a key (``"error":``): the journal writes such names unescaped, so the
+    others lack it and are not parsed for it."""
     columns, bound = _path_columns(paths)
     rows: list[tuple[object, ...]] = []
     for start in range(0, len(session_ids), _MANY_CHUNK):

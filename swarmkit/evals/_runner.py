@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from swarmkit.evals._approvals import ApprovingSwarms, SwarmSource
 from swarmkit.evals._graders import (
     Expectation,
     Grader,
@@ -15,6 +16,7 @@ from swarmkit.evals._graders import (
     grade,
     trial_cost,
 )
+from swarmkit.evals._kept import KeepingJournal
 from swarmkit.evals._report import EvalReport, Mode, TrialResult, group_trials
 from swarmkit.evals._suggested import suggested_rules
 from swarmkit.evals._tasks import Task, TaskSet
@@ -30,28 +32,13 @@ from swarmkit.evals._trial import (
 )
 from swarmkit.evals._users import ModelUser, ScriptedUser, User, UserTurn, next_scripted
 from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError, SessionNotFoundError
-from swarmkit.interrupts import Decision, PendingDecision, approve, reject
 from swarmkit.journal import InMemoryJournal, Journal, JournalRecord
 from swarmkit.limits import CostFunction, UsageLimits
 from swarmkit.runtime import DEFAULT_RUNTIME
 from swarmkit.swarm import Swarm
 
-SwarmSource = Swarm | Callable[[Task, int], Swarm]
-"""The swarm under evaluation, or a function (task, trial number) -> Swarm for a fresh one per
-trial (a scripted model per trial, say)."""
-
 Progress = Callable[[int, int], None]
 """Called after each trial with (trials done, trials in all)."""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class _Approver:
-    """The simulated human who answers a task's pauses for approval."""
-
-    answer: str
-
-    async def decide(self, pending: PendingDecision) -> Decision | None:
-        return approve() if self.answer == "approve" else reject("the approver declined")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -179,13 +166,15 @@ async def _live_trials(
     gate = asyncio.Semaphore(concurrency)
     jobs = [(task, n) for task in settings.tasks.tasks for n in range(1, trials + 1)]
     done = 0
+    swarms, kept = ApprovingSwarms(swarm), KeepingJournal(settings.journal)
 
     async def one(task: Task, number: int) -> TrialResult:
         nonlocal done
         async with gate:
-            stored = await _live_trial(settings, swarm, task, number)
+            stored = await _live_trial(settings, swarms, kept, task, number)
             await manifest.add(TRIAL_FINISHED, stored.to_data())
-            result = await _graded(settings, stored, expected[task.id])
+            records = await kept.take(stored.sessions)
+            result = _graded(settings, stored, records, expected[task.id])
         done += 1
         if progress is not None:
             progress(done, len(jobs))
@@ -209,7 +198,8 @@ async def regrade(
     results = []
     for trial in stored:
         if trial.task_id in expected:
-            results.append(await _graded(settings, trial, expected[trial.task_id]))
+            records = await _read(journal, trial.sessions)
+            results.append(_graded(settings, trial, records, expected[trial.task_id]))
     return await _with_suggestions(_report(settings, "regrade", results, k, source=run_id), journal)
 
 
@@ -234,17 +224,19 @@ async def replay(
     expected = {t.id: await expectation(t, tasks.domain) for t in tasks.tasks}
     results: list[TrialResult] = []
     steps = 0
+    swarms = ApprovingSwarms(swarm)
     for trial in stored:
         task = tasks.get(trial.task_id)
         if task is None:
             continue
-        outcome = await _replayed(settings, _swarm_for(swarm, task, trial.number), task, trial)
+        outcome = await _replayed(settings, swarms.for_trial(task, trial.number), task, trial)
         if isinstance(outcome, TrialResult):
             results.append(outcome)
             continue
-        replayed, records = outcome
-        steps += records
-        results.append(await _graded(settings, replayed, expected[task.id]))
+        replayed, count = outcome
+        steps += count
+        records = await _read(journal, replayed.sessions)
+        results.append(_graded(settings, replayed, records, expected[task.id]))
     report = _report(settings, "replay", results, k, source=run_id, steps=steps)
     return await _with_suggestions(report, journal)
 
@@ -293,12 +285,8 @@ async def eval_runs(journal: Journal) -> tuple[str, ...]:
     )
 
 
-def _swarm_for(source: SwarmSource, task: Task, number: int) -> Swarm:
-    return source if isinstance(source, Swarm) else source(task, number)
-
-
 async def _live_trial(
-    settings: _Settings, source: SwarmSource, task: Task, number: int
+    settings: _Settings, swarms: ApprovingSwarms, kept: KeepingJournal, task: Task, number: int
 ) -> StoredTrial:
     database = task.initial_database(settings.tasks.domain)
     base = trial_session_id(settings.run_id, task.id, number)
@@ -308,8 +296,7 @@ async def _live_trial(
     users: list[str] = []
     previous: Any = None
     try:
-        swarm = _swarm_for(source, task, number)
-        approving = swarm.with_seams(decisions=_Approver(answer=task.approvals))
+        approving = swarms.for_trial(task, number)
         for turn in range(1, settings.max_turns + 1):
             said = _turn(settings, task=task, trial=stored, number=turn, dialogue=dialogue)
             message = await settings.user.speak(said)
@@ -325,7 +312,7 @@ async def _live_trial(
                 context=task.context,
                 deps=database,
                 session_id=session,
-                journal=settings.journal,
+                journal=kept,
                 history=previous,
                 limits=settings.limits,
             )
@@ -349,14 +336,13 @@ def _answer_text(result: Any) -> str:
 
 
 async def _replayed(
-    settings: _Settings, swarm: Swarm, task: Task, trial: StoredTrial
+    settings: _Settings, approving: Swarm, task: Task, trial: StoredTrial
 ) -> tuple[StoredTrial, int] | TrialResult:
-    """The trial re-run from the journal with its tools executed on a fresh database, or a
-    drifted result."""
+    """The trial re-run from the journal by the approving swarm, with its tools executed on
+    a fresh database, or a drifted result."""
     database = task.initial_database(settings.tasks.domain)
     dialogue = _Dialogue()
     records = 0
-    approving = swarm.with_seams(decisions=_Approver(answer=task.approvals))
     try:
         for i, session in enumerate(trial.sessions):
             said = _turn(settings, task=task, trial=trial, number=i + 1, dialogue=dialogue)
@@ -420,8 +406,17 @@ def _turn(
     )
 
 
-async def _graded(settings: _Settings, stored: StoredTrial, expected: Expectation) -> TrialResult:
-    sessions = [await settings.journal.read(s) for s in stored.sessions]
+async def _read(journal: Journal, sessions: Sequence[str]) -> list[tuple[JournalRecord, ...]]:
+    return [await journal.read(s) for s in sessions]
+
+
+def _graded(
+    settings: _Settings,
+    stored: StoredTrial,
+    sessions: Sequence[Sequence[JournalRecord]],
+    expected: Expectation,
+) -> TrialResult:
+    """The trial graded from its agent sessions' records."""
     return grade_trial(
         Trial(stored=stored, facts=route_facts(sessions)),
         expected,

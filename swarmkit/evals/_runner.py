@@ -161,26 +161,24 @@ async def _live_trials(
     concurrency: int,
     progress: Progress | None,
 ) -> list[TrialResult]:
-    """Every task's ``trials`` trials, ``concurrency`` at once: each is added to the manifest
-    and graded as it finishes, then counted in ``progress``."""
-    gate = asyncio.Semaphore(concurrency)
+    """Every task's ``trials`` trials, in that order, run by ``concurrency`` workers: each
+    trial is added to the manifest and graded as it finishes, then counted in ``progress``."""
     jobs = [(task, n) for task in settings.tasks.tasks for n in range(1, trials + 1)]
-    done = 0
+    results: dict[int, TrialResult] = {}
+    waiting = iter(enumerate(jobs))  # shared: a worker takes the next job when it is free
     swarms, kept = ApprovingSwarms(swarm), KeepingJournal(settings.journal)
 
-    async def one(task: Task, number: int) -> TrialResult:
-        nonlocal done
-        async with gate:
+    async def worker() -> None:
+        for index, (task, number) in waiting:
             stored = await _live_trial(settings, swarms, kept, task, number)
             await manifest.add(TRIAL_FINISHED, stored.to_data())
             records = await kept.take(stored.sessions)
-            result = _graded(settings, stored, records, expected[task.id])
-        done += 1
-        if progress is not None:
-            progress(done, len(jobs))
-        return result
+            results[index] = _graded(settings, stored, records, expected[task.id])
+            if progress is not None:
+                progress(len(results), len(jobs))
 
-    return await asyncio.gather(*(one(task, n) for task, n in jobs))
+    await asyncio.gather(*(worker() for _ in range(min(concurrency, len(jobs)))))
+    return [results[index] for index in range(len(jobs))]
 
 
 async def regrade(
@@ -490,10 +488,13 @@ class _Manifest:
         self._journal = journal
         self._session = manifest_id(run_id)
         self._lock = asyncio.Lock()
+        self._seq: int | None = None  # asked once: only this object writes the session
 
     async def add(self, kind: str, data: dict[str, Any]) -> None:
         async with self._lock:
-            seq = await self._journal.next_seq(self._session)
+            if self._seq is None:
+                self._seq = await self._journal.next_seq(self._session)
             await self._journal.append(
-                [JournalRecord(session_id=self._session, seq=seq, kind=kind, data=data)]
+                [JournalRecord(session_id=self._session, seq=self._seq, kind=kind, data=data)]
             )
+            self._seq += 1

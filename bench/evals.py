@@ -42,8 +42,12 @@ Took = tuple[float, float]
 
 
 def _clocks() -> Took:
-    gc.collect()  # the other side's garbage is not this side's cost
     return time.process_time(), time.perf_counter()
+
+
+def _start() -> Took:
+    gc.collect()  # the other side's garbage is not this side's cost
+    return _clocks()
 
 
 def _since(start: Took) -> Took:
@@ -54,7 +58,7 @@ def _since(start: Took) -> Took:
 async def _direct(trials: int) -> Took:
     """The same dialogues, run by hand: what an eval costs without the eval."""
     desk, swarm, journal = tasks(), build_swarm(), InMemoryJournal()
-    start = _clocks()
+    start = _start()
     approving = {a: swarm.with_seams(decisions=_Approver(a)) for a in ("approve", "reject")}
     for n in range(trials):
         for task in desk.tasks:
@@ -81,7 +85,7 @@ async def _direct(trials: int) -> Took:
 
 async def _eval(trials: int) -> Took:
     desk, swarm, journal = tasks(), build_swarm(), InMemoryJournal()
-    start = _clocks()
+    start = _start()
     report = await evaluate(desk, swarm, trials=trials, journal=journal, concurrency=1)
     took = _since(start)
     assert report.trials

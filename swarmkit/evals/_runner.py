@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -77,9 +77,10 @@ async def evaluate(
     nothing, fails with its reason (a task a scripted user cannot open: ConfigurationError).
     """
     _check_counts(trials, concurrency)
+    kept = KeepingJournal(journal or InMemoryJournal())
     settings = _Settings(
         tasks=tasks,
-        journal=journal or InMemoryJournal(),
+        journal=kept,
         run_id=run_id or DEFAULT_RUNTIME.new_id()[:12],
         user=user or ScriptedUser(),
         graders=tuple(graders or default_graders(price)),
@@ -89,18 +90,18 @@ async def evaluate(
     )
     _check_openings(tasks, settings.user)
     manifest = await _started_manifest(settings, trials)
-    expected = {t.id: await expectation(t, tasks.domain) for t in tasks.tasks}
     results = await _live_trials(
         settings,
         swarm,
         manifest,
-        expected,
+        kept=kept,
         trials=trials,
         concurrency=concurrency,
         progress=progress,
     )
-    report = await _with_suggestions(_report(settings, "live", results, trials), settings.journal)
-    return await _closed(manifest, report)
+    report = _report(settings, "live", results, trials)
+    # The trials' records are in memory: the learner reads them there, as the graders did.
+    return await _closed(manifest, await _with_suggestions(report, kept.reading_kept()))
 
 
 def _check_counts(trials: int, concurrency: int) -> None:
@@ -155,24 +156,25 @@ async def _live_trials(
     settings: _Settings,
     swarm: SwarmSource,
     manifest: _Manifest,
-    expected: Mapping[str, Expectation],
     *,
+    kept: KeepingJournal,
     trials: int,
     concurrency: int,
     progress: Progress | None,
 ) -> list[TrialResult]:
     """Every task's ``trials`` trials, in that order, run by ``concurrency`` workers: each
     trial is added to the manifest and graded as it finishes, then counted in ``progress``."""
+    expected = {t.id: await expectation(t, settings.tasks.domain) for t in settings.tasks.tasks}
     jobs = [(task, n) for task in settings.tasks.tasks for n in range(1, trials + 1)]
     results: dict[int, TrialResult] = {}
     waiting = iter(enumerate(jobs))  # shared: a worker takes the next job when it is free
-    swarms, kept = ApprovingSwarms(swarm), KeepingJournal(settings.journal)
+    swarms = ApprovingSwarms(swarm)
 
     async def worker() -> None:
         for index, (task, number) in waiting:
-            stored = await _live_trial(settings, swarms, kept, task, number)
+            stored = await _live_trial(settings, swarms, task, number)
             await manifest.add(TRIAL_FINISHED, stored.to_data())
-            records = await kept.take(stored.sessions)
+            records = [await kept.kept(s) for s in stored.sessions]
             results[index] = _graded(settings, stored, records, expected[task.id])
             if progress is not None:
                 progress(len(results), len(jobs))
@@ -284,7 +286,7 @@ async def eval_runs(journal: Journal) -> tuple[str, ...]:
 
 
 async def _live_trial(
-    settings: _Settings, swarms: ApprovingSwarms, kept: KeepingJournal, task: Task, number: int
+    settings: _Settings, swarms: ApprovingSwarms, task: Task, number: int
 ) -> StoredTrial:
     database = task.initial_database(settings.tasks.domain)
     base = trial_session_id(settings.run_id, task.id, number)
@@ -310,7 +312,7 @@ async def _live_trial(
                 context=task.context,
                 deps=database,
                 session_id=session,
-                journal=kept,
+                journal=settings.journal,
                 history=previous,
                 limits=settings.limits,
             )

@@ -2,7 +2,9 @@
 
 Measured side by side in one run, on the offline DeskModel and an in-memory journal:
 - eval overhead: `evaluate` on every task vs running the same dialogues directly with
-  `swarm.run` into the same kind of journal (ratio; target <= 1.10);
+  `swarm.run` into the same kind of journal, each task's approver answering as the task says
+  (ratio of CPU time, min / median / max over the rounds, after one round to warm up; wall
+  time beside it; target <= 1.10);
 - regrading 1,000 stored trials (seconds; target <= 2);
 - replay mode: journal steps replayed per second (target >= 5,000).
 
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import statistics
 import time
 
@@ -21,18 +24,42 @@ from _size import size
 from swarmkit import InMemoryJournal
 from swarmkit.evals import evaluate, next_scripted, regrade, replay
 from swarmkit.evals.support_desk import build_swarm, tasks
-from swarmkit.interrupts import Decision, PendingDecision, approve
+from swarmkit.interrupts import Decision, PendingDecision, approve, reject
 
 
-class _Approve:
+class _Approver:
+    """The simulated supervisor, answering as each task says (one task rejects its refund)."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+
     async def decide(self, pending: PendingDecision) -> Decision | None:
-        return approve()
+        return approve() if self.answer == "approve" else reject("the approver declined")
 
 
-async def _direct(trials: int) -> float:
+Took = tuple[float, float]
+"""(CPU seconds, wall seconds)."""
+
+
+def _clocks() -> Took:
+    return time.process_time(), time.perf_counter()
+
+
+def _start() -> Took:
+    gc.collect()  # the other side's garbage is not this side's cost
+    return _clocks()
+
+
+def _since(start: Took) -> Took:
+    now = _clocks()
+    return now[0] - start[0], now[1] - start[1]
+
+
+async def _direct(trials: int) -> Took:
     """The same dialogues, run by hand: what an eval costs without the eval."""
     desk, swarm, journal = tasks(), build_swarm(), InMemoryJournal()
-    start = time.perf_counter()
+    start = _start()
+    approving = {a: swarm.with_seams(decisions=_Approver(a)) for a in ("approve", "reject")}
     for n in range(trials):
         for task in desk.tasks:
             database, previous = task.initial_database(desk.domain), None
@@ -42,42 +69,48 @@ async def _direct(trials: int) -> float:
                 if message is None:
                     break
                 sid = f"d-{task.id}-{n}" + ("" if turn == 1 else f"__turn_{turn}")
-                previous = await swarm.run(
+                previous = await approving[task.approvals].run(
                     message,
                     context=task.context,
                     deps=database,
                     session_id=sid,
                     journal=journal,
                     history=previous,
-                    decisions=_Approve(),
                 )
                 said.append(previous.final_output_text or "")
                 if previous.stop_reason != "final_output":
                     break
-    return time.perf_counter() - start
+    return _since(start)
 
 
-async def _eval(trials: int) -> float:
-    journal = InMemoryJournal()
-    start = time.perf_counter()
-    report = await evaluate(tasks(), build_swarm(), trials=trials, journal=journal, concurrency=1)
+async def _eval(trials: int) -> Took:
+    desk, swarm, journal = tasks(), build_swarm(), InMemoryJournal()
+    start = _start()
+    report = await evaluate(desk, swarm, trials=trials, journal=journal, concurrency=1)
+    took = _since(start)
     assert report.trials
-    return time.perf_counter() - start
+    return took
+
+
+def _spread(ratios: list[float]) -> str:
+    low, mid, high = min(ratios), statistics.median(ratios), max(ratios)
+    return f"{mid:.3f}x (min {low:.3f}, max {high:.3f})"
 
 
 async def main(rounds: int) -> None:
     trials = size(5)
-    ratios = []
+    await _eval(1), await _direct(1)  # imports and caches warm, outside the rounds
+    cpu, wall = [], []
     for i in range(rounds):
         if i % 2:
             direct = await _direct(trials)
-            took = await _eval(trials)
+            evaluated = await _eval(trials)
         else:
-            took = await _eval(trials)
+            evaluated = await _eval(trials)
             direct = await _direct(trials)
-        ratios.append(took / direct)
-    shown = [round(r, 3) for r in ratios]
-    print(f"eval overhead per trial: {statistics.median(ratios):.3f}x direct runs ({shown})")
+        cpu.append(evaluated[0] / direct[0])
+        wall.append(evaluated[1] / direct[1])
+    print(f"eval overhead per trial: CPU {_spread(cpu)} direct runs; wall {_spread(wall)}")
     big = InMemoryJournal()
     report = await evaluate(tasks(), build_swarm(), trials=size(46), journal=big, concurrency=8)
     stored = len(report.trials)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from swarmkit.context import RunContext
@@ -38,6 +38,12 @@ class Expectation:
     """Its domain."""
     database: Database | None
     """The expected end database (reference actions already replayed), if the task says."""
+    database_digest: str | None = field(init=False, default=None, repr=False, compare=False)
+    """``database_hash`` of ``database``, computed once here rather than per trial graded."""
+
+    def __post_init__(self) -> None:
+        if self.database is not None:
+            object.__setattr__(self, "database_digest", database_hash(self.database))
 
 
 class Grader(Protocol):
@@ -82,9 +88,7 @@ class DatabaseGrader:
         """Compare hashes; on failure, show a structural diff."""
         actual = trial.stored.database
         outcome = expected.task.outcome
-        if expected.database is not None and database_hash(actual) != database_hash(
-            expected.database
-        ):
+        if expected.database is not None and database_hash(actual) != expected.database_digest:
             return Grade(
                 grader=self.name,
                 passed=False,

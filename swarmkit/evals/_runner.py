@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from swarmkit.evals._approvals import ApprovingSwarms, SwarmSource
 from swarmkit.evals._graders import (
     Expectation,
     Grader,
@@ -15,6 +16,7 @@ from swarmkit.evals._graders import (
     grade,
     trial_cost,
 )
+from swarmkit.evals._kept import KeepingJournal
 from swarmkit.evals._report import EvalReport, Mode, TrialResult, group_trials
 from swarmkit.evals._suggested import suggested_rules
 from swarmkit.evals._tasks import Task, TaskSet
@@ -30,28 +32,13 @@ from swarmkit.evals._trial import (
 )
 from swarmkit.evals._users import ModelUser, ScriptedUser, User, UserTurn, next_scripted
 from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError, SessionNotFoundError
-from swarmkit.interrupts import Decision, PendingDecision, approve, reject
 from swarmkit.journal import InMemoryJournal, Journal, JournalRecord
 from swarmkit.limits import CostFunction, UsageLimits
 from swarmkit.runtime import DEFAULT_RUNTIME
 from swarmkit.swarm import Swarm
 
-SwarmSource = Swarm | Callable[[Task, int], Swarm]
-"""The swarm under evaluation, or a function (task, trial number) -> Swarm for a fresh one per
-trial (a scripted model per trial, say)."""
-
 Progress = Callable[[int, int], None]
 """Called after each trial with (trials done, trials in all)."""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class _Approver:
-    """The simulated human who answers a task's pauses for approval."""
-
-    answer: str
-
-    async def decide(self, pending: PendingDecision) -> Decision | None:
-        return approve() if self.answer == "approve" else reject("the approver declined")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -90,9 +77,10 @@ async def evaluate(
     nothing, fails with its reason (a task a scripted user cannot open: ConfigurationError).
     """
     _check_counts(trials, concurrency)
+    kept = KeepingJournal(journal or InMemoryJournal())
     settings = _Settings(
         tasks=tasks,
-        journal=journal or InMemoryJournal(),
+        journal=kept,
         run_id=run_id or DEFAULT_RUNTIME.new_id()[:12],
         user=user or ScriptedUser(),
         graders=tuple(graders or default_graders(price)),
@@ -102,18 +90,18 @@ async def evaluate(
     )
     _check_openings(tasks, settings.user)
     manifest = await _started_manifest(settings, trials)
-    expected = {t.id: await expectation(t, tasks.domain) for t in tasks.tasks}
     results = await _live_trials(
         settings,
         swarm,
         manifest,
-        expected,
+        kept=kept,
         trials=trials,
         concurrency=concurrency,
         progress=progress,
     )
-    report = await _with_suggestions(_report(settings, "live", results, trials), settings.journal)
-    return await _closed(manifest, report)
+    report = _report(settings, "live", results, trials)
+    # The trials' records are in memory: the learner reads them there, as the graders did.
+    return await _closed(manifest, await _with_suggestions(report, kept.reading_kept()))
 
 
 def _check_counts(trials: int, concurrency: int) -> None:
@@ -168,30 +156,31 @@ async def _live_trials(
     settings: _Settings,
     swarm: SwarmSource,
     manifest: _Manifest,
-    expected: Mapping[str, Expectation],
     *,
+    kept: KeepingJournal,
     trials: int,
     concurrency: int,
     progress: Progress | None,
 ) -> list[TrialResult]:
-    """Every task's ``trials`` trials, ``concurrency`` at once: each is added to the manifest
-    and graded as it finishes, then counted in ``progress``."""
-    gate = asyncio.Semaphore(concurrency)
+    """Every task's ``trials`` trials, in that order, run by ``concurrency`` workers: each
+    trial is added to the manifest and graded as it finishes, then counted in ``progress``."""
+    expected = {t.id: await expectation(t, settings.tasks.domain) for t in settings.tasks.tasks}
     jobs = [(task, n) for task in settings.tasks.tasks for n in range(1, trials + 1)]
-    done = 0
+    results: dict[int, TrialResult] = {}
+    waiting = iter(enumerate(jobs))  # shared: a worker takes the next job when it is free
+    swarms = ApprovingSwarms(swarm)
 
-    async def one(task: Task, number: int) -> TrialResult:
-        nonlocal done
-        async with gate:
-            stored = await _live_trial(settings, swarm, task, number)
+    async def worker() -> None:
+        for index, (task, number) in waiting:
+            stored = await _live_trial(settings, swarms, task, number)
             await manifest.add(TRIAL_FINISHED, stored.to_data())
-            result = await _graded(settings, stored, expected[task.id])
-        done += 1
-        if progress is not None:
-            progress(done, len(jobs))
-        return result
+            records = [await kept.kept(s) for s in stored.sessions]
+            results[index] = _graded(settings, stored, records, expected[task.id])
+            if progress is not None:
+                progress(len(results), len(jobs))
 
-    return await asyncio.gather(*(one(task, n) for task, n in jobs))
+    await asyncio.gather(*(worker() for _ in range(min(concurrency, len(jobs)))))
+    return [results[index] for index in range(len(jobs))]
 
 
 async def regrade(
@@ -209,7 +198,8 @@ async def regrade(
     results = []
     for trial in stored:
         if trial.task_id in expected:
-            results.append(await _graded(settings, trial, expected[trial.task_id]))
+            records = await _read(journal, trial.sessions)
+            results.append(_graded(settings, trial, records, expected[trial.task_id]))
     return await _with_suggestions(_report(settings, "regrade", results, k, source=run_id), journal)
 
 
@@ -234,17 +224,19 @@ async def replay(
     expected = {t.id: await expectation(t, tasks.domain) for t in tasks.tasks}
     results: list[TrialResult] = []
     steps = 0
+    swarms = ApprovingSwarms(swarm)
     for trial in stored:
         task = tasks.get(trial.task_id)
         if task is None:
             continue
-        outcome = await _replayed(settings, _swarm_for(swarm, task, trial.number), task, trial)
+        outcome = await _replayed(settings, swarms.for_trial(task, trial.number), task, trial)
         if isinstance(outcome, TrialResult):
             results.append(outcome)
             continue
-        replayed, records = outcome
-        steps += records
-        results.append(await _graded(settings, replayed, expected[task.id]))
+        replayed, count = outcome
+        steps += count
+        records = await _read(journal, replayed.sessions)
+        results.append(_graded(settings, replayed, records, expected[task.id]))
     report = _report(settings, "replay", results, k, source=run_id, steps=steps)
     return await _with_suggestions(report, journal)
 
@@ -293,12 +285,8 @@ async def eval_runs(journal: Journal) -> tuple[str, ...]:
     )
 
 
-def _swarm_for(source: SwarmSource, task: Task, number: int) -> Swarm:
-    return source if isinstance(source, Swarm) else source(task, number)
-
-
 async def _live_trial(
-    settings: _Settings, source: SwarmSource, task: Task, number: int
+    settings: _Settings, swarms: ApprovingSwarms, task: Task, number: int
 ) -> StoredTrial:
     database = task.initial_database(settings.tasks.domain)
     base = trial_session_id(settings.run_id, task.id, number)
@@ -308,8 +296,7 @@ async def _live_trial(
     users: list[str] = []
     previous: Any = None
     try:
-        swarm = _swarm_for(source, task, number)
-        approving = swarm.with_seams(decisions=_Approver(answer=task.approvals))
+        approving = swarms.for_trial(task, number)
         for turn in range(1, settings.max_turns + 1):
             said = _turn(settings, task=task, trial=stored, number=turn, dialogue=dialogue)
             message = await settings.user.speak(said)
@@ -349,14 +336,13 @@ def _answer_text(result: Any) -> str:
 
 
 async def _replayed(
-    settings: _Settings, swarm: Swarm, task: Task, trial: StoredTrial
+    settings: _Settings, approving: Swarm, task: Task, trial: StoredTrial
 ) -> tuple[StoredTrial, int] | TrialResult:
-    """The trial re-run from the journal with its tools executed on a fresh database, or a
-    drifted result."""
+    """The trial re-run from the journal by the approving swarm, with its tools executed on
+    a fresh database, or a drifted result."""
     database = task.initial_database(settings.tasks.domain)
     dialogue = _Dialogue()
     records = 0
-    approving = swarm.with_seams(decisions=_Approver(answer=task.approvals))
     try:
         for i, session in enumerate(trial.sessions):
             said = _turn(settings, task=task, trial=trial, number=i + 1, dialogue=dialogue)
@@ -420,8 +406,17 @@ def _turn(
     )
 
 
-async def _graded(settings: _Settings, stored: StoredTrial, expected: Expectation) -> TrialResult:
-    sessions = [await settings.journal.read(s) for s in stored.sessions]
+async def _read(journal: Journal, sessions: Sequence[str]) -> list[tuple[JournalRecord, ...]]:
+    return [await journal.read(s) for s in sessions]
+
+
+def _graded(
+    settings: _Settings,
+    stored: StoredTrial,
+    sessions: Sequence[Sequence[JournalRecord]],
+    expected: Expectation,
+) -> TrialResult:
+    """The trial graded from its agent sessions' records."""
     return grade_trial(
         Trial(stored=stored, facts=route_facts(sessions)),
         expected,
@@ -495,10 +490,13 @@ class _Manifest:
         self._journal = journal
         self._session = manifest_id(run_id)
         self._lock = asyncio.Lock()
+        self._seq: int | None = None  # asked once: only this object writes the session
 
     async def add(self, kind: str, data: dict[str, Any]) -> None:
         async with self._lock:
-            seq = await self._journal.next_seq(self._session)
+            if self._seq is None:
+                self._seq = await self._journal.next_seq(self._session)
             await self._journal.append(
-                [JournalRecord(session_id=self._session, seq=seq, kind=kind, data=data)]
+                [JournalRecord(session_id=self._session, seq=self._seq, kind=kind, data=data)]
             )
+            self._seq += 1

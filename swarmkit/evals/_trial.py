@@ -30,10 +30,13 @@ def trial_session_id(run_id: str, task_id: str, number: int) -> str:
     return f"eval-{run_id}-{task_id}-{number}"
 
 
+# One shared encoder: json.dumps with options builds a new one on every call.
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), default=str)
+
+
 def database_hash(database: Mapping[str, Any]) -> str:
     """A digest of a database that ignores key order."""
-    text = json.dumps(database, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return hashlib.sha256(_CANONICAL.encode(database).encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -7,6 +7,7 @@ from dataclasses import replace
 from swarmkit import InMemoryJournal, RecordingModel
 from swarmkit.evals import Reply, TaskSet, eval_runs, evaluate, grader, regrade, replay
 from swarmkit.evals.support_desk import DeskModel, build_swarm, tasks
+from swarmkit.models import Usage
 
 
 async def test_a_live_run_journals_and_grades_every_trial() -> None:
@@ -86,3 +87,19 @@ async def test_a_trial_that_raises_is_a_failed_trial_with_its_reason() -> None:
     greeting = next(t for t in report.trials if t.task_id == "greeting")
     assert greeting.status == "failed" and "no swarm for you" in greeting.detail
     assert sum(t.passed for t in report.trials) == 20
+
+
+async def test_a_live_run_grades_and_suggests_as_its_regrade_from_the_journal_does() -> None:
+    """Live grading reads the trials' records in memory: a regrade reading them back from the
+    journal gives every trial the same grades, tokens and cost, and the same suggested rules."""
+    journal = InMemoryJournal()
+
+    def price(model: str, usage: Usage) -> float:
+        return usage.total_tokens * 1e-6
+
+    live = await evaluate(tasks(), build_swarm(), trials=3, journal=journal, price=price)
+    again = await regrade(live.run_id, tasks(), journal, price=price)
+
+    assert again.trials == live.trials
+    assert again.suggested_rules == live.suggested_rules
+    assert live.suggested_rules is not None and live.suggested_rules.rules

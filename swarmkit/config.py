@@ -266,9 +266,18 @@ def check_model(model: object, option: str) -> None:
     )
 
 
+_JOURNAL_TYPES: set[type] = set()
+"""Classes that hold every method of ``Journal`` themselves, so each of their instances is one
+(a protocol's ``isinstance`` costs some microseconds, and every run checks its journal)."""
+
+
 def check_journal(journal: object) -> None:
     """A journal setting: a Journal or None (a path is a mistake with a clear fix)."""
-    if journal is None or isinstance(journal, Journal):
+    if journal is None or type(journal) in _JOURNAL_TYPES:
+        return
+    if isinstance(journal, Journal):
+        if issubclass(type(journal), Journal):
+            _JOURNAL_TYPES.add(type(journal))
         return
     hint = f"SQLiteJournal({journal!r})" if isinstance(journal, str) else "SQLiteJournal(path)"
     raise ConfigurationError(

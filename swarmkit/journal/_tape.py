@@ -189,26 +189,11 @@ class Tape:
             await self._flush_costly()
             return None
         if record.kind != "tool_call" or not _same_call(self._redact, record.data, agent, call):
-            self._check_call(record, agent, call, arguments)
+            _check_call(
+                self._cursor, self._redact, record, agent=agent, call=call, arguments=arguments
+            )
         self._advance()
         return None if self._executes_tools else outcome_of(record)
-
-    def _check_call(
-        self, record: JournalRecord, agent: str, call: ToolCall, arguments: str | None
-    ) -> None:
-        """Diverge unless ``record`` holds this tool call as the journal keeps it."""
-        asked = _tool_key(agent, call)
-        if record.kind != "tool_call":
-            self._cursor.diverge(record, "tool_call", kept(self._redact, asked))
-        if "proposed_arguments" in record.data:
-            # Since the audit trail: the record holds what ran, the model's proposal beside it.
-            asked["proposed_arguments"] = call.arguments
-            asked["arguments"] = call.arguments if arguments is None else arguments
-        expected = kept(self._redact, asked)
-        journaled = record.data
-        for key, value in expected.items():
-            if journaled.get(key) != value:
-                self._cursor.diverge(record, "tool_call", expected)
 
     def record_outcome(
         self,
@@ -406,6 +391,30 @@ def with_history(request: ModelRequest, history: RequestHistory | None) -> Model
 
 def _model_data(agent: str, turn: int, request: ModelRequest, digest: str) -> dict[str, Any]:
     return {"agent": agent, "turn": turn, "digest": digest, "request": request_summary(request)}
+
+
+def _check_call(
+    cursor: ReplayCursor,
+    redact: Redactor | None,
+    record: JournalRecord,
+    *,
+    agent: str,
+    call: ToolCall,
+    arguments: str | None,
+) -> None:
+    """Diverge unless ``record`` holds this tool call as the journal keeps it."""
+    asked = _tool_key(agent, call)
+    if record.kind != "tool_call":
+        cursor.diverge(record, "tool_call", kept(redact, asked))
+    if "proposed_arguments" in record.data:
+        # Since the audit trail: the record holds what ran, the model's proposal beside it.
+        asked["proposed_arguments"] = call.arguments
+        asked["arguments"] = call.arguments if arguments is None else arguments
+    expected = kept(redact, asked)
+    journaled = record.data
+    for key, value in expected.items():
+        if journaled.get(key) != value:
+            cursor.diverge(record, "tool_call", expected)
 
 
 def _same_call(

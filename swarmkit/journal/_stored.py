@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Sequence
 from typing import Protocol, overload, runtime_checkable
 
 from swarmkit.journal._records import Journal, JournalRecord, decode_record
+
+_DECODE = json.JSONDecoder().raw_decode
 
 StoredRow = tuple[int, str, object, object]
 """A record as stored: its seq, kind, data as JSON text, and time."""
@@ -38,7 +41,19 @@ class StoredRecords(Sequence[JournalRecord]):
     def __getitem__(self, index: int | slice) -> JournalRecord | StoredRecords:
         if isinstance(index, slice):
             return StoredRecords(self._session_id, self._rows[index])
-        return decode_record(self._session_id, *self._rows[index])
+        seq, kind, text, at = self._rows[index]
+        if type(text) is str and type(at) is float:
+            # What our encoder wrote (a JSON object, nothing around it) is read in one step;
+            # anything else goes through ``decode_record``, its checks and its errors.
+            try:
+                data, end = _DECODE(text)
+            except (ValueError, RecursionError):
+                end = -1
+            if end == len(text) and type(data) is dict:
+                return JournalRecord(
+                    session_id=self._session_id, seq=seq, kind=kind, data=data, at=at
+                )
+        return decode_record(self._session_id, seq, kind, text, at)
 
     def kind(self, index: int) -> str:
         """The kind of the record at ``index``, read without decoding it."""

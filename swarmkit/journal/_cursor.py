@@ -26,8 +26,8 @@ class TimeTravel:
 
     apply: Callable[[Mapping[str, Any]], None]
     """Merges a context update into the run's state."""
-    replayed: Callable[[JournalRecord], None] = lambda record: None
-    """Called with each replayed record, in order (for ``Swarm.history``)."""
+    replayed: Callable[[JournalRecord], None] | None = None
+    """Called with each replayed record, in order (for ``Swarm.history``); None: unwatched."""
     requested: Callable[[int, str, int, ModelRequest], None] | None = None
     """Called with each replayed model call's seq, agent, turn and whole request as sent
     (for ``Swarm.requests``); None spares a replay building whole requests."""
@@ -110,10 +110,8 @@ class ReplayCursor:
         to = self._at + steps
         travel = self.travel
         while True:
-            current = self.next
-            for at in range(self._at, to):
-                # The next record is decoded already; any further one is decoded to be seen.
-                travel.replayed(current if at == self._at and current else self._records[at])
+            if travel.replayed is not None:
+                self._show(to)
             self._at = to
             if to >= self._end:
                 self.done, self.next = True, None
@@ -123,6 +121,14 @@ class ReplayCursor:
                 return
             travel.apply(edit.data["context_update"])
             to += 1
+
+    def _show(self, to: int) -> None:
+        """The records from the next one up to ``to`` to the replay's watcher."""
+        assert self.travel.replayed is not None
+        current = self.next
+        for at in range(self._at, to):
+            # The next record is decoded already; any further one is decoded to be seen.
+            self.travel.replayed(current if at == self._at and current else self._records[at])
 
     def diverge(
         self, record: JournalRecord, kind: str, actual: Mapping[str, Any], *, why: str = ""

@@ -59,6 +59,10 @@ class StoredRecords(Sequence[JournalRecord]):
         """The kind of the record at ``index``, read without decoding it."""
         return self._rows[index][1]
 
+    def kinds(self) -> list[str]:
+        """Every record's kind, in order, read without decoding any."""
+        return [row[1] for row in self._rows]
+
     def only(self, indices: Iterable[int]) -> StoredRecords:
         """The records at ``indices``, in that order, still undecoded."""
         rows = self._rows
@@ -85,7 +89,7 @@ async def read_for_replay(store: Journal, session_id: str) -> Sequence[JournalRe
 def kinds_of(records: Sequence[JournalRecord]) -> Sequence[str]:
     """Each record's kind, in order, without decoding stored records."""
     if isinstance(records, StoredRecords):
-        return [records.kind(index) for index in range(len(records))]
+        return records.kinds()
     return [record.kind for record in records]
 
 

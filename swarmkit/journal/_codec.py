@@ -79,13 +79,17 @@ def _usage_data(usage: Usage) -> dict[str, Any]:
 def response_from_data(data: Mapping[str, Any], agent: str | None = None) -> ModelResponse:
     """A model response read back from journal data (its message said by ``agent``)."""
     calls = tuple(
-        ToolCall(
-            id=c["id"],
-            name=c["name"],
-            arguments=c["arguments"],
-            provider_state=None if "provider_state" not in c else _state_of(c["provider_state"]),
-        )
-        for c in data["tool_calls"]
+        [
+            ToolCall(
+                id=c["id"],
+                name=c["name"],
+                arguments=c["arguments"],
+                provider_state=None
+                if "provider_state" not in c
+                else _state_of(c["provider_state"]),
+            )
+            for c in data["tool_calls"]
+        ]
     )
     message = AssistantMessage(
         content=data["content"],

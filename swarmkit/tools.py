@@ -80,7 +80,7 @@ class ToolResult:
             raise ConfigurationError("ToolResult.goto must be an agent name (a non-empty str)")
         if self.payload is not None and self.goto is None:
             raise ConfigurationError("ToolResult.payload needs goto: name the agent it is for")
-        if not isinstance(self.update, Mapping):
+        if type(self.update) is not dict and not isinstance(self.update, Mapping):
             raise ConfigurationError("ToolResult.update must be a mapping of context keys")
         if (self.again or self.ask_schema is not None) and self.ask is None:
             raise ConfigurationError("ToolResult.again and ask_schema need ask: the question")
@@ -317,12 +317,21 @@ def _calls_data(outcome: ToolOutcome) -> dict[str, Any]:
     return {"calls": {"model": outcome.model_calls, "tool": outcome.tool_calls}}
 
 
+_NOT_COUNTED = _Counted(model_calls=0, tool_calls=0)
+"""A call that made no model or tool calls of its own (every call but a delegation's)."""
+
+
 def outcome_from_data(data: Mapping[str, Any]) -> ToolOutcome:
     """The outcome ``outcome_to_data`` described (journals written before errors had kinds too)."""
     content = str(data["content"])
-    usage = {str(agent): Usage(**used) for agent, used in (data.get("usage") or {}).items()}
-    calls = data.get("calls") or {}
-    counted = _Counted(model_calls=int(calls.get("model", 0)), tool_calls=int(calls.get("tool", 0)))
+    used = data.get("usage")
+    usage = {str(agent): Usage(**spent) for agent, spent in used.items()} if used else {}
+    calls = data.get("calls")
+    counted = (
+        _NOT_COUNTED
+        if not calls
+        else _Counted(model_calls=int(calls.get("model", 0)), tool_calls=int(calls.get("tool", 0)))
+    )
     if not data["is_error"]:
         result = ToolResult(
             output=content,

@@ -287,6 +287,7 @@ CORE_PRIVATE_IMPORTS = {
     ("_sessions", "swarmkit.journal._cursor"),
     ("_sessions", "swarmkit.journal._digest"),
     ("_sessions", "swarmkit.journal._records"),
+    ("_sessions", "swarmkit.journal._stored"),
     ("_sessions", "swarmkit.journal._tape"),
     # A queue of people's notes sit beside a run's records, which resume steps over.
     ("queues.py", "swarmkit.journal._records"),

@@ -56,7 +56,8 @@ def count_tool_call(state: RunState) -> None:
 def add_usage(state: RunState, agent: str, usage: Usage) -> None:
     """Tokens an agent's call (or its sub-run) used."""
     spent = state.budget.usage
-    spent[agent] = spent.get(agent, Usage()) + usage
+    known = spent.get(agent)
+    spent[agent] = usage if known is None else known + usage
 
 
 def add_sub_run(state: RunState, *, model_calls: int, tool_calls: int) -> None:

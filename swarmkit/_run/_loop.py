@@ -393,9 +393,9 @@ class RunLoop:
                 )
 
 
-@dataclass(frozen=True, kw_only=True, slots=True)
+@dataclass(kw_only=True, slots=True)
 class _Call:
-    """One model call while it is under way."""
+    """One model call while it is under way (not frozen: made every step, never changed)."""
 
     request: ModelRequest
     """The request with only its system message (the history is ``history``)."""

@@ -12,7 +12,7 @@ from swarmkit._run._state import RunState, run_context
 from swarmkit.filters import payload_json
 from swarmkit.handoffs import build_legacy_handoff_tool, legacy_peer_description
 from swarmkit.messages import AssistantMessage, SystemMessage
-from swarmkit.models import ModelRequest, ModelSettings, ToolSpec
+from swarmkit.models import ModelRequest, ModelSettings, OutputSchema, ToolSpec
 from swarmkit.plan import AgentPlan
 from swarmkit.spec import SwarmSpec
 
@@ -32,14 +32,45 @@ async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> M
         settings = answer_only(settings)
     settings = offered_choice(settings, tools, state)
     state.offer.tool_choice = settings.tool_choice if tools else None
-    system = SystemMessage(content=await instructions(state, plan))
-    return ModelRequest(
-        messages=(system,),
+    text, schema = await instructions(state, plan), request_schema(plan)
+    payload = _payload_data(state)
+    last = state.offer.requests.get(plan.name)
+    if last is not None and _same_request(
+        last, text=text, tools=tools, settings=settings, schema=schema, payload=payload
+    ):
+        # The agent asks what it asked last time: the same (frozen) request serves, and the
+        # journal's digest of it, taken by identity, is not recomputed.
+        return last
+    request = ModelRequest(
+        messages=(SystemMessage(content=text),),
         tools=tools,
         settings=settings,
         agent=plan.name,
-        output_schema=request_schema(plan),
-        handoff_payload=_payload_data(state),
+        output_schema=schema,
+        handoff_payload=payload,
+    )
+    state.offer.requests[plan.name] = request
+    return request
+
+
+def _same_request(
+    last: ModelRequest,
+    *,
+    text: str,
+    tools: tuple[ToolSpec, ...],
+    settings: ModelSettings,
+    schema: OutputSchema | None,
+    payload: dict[str, Any] | None,
+) -> bool:
+    """Whether ``last`` is the request these parts make (the very same tools, settings and
+    schema, equal instructions, no payload)."""
+    return (
+        payload is None
+        and last.handoff_payload is None
+        and last.tools is tools
+        and last.settings is settings
+        and last.output_schema is schema
+        and last.messages[0].content == text
     )
 
 

@@ -17,7 +17,7 @@ from swarmkit.interrupts import PendingDecision
 from swarmkit.ledger import Reservation
 from swarmkit.limits import LimitBreach, Spend, Spent
 from swarmkit.messages import Message, ToolCall, UserMessage, message_facts
-from swarmkit.models import Usage
+from swarmkit.models import ModelRequest, Usage
 from swarmkit.result import DecidedBy, Failure, HandoffRecord, RuleDecision, RunResult, StopReason
 
 RESERVED_KEY = "swarm"
@@ -192,6 +192,9 @@ class Offer:
     """Peers it offered no transfer to because of ``available_when``."""
     tool_choice: str | None = None
     """Its tool_choice (None when it offered no tools)."""
+    requests: dict[str, ModelRequest] = field(default_factory=dict)
+    """Each agent's latest request (with its system message only), asked again as it is
+    while nothing in it changes."""
 
 
 @dataclass(kw_only=True, slots=True)

@@ -45,6 +45,7 @@ from swarmkit.journal._course import (
 )
 from swarmkit.journal._digest import PartCache
 from swarmkit.journal._records import RecordSink, last_run_record
+from swarmkit.journal._stored import read_for_replay
 from swarmkit.limits import UsageLimits
 from swarmkit.redaction import Redactor
 from swarmkit.result import RunResult, SentRequest, SessionState
@@ -170,7 +171,8 @@ class Sessions:
     ) -> RunResult:
         """Re-run a journaled session from its records (see ``Swarm.replay``): strictly, or
         forked live after ``live_after`` steps."""
-        store, records, start = await self.read(session_id, journal)
+        strict = live_after is None and not execute_tools
+        store, records, start = await self.read(session_id, journal, replaying=strict)
         start = start if prompt is None else replace(start, prompt=prompt)
         if live_after is None:
             course: Course = Replay(
@@ -277,18 +279,22 @@ class Sessions:
         return await _travel.requests(self, session_id, journal, seams=seams)
 
     async def read(
-        self, session_id: str, journal: Journal | None
-    ) -> tuple[Journal, list[JournalRecord], Start]:
+        self, session_id: str, journal: Journal | None, *, replaying: bool = False
+    ) -> tuple[Journal, Sequence[JournalRecord], Start]:
         """A journaled session: the journal it is read from (the call's, else the swarm's),
-        its records and what it was started with."""
+        its records and what it was started with. ``replaying``: for a strict replay, whose
+        records a store may hand over undecoded (each decoded as the run reaches it)."""
         check_journal(journal)
         store = journal or self._journal
         if store is None:
             raise ConfigurationError(
                 f"no journal to read session {session_id!r} from: pass journal= or Swarm(journal=)"
             )
-        records = await store.read(session_id)
-        return store, list(records), start_of(records, session_id)
+        if replaying:
+            records = await read_for_replay(store, session_id)
+        else:
+            records = await store.read(session_id)
+        return store, records, start_of(records, session_id)
 
     async def _rerun(
         self,

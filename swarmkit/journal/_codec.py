@@ -79,27 +79,52 @@ def _usage_data(usage: Usage) -> dict[str, Any]:
 def response_from_data(data: Mapping[str, Any], agent: str | None = None) -> ModelResponse:
     """A model response read back from journal data (its message said by ``agent``)."""
     calls = tuple(
-        ToolCall(
-            id=c["id"],
-            name=c["name"],
-            arguments=c["arguments"],
-            provider_state=_state_of(c.get("provider_state")),
-        )
-        for c in data["tool_calls"]
+        [
+            ToolCall(
+                id=c["id"],
+                name=c["name"],
+                arguments=c["arguments"],
+                provider_state=None
+                if "provider_state" not in c
+                else _state_of(c["provider_state"]),
+            )
+            for c in data["tool_calls"]
+        ]
     )
     message = AssistantMessage(
         content=data["content"],
         tool_calls=calls,
         agent=agent,
-        provider_state=_state_of(data.get("provider_state")),
+        provider_state=_state_of(data["provider_state"]) if "provider_state" in data else None,
     )
     return ModelResponse(
         message=message,
-        usage=Usage(**data["usage"]),
+        usage=_usage_of(data["usage"]),
         finish_reason=data["finish_reason"],
         model=data["model"],
         id=_text_or_none(data.get("id")),
     )
+
+
+def _usage_of(data: Mapping[str, Any]) -> Usage:
+    """Usage read back; the common counts (three of them, nothing else) are shared values, as
+    a long session's calls mostly report the same few."""
+    if len(data) != len(_PLAIN_USAGE) or data.keys() != _PLAIN_USAGE:
+        return Usage(**data)
+    key = (data["prompt_tokens"], data["completion_tokens"], data["total_tokens"])
+    if not (type(key[0]) is int and type(key[1]) is int and type(key[2]) is int):
+        return Usage(**data)  # kept as given (1.0 would find the Usage of 1)
+    known = _USAGES.get(key)
+    if known is None:
+        if len(_USAGES) >= _USAGES_KEPT:
+            _USAGES.clear()
+        known = _USAGES[key] = Usage(**data)
+    return known
+
+
+_PLAIN_USAGE = frozenset({"prompt_tokens", "completion_tokens", "total_tokens"})
+_USAGES: dict[tuple[Any, ...], Usage] = {}
+_USAGES_KEPT = 256
 
 
 def response_of(record: JournalRecord) -> ModelResponse:

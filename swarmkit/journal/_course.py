@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from swarmkit.interrupts import Decision
 from swarmkit.journal._records import PERSON_NOTES, Journal, JournalRecord, RecordSink
+from swarmkit.journal._stored import kinds_of, records_at
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -40,8 +41,9 @@ class Replay:
     """A strict replay: the records are all the run has; it writes nothing and never goes live
     (a step past them is a divergence, not a network call)."""
 
-    records: tuple[JournalRecord, ...]
-    """The session's records as one run (see ``replayable``)."""
+    records: Sequence[JournalRecord]
+    """The session's records as one run (see ``replayable``); a store's undecoded records
+    (``StoredRecords``) are decoded as the run reaches them."""
     journal: Journal | None = None
     """The journal they were read from, where delegated sub-runs' records are read too
     (never written)."""
@@ -87,7 +89,7 @@ Course = Fresh | Mirrored | Replay | Fork | Resume
 """How one run of a session goes."""
 
 
-def prefix_of(course: Course) -> tuple[JournalRecord, ...]:
+def prefix_of(course: Course) -> Sequence[JournalRecord]:
     """The records a course replays before it goes live."""
     match course:
         case Fresh() | Mirrored():
@@ -144,19 +146,27 @@ def resumable_prefix(records: Sequence[JournalRecord]) -> tuple[JournalRecord, .
     of the prefix, every one of them that the session ends with: a session stopped again
     before it took a step resumes from the same place.
     """
-    prefix = list(records)
-    while prefix and prefix[-1].kind == "run_finished":
-        end = prefix[-1].data
+    kept = _resumable(records, kinds_of(records), list(range(len(records))))
+    return tuple(records[index] for index in kept)
+
+
+def _resumable(
+    records: Sequence[JournalRecord], kinds: Sequence[str], kept: list[int]
+) -> list[int]:
+    """``kept`` (indices into ``records``) without the stopped ends it finishes with (see
+    ``resumable_prefix``); only those ends are read."""
+    while kept and kinds[kept[-1]] == "run_finished":
+        end = records[kept[-1]].data
         if end.get("limit"):
             before = "limit_reached"
         elif end.get("stop_reason") == "error" or end.get("cancelled"):
             before = "model_call"
         else:
             break
-        prefix.pop()
-        if prefix and prefix[-1].kind == before and _stopped(prefix[-1]):
-            prefix.pop()
-    return tuple(prefix)
+        kept.pop()
+        if kept and kinds[kept[-1]] == before and _stopped(records[kept[-1]]):
+            kept.pop()
+    return kept
 
 
 def _stopped(record: JournalRecord) -> bool:
@@ -164,17 +174,18 @@ def _stopped(record: JournalRecord) -> bool:
     return record.kind == "limit_reached" or "error" in record.data
 
 
-def replayable(records: Sequence[JournalRecord]) -> tuple[JournalRecord, ...]:
+def replayable(records: Sequence[JournalRecord]) -> Sequence[JournalRecord]:
     """A whole session as one run for replay: an attempt that failed or was stopped by Ctrl-C
-    and then resumed leaves its end (and its failed model call) out, as resume did."""
-    kept: list[JournalRecord] = []
-    records = [r for r in records if r.kind not in PERSON_NOTES]
-    for record in records:
-        ended_early = record.kind == "run_finished" and (
-            record.data.get("stop_reason") == "error" or record.data.get("cancelled")
-        )
-        if ended_early and record is not records[-1]:
-            kept = list(resumable_prefix([*kept, record]))
-        else:
-            kept.append(record)
-    return tuple(kept)
+    and then resumed leaves its end (and its failed model call) out, as resume did. Only the
+    runs' ends are read: stored records stay undecoded."""
+    kinds = kinds_of(records)
+    runs = [index for index, kind in enumerate(kinds) if kind not in PERSON_NOTES]
+    kept: list[int] = []
+    for index in runs:
+        kept.append(index)
+        if kinds[index] != "run_finished" or index == runs[-1]:
+            continue
+        end = records[index].data
+        if end.get("stop_reason") == "error" or end.get("cancelled"):
+            kept = _resumable(records, kinds, kept)
+    return records_at(records, kept)

@@ -12,6 +12,7 @@ from typing import Any, NoReturn
 from swarmkit.exceptions import ReplayDivergenceError
 from swarmkit.journal._codec import UNCOMPARED_KEYS
 from swarmkit.journal._records import PERSON_NOTES, JournalRecord
+from swarmkit.journal._stored import kinds_of, records_at
 from swarmkit.journal._writer import NOTHING_HELD, Held
 from swarmkit.models import ModelRequest
 
@@ -25,8 +26,8 @@ class TimeTravel:
 
     apply: Callable[[Mapping[str, Any]], None]
     """Merges a context update into the run's state."""
-    replayed: Callable[[JournalRecord], None] = lambda record: None
-    """Called with each replayed record, in order (for ``Swarm.history``)."""
+    replayed: Callable[[JournalRecord], None] | None = None
+    """Called with each replayed record, in order (for ``Swarm.history``); None: unwatched."""
     requested: Callable[[int, str, int, ModelRequest], None] | None = None
     """Called with each replayed model call's seq, agent, turn and whole request as sent
     (for ``Swarm.requests``); None spares a replay building whole requests."""
@@ -39,28 +40,44 @@ class ReplayCursor:
     raises ReplayDivergenceError with a diff of what the current code produced.
     """
 
-    __slots__ = ("_at", "_end", "_records", "_session_id", "done", "empty", "next", "travel")
+    __slots__ = (
+        "_at",
+        "_end",
+        "_kinds",
+        "_records",
+        "_session_id",
+        "done",
+        "empty",
+        "next",
+        "travel",
+    )
 
     def __init__(
         self, session_id: str, records: Sequence[JournalRecord], travel: TimeTravel
     ) -> None:
         self._session_id = session_id
         # People's notes (a claim, a reply) come between runs; no run writes or replays them.
-        self._records = tuple(r for r in records if r.kind not in PERSON_NOTES)
-        self._end = len(self._records)
+        kinds = kinds_of(records)
+        self._kinds = kinds
+        if not PERSON_NOTES.isdisjoint(kinds):
+            self._kinds = [kind for kind in kinds if kind not in PERSON_NOTES]
+            records = records_at(records, [i for i, k in enumerate(kinds) if k not in PERSON_NOTES])
+        self._records = records
+        self._end = len(records)
         self._at = 0
         self.travel = travel
         """Watches the replay and applies journaled state edits."""
-        self.empty = not self._records
+        self.empty = not self._end
         """Whether there were no records to replay."""
         self.done = self.empty
         """Whether every record has been replayed (at once, for a run with none)."""
-        self.next: JournalRecord | None = self._records[0] if self._records else None
+        # Stored records are decoded one at a time, here, as the run reaches each.
+        self.next: JournalRecord | None = records[0] if self._end else None
         """The record the run's next step must match (None once done)."""
 
     def at_last(self) -> bool:
         """Whether the cursor stands just past the last record (a resume's pause point)."""
-        return bool(self._records) and self._at == self._end
+        return bool(self._end) and self._at == self._end
 
     def peek(self, ahead: int = 0) -> JournalRecord | None:
         """The record ``ahead`` steps after the next one, if there is one."""
@@ -77,12 +94,13 @@ class ReplayCursor:
     def at_resumed_stop(self) -> bool:
         """Whether a limit's stop (``limit_reached``, ``run_finished``) comes next and the
         records go on after it: a resume went on from it."""
-        kinds = [record.kind for record in self._records[self._at : self._at + 3]]
-        return len(kinds) == 3 and kinds[:2] == ["limit_reached", "run_finished"]
+        kinds = self._kinds[self._at : self._at + 3]
+        return len(kinds) == 3 and kinds[0] == "limit_reached" and kinds[1] == "run_finished"
 
     def expect(self, kind: str, data: Mapping[str, Any]) -> None:
         """The next record must be of ``kind`` and hold ``data`` (the caller steps past it)."""
-        record = self._records[self._at]
+        record = self.next
+        assert record is not None  # the caller checked the records are not used up
         if record.kind != kind or comparable(record.data) != comparable(data):
             self.diverge(record, kind, data)
 
@@ -92,8 +110,8 @@ class ReplayCursor:
         to = self._at + steps
         travel = self.travel
         while True:
-            for record in self._records[self._at : to]:
-                travel.replayed(record)
+            if travel.replayed is not None:
+                self._show(to)
             self._at = to
             if to >= self._end:
                 self.done, self.next = True, None
@@ -103,6 +121,14 @@ class ReplayCursor:
                 return
             travel.apply(edit.data["context_update"])
             to += 1
+
+    def _show(self, to: int) -> None:
+        """The records from the next one up to ``to`` to the replay's watcher."""
+        assert self.travel.replayed is not None
+        current = self.next
+        for at in range(self._at, to):
+            # The next record is decoded already; any further one is decoded to be seen.
+            self.travel.replayed(current if at == self._at and current else self._records[at])
 
     def diverge(
         self, record: JournalRecord, kind: str, actual: Mapping[str, Any], *, why: str = ""

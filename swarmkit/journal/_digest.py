@@ -43,6 +43,7 @@ class RequestDigester:
         self._histories: dict[str, tuple[tuple[Message, ...], Any]] = {}
         self._extensions: dict[str, _Extension] = {}
         self._heads: dict[str, tuple[tuple[object, ...], _Hash]] = {}
+        self._asked: dict[str, tuple[ModelRequest, _Hash]] = {}
 
     def digest(self, request: ModelRequest, history: RequestHistory | None = None) -> str:
         """The request's sha256 as hex; with ``history``, of the request whose messages are
@@ -51,14 +52,20 @@ class RequestDigester:
         Both forms of one request have the same digest; the second costs what was appended
         since the agent's previous request, not its whole history.
         """
-        head = self._head(request)
-        if request.messages:
-            # The system message is new each call; its text alone identifies it (as the journal
-            # would quote it: a handoff payload in it has its secret fields hidden).
-            system = str(request.messages[0].content)
-            if self._redact is not None and self._redact.may_hold_secret(system):
-                system = self._redact.in_text(system)
-            head.update(hashlib.sha256(system.encode()).digest())
+        known = self._asked.get(request.agent)
+        if known is not None and known[0] is request:
+            # The agent asks the very same request again (its history aside): a replayed step.
+            head = known[1].copy()
+        else:
+            head = self._head(request)
+            if request.messages:
+                # The system message's text alone identifies it (as the journal would quote it:
+                # a handoff payload in it has its secret fields hidden).
+                system = str(request.messages[0].content)
+                if self._redact is not None and self._redact.may_hold_secret(system):
+                    system = self._redact.in_text(system)
+                head.update(hashlib.sha256(system.encode()).digest())
+            self._asked[request.agent] = (request, head.copy())
         if history is None:
             head.update(self._history(request.agent, request.messages[1:]).digest())
         else:

@@ -45,6 +45,7 @@ from swarmkit.journal._sqlite_file import (
     is_busy,
 )
 from swarmkit.journal._sqlite_seals import NOT_MARKED, SQLiteSeals, StoredRow, refuse_in_clear
+from swarmkit.journal._stored import StoredRecords
 
 _T = TypeVar("_T")
 
@@ -199,6 +200,15 @@ class SQLiteJournal:
         if not rows:
             raise SessionNotFoundError(session_id)
         return decode_records(session_id, rows)
+
+    async def read_stored(self, session_id: str) -> StoredRecords:
+        """Every record of the session in seq order, each decoded only when it is read (a
+        strict replay's records: the collector never scans thousands of decoded dicts)."""
+        check_session_id(session_id)
+        rows = self._run("read", lambda conn: self._seals.read(conn, session_id))
+        if not rows:
+            raise SessionNotFoundError(session_id)
+        return StoredRecords(session_id, rows)
 
     async def read_many(
         self, session_ids: Sequence[str], *, kinds: Collection[str] | None = None

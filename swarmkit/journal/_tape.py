@@ -45,6 +45,7 @@ class Tape:
         "_decided_at",
         "_decision",
         "_digester",
+        "_executes_tools",
         "_live_step",
         "_prefix_done",
         "_redact",
@@ -72,6 +73,7 @@ class Tape:
         self._redact = redact
         self._digester = RequestDigester(digests, redact)
         self._decision = course.decision if isinstance(course, Resume) else None
+        self._executes_tools = _executes_tools(course)
         self._decided_at: float | None = None
         self._step_digest: str | None = None
         self._live_step = self._prefix_done = False
@@ -186,20 +188,12 @@ class Tape:
             self._check_may_go_live("tool_call", {"agent": agent, "name": call.name})
             await self._flush_costly()
             return None
-        asked = _tool_key(agent, call)
-        if record.kind != "tool_call":
-            self._cursor.diverge(record, "tool_call", kept(self._redact, asked))
-        if "proposed_arguments" in record.data:
-            # Since the audit trail: the record holds what ran, the model's proposal beside it.
-            asked["proposed_arguments"] = call.arguments
-            asked["arguments"] = call.arguments if arguments is None else arguments
-        expected = kept(self._redact, asked)
-        journaled = record.data
-        for key, value in expected.items():
-            if journaled.get(key) != value:
-                self._cursor.diverge(record, "tool_call", expected)
+        if record.kind != "tool_call" or not _same_call(self._redact, record.data, agent, call):
+            _check_call(
+                self._cursor, self._redact, record, agent=agent, call=call, arguments=arguments
+            )
         self._advance()
-        return None if _executes_tools(self._course) else outcome_of(record)
+        return None if self._executes_tools else outcome_of(record)
 
     def record_outcome(
         self,
@@ -397,6 +391,47 @@ def with_history(request: ModelRequest, history: RequestHistory | None) -> Model
 
 def _model_data(agent: str, turn: int, request: ModelRequest, digest: str) -> dict[str, Any]:
     return {"agent": agent, "turn": turn, "digest": digest, "request": request_summary(request)}
+
+
+def _check_call(
+    cursor: ReplayCursor,
+    redact: Redactor | None,
+    record: JournalRecord,
+    *,
+    agent: str,
+    call: ToolCall,
+    arguments: str | None,
+) -> None:
+    """Diverge unless ``record`` holds this tool call as the journal keeps it."""
+    asked = _tool_key(agent, call)
+    if record.kind != "tool_call":
+        cursor.diverge(record, "tool_call", kept(redact, asked))
+    if "proposed_arguments" in record.data:
+        # Since the audit trail: the record holds what ran, the model's proposal beside it.
+        asked["proposed_arguments"] = call.arguments
+        asked["arguments"] = call.arguments if arguments is None else arguments
+    expected = kept(redact, asked)
+    journaled = record.data
+    for key, value in expected.items():
+        if journaled.get(key) != value:
+            cursor.diverge(record, "tool_call", expected)
+
+
+def _same_call(
+    redact: Redactor | None, data: Mapping[str, Any], agent: str, call: ToolCall
+) -> bool:
+    """Whether a tool call's record holds ``call`` as it is, with no secret in its arguments
+    (so the journal's form of it is the call itself): the common replayed call, compared
+    without building the form the journal keeps. False leaves it to the full comparison."""
+    text = call.arguments
+    return (
+        "proposed_arguments" not in data
+        and data.get("arguments") == text
+        and data.get("id") == call.id
+        and data.get("name") == call.name
+        and data.get("agent") == agent
+        and (redact is None or not redact.may_hold_secret(text))
+    )
 
 
 def _tool_key(agent: str, call: ToolCall) -> dict[str, Any]:

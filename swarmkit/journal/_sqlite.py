@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import json
 import math
@@ -130,8 +131,8 @@ class SQLiteJournal:
             connection=self._connection,
             lock=self._lock,
             timeout=timeout,
-            failure=self._failure,
-            closed=self._closed_error,
+            failure=functools.partial(_failure, self._path, self._timeout),
+            closed=functools.partial(_closed_error, self._path),
         )
         # Leases this object holds, by session: (owner, ttl). A run's finishing step gives its
         # lease up in the same transaction ("folded"), so the release that follows is free.
@@ -327,12 +328,12 @@ class SQLiteJournal:
             with self._lock:
                 conn = self._connection()
                 if conn is None:
-                    raise self._closed_error(action)
+                    raise _closed_error(self._path, action)
                 try:
                     return work(conn)
                 except sqlite3.Error as exc:
                     if not is_busy(exc) or time.monotonic() > deadline:
-                        raise self._failure(action, exc) from exc
+                        raise _failure(self._path, self._timeout, action, exc) from exc
             time.sleep(0.001)
 
     def _connection(self) -> sqlite3.Connection | None:
@@ -342,16 +343,6 @@ class SQLiteJournal:
             self._conn = connect(self._path, self._timeout)
             self._deferred = False
         return self._conn
-
-    def _failure(self, action: str, exc: sqlite3.Error) -> JournalError:
-        error = JournalError(
-            f"cannot {action} the journal at {self._path}: {exc}{failure_hint(exc, self._timeout)}"
-        )
-        error.__cause__ = exc
-        return error
-
-    def _closed_error(self, action: str) -> JournalError:
-        return JournalError(f"cannot {action} the journal at {self._path}: it is closed")
 
     async def _drop_lease(self, session_id: str, failure: JournalError) -> None:
         """A write of the session failed, so its run is over: give its lease up now, so a
@@ -393,6 +384,18 @@ class SQLiteJournal:
         self._held.pop(session_id, None)
         self._folded.pop(session_id, None)
         (self._folded if folded else self._held)[session_id] = lease
+
+
+def _failure(path: Path, timeout: float, action: str, exc: sqlite3.Error) -> JournalError:
+    error = JournalError(
+        f"cannot {action} the journal at {path}: {exc}{failure_hint(exc, timeout)}"
+    )
+    error.__cause__ = exc
+    return error
+
+
+def _closed_error(path: Path, action: str) -> JournalError:
+    return JournalError(f"cannot {action} the journal at {path}: it is closed")
 
 
 # By file (its real path): the leases of failed runs still to be released there.

@@ -34,8 +34,8 @@ async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> M
     state.offer.tool_choice = settings.tool_choice if tools else None
     text, schema = await instructions(state, plan), request_schema(plan)
     payload = _payload_data(state)
-    last = state.offer.requests.get(plan.name)
-    if last is not None and _same_request(
+    last = state.offer.request
+    if last is not None and last.agent == plan.name and _same_request(
         last, text=text, tools=tools, settings=settings, schema=schema, payload=payload
     ):
         # The agent asks what it asked last time: the same (frozen) request serves, and the
@@ -49,7 +49,7 @@ async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> M
         output_schema=schema,
         handoff_payload=payload,
     )
-    state.offer.requests[plan.name] = request
+    state.offer.request = request
     return request
 
 

@@ -192,9 +192,9 @@ class Offer:
     """Peers it offered no transfer to because of ``available_when``."""
     tool_choice: str | None = None
     """Its tool_choice (None when it offered no tools)."""
-    requests: dict[str, ModelRequest] = field(default_factory=dict)
-    """Each agent's latest request (with its system message only), asked again as it is
-    while nothing in it changes."""
+    request: ModelRequest | None = None
+    """The latest request (with its system message only), asked again as it is while its
+    agent asks and nothing in it changes."""
 
 
 @dataclass(kw_only=True, slots=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-from weakref import WeakKeyDictionary
+from typing import Any, Generic, TypeVar
+from weakref import ref
 
 from swarmkit._run._handoff import is_handoff_call
 from swarmkit._run._parts import RunParts
@@ -34,6 +34,8 @@ from swarmkit.shadow import (
     rule_sets,
 )
 
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
 _Test = Callable[[Any], object]
 _Members = tuple[tuple[int, _Test], ...]
 
@@ -81,8 +83,32 @@ class Trials:
     fired: list[int]
 
 
-_PREPARED: WeakKeyDictionary[HandoffGraph, dict[str, _AgentRules | None]] = WeakKeyDictionary()
-_NAMED: WeakKeyDictionary[Journal, set[str]] = WeakKeyDictionary()
+class _Kept(Generic[_Key, _Value]):
+    """Values kept for objects as long as each lives, found by identity: a weak-keyed dict
+    builds a weak reference at every lookup, which a turn would pay twice."""
+
+    __slots__ = ("_found",)
+
+    def __init__(self) -> None:
+        self._found: dict[int, tuple[ref[_Key], _Value]] = {}
+
+    def get(self, key: _Key) -> _Value | None:
+        entry = self._found.get(id(key))
+        return entry[1] if entry is not None and entry[0]() is key else None
+
+    def put(self, key: _Key, value: _Value) -> _Value:
+        """Keep ``value`` for ``key`` (``TypeError`` for an object with no weak reference)."""
+        found, ident = self._found, id(key)
+        found[ident] = (ref(key, lambda _: found.pop(ident, None)), value)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        entry = self._found.get(id(key))
+        return entry is not None and entry[0]() is key
+
+
+_PREPARED: _Kept[HandoffGraph, dict[str, _AgentRules | None]] = _Kept()
+_NAMED: _Kept[Journal, set[str]] = _Kept()
 """The rule lists each journal's rules log is known (by this process) to name."""
 
 
@@ -115,18 +141,18 @@ async def journal(run: RunParts, plan: AgentPlan, trials: Trials, response: Mode
     digest once the journal's rules log names it, else by its names. A strict replay writes
     the form the journal holds (the older one included) and checks it."""
     chosen = model_target(plan, response)
-    rules, fired, turn = trials.rules, trials.fired, run.state.budget.turns
-    held = run.tape.held(SHADOW_RECORD)
+    rules, fired, turn, tape = trials.rules, trials.fired, run.state.budget.turns, run.tape
+    held = tape.held(SHADOW_RECORD)
     if held is not None and held.data is not None:  # replayed: in the form journaled
         if "verdicts" in held.data:
             held_trials = [(edge, index in fired) for index, edge in enumerate(rules.edges)]
             data = legacy_shadow_data(plan.name, turn, held_trials, chosen)
-            await run.tape.note(SHADOW_RECORD, data)
+            await tape.note(SHADOW_RECORD, data)
             return
         named = "set" in held.data
-    else:
-        named = await _named(run, rules)
-    targets = rules.targets
+    else:  # live: the list is known to be named after its first turn in this process
+        known = None if tape.store is None else _NAMED.get(tape.store)
+        named = (known is not None and rules.digest in known) or await _named(run, rules)
     data = {
         "agent": plan.name,
         "turn": turn,
@@ -134,9 +160,10 @@ async def journal(run: RunParts, plan: AgentPlan, trials: Trials, response: Mode
         "tokens": response.usage.total_tokens,
         **({"set": rules.digest} if named else {"rules": rules.names}),
         "fired": fired,
-        "agrees": [index for index in fired if targets[index] == chosen],
+        # No rule targets None: where the model kept the turn, none agrees.
+        "agrees": [] if chosen is None else [i for i in fired if rules.targets[i] == chosen],
     }
-    await run.tape.note(SHADOW_RECORD, data)
+    await tape.note(SHADOW_RECORD, data)
 
 
 async def _named(run: RunParts, rules: _AgentRules) -> bool:
@@ -145,12 +172,12 @@ async def _named(run: RunParts, rules: _AgentRules) -> bool:
     store = run.tape.store
     if store is None:
         return False
-    try:
-        known = _NAMED.get(store)
-        if known is None:
-            known = _NAMED[store] = set()
-    except TypeError:  # a store of one's own that cannot be weakly referenced
-        return False
+    known = _NAMED.get(store)
+    if known is None:
+        try:
+            known = _NAMED.put(store, set())
+        except TypeError:  # a store of one's own that cannot be weakly referenced
+            return False
     if rules.digest not in known:
         try:
             if rules.digest not in rule_sets(await read_rules_log(store, rule_lists=True)):
@@ -195,7 +222,7 @@ def model_target(plan: AgentPlan, response: ModelResponse) -> str | None:
 def _prepared(graph: HandoffGraph, agent: str) -> _AgentRules | None:
     by_agent = _PREPARED.get(graph)
     if by_agent is None:
-        by_agent = _PREPARED[graph] = {}
+        by_agent = _PREPARED.put(graph, {})
     if agent not in by_agent:
         by_agent[agent] = _prepare(graph, agent)
     return by_agent[agent]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NamedTuple, TypeVar
 from weakref import ref
 
 from swarmkit._run._handoff import is_handoff_call
@@ -75,9 +75,9 @@ class _Switch:
     """Every rule here with its whole test, for a value that is not a plain string."""
 
 
-@dataclass(frozen=True, slots=True)
-class Trials:
-    """Each shadow rule out of the active agent, with the indices of those that held."""
+class Trials(NamedTuple):
+    """Each shadow rule out of the active agent, with the indices of those that held (a
+    named tuple: made on every model-decided turn, it costs no frozen field assignments)."""
 
     rules: _AgentRules
     fired: list[int]
@@ -140,7 +140,7 @@ async def journal(run: RunParts, plan: AgentPlan, trials: Trials, response: Mode
     """Journal the verdicts beside the model's decision, compactly: the rule list by its
     digest once the journal's rules log names it, else by its names. A strict replay writes
     the form the journal holds (the older one included) and checks it."""
-    chosen = model_target(plan, response)
+    chosen = model_target(plan, response) if response.message.tool_calls else None
     rules, fired, turn, tape = trials.rules, trials.fired, run.state.budget.turns, run.tape
     held = tape.held(SHADOW_RECORD)
     if held is not None and held.data is not None:  # replayed: in the form journaled

@@ -12,13 +12,23 @@ corpus the benchmark; status is timed (CPU) on an in-memory and on a SQLite jour
 verdicts name their rule list by digest (as a run writing its own journal does), and on an
 in-memory one whose verdicts carry the names (as an engine's in-workflow journal does).
 Run: ``PYTHONPATH=. .venv/bin/python bench/rules_shadow.py [sessions]``.
+
+CPU time on a shared machine moves by more than the 2% target (two identical swarms in the
+same rounds differ by about 2% at the median), so ``--instructions [turns]`` counts the
+machine instructions of a journaled turn instead, with valgrind's callgrind: each side runs
+in a process of its own (hash seed fixed, 50 turns to warm up, the collector's survivors
+frozen), and only the measured turns are counted.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import gc
+import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -85,6 +95,43 @@ async def _runs(target: Swarm) -> float:
     for _ in range(RUNS):
         await target.run("help", context=context)
     return (time.process_time() - started) / RUNS
+
+
+def _counted_turns(variant: str, turns: int) -> None:
+    """Run ``turns`` journaled turns of one side inside ``functools.reduce``, the one call
+    callgrind counts (``--toggle-collect``), after the warm-up it does not."""
+    target = swarm(rules() if variant == "shadow" else None, InMemoryJournal())
+    loop = asyncio.new_event_loop()
+    context = {"category": "billing", "amount": 120, "tier": "gold"}
+
+    async def runs(count: int) -> None:
+        for _ in range(count):
+            await target.run("help", context=context)
+
+    loop.run_until_complete(runs(50))
+    gc.collect()
+    gc.freeze()
+    functools.reduce(lambda _, __: loop.run_until_complete(runs(turns)), range(1), None)
+
+
+def instructions(turns: int) -> dict[str, float]:
+    """Instructions a journaled turn takes without shadow rules and with the 20, by callgrind."""
+    counted: dict[str, float] = {}
+    for variant in ("none", "shadow"):
+        with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / "callgrind.out"
+            command = [
+                "valgrind", "--tool=callgrind", "--collect-atstart=no",
+                "--toggle-collect=*functools_reduce*", f"--callgrind-out-file={out}",
+                sys.executable, __file__, "--turns", variant, str(turns),
+            ]  # fmt: skip
+            env = {**os.environ, "PYTHONHASHSEED": "0"}
+            subprocess.run(command, check=True, capture_output=True, env=env)
+            totals = next(
+                line for line in out.read_text().splitlines() if line.startswith("totals:")
+            )
+            counted[variant] = int(totals.split()[1]) / turns
+    return counted
 
 
 async def turn_ratio(journaled: bool) -> tuple[list[float], float, float]:
@@ -194,4 +241,14 @@ async def main(count: int) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else SESSIONS))
+    if sys.argv[1:2] == ["--turns"]:
+        _counted_turns(sys.argv[2], int(sys.argv[3]))
+    elif sys.argv[1:2] == ["--instructions"]:
+        found = instructions(int(sys.argv[2]) if len(sys.argv) > 2 else 300)
+        print(
+            f"instructions a journaled turn: {RULES} shadow rules {found['shadow']:,.0f} vs none "
+            f"{found['none']:,.0f}: {found['shadow'] / found['none']:.4f}x "
+            f"(target <= {TURN_TARGET}x)"
+        )
+    else:
+        asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else SESSIONS))

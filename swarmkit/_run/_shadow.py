@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-from weakref import WeakKeyDictionary
+from typing import Any, Generic, NamedTuple, TypeVar
+from weakref import ref
 
 from swarmkit._run._handoff import is_handoff_call
 from swarmkit._run._parts import RunParts
 from swarmkit._run._replies import candidate_target
 from swarmkit._run._state import RESERVED_KEY, Candidate, rule_state
 from swarmkit.conditions import Condition, compile_condition
-from swarmkit.conditions.syntax import And, path_comparison, path_text
+from swarmkit.conditions.syntax import And, Expr, path_comparison, path_text
 from swarmkit.exceptions import ConditionSyntaxError, JournalError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
@@ -34,6 +34,11 @@ from swarmkit.shadow import (
     rule_sets,
 )
 
+_Key = TypeVar("_Key")
+_Value = TypeVar("_Value")
+_Test = Callable[[Any], object]
+_Members = tuple[tuple[int, _Test], ...]
+
 
 @dataclass(frozen=True, slots=True)
 class _AgentRules:
@@ -49,25 +54,61 @@ class _AgentRules:
     """What a compact verdict names the list by, once the rules log holds its names."""
     reads_facts: bool
     """Whether a rule reads the loop's facts (``swarm.*``): else the context is the state."""
-    groups: tuple[
-        tuple[Callable[[Any], object], tuple[tuple[int, Callable[[Any], object]], ...]], ...
-    ]
-    """Rules that start with the same test (``category == 'billing' and ...``), by that test:
-    where it fails, none of them can fire, so it is evaluated once for all of them."""
-    alone: tuple[tuple[int, Callable[[Any], object]], ...]
+    switches: tuple[_Switch, ...]
+    """Rules that start by testing one key against a string (``category == 'billing' and
+    ...``), by that key: one lookup of its value picks the only ones that can fire."""
+    groups: tuple[tuple[_Test, _Members], ...]
+    """Other rules that start with the same test, by that test: where it fails, none of
+    them can fire, so it is evaluated once for all of them."""
+    alone: _Members
     """The other rules, each with its index."""
 
 
 @dataclass(frozen=True, slots=True)
-class Trials:
-    """Each shadow rule out of the active agent, with the indices of those that held."""
+class _Switch:
+    """The rules whose first test is ``key == 'text'``, by that text."""
+
+    key: str
+    cases: dict[str, _Members]
+    """Each text's rules, each with the test of the rest of its condition."""
+    whole: _Members
+    """Every rule here with its whole test, for a value that is not a plain string."""
+
+
+class Trials(NamedTuple):
+    """Each shadow rule out of the active agent, with the indices of those that held (a
+    named tuple: made on every model-decided turn, it costs no frozen field assignments)."""
 
     rules: _AgentRules
     fired: list[int]
 
 
-_PREPARED: WeakKeyDictionary[HandoffGraph, dict[str, _AgentRules | None]] = WeakKeyDictionary()
-_NAMED: WeakKeyDictionary[Journal, set[str]] = WeakKeyDictionary()
+class _Kept(Generic[_Key, _Value]):
+    """Values kept for objects as long as each lives, found by identity: a weak-keyed dict
+    builds a weak reference at every lookup, which a turn would pay twice."""
+
+    __slots__ = ("_found",)
+
+    def __init__(self) -> None:
+        self._found: dict[int, tuple[ref[_Key], _Value]] = {}
+
+    def get(self, key: _Key) -> _Value | None:
+        entry = self._found.get(id(key))
+        return entry[1] if entry is not None and entry[0]() is key else None
+
+    def put(self, key: _Key, value: _Value) -> _Value:
+        """Keep ``value`` for ``key`` (``TypeError`` for an object with no weak reference)."""
+        found, ident = self._found, id(key)
+        found[ident] = (ref(key, lambda _: found.pop(ident, None)), value)
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        entry = self._found.get(id(key))
+        return entry is not None and entry[0]() is key
+
+
+_PREPARED: _Kept[HandoffGraph, dict[str, _AgentRules | None]] = _Kept()
+_NAMED: _Kept[Journal, set[str]] = _Kept()
 """The rule lists each journal's rules log is known (by this process) to name."""
 
 
@@ -99,19 +140,19 @@ async def journal(run: RunParts, plan: AgentPlan, trials: Trials, response: Mode
     """Journal the verdicts beside the model's decision, compactly: the rule list by its
     digest once the journal's rules log names it, else by its names. A strict replay writes
     the form the journal holds (the older one included) and checks it."""
-    chosen = model_target(plan, response)
-    rules, fired, turn = trials.rules, trials.fired, run.state.budget.turns
-    held = run.tape.held(SHADOW_RECORD)
+    chosen = model_target(plan, response) if response.message.tool_calls else None
+    rules, fired, turn, tape = trials.rules, trials.fired, run.state.budget.turns, run.tape
+    held = tape.held(SHADOW_RECORD)
     if held is not None and held.data is not None:  # replayed: in the form journaled
         if "verdicts" in held.data:
             held_trials = [(edge, index in fired) for index, edge in enumerate(rules.edges)]
             data = legacy_shadow_data(plan.name, turn, held_trials, chosen)
-            await run.tape.note(SHADOW_RECORD, data)
+            await tape.note(SHADOW_RECORD, data)
             return
         named = "set" in held.data
-    else:
-        named = await _named(run, rules)
-    targets = rules.targets
+    else:  # live: the list is known to be named after its first turn in this process
+        known = None if tape.store is None else _NAMED.get(tape.store)
+        named = (known is not None and rules.digest in known) or await _named(run, rules)
     data = {
         "agent": plan.name,
         "turn": turn,
@@ -119,9 +160,10 @@ async def journal(run: RunParts, plan: AgentPlan, trials: Trials, response: Mode
         "tokens": response.usage.total_tokens,
         **({"set": rules.digest} if named else {"rules": rules.names}),
         "fired": fired,
-        "agrees": [index for index in fired if targets[index] == chosen],
+        # No rule targets None: where the model kept the turn, none agrees.
+        "agrees": [] if chosen is None else [i for i in fired if rules.targets[i] == chosen],
     }
-    await run.tape.note(SHADOW_RECORD, data)
+    await tape.note(SHADOW_RECORD, data)
 
 
 async def _named(run: RunParts, rules: _AgentRules) -> bool:
@@ -130,12 +172,12 @@ async def _named(run: RunParts, rules: _AgentRules) -> bool:
     store = run.tape.store
     if store is None:
         return False
-    try:
-        known = _NAMED.get(store)
-        if known is None:
-            known = _NAMED[store] = set()
-    except TypeError:  # a store of one's own that cannot be weakly referenced
-        return False
+    known = _NAMED.get(store)
+    if known is None:
+        try:
+            known = _NAMED.put(store, set())
+        except TypeError:  # a store of one's own that cannot be weakly referenced
+            return False
     if rules.digest not in known:
         try:
             if rules.digest not in rule_sets(await read_rules_log(store, rule_lists=True)):
@@ -150,13 +192,21 @@ async def _named(run: RunParts, rules: _AgentRules) -> bool:
 def _fired(rules: _AgentRules, state: dict[str, Any]) -> list[int]:
     """The indices of the rules that hold, from the compiled tests straight on the state (a
     condition's own call adds a check and a frame per rule)."""
-    fired = [index for index, test in rules.alone if test(state)]
-    if rules.groups:
-        for first, members in rules.groups:
-            if first(state):
-                for index, test in members:
-                    if test(state):
-                        fired.append(index)
+    fired = [index for index, test in rules.alone if test(state)] if rules.alone else []
+    for switch in rules.switches:
+        value = state.get(switch.key)
+        if value.__class__ is str:  # the first test holds only for the rules of its text
+            for index, test in switch.cases.get(value, ()):
+                if test(state):
+                    fired.append(index)
+        elif value is not None:  # a string of a subclass, say: each rule's whole test
+            fired.extend(index for index, test in switch.whole if test(state))
+    for first, members in rules.groups:
+        if first(state):
+            for index, test in members:
+                if test(state):
+                    fired.append(index)
+    if rules.switches or rules.groups:
         fired.sort()
     return fired
 
@@ -172,7 +222,7 @@ def model_target(plan: AgentPlan, response: ModelResponse) -> str | None:
 def _prepared(graph: HandoffGraph, agent: str) -> _AgentRules | None:
     by_agent = _PREPARED.get(graph)
     if by_agent is None:
-        by_agent = _PREPARED[graph] = {}
+        by_agent = _PREPARED.put(graph, {})
     if agent not in by_agent:
         by_agent[agent] = _prepare(graph, agent)
     return by_agent[agent]
@@ -185,7 +235,8 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
     conditions = tuple(condition for _, condition in edges)
     names = [rule_name(edge) for edge, _ in edges]
     tests = tuple(_always if c is None else c._test for c in conditions)
-    groups, alone = _grouped(conditions, tests)
+    switches, placed = _switches(conditions, tests)
+    groups, alone = _grouped(conditions, tests, placed)
     return _AgentRules(
         agent=agent,
         edges=tuple(edge for edge, _ in edges),
@@ -194,25 +245,83 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
         names=names,
         digest=rule_set_digest(agent, names),
         reads_facts=any(c is not None and RESERVED_KEY in c.roots for c in conditions),
+        switches=switches,
         groups=groups,
         alone=alone,
     )
 
 
-_Test = Callable[[Any], object]
+def _switches(
+    conditions: tuple[Condition | None, ...], tests: tuple[_Test, ...]
+) -> tuple[tuple[_Switch, ...], set[int]]:
+    """Switch on a key where two or more rules start with ``key == 'text'`` (a top-level
+    key, a string constant); each rule is then tested on the rest of its condition only."""
+    by_key: dict[str, list[tuple[int, str, Condition]]] = {}
+    for index, condition in enumerate(conditions):
+        found = _keyed_text(condition)
+        if found is not None and condition is not None:
+            by_key.setdefault(found[0], []).append((index, found[1], condition))
+    switches: list[_Switch] = []
+    placed: set[int] = set()
+    for key, members in by_key.items():
+        if len(members) < 2:
+            continue
+        cases: dict[str, list[tuple[int, _Test]]] = {}
+        for index, text, condition in members:
+            cases.setdefault(text, []).append((index, _rest_test(condition) or tests[index]))
+        whole = tuple((index, tests[index]) for index, _, _ in members)
+        table = {text: tuple(found) for text, found in cases.items()}
+        switches.append(_Switch(key=key, cases=table, whole=whole))
+        placed.update(index for index, _, _ in members)
+    return tuple(switches), placed
+
+
+def _keyed_text(condition: Condition | None) -> tuple[str, str] | None:
+    """``(key, text)`` when the condition is ``key == 'text' and ...`` on a top-level key."""
+    tree = None if condition is None else condition.tree
+    if not isinstance(tree, And):
+        return None
+    found = path_comparison(tree.operands[0])
+    if found is None:
+        return None
+    op, path, constant = found
+    keys, value = path.keys, constant.value
+    if op != "==" or len(keys) != 1 or not isinstance(keys[0], str) or type(value) is not str:
+        return None
+    return keys[0], value
+
+
+def _rest_test(condition: Condition) -> _Test | None:
+    """The test of a condition ``A and B and ...`` past its first operand, compiled from
+    source that parses back to the same operands; None where no such source is written."""
+    assert isinstance(condition.tree, And)
+    rest = condition.tree.operands[1:]
+    texts = [_comparison_source(operand) for operand in rest]
+    if any(text is None for text in texts):
+        return None
+    try:
+        compiled = compile_condition(" and ".join(str(text) for text in texts))
+    except ConditionSyntaxError:
+        return None
+    tree = compiled.tree
+    same = tree.operands == rest if isinstance(tree, And) else (tree,) == rest
+    return compiled._test if same else None
 
 
 def _grouped(
-    conditions: tuple[Condition | None, ...], tests: tuple[_Test, ...]
-) -> tuple[tuple[tuple[_Test, tuple[tuple[int, _Test], ...]], ...], tuple[tuple[int, _Test], ...]]:
-    """Group the rules whose condition is ``A and ...`` with the same first test ``A`` (a path
-    compared with a constant), two or more to a group; the rest stay alone."""
+    conditions: tuple[Condition | None, ...], tests: tuple[_Test, ...], placed: set[int]
+) -> tuple[tuple[tuple[_Test, _Members], ...], _Members]:
+    """Group the rules (not ``placed`` already) whose condition is ``A and ...`` with the same
+    first test ``A`` (a path compared with a constant), two or more to a group; the rest stay
+    alone."""
     by_first: dict[str, list[int]] = {}
     for index, condition in enumerate(conditions):
-        first = _first_test(condition)
+        if index in placed or not isinstance(tree := getattr(condition, "tree", None), And):
+            continue
+        first = _comparison_source(tree.operands[0])
         if first is not None:
             by_first.setdefault(first, []).append(index)
-    groups, grouped = [], set()
+    groups, grouped = [], set(placed)
     for text, members in by_first.items():
         if len(members) > 1:
             groups.append((compile_condition(text)._test, tuple((i, tests[i]) for i in members)))
@@ -221,14 +330,10 @@ def _grouped(
     return tuple(groups), alone
 
 
-def _first_test(condition: Condition | None) -> str | None:
-    """The source of the condition's first conjunct when it is a path compared with a string,
-    an int, a boolean or null, written so that it parses back to the same tree; else None."""
-    tree = None if condition is None else condition.tree
-    if not isinstance(tree, And):
-        return None
-    first = tree.operands[0]
-    found = path_comparison(first)
+def _comparison_source(node: Expr) -> str | None:
+    """The source of a path compared with a string, an int, a boolean or null, written so
+    that it parses back to the same tree; else None."""
+    found = path_comparison(node)
     if found is None:
         return None
     op, path, constant = found
@@ -243,7 +348,7 @@ def _first_test(condition: Condition | None) -> str | None:
         return None
     text = f"{path_text(path.keys)} {op} {literal}"
     try:
-        same = compile_condition(text).tree == first
+        same = compile_condition(text).tree == node
     except ConditionSyntaxError:
         return None
     return text if same else None

@@ -9,6 +9,11 @@ from typing import Any
 from swarmkit.journal._digest import tool_content_shown
 from swarmkit.redaction import Redactor
 
+OWN_NOTES = frozenset({"shadow"})
+"""Notes made of the run's own values alone, fresh for the note (a shadow rule's verdict: an
+agent, a turn, rule names or their digest, indices, a token count): no secret to hide, no
+caller to share them with, so the journal keeps them as given, with no copy."""
+
 
 def kept(redact: Redactor | None, data: Mapping[str, Any]) -> dict[str, Any]:
     """``data`` as the journal keeps it (a copy)."""

@@ -23,7 +23,7 @@ from swarmkit.journal._course import (
 )
 from swarmkit.journal._cursor import STATE_EDITED, ReplayCursor, TimeTravel
 from swarmkit.journal._digest import PartCache, RequestDigester
-from swarmkit.journal._kept import kept, outcome_shown, response_shown
+from swarmkit.journal._kept import OWN_NOTES, kept, outcome_shown, response_shown
 from swarmkit.journal._records import OPTIONAL_NOTES, JournalRecord
 from swarmkit.journal._writer import NOTHING_HELD, Held, RequestHistory
 from swarmkit.messages import ToolCall
@@ -111,7 +111,7 @@ class Tape:
         the journal held it."""
         if self._appender is None and self._cursor.empty:
             return False
-        clean = kept(self._redact, data)
+        clean = data if kind in OWN_NOTES else kept(self._redact, data)
         if kind in OPTIONAL_NOTES and _lacks(self._course, self._cursor, kind):
             return False
         if not self._cursor.done:

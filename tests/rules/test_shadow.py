@@ -133,9 +133,14 @@ async def test_status_and_promotion_read_and_write_either_store(
     assert record.data["evidence"]["fired"] == 12 and record.data["by"] == "ana"
 
 
+class _Text(str):
+    """A string of a subclass, as a caller's context may hold."""
+
+
 async def test_rules_sharing_a_first_test_are_judged_as_each_alone() -> None:
-    """Rules grouped by their first test (evaluated once for the group) fire exactly where
-    their own conditions hold, on odd values too (floats, missing paths, quotes, lists)."""
+    """Rules grouped by their first test (evaluated once for the group, or picked by the value
+    of the key they test against a string) fire exactly where their own conditions hold, on
+    odd values too (floats, missing paths, quotes, lists, a string subclass)."""
     rules = HandoffGraph()
     conditions = [
         "category == 'billing' and amount >= 10",
@@ -148,12 +153,21 @@ async def test_rules_sharing_a_first_test_are_judged_as_each_alone() -> None:
         "vip == true and amount in [1, 2.0]",
         "vip == true and tier != null",
         "amount > 3",
+        "category == 'billing' and amount >= 2 and tier == 1",
+        "category == 'billing' and 'gold' in tags",
+        "category == 'sales' and amount < 5",
     ]
     for index, when in enumerate(conditions):
         rules.add_edge("triage", ("billing", "sales")[index % 2], when)
     contexts = [
-        {"category": category, "amount": amount, "tier": tier, "vip": vip}
-        for category in ("billing", "it's", None, ["billing"])
+        {
+            "category": category,
+            "amount": amount,
+            "tier": tier,
+            "vip": vip,
+            "tags": ["gold"] * (tier == 1),
+        }
+        for category in ("billing", "it's", None, ["billing"], _Text("billing"), "sales")
         for amount, tier, vip in ((1, 1.0, True), (2.0, 1, False), (12, None, 1), (None, 2, None))
     ]
     journal = InMemoryJournal()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 from swarmkit._run import _shadow
 from swarmkit.journal import InMemoryJournal
 from swarmkit.shadow import SHADOW_RECORD
@@ -25,3 +27,18 @@ async def test_a_run_with_no_journal_judges_no_shadow_rule() -> None:
     assert kept.trail == result.trail
     assert [r.kind for r in await journal.read("kept")].count(SHADOW_RECORD) == 1
     assert shadowed.spec.shadow in _shadow._PREPARED
+
+
+async def test_the_rules_prepared_for_a_graph_and_journal_go_with_them() -> None:
+    """What a process keeps per shadow graph (its prepared rules) and per journal (the rule
+    lists its rules log names) is let go with the graph and the journal, so a new graph or
+    journal that takes the same memory starts afresh."""
+    gc.collect()
+    prepared, named = len(_shadow._PREPARED._found), len(_shadow._NAMED._found)
+    journal, rules = InMemoryJournal(), shadow_rules()
+    await swarm(journal, rules).with_model(script("billing")).run("help", session_id="s")
+    assert rules in _shadow._PREPARED and journal in _shadow._NAMED
+    assert len(_shadow._NAMED._found) == named + 1
+    del journal, rules
+    gc.collect()
+    assert (len(_shadow._PREPARED._found), len(_shadow._NAMED._found)) == (prepared, named)

@@ -28,6 +28,7 @@ MAX_JSON_CHARS = 4_000_000
 # Brackets inside string literals do not count: the text between literals is what is read.
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_LEAVES = frozenset({str, int, float, bool, type(None)})
 
 
 def json_depth(text: str) -> int:
@@ -77,17 +78,22 @@ def value_depth(value: object, *, stop_at: int = MAX_JSON_DEPTH + 1) -> int:
     stack: list[tuple[object, int]] = [(value, 0)]
     while stack:
         item, depth = stack.pop()
-        if isinstance(item, dict):
+        if type(item) is dict or isinstance(item, dict):
             children: Any = item.values()
         elif isinstance(item, list | tuple):
             children = item
         else:
             continue
         depth += 1
-        deepest = max(deepest, depth)
-        if deepest >= stop_at:
-            return deepest
-        stack.extend((child, depth) for child in children)
+        if depth > deepest:
+            deepest = depth
+            if deepest >= stop_at:
+                return deepest
+        # Leaves (text and numbers, by exact type) are never stacked: a run's context is
+        # checked on every run, and it is mostly leaves.
+        for child in children:
+            if type(child) not in _LEAVES:
+                stack.append((child, depth))
     return deepest
 
 

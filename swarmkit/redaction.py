@@ -213,17 +213,25 @@ class Redactor:
     def secret_path(self, value: Any) -> str | None:
         """The dotted path of the first secret key in ``value`` (``"auth.api_key"``), or None;
         no recursion, so any nesting is safe to look at."""
+        known = self._secret_keys
         stack: list[tuple[str, Any]] = [("", value)]
         while stack:
             path, item = stack.pop()
-            if isinstance(item, Mapping):
+            if type(item) is dict or isinstance(item, Mapping):
                 for key, inner in item.items():
-                    where = f"{path}.{key}" if path else str(key)
-                    if self.is_secret(key):
-                        return where
-                    stack.append((where, inner))
+                    # The memo inline, and leaves never stacked: every run's context is
+                    # looked at, mostly keys seen before over text and numbers.
+                    secret = known.get(key) if type(key) is str else None
+                    if secret is None:
+                        secret = self.is_secret(key)
+                    if secret:
+                        return f"{path}.{key}" if path else str(key)
+                    if type(inner) not in _SCALARS:
+                        stack.append((f"{path}.{key}" if path else str(key), inner))
             elif isinstance(item, list | tuple):
-                stack.extend((f"{path}[{index}]", inner) for index, inner in enumerate(item))
+                for index, inner in enumerate(item):
+                    if type(inner) not in _SCALARS:
+                        stack.append((f"{path}[{index}]", inner))
         return None
 
     def json_text(self, text: str) -> str:

@@ -9,7 +9,7 @@ from typing import Any
 
 from swarmkit._run import RESERVED_KEY, Continuation, History, RunState, start_from_data
 from swarmkit._typed_context import typed_context
-from swarmkit.bounds import value_problem
+from swarmkit.bounds import fast_encoder, value_problem
 from swarmkit.exceptions import ConfigurationError, JournalError
 from swarmkit.journal import JournalRecord
 from swarmkit.journal._records import corrupt_record, json_default
@@ -178,7 +178,7 @@ def _plain_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
         )
     try:
         # The same encoding a journal uses: the context is journaled, so it must be JSON.
-        json.dumps(context, allow_nan=False, ensure_ascii=False, default=json_default)
+        _AS_JOURNALED(context)
     except (TypeError, ValueError, RecursionError) as exc:
         raise ConfigurationError(
             f"context must be plain JSON data (dicts, lists, strings, finite numbers, booleans, "
@@ -186,6 +186,13 @@ def _plain_context(context: Mapping[str, Any] | None) -> dict[str, Any]:
             "deps=..., which tools read as RunContext.deps and no journal keeps"
         ) from None
     return dict(context)
+
+
+_AS_JOURNALED = fast_encoder(
+    json.JSONEncoder(allow_nan=False, ensure_ascii=False, default=json_default)
+)
+"""Encodes a context as a journal does, with one encoder built once (``json.dumps`` with
+options builds one per call); a context that holds itself is refused before, as too deep."""
 
 
 def _check_session_id(session_id: str | None) -> str | None:

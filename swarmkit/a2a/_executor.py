@@ -88,6 +88,7 @@ class SwarmExecutor(AgentExecutor):
         self.journal = journal
         self._cancelled: set[str] = set()
         self._redact = Redactor.of(swarm.config.redact_keys)
+        self._context_room = _has_room(swarm.config.context_type)
 
     async def execute(self, context: RequestContext, event_queue: EventQueue) -> None:
         """Start a turn, or resume the paused one this message decides."""
@@ -132,7 +133,7 @@ class SwarmExecutor(AgentExecutor):
     def _run_context(self, context: RequestContext) -> dict[str, Any]:
         """The message as the run's context sees it, under ``a2a``; nothing when the swarm's
         ``context_type`` has no room for it."""
-        if not _has_room(self.swarm.config.context_type):
+        if not self._context_room:
             return {}
         message = context.message
         given = (

@@ -106,10 +106,12 @@ class PrincipalContextBuilder(DefaultServerCallContextBuilder):
 
 def owner_of(context: ServerCallContext) -> str:
     """Whose tasks a call sees: its principal's, or those of the one it acts for."""
+    # The task store asks this several times a task: by exact type, and ``owner`` inline.
     user = context.user
-    if isinstance(user, _Caller) and user.principal is not None:
-        return user.principal.owner
-    return ""
+    principal = user.principal if type(user) is _Caller else None
+    if principal is None:
+        return ""
+    return principal.acts_for or principal.name
 
 
 def principal_of(context: ServerCallContext) -> Principal | None:

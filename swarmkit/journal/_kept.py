@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from swarmkit.journal._digest import tool_content_shown
@@ -24,27 +24,44 @@ def kept(redact: Redactor | None, data: Mapping[str, Any]) -> dict[str, Any]:
     # payloads and the decisions a person is asked for.
     for key in _SECRET_CARRIERS.intersection(clean):
         clean[key] = redact.value(clean[key])
+    if "arguments" in clean or "proposed_arguments" in clean:
+        # Most records (a run's start and end, an agent's start, a model call) hold neither:
+        # the membership tests above cost no call.
+        _hide_arguments(redact, clean, data)
+    if "request" in clean and not _plain_texts(redact, clean["request"]):
+        clean["request"] = redact.in_text(clean["request"])  # it quotes arguments and payloads
+    return clean
+
+
+def _hide_arguments(redact: Redactor, clean: dict[str, Any], data: Mapping[str, Any]) -> None:
     for key in ("arguments", "proposed_arguments"):
         if isinstance(clean.get(key), str):
             clean[key] = redact.json_text(clean[key])
     if isinstance(clean.get("problem"), str) and clean.get("arguments") != data.get("arguments"):
         # A validation problem quotes the values it refused, a secret one among them.
         clean["problem"] = _QUOTED_INPUT.sub("", clean["problem"])
-    if "request" in clean and not _plain_texts(redact, clean["request"]):
-        clean["request"] = redact.in_text(clean["request"])  # it quotes arguments and payloads
-    return clean
 
 
 def _plain_texts(redact: Redactor, summary: object) -> bool:
     """Whether a request's summary (text, and lists and dicts of it) holds no text that may
     quote a secret: then it is kept as it is, not copied. It is built for its record alone."""
-    if type(summary) is dict:
-        return all(_plain_texts(redact, item) for item in summary.values())
-    if type(summary) is list:
-        return all(_plain_texts(redact, item) for item in summary)
     if type(summary) is str:
         return not redact.may_hold_secret(summary)
-    return type(summary) is int or summary is None
+    items: Iterable[object]
+    if type(summary) is dict:
+        items = summary.values()
+    elif type(summary) is list:
+        items = summary
+    else:
+        return type(summary) is int or summary is None
+    # A loop, not all() over a generator: each item would cost a resumption.
+    for item in items:
+        if type(item) is str:
+            if redact.may_hold_secret(item):
+                return False
+        elif not _plain_texts(redact, item):
+            return False
+    return True
 
 
 def outcome_shown(redact: Redactor, outcome: dict[str, Any]) -> dict[str, Any]:

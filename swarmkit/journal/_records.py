@@ -295,7 +295,11 @@ def corrupt_record(session_id: str, seq: object, kind: object, detail: str) -> J
 def check_session_id(session_id: object) -> None:
     """Refuse a session id a store cannot hold: not a str, or text with a lone surrogate
     (half of a character, which UTF-8, SQLite and Postgres cannot encode)."""
-    if isinstance(session_id, str) and _LONE_SURROGATE.search(session_id) is not None:
+    if (
+        isinstance(session_id, str)
+        and not session_id.isascii()  # the common id, told apart without the regex
+        and _LONE_SURROGATE.search(session_id) is not None
+    ):
         raise ConfigurationError(
             f"session id {session_id!r} holds a lone surrogate (half of a character), which no "
             "journal can store; use an id of valid Unicode text"

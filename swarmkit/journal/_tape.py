@@ -50,6 +50,7 @@ class Tape:
         "_prefix_done",
         "_redact",
         "_step_digest",
+        "_strict",
         "keeps_records",
         "store",
     )
@@ -66,6 +67,8 @@ class Tape:
         clock: Callable[[], float] | None = None,
     ) -> None:
         self._course = course
+        self._strict = isinstance(course, Replay)
+        """Whether the course is a strict replay, which never goes live."""
         self.keeps_records = not (isinstance(course, Fresh) and course.journal is None)
         self.store = leased(course)  # None: an engine's mirror, a replay, no journal
         self._cursor = ReplayCursor(session_id, prefix_of(course), travel)
@@ -118,7 +121,8 @@ class Tape:
             self._cursor.expect(kind, clean)
             self._advance()
             return True
-        self._check_may_go_live(kind, clean)
+        if self._strict:
+            self._check_may_go_live(kind, clean)
         self._add(kind, clean)
         return False
 
@@ -130,7 +134,8 @@ class Tape:
         self._live_step = record is None
         self._step_digest = None
         if record is None:
-            self._check_may_go_live("model_call", {"agent": agent, "turn": turn})
+            if self._strict:
+                self._check_may_go_live("model_call", {"agent": agent, "turn": turn})
             await self._flush_costly()
             if self._appender is not None:
                 # Digested now, while the history is held by reference: the record of this
@@ -185,7 +190,8 @@ class Tape:
         record = self._cursor.next
         self._live_step = record is None
         if record is None:
-            self._check_may_go_live("tool_call", {"agent": agent, "name": call.name})
+            if self._strict:
+                self._check_may_go_live("tool_call", {"agent": agent, "name": call.name})
             await self._flush_costly()
             return None
         if record.kind != "tool_call" or not _same_call(self._redact, record.data, agent, call):
@@ -310,7 +316,7 @@ class Tape:
             self._add(STATE_EDITED, kept(self._redact, edit))
 
     def _check_may_go_live(self, kind: str, data: Mapping[str, Any]) -> None:
-        if isinstance(self._course, Replay) and not self._cursor.empty:
+        if self._strict and not self._cursor.empty:
             self._cursor.past_the_end(kind, data)  # a strict replay never goes live
 
     def _take_resume_decision(self) -> Decision | None:

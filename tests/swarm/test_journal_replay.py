@@ -188,6 +188,15 @@ async def test_a_secret_context_key_is_refused_at_run_pointing_to_deps() -> None
     assert await journal.sessions() == ()
 
 
+async def test_a_secret_context_key_deep_in_lists_among_plain_values_is_refused() -> None:
+    """A secret key is found however it is nested, past lists and beside text and numbers."""
+    swarm = Swarm([Agent(name="a")], "a", model=ScriptedModel(text("ok")))
+    context = {"n": 1, "accounts": ["x", 3, None, {"owner": "ann", "keys": [{"token": "t"}]}]}
+
+    with pytest.raises(ConfigurationError, match=r"context key 'accounts\[3\]\.keys\[0\]\.token'"):
+        await swarm.run("x", context=context)
+
+
 async def test_a_secret_in_deps_reaches_tools_after_a_resume(tmp_path: Path) -> None:
     """Secrets passed as deps= are never journaled and a resumed run's tools get them whole."""
     seen: list[str] = []

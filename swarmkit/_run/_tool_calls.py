@@ -57,6 +57,10 @@ async def run_tool_calls(
         else:
             results[call.id] = replies.unknown_tool(call, offered_tools(run.swarm, state, plan))
             yield replies.tool_resulted(plan.name, results[call.id])
+    if not (delegations or candidates):
+        await _close_turn(run, plan, response, results, GOES_ON)
+        yield GOES_ON
+        return
     async for item in _finish_turn(
         run, plan, response, results, candidates, delegations=delegations
     ):
@@ -137,7 +141,8 @@ async def _run_function_tool(
     """Run one function tool (its ToolCalled already yielded); the result's event. A tool that
     asks a person pauses the run; one that says ``goto`` becomes a handoff candidate."""
     outcome, arguments, decision = await _invoke(run, plan, call)
-    outcome = await _asked_again(run, plan, call, arguments, outcome)
+    if outcome.result is not None and outcome.result.again:  # (``again`` needs ``ask``)
+        outcome = await _asked_again(run, plan, call, arguments, outcome)
     state = run.state
     state.last_tool.name, state.last_tool.ok = call.name, not outcome.is_error
     result = outcome.result

@@ -69,7 +69,7 @@ class RequestDigester:
         if history is None:
             head.update(self._history(request.agent, request.messages[1:]).digest())
         else:
-            head.update(self._extended(request.agent, history).digest())
+            head.update(self._extended(request.agent, history))
         return head.hexdigest()
 
     def _head(self, request: ModelRequest) -> _Hash:
@@ -90,7 +90,9 @@ class RequestDigester:
         self._heads[request.agent] = (parts, head.copy())
         return head
 
-    def _extended(self, agent: str, history: RequestHistory) -> Any:
+    def _extended(self, agent: str, history: RequestHistory) -> bytes:
+        """The sha256 of the agent's history (its running hasher read, not copied: reading a
+        digest leaves a hasher as it was)."""
         known = self._extensions.get(agent)
         if known is None or not known.continues(history):
             known = _Extension(view=history.view, items=history.items, hasher=hashlib.sha256())
@@ -101,7 +103,7 @@ class RequestDigester:
             known.hasher.update(self._parts.digest(message))
         known.count = history.count
         known.last = history.items[history.count - 1] if history.count else None
-        return known.hasher.copy()
+        return known.hasher.digest()  # type: ignore[no-any-return]
 
     def _history(self, agent: str, messages: tuple[Message, ...]) -> Any:
         known, hasher = self._histories.get(agent, ((), None))

@@ -23,6 +23,7 @@ from swarmkit._run._routing import route, routes
 from swarmkit._run._state import RunState, build_result, finish_reason, finished_data
 from swarmkit._run._steps import (
     ENDING,
+    GOES_ON,
     Answered,
     Continued,
     End,
@@ -32,7 +33,7 @@ from swarmkit._run._steps import (
     Stopped,
     ended,
 )
-from swarmkit._run._tool_calls import run_tool_calls
+from swarmkit._run._tool_calls import tool_turn
 from swarmkit.context import json_safe
 from swarmkit.exceptions import JournalError, ModelError, ReplayDivergenceError
 from swarmkit.ledger import Reservation
@@ -206,7 +207,10 @@ class RunLoop:
                     if not run.quiet:
                         yield _call_finished(plan, call.turn, response, served)
                     if response.message.tool_calls:
-                        async for told in run_tool_calls(run, plan, response):
+                        turn = await tool_turn(run, plan, response)
+                        if isinstance(turn, HandedOff | Continued):
+                            continue  # the common turn, run at once: the next step
+                        async for told in turn:
                             if isinstance(told, HandedOff | Continued):
                                 step = told
                             else:
@@ -215,14 +219,9 @@ class RunLoop:
                         step = await self._after_answer(plan, response)
             except ENDING as exc:
                 step = ended(exc)
-            match step:
-                case HandedOff() | Continued():
-                    continue
-                case Answered() | Paused() | Stopped():
-                    self._end = step
-                    return
-                case _:
-                    assert_never(step)
+            if not isinstance(step, HandedOff | Continued):
+                self._end = step  # Answered, Paused or Stopped (End): the run's last step
+                return
 
     async def _before_call(self, plan: AgentPlan) -> HandedOff | Continued | Answered:
         """A queue of people's turn (a person's), else a spent budget's continuation or the
@@ -230,7 +229,7 @@ class RunLoop:
         run = self._run
         if is_people_queue(plan.agent):
             return await take_over(run, plan)
-        return await route(run, plan) if routes(run, plan) else Continued()
+        return await route(run, plan) if routes(run, plan) else GOES_ON
 
     async def _after_answer(self, plan: AgentPlan, response: ModelResponse) -> Answered | Continued:
         """A turn with no tool calls: the answer that ends the run, unless it is sent back or a

@@ -43,6 +43,10 @@ class Continued:
     """What to stream for it, unless already streamed."""
 
 
+GOES_ON = Continued()
+"""The plain ``Continued`` (nothing to stream), shared: a value, made once, not every turn."""
+
+
 @dataclass(frozen=True, slots=True)
 class Paused:
     """The run waits for a person's decision; ``resume`` goes on from here."""

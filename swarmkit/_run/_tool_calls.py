@@ -17,7 +17,7 @@ from swarmkit._run._parts import RunParts
 from swarmkit._run._pauses import question_decision, tool_approval, tool_question
 from swarmkit._run._request import offered_tools
 from swarmkit._run._state import Candidate, run_context
-from swarmkit._run._steps import Continued, HandedOff, TurnOutcome
+from swarmkit._run._steps import GOES_ON, Continued, HandedOff, TurnOutcome
 from swarmkit.context import Answer
 from swarmkit.exceptions import HandoffPayloadError
 from swarmkit.interrupts import Decision, Edit, Reject
@@ -57,10 +57,50 @@ async def run_tool_calls(
         else:
             results[call.id] = replies.unknown_tool(call, offered_tools(run.swarm, state, plan))
             yield replies.tool_resulted(plan.name, results[call.id])
+    if not (delegations or candidates):
+        await _close_turn(run, plan, response, results, GOES_ON)
+        yield GOES_ON
+        return
+    async for item in _finish_turn(
+        run, plan, response, results, candidates, delegations=delegations
+    ):
+        yield item
+
+
+async def tool_turn(
+    run: RunParts, plan: AgentPlan, response: ModelResponse
+) -> TurnOutcome | AsyncIterator[ev.Event | TurnOutcome]:
+    """What the turn's calls came to, when a quiet run's calls are all function tools offered
+    that hand off nowhere (the common turn, with no generator in between: nothing in it is
+    streamed); else what ``run_tool_calls`` yields, from where this left off."""
+    calls = response.message.tool_calls
+    withheld = run.state.offer.withheld
+    if not run.quiet or any(c.name not in plan.tools or c.name in withheld for c in calls):
+        return run_tool_calls(run, plan, response)
+    results: dict[str, ToolMessage] = {}
+    candidates: list[Candidate] = []
+    for call in calls:
+        await _run_function_tool(run, plan, call, results, candidates)  # quiet: no event
+    if candidates:
+        return _finish_turn(run, plan, response, results, candidates, delegations=[])
+    await _close_turn(run, plan, response, results, GOES_ON)
+    return GOES_ON
+
+
+async def _finish_turn(
+    run: RunParts,
+    plan: AgentPlan,
+    response: ModelResponse,
+    results: dict[str, ToolMessage],
+    candidates: list[Candidate],
+    *,
+    delegations: list[ToolCall],
+) -> AsyncIterator[ev.Event | TurnOutcome]:
+    """After the function tools: the delegations, at most one handoff, the results."""
     if delegations:
         async for event in _run_delegations(run, plan, delegations, results):
             yield event
-    outcome: TurnOutcome = Continued()
+    outcome: TurnOutcome = GOES_ON
     if candidates:
         async for item in take_one_handoff(run, plan, candidates, results):
             if isinstance(item, HandedOff | Continued):
@@ -101,7 +141,8 @@ async def _run_function_tool(
     """Run one function tool (its ToolCalled already yielded); the result's event. A tool that
     asks a person pauses the run; one that says ``goto`` becomes a handoff candidate."""
     outcome, arguments, decision = await _invoke(run, plan, call)
-    outcome = await _asked_again(run, plan, call, arguments, outcome)
+    if outcome.result is not None and outcome.result.again:  # (``again`` needs ``ask``)
+        outcome = await _asked_again(run, plan, call, arguments, outcome)
     state = run.state
     state.last_tool.name, state.last_tool.ok = call.name, not outcome.is_error
     result = outcome.result

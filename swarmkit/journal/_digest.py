@@ -69,7 +69,7 @@ class RequestDigester:
         if history is None:
             head.update(self._history(request.agent, request.messages[1:]).digest())
         else:
-            head.update(self._extended(request.agent, history).digest())
+            head.update(self._extended(request.agent, history))
         return head.hexdigest()
 
     def _head(self, request: ModelRequest) -> _Hash:
@@ -90,7 +90,9 @@ class RequestDigester:
         self._heads[request.agent] = (parts, head.copy())
         return head
 
-    def _extended(self, agent: str, history: RequestHistory) -> Any:
+    def _extended(self, agent: str, history: RequestHistory) -> bytes:
+        """The sha256 of the agent's history (its running hasher read, not copied: reading a
+        digest leaves a hasher as it was)."""
         known = self._extensions.get(agent)
         if known is None or not known.continues(history):
             known = _Extension(view=history.view, items=history.items, hasher=hashlib.sha256())
@@ -101,7 +103,7 @@ class RequestDigester:
             known.hasher.update(self._parts.digest(message))
         known.count = history.count
         known.last = history.items[history.count - 1] if history.count else None
-        return known.hasher.copy()
+        return known.hasher.digest()  # type: ignore[no-any-return]
 
     def _history(self, agent: str, messages: tuple[Message, ...]) -> Any:
         known, hasher = self._histories.get(agent, ((), None))
@@ -171,6 +173,15 @@ class PartCache:
 def _message_text(item: object, redact: Redactor | None = None) -> bytes | None:
     """A message's canonical bytes, built directly: the common case, and the hot one; with
     ``redact``, tool arguments and results as the journal keeps them."""
+    if type(item) is ToolMessage:
+        # The commonest part of a long run's history, written with no list in between.
+        text = _tool_text(item, redact)
+        if text is not None:
+            return text.encode("utf-8", "surrogatepass")
+    elif type(item) is AssistantMessage and item.provider_state is None:
+        text = _assistant_text(item, redact)
+        if text is not None:
+            return text.encode("utf-8", "surrogatepass")
     match item:
         case SystemMessage(content=content) | UserMessage(content=content):
             parts: list[object] = [item.kind, content]
@@ -186,6 +197,36 @@ def _message_text(item: object, redact: Redactor | None = None) -> bytes | None:
             return None
     # surrogatepass: a lone surrogate (text that is not valid Unicode) hashes as itself.
     return _json_list(parts).encode("utf-8", "surrogatepass")
+
+
+def _tool_text(item: ToolMessage, redact: Redactor | None) -> str | None:
+    """``_json_list`` of a tool message's parts, written at once; None unless all are text."""
+    content = item.content
+    shown = content if redact is None else tool_content_shown(redact, content)
+    kind, call_id, name = item.kind, item.tool_call_id, item.name
+    if type(kind) is str and type(call_id) is str and type(name) is str and type(shown) is str:
+        return f"[{_quoted(kind)}, {_quoted(call_id)}, {_quoted(name)}, {_quoted(shown)}]"
+    return None
+
+
+def _assistant_text(item: AssistantMessage, redact: Redactor | None) -> str | None:
+    """``_json_list`` of an assistant message's parts (it has no provider state), written at
+    once; None unless its parts are text (content also None)."""
+    content, kind = item.content, item.kind
+    if type(kind) is not str or (content is not None and type(content) is not str):
+        return None
+    calls = []
+    for call in item.tool_calls:
+        if call.provider_state is not None:
+            return None
+        call_id, name, arguments = call.id, call.name, call.arguments
+        if redact is not None and redact.may_hold_secret(arguments):
+            arguments = redact.json_text(arguments)
+        if not (type(call_id) is str and type(name) is str and type(arguments) is str):
+            return None
+        calls.append(f"[{_quoted(call_id)}, {_quoted(name)}, {_quoted(arguments)}]")
+    said = "null" if content is None else _quoted(content)
+    return f"[{_quoted(kind)}, {said}, [{', '.join(calls)}]]"
 
 
 def tool_content_shown(redact: Redactor, content: str) -> str:

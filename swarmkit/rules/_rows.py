@@ -41,6 +41,7 @@ from swarmkit.rules._corpus import (
 from swarmkit.rules._extracts import PATHS, Extracted, Turned
 
 _WORDS_AT = FACT_KEYS.index(USER_WORDS_FACT)
+_DECODER = json.JSONDecoder()
 
 
 class Spot(NamedTuple):
@@ -218,7 +219,9 @@ def context_of(spot: Spot) -> Mapping[str, Any]:
         found: dict[str, Any] = marshal.loads(context)
         return found
     if context.__class__ is str:
-        extracted: dict[str, Any] = json.loads(context)
+        # The store's own JSON text, one object and nothing around it: ``json.loads``'s
+        # checks are skipped (they cost a seventh of the parse).
+        extracted: dict[str, Any] = _DECODER.raw_decode(context)[0]
         return extracted
     return context  # type: ignore[return-value]
 

@@ -26,9 +26,15 @@ class _Table(dict[int, int]):
 
 
 _TABLE: Final = _Table({code: code if chr(code).isalnum() else 32 for code in range(128)})
+_ASCII_TABLE: Final = bytes(code if chr(code).isalnum() else 32 for code in range(128)) + bytes(
+    [32] * 128
+)
+"""The same table for an ASCII text's bytes, which ``bytes.translate`` reads at C speed."""
 
 
 def message_words(text: str) -> tuple[str, ...]:
     """The words of ``text``: lower-cased, split at anything not a letter or digit, each kept
     once in the order it first appears (see the module docs)."""
+    if text.isascii():  # most messages: a byte table, not a dict lookup a character
+        return tuple(dict.fromkeys(text.lower().encode().translate(_ASCII_TABLE).decode().split()))
     return tuple(dict.fromkeys(text.lower().translate(_TABLE).split()))

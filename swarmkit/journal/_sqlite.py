@@ -78,6 +78,7 @@ _SELECT_SESSIONS = (
     "SELECT session_id, records, started_at, updated_at, finished, stop_reason, prompt, agents"
     " FROM sessions ORDER BY started_at DESC, rowid DESC"
 )
+_SELECT_STARTS = "SELECT session_id, started_at FROM sessions ORDER BY session_id"
 # Created on the first lease, so opening a journal to read it never changes the file.
 _CREATE_LEASES = (
     "CREATE TABLE IF NOT EXISTS leases (session_id TEXT PRIMARY KEY, owner TEXT NOT NULL,"
@@ -228,12 +229,13 @@ class SQLiteJournal:
     async def read_paths(
         self, session_ids: Sequence[str], paths: Mapping[str, Sequence[str | Sequence[str]]]
     ) -> list[tuple[object, ...]] | None:
-        """The values at ``paths`` (kind -> JSON paths) of the sessions' records, extracted
-        by SQLite, one query per 500 sessions: rows ``(session id, seq, kind, text, ...)``
-        as ``_sqlite_seals._select_paths`` says; None when the journal cannot answer so
-        (sealed, no JSON functions): read the records instead."""
+        """The values SQLite extracts at ``paths`` (see ``_sqlite_seals.read_paths``), or None."""
         ids, _ = many_asked(session_ids, None)
         return self._run("read", lambda conn: self._seals.read_paths(conn, ids, paths))
+
+    async def session_starts(self) -> list[tuple[str, float]]:
+        """Each session's id and start time, in id order: a listing without the summaries."""
+        return self._run("list sessions of", _session_starts)
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first."""
@@ -563,6 +565,11 @@ def _delete_session(conn: sqlite3.Connection, session_id: str, seals: SQLiteSeal
     conn.execute("DELETE FROM records WHERE session_id = ?", (session_id,))
     seals.forget(conn, session_id)
     return conn.execute("DELETE FROM sessions WHERE session_id = ?", (session_id,)).rowcount > 0
+
+
+def _session_starts(conn: sqlite3.Connection) -> list[tuple[str, float]]:
+    rows: list[tuple[str, float]] = conn.execute(_SELECT_STARTS).fetchall()
+    return rows
 
 
 def _list_sessions(conn: sqlite3.Connection) -> tuple[SessionInfo, ...]:

@@ -98,13 +98,17 @@ class CorpusFilter:
     def admits(self, info: SessionInfo) -> bool:
         """Whether a session's summary passes the time and prefix filters; a session a live
         what-if forked never does (it ran with a change, such as rules, not adopted)."""
-        if WHATIF_MARK in info.session_id:
+        return self.admits_start(info.session_id, info.started_at)
+
+    def admits_start(self, session_id: str, started_at: float) -> bool:
+        """``admits`` on a session's id and start time alone."""
+        if WHATIF_MARK in session_id:
             return False
-        if self.prefix is not None and not info.session_id.startswith(self.prefix):
+        if self.prefix is not None and not session_id.startswith(self.prefix):
             return False
-        if self.since is not None and info.started_at < self.since:
+        if self.since is not None and started_at < self.since:
             return False
-        return self.until is None or info.started_at < self.until
+        return self.until is None or started_at < self.until
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

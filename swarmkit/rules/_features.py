@@ -15,7 +15,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, islice
 from typing import Any
 
 from swarmkit.redaction import REDACTED
@@ -30,6 +30,8 @@ MAX_CUTS = 15
 """How many thresholds a numeric path is tried at (quantiles of its values)."""
 MAX_ELEMENTS = 32
 """How many distinct list elements a list path is tried with."""
+_BATCH = 32
+"""How many contexts are read a column at a time (held unpacked together)."""
 
 _ESCAPES = str.maketrans({"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t"})
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -81,8 +83,10 @@ def candidates(
     contexts are read once, in order (so they may be unpacked one at a time)."""
     reader = _Reader(is_secret, skip)
     count = 0
-    for count, context in enumerate(contexts, 1):
-        reader.read(context, "", 0, count - 1)
+    ahead = iter(contexts)
+    while batch := list(islice(ahead, _BATCH)):
+        reader.read_many(batch, range(count, count + len(batch)), "", 0)
+        count += len(batch)
     tests: list[Test] = []
     for path in sorted(reader.columns):
         if path not in reader.left_out:
@@ -104,43 +108,97 @@ class _Reader:
         self._is_secret = is_secret
         self._skip = skip
 
+    def read_many(
+        self, contexts: Sequence[Mapping[str, Any]], rows: Sequence[int], prefix: str, depth: int
+    ) -> None:
+        """Read a batch of contexts a column at a time: those listing the same keys in the same
+        order are grouped, and each key's values (one tuple, built at C speed) are put in
+        their buckets by kind, the values of one kind in one step."""
+        shapes: dict[tuple[Any, ...], tuple[list[Mapping[str, Any]], list[int]]] = {}
+        for context, row in zip(contexts, rows, strict=True):
+            shape = (prefix, *context)
+            found = shapes.get(shape)
+            if found is None:
+                shapes[shape] = ([context], [row])
+            else:
+                found[0].append(context)
+                found[1].append(row)
+        for shape, (group, group_rows) in shapes.items():
+            slots = self._shape_slots(shape, group[0], prefix)
+            columns = zip(*(context.values() for context in group), strict=True)
+            for slot, values in zip(slots, columns, strict=True):
+                if slot is not None:
+                    self._column(slot, values, group_rows, depth)
+
     def read(self, context: Mapping[str, Any], prefix: str, depth: int, row: int) -> None:
+        """Read one context (one nested in a column of values of mixed kinds)."""
+        slots = self._shape_slots((prefix, *context), context, prefix)
+        for slot, value in zip(slots, context.values(), strict=True):
+            if slot is not None:
+                self._value(slot, value, row, depth)
+
+    def _shape_slots(
+        self, shape: tuple[Any, ...], context: Mapping[str, Any], prefix: str
+    ) -> list[tuple[str, _Column] | None]:
         # Most contexts list the same keys in the same order: their slots are looked up once
         # for that list of keys.
-        try:
-            shape = (prefix, *context)
-            slots = self._shapes[shape]
-        except KeyError:
+        slots = self._shapes.get(shape)
+        if slots is None:
             slots = self._slots_of(context, prefix)
             if len(self._shapes) < MAX_SHAPES:
                 self._shapes[shape] = slots
-        for slot, value in zip(slots, context.values(), strict=True):
-            if slot is None:
-                continue
-            path, column = slot
-            kind = value.__class__
-            if kind is str:
-                if value == REDACTED:
-                    self.left_out.setdefault(path, "its value is redacted in the journal")
-                    continue
-                rows = column.texts.get(value)
-                if rows is None:
-                    column.texts[value] = [row]
-                else:
-                    rows.append(row)
-            elif kind is int:
-                # One object for each whole number: each row's context was unpacked anew.
-                column.numbers.append(self._ints.setdefault(value, value))
-                column.number_rows.append(row)
-            elif kind is float:
-                column.numbers.append(value)
-                column.number_rows.append(row)
-            elif kind is bool:
-                column.flags.setdefault(value, []).append(row)
-            elif kind is list:
-                _add_elements(column.elements, value, row)
-            elif isinstance(value, Mapping) and depth + 1 < MAX_DEPTH:
-                self.read(value, path + ".", depth + 1, row)
+        return slots
+
+    def _column(
+        self, slot: tuple[str, _Column], values: tuple[Any, ...], rows: list[int], depth: int
+    ) -> None:
+        """One key's values on ``rows``: a column of one common kind in one step, any other
+        value by value (as ``read`` takes them)."""
+        path, column = slot
+        kinds = set(map(type, values))
+        kind = kinds.pop() if len(kinds) == 1 else None
+        if kind is int:
+            # One object for each whole number: each row's context was unpacked anew.
+            column.numbers.extend(map(self._ints.setdefault, values, values))
+            column.number_rows.extend(rows)
+        elif kind is float:
+            column.numbers.extend(values)
+            column.number_rows.extend(rows)
+        elif kind is str and REDACTED not in values:
+            _bucket(column.texts, values, rows)
+        elif kind is bool:
+            _bucket(column.flags, values, rows)
+        elif kind is dict:
+            if depth + 1 < MAX_DEPTH:
+                self.read_many(values, rows, path + ".", depth + 1)
+        else:
+            for value, row in zip(values, rows, strict=True):
+                self._value(slot, value, row, depth)
+
+    def _value(self, slot: tuple[str, _Column], value: Any, row: int, depth: int) -> None:
+        path, column = slot
+        kind = value.__class__
+        if kind is str:
+            if value == REDACTED:
+                self.left_out.setdefault(path, "its value is redacted in the journal")
+                return
+            rows = column.texts.get(value)
+            if rows is None:
+                column.texts[value] = [row]
+            else:
+                rows.append(row)
+        elif kind is int:
+            column.numbers.append(self._ints.setdefault(value, value))
+            column.number_rows.append(row)
+        elif kind is float:
+            column.numbers.append(value)
+            column.number_rows.append(row)
+        elif kind is bool:
+            column.flags.setdefault(value, []).append(row)
+        elif kind is list:
+            _add_elements(column.elements, value, row)
+        elif isinstance(value, Mapping) and depth + 1 < MAX_DEPTH:
+            self.read(value, path + ".", depth + 1, row)
 
     def _slots_of(
         self, context: Mapping[str, Any], prefix: str
@@ -172,6 +230,16 @@ class _Reader:
         if column is None:
             column = self.columns[path] = _Column()
         return path, column
+
+
+def _bucket(buckets: dict[Any, list[int]], values: tuple[Any, ...], rows: list[int]) -> None:
+    """Add each row to its value's bucket."""
+    for value, row in zip(values, rows, strict=True):
+        found = buckets.get(value)
+        if found is None:
+            buckets[value] = [row]
+        else:
+            found.append(row)
 
 
 def _key_problem(

@@ -41,6 +41,7 @@ from swarmkit.rules._corpus import (
 from swarmkit.rules._extracts import PATHS, Extracted, Turned
 
 _WORDS_AT = FACT_KEYS.index(USER_WORDS_FACT)
+_DECODER = json.JSONDecoder()
 
 
 class Spot(NamedTuple):
@@ -94,8 +95,7 @@ async def read_decisions(journal: Journal, where: CorpusFilter | None = None) ->
     """The journal's turns that may be decisions, packed, read a batch of sessions at a time
     (only the values a decision needs, where the store can extract them)."""
     where = where or CorpusFilter()
-    # The ids alone: the listing's summaries (each with its prompt) are let go before reading.
-    listed = [info.session_id for info in await admitted(journal, where)]
+    listed = await _admitted_ids(journal, where)
     found = _Found()
     extracted = Extracted()
     with collector_paused():  # see read_corpus
@@ -113,6 +113,15 @@ async def read_decisions(journal: Journal, where: CorpusFilter | None = None) ->
     return Decisions(
         rows=found.rows, turns=found.turns, sessions=found.sessions, damaged=found.damaged
     )
+
+
+async def _admitted_ids(journal: Journal, where: CorpusFilter) -> list[str]:
+    """The ids of the sessions ``where`` admits, in id order: from a listing of ids and start
+    times where the store has one (no summaries built, each with its prompt)."""
+    starts = getattr(journal, "session_starts", None)
+    if starts is None:
+        return [info.session_id for info in await admitted(journal, where)]
+    return sorted(sid for sid, started_at in await starts() if where.admits_start(sid, started_at))
 
 
 async def _fast_turns(
@@ -218,7 +227,9 @@ def context_of(spot: Spot) -> Mapping[str, Any]:
         found: dict[str, Any] = marshal.loads(context)
         return found
     if context.__class__ is str:
-        extracted: dict[str, Any] = json.loads(context)
+        # The store's own JSON text, one object and nothing around it: ``json.loads``'s
+        # checks are skipped (they cost a seventh of the parse).
+        extracted: dict[str, Any] = _DECODER.raw_decode(context)[0]
         return extracted
     return context  # type: ignore[return-value]
 

@@ -42,3 +42,12 @@ def test_a_redacted_message_gives_no_text_facts() -> None:
     assert message_facts('{"api_key": "[redacted]"} refund') == empty
     assert message_facts(None) == empty
     assert message_facts("Refund") == {"user_message": "Refund", "user_words": ("refund",)}
+
+
+def test_an_ascii_text_splits_as_the_same_text_with_a_non_ascii_letter() -> None:
+    """Every ASCII character splits the same on the ASCII path as on the Unicode one."""
+    text = "".join(f"W{chr(code)}x" for code in range(128))
+    with_letter = message_words(text + " é")
+    assert with_letter[-1] == "é"
+    assert message_words(text) == with_letter[:-1]
+    assert message_words("a\x1fb\x85c") == ("a", "b", "c")

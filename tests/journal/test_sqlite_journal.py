@@ -365,3 +365,18 @@ async def test_read_paths_extracts_only_the_values_asked_for(tmp_path: Path) -> 
         with sqlite3.connect(tmp_path / "j.sqlite3") as other:
             other.execute("UPDATE records SET data = 'not json' WHERE session_id = 'b'")
         assert await journal.read_paths(["a", "b"], paths) is None
+
+
+async def test_session_starts_lists_each_session_id_and_start_time_in_id_order(
+    tmp_path: Path,
+) -> None:
+    """The listing without summaries agrees with ``sessions()`` on ids and start times."""
+    with SQLiteJournal(tmp_path / "j.sqlite3") as journal:
+        assert await journal.session_starts() == []
+        for session_id in ("b", "c", "a"):
+            await journal.append([JournalRecord(session_id=session_id, seq=0, kind="x", data={})])
+        infos = await journal.sessions()
+        assert await journal.session_starts() == sorted(
+            (info.session_id, info.started_at) for info in infos
+        )
+        assert [sid for sid, _ in await journal.session_starts()] == ["a", "b", "c"]

@@ -215,6 +215,7 @@ class RunLoop:
                                 step = told
                             else:
                                 yield told
+                        del turn  # not held (spent) through the next model call
                     else:
                         step = await self._after_answer(plan, response)
             except ENDING as exc:

@@ -35,8 +35,12 @@ async def build_request(swarm: SwarmSpec, state: RunState, plan: AgentPlan) -> M
     text, schema = await instructions(state, plan), request_schema(plan)
     payload = _payload_data(state)
     last = state.offer.request
-    if last is not None and last.agent == plan.name and _same_request(
-        last, text=text, tools=tools, settings=settings, schema=schema, payload=payload
+    if (
+        last is not None
+        and last.agent == plan.name
+        and _same_request(
+            last, text=text, tools=tools, settings=settings, schema=schema, payload=payload
+        )
     ):
         # The agent asks what it asked last time: the same (frozen) request serves, and the
         # journal's digest of it, taken by identity, is not recomputed.

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TypeVar
 
 from swarmkit.journal._chain import (
     Mark,
@@ -24,6 +25,8 @@ from swarmkit.journal._chain import (
 from swarmkit.journal._cipher import JournalCipher
 from swarmkit.journal._records import JournalRecord
 from swarmkit.journal._sqlite_file import rollback
+
+_R = TypeVar("_R")
 
 StoredRow = tuple[str, int, str, str, float]
 """A record as the records table takes it: session id, seq, kind, data text, time."""
@@ -112,19 +115,7 @@ class SQLiteSeals:
         """Rows of many sessions (only ``kinds``, if given) in one read transaction, ordered
         by session and seq; None when the journal was ever sealed (each session must then be
         opened and checked whole)."""
-        if self.cipher is not None or self._seals_exist(conn):
-            return None
-        conn.execute("BEGIN")
-        try:
-            rows = (
-                None
-                if conn.execute(_IS_MARKED).fetchone()
-                else _select_many(conn, session_ids, kinds)
-            )
-            conn.execute("COMMIT")
-        except BaseException:
-            rollback(conn)
-            raise
+        rows = self._read_clear(conn, lambda: _select_many(conn, session_ids, kinds))
         if rows is None or any(form_of(row[3]) != "clear" for row in rows):
             return None
         return rows
@@ -135,19 +126,20 @@ class SQLiteSeals:
         """Rows (session id, seq, kind, texts...) of many sessions in one read transaction,
         each text the JSON at one of the kind's paths (see ``_select_paths``);
         None when the journal was ever sealed, or its SQLite cannot extract JSON."""
+        try:
+            return self._read_clear(conn, lambda: _select_paths(conn, session_ids, paths))
+        except sqlite3.OperationalError:  # no JSON functions, or data that is not JSON
+            return None
+
+    def _read_clear(self, conn: sqlite3.Connection, select: Callable[[], _R]) -> _R | None:
+        """``select``'s rows in one read transaction, or None when the journal was ever sealed
+        or marked (its sessions must then be opened and checked whole)."""
         if self.cipher is not None or self._seals_exist(conn):
             return None
         conn.execute("BEGIN")
         try:
-            rows = (
-                None
-                if conn.execute(_IS_MARKED).fetchone()
-                else _select_paths(conn, session_ids, paths)
-            )
+            rows = None if conn.execute(_IS_MARKED).fetchone() else select()
             conn.execute("COMMIT")
-        except sqlite3.OperationalError:  # no JSON functions, or data that is not JSON
-            rollback(conn)
-            return None
         except BaseException:
             rollback(conn)
             raise

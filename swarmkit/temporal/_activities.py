@@ -19,6 +19,7 @@ from swarmkit.exceptions import (
     SwarmkitError,
     ToolArgumentsError,
 )
+from swarmkit.journal import Journal
 from swarmkit.ledger import Ledger, Refused, Reservation
 from swarmkit.lowlevel import (
     append_mirrored,
@@ -81,9 +82,7 @@ class SwarmActivities:
     async def rules_log(self, request: dict[str, Any]) -> dict[str, Any]:
         """Read the worker journal's rules log (its length, or its records) or append to it;
         a refused append is answered as data, so the workflow sees the same on replay."""
-        journal = self._registry.journal
-        if journal is None:
-            raise ApplicationError("this worker has no journal", non_retryable=True)
+        journal = self._journal("the rules log is kept in the worker's journal")
         return await rules_log_answer(journal, request)
 
     @activity.defn(name=RESERVE_ACTIVITY)
@@ -109,10 +108,8 @@ class SwarmActivities:
     def _ledger(self, swarm: str) -> Ledger:
         ledger = _or_fail(lambda: self._registry.swarm(swarm)).config.ledger
         if ledger is None:
-            raise ApplicationError(
-                f"swarm {swarm!r} has no ledger on this worker; give every worker the same swarm",
-                type="ConfigurationError",
-                non_retryable=True,
+            raise _configuration_failure(
+                f"swarm {swarm!r} has no ledger on this worker; give every worker the same swarm"
             )
         return ledger
 
@@ -174,14 +171,7 @@ class SwarmActivities:
     @activity.defn(name=MIRROR_READ_ACTIVITY)
     async def read_mirror(self, page: MirrorReadInput) -> list[dict[str, Any]]:
         """A page of a session's mirrored records, from ``page.start`` on, before ``page.stop``."""
-        journal = self._registry.journal
-        if journal is None:
-            raise ApplicationError(
-                "a continued session's records are in a journal mirror, but this worker has "
-                "none; give every worker the same SwarmPlugin(journal=...)",
-                type="ConfigurationError",
-                non_retryable=True,
-            )
+        journal = self._journal("a continued session's records are in a journal mirror")
         records = [r for r in await journal.read(page.session_id) if page.start <= r.seq]
         found: list[dict[str, Any]] = []
         size = 0
@@ -198,14 +188,7 @@ class SwarmActivities:
     async def mirror_cursor(self, session_id: str) -> dict[str, int]:
         """How many records the journal holds of the session and of each delegated sub-run:
         the cursor a run resumed after a cancellation reads them back with."""
-        journal = self._registry.journal
-        if journal is None:
-            raise ApplicationError(
-                "a cancelled session resumes from the journal mirror, but this worker has "
-                "none; give every worker the same SwarmPlugin(journal=...)",
-                type="ConfigurationError",
-                non_retryable=True,
-            )
+        journal = self._journal("a cancelled session resumes from the journal mirror")
         sub_runs = f"{session_id}__swarm_"
         return {
             info.session_id: info.records
@@ -217,6 +200,17 @@ class SwarmActivities:
     async def fingerprint(self, swarm: str) -> dict[str, Any]:
         """The configuration fingerprint of the swarm as this worker has it."""
         return _or_fail(lambda: self._registry.swarm(swarm)).fingerprint()
+
+    def _journal(self, why: str) -> Journal:
+        """The worker's journal, which ``why`` needs: a failure Temporal does not retry when the
+        worker was given none."""
+        journal = self._registry.journal
+        if journal is None:
+            raise _configuration_failure(
+                f"{why}, but this worker has none; give every worker the same "
+                "SwarmPlugin(journal=...)"
+            )
+        return journal
 
     def _tool(self, call: ToolCallInput) -> FunctionTool:
         plans = self._registry.swarm(call.swarm).plans
@@ -258,6 +252,11 @@ async def _heartbeating() -> AsyncIterator[None]:
         yield
     finally:
         beating.cancel()
+
+
+def _configuration_failure(message: str) -> ApplicationError:
+    """A configuration mistake of this worker, as a failure Temporal does not retry."""
+    return ApplicationError(message, type="ConfigurationError", non_retryable=True)
 
 
 def _or_fail(get: Callable[[], T]) -> T:

@@ -35,22 +35,19 @@ async def execute(
     name: str, argument: Any, options: ActivityOptions, *, result_type: type | None = dict
 ) -> Any:
     """Run activity ``name`` from inside a workflow as ``options`` say (local or not)."""
+    common: dict[str, Any] = {
+        "result_type": result_type,
+        "start_to_close_timeout": options.start_to_close_timeout,
+        "schedule_to_close_timeout": options.schedule_to_close_timeout,
+        "retry_policy": options.retry_policy,
+    }
     if options.local:
-        return await workflow.execute_local_activity(
-            name,
-            argument,
-            result_type=result_type,
-            start_to_close_timeout=options.start_to_close_timeout,
-            schedule_to_close_timeout=options.schedule_to_close_timeout,
-            retry_policy=options.retry_policy,
-        )
+        return await workflow.execute_local_activity(name, argument, **common)
+    # Heartbeats and another task queue belong to remote activities only.
     return await workflow.execute_activity(
         name,
         argument,
-        result_type=result_type,
-        start_to_close_timeout=options.start_to_close_timeout,
-        schedule_to_close_timeout=options.schedule_to_close_timeout,
+        **common,
         heartbeat_timeout=options.heartbeat_timeout,
-        retry_policy=options.retry_policy,
         task_queue=options.task_queue,
     )

@@ -6,12 +6,13 @@ import copy
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from swarmkit.bounds import json_problem
+from swarmkit.models import ToolSpec
 from swarmkit.redaction import DEFAULT_REDACTOR
 
 TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
@@ -120,6 +121,29 @@ class ArgumentsSchema(Generic[ModelT]):
     def _problem_text(self, problems: list[str]) -> str:
         listed = "; ".join(dict.fromkeys(problems))
         return f"{listed}. Expected a JSON object with fields: {self.describe()}."
+
+
+class OwnSchema(Protocol):
+    """A tool that carries its own name, description and argument schema."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def parameters(self) -> Mapping[str, Any]: ...
+    @property
+    def strict(self) -> bool: ...
+
+
+def spec_of(tool: OwnSchema) -> ToolSpec:
+    """How ``tool`` is offered to a model: its own name, description and schema."""
+    return ToolSpec(
+        name=tool.name,
+        description=tool.description,
+        parameters=tool.parameters,
+        strict=tool.strict,
+    )
 
 
 def arguments_schema(model: type[ModelT], *, strict: bool = True) -> ArgumentsSchema[ModelT]:

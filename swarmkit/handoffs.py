@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from swarmkit._schema import TOOL_NAME_PATTERN, ArgumentProblem, ArgumentsSchema, arguments_schema
+from swarmkit._schema import (
+    TOOL_NAME_PATTERN,
+    ArgumentProblem,
+    ArgumentsSchema,
+    arguments_schema,
+    spec_of,
+)
 from swarmkit.conditions import Condition, compile_condition
 from swarmkit.exceptions import ConfigurationError, HandoffPayloadError
 from swarmkit.models import ToolSpec
@@ -150,12 +156,7 @@ class TransferTool:
 
     def spec(self) -> ToolSpec:
         """The tool as offered to a model."""
-        return ToolSpec(
-            name=self.name,
-            description=self.description,
-            parameters=self.parameters,
-            strict=self.strict,
-        )
+        return spec_of(self)
 
     def parse(self, arguments: str, *, tool_call_id: str | None = None) -> HandoffRequest:
         """Validate a call's raw JSON arguments; HandoffPayloadError tells the model what to fix."""

@@ -31,6 +31,7 @@ from swarmkit._schema import (
     ArgumentProblem,
     ArgumentsSchema,
     arguments_schema,
+    spec_of,
     to_strict_schema,
 )
 from swarmkit.bounds import value_problem
@@ -207,12 +208,7 @@ class FunctionTool:
 
     def spec(self) -> ToolSpec:
         """The tool as offered to a model."""
-        return ToolSpec(
-            name=self.name,
-            description=self.description,
-            parameters=self.parameters,
-            strict=self.strict,
-        )
+        return spec_of(self)
 
     def arguments_problem(self, arguments: str) -> str | None:
         """Why raw JSON ``arguments`` would be refused by this tool, or None when they validate."""

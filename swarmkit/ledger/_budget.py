@@ -6,7 +6,7 @@ import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models import Usage
@@ -37,10 +37,7 @@ class Window:
     """When it closes (exclusive)."""
 
     def __post_init__(self) -> None:
-        for name in ("start", "end"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ConfigurationError(f"Window {name} must be seconds since the epoch")
+        _check_numbers(self, ("start", "end"), "seconds since the epoch")
         if not self.end > self.start:
             raise ConfigurationError(f"Window end {self.end} must be after start {self.start}")
 
@@ -55,10 +52,7 @@ class Price:
     """Per million completion tokens."""
 
     def __post_init__(self) -> None:
-        for name in ("input", "output"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise ConfigurationError(f"Price {name} must be a number >= 0, got {value!r}")
+        _check_numbers(self, ("input", "output"), "a number >= 0", minimum=0)
 
     def of(self, usage: Usage) -> float:
         """The price of one call's usage."""
@@ -96,11 +90,7 @@ class Budget:
                 f"Budget name must be a non-empty string without '|', got {self.name!r}"
             )
         limit = self.limit
-        if (
-            isinstance(limit, bool)
-            or not isinstance(limit, int | float)
-            or not math.isfinite(limit)
-        ):
+        if not _is_number(limit) or not math.isfinite(limit):
             raise ConfigurationError(f"Budget {self.name!r}: limit must be a number, got {limit!r}")
         if limit < 0:
             raise ConfigurationError(f"Budget {self.name!r}: limit must be >= 0, got {limit!r}")
@@ -144,3 +134,20 @@ class Budget:
             period = {"start": period.start, "end": period.end}
         data = {"name": self.name, "limit": self.limit, "unit": self.unit, "period": period}
         return data | {key: getattr(self, key) for key in KEYS}
+
+
+def _is_number(value: object) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_numbers(
+    owner: object, names: tuple[str, ...], wanted: str, *, minimum: float = -math.inf
+) -> None:
+    """ConfigurationError unless each of ``owner``'s fields ``names`` is a number (a bool is
+    not) of at least ``minimum``; ``wanted`` says what it must be."""
+    for name in names:
+        value = getattr(owner, name)
+        if not _is_number(value) or value < minimum:
+            raise ConfigurationError(
+                f"{type(owner).__name__} {name} must be {wanted}, got {value!r}"
+            )

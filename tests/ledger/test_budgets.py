@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -55,6 +57,28 @@ def test_a_bad_budget_is_refused_when_it_is_built(options: dict[str, object], wo
     """Negative, non-numeric or non-finite limits, unknown periods and units raise at once."""
     with pytest.raises(ConfigurationError, match=words):
         Budget(name="b", **options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("build", "words"),
+    [
+        (lambda: Price(input=-1, output=2), "Price input must be a number >= 0, got -1"),
+        (lambda: Price(input=1, output=True), "Price output must be a number >= 0, got True"),
+        (
+            lambda: Window(start="0", end=5),  # type: ignore[arg-type]
+            "Window start must be seconds since the epoch",
+        ),
+        (lambda: Window(start=0, end=False), "Window end must be seconds since the epoch"),
+        (lambda: Window(start=5, end=1), "Window end 1 must be after start 5"),
+    ],
+)
+def test_a_bad_price_or_window_is_refused_when_it_is_built(
+    build: Callable[[], object], words: str
+) -> None:
+    """A price or window bound that is not a number (a bool is not one), or a negative
+    price, or a window that closes before it opens, raises at once."""
+    with pytest.raises(ConfigurationError, match=re.escape(words)):
+        build()
 
 
 def test_a_money_budget_needs_a_price_for_every_model_it_counts(tmp_path: Path) -> None:

@@ -269,6 +269,40 @@ def test_show_prints_the_timeline(refund_session: str, capsys: Capture) -> None:
     assert "tokens: " in out
 
 
+def test_the_timeline_shows_a_step_s_details_only_when_it_has_them() -> None:
+    """An error, an answer, a refusal's detail or a handoff's note gets its own indented line,
+    cut to its length; a step without one gets none."""
+    from swarmkit.console import timeline  # noqa: PLC0415 - console views only
+    from swarmkit.journal import JournalRecord  # noqa: PLC0415
+
+    steps: list[tuple[str, dict[str, Any]]] = [
+        ("handoff", {"number": 1, "source": "a", "target": "b", "message": "over to you"}),
+        ("handoff", {"number": 2, "source": "b", "target": "a"}),
+        ("handoff_refused", {"source": "a", "target": "c", "detail": "x" * 400}),
+        ("model_call", {"agent": "a", "turn": 1, "response": {"content": "hello"}}),
+        ("eval_trial", {"task_id": "t", "number": 1, "error": "it broke"}),
+        ("run_finished", {"stop_reason": "error", "error": "boom", "final_output": "y" * 500}),
+    ]
+    records = [
+        JournalRecord(session_id="s", seq=n, kind=k, data=d) for n, (k, d) in enumerate(steps)
+    ]
+    lines = [line[8:] for line in timeline(records)[1:13]]
+    assert lines == [
+        "handoff  #1 a -> b, decided by None",
+        "         message over to you",
+        "handoff  #2 b -> a, decided by None",
+        "refused  a -> c (None), asked by None",
+        f"         {'x' * 297}...",
+        "model    a call 1: answers; 0 tokens (0 in, 0 out)",
+        "         says hello",
+        "trial    t #1: sessions none",
+        "         error it broke",
+        "stop     error: the run raised an exception",
+        "         error boom",
+        f"         answer {'y' * 397}...",
+    ]
+
+
 def test_show_of_a_rule_routed_run_names_the_edge(capsys: Capture) -> None:
     """A rule decision shows which edge fired."""
     argv = ["run", "tests.cli_app:swarm", OUTAGE, "--context", '{"category": "outage"}']

@@ -111,10 +111,8 @@ def _eval_run_started(data: Mapping[str, Any]) -> list[str]:
 
 def _eval_trial(data: Mapping[str, Any]) -> list[str]:
     sessions = ", ".join(str(s) for s in data.get("sessions") or []) or "none"
-    lines = [f"trial    {data.get('task_id')} #{data.get('number')}: sessions {sessions}"]
-    if data.get("error"):
-        lines.append(f"         error {one_line(str(data['error']), limit=200)}")
-    return lines
+    head = f"trial    {data.get('task_id')} #{data.get('number')}: sessions {sessions}"
+    return [head, *_detail("error", data.get("error"))]
 
 
 def _eval_run_graded(data: Mapping[str, Any]) -> list[str]:
@@ -177,19 +175,15 @@ def _handoff(data: Mapping[str, Any]) -> list[str]:
     if data.get("payload") is not None:
         kind = data.get("payload_type") or "payload"
         lines.append(f"         {kind} {compact_json(data['payload'])}")
-    if data.get("message"):
-        lines.append(f"         message {one_line(str(data['message']))}")
-    return lines
+    return lines + _detail("message", data.get("message"), limit=120)
 
 
 def _refused(data: Mapping[str, Any]) -> list[str]:
-    lines = [
+    head = (
         f"refused  {data.get('source')} -> {data.get('target')} ({data.get('reason')}), asked "
         f"by {data.get('decided_by')}"
-    ]
-    if data.get("detail"):
-        lines.append(f"         {one_line(str(data['detail']), limit=300)}")
-    return lines
+    )
+    return [head, *_detail("", data.get("detail"), limit=300)]
 
 
 def _invalid(data: Mapping[str, Any]) -> list[str]:
@@ -210,10 +204,10 @@ def _model_call(data: Mapping[str, Any]) -> list[str]:
     response = data.get("response") or {}
     calls = [str(call.get("name")) for call in response.get("tool_calls") or []]
     what = f"calls {', '.join(calls)}" if calls else "answers"
-    lines = [f"{head}: {what}; {tokens(response.get('usage') or {})}"]
-    if response.get("content"):
-        lines.append(f"         says {one_line(str(response['content']), limit=200)}")
-    return lines
+    return [
+        f"{head}: {what}; {tokens(response.get('usage') or {})}",
+        *_detail("says", response.get("content")),
+    ]
 
 
 def _tool_call(data: Mapping[str, Any]) -> list[str]:
@@ -276,11 +270,19 @@ def _run_finished(data: Mapping[str, Any]) -> list[str]:
             f"stop     {data.get('stop_reason')}{how} ({data.get('final_agent')} was active) "
             f"after {plural(int(data.get('turns') or 0), 'model call')}; trail {trail}"
         ]
-    if data.get("error"):
-        lines.append(f"         error {one_line(str(data['error']), limit=200)}")
-    if data.get("final_output"):
-        lines.append(f"         answer {one_line(str(data['final_output']), limit=400)}")
-    return lines
+    return [
+        *lines,
+        *_detail("error", data.get("error")),
+        *_detail("answer", data.get("final_output"), limit=400),
+    ]
+
+
+def _detail(label: str, value: object, *, limit: int = 200) -> list[str]:
+    """A step's indented line that shows ``value`` after ``label``, cut at ``limit``; none
+    when there is no value."""
+    if not value:
+        return []
+    return [f"         {f'{label} ' if label else ''}{one_line(str(value), limit=limit)}"]
 
 
 _STEPS: dict[str, Callable[[Mapping[str, Any]], list[str]]] = {

@@ -98,11 +98,11 @@ class OpenAIModel(ModelAdapter["AsyncOpenAI"]):
             # encoded (NaN in extra_body) fails here, as it did inside post().
             deadline = AttemptDeadline(self.timeouts)
             with decoding_answers():
-                body = self._request_json(request)
+                body = self._encode(self.name, request)
                 answer = await deadline.within(
                     "first_byte", client.post(self._path, content=body, cast_to=object)
                 )
-            response = self._parse(json_object(answer))
+            response = self._decode(json_object(answer))
             self._log_finished(response, attempt=attempt, started=started, stream=False)
             return response
 
@@ -115,7 +115,7 @@ class OpenAIModel(ModelAdapter["AsyncOpenAI"]):
         the beginning of the answer; the final response is always the one complete answer.
         """
         client = self._ready_client()
-        body = self._request_json(request, stream=True)
+        body = self._encode(self.name, request, stream=True)
         started = self._clock()
 
         def attempt_once(attempt: int) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
@@ -149,12 +149,12 @@ class OpenAIModel(ModelAdapter["AsyncOpenAI"]):
 
     _path = _COMPLETIONS
     """Where a request is posted."""
-
-    def _parse(self, answer: dict[str, Any]) -> ModelResponse:
-        return parse_completion(answer)
-
-    def _request_json(self, request: ModelRequest, *, stream: bool = False) -> bytes:
-        return request_json(self.name, request, stream=stream)
+    _encode = staticmethod(request_json)
+    """A request as the JSON body the API takes: ``(model, request, *, stream)``."""
+    _decode = staticmethod(parse_completion)
+    """A whole answer's JSON as our response."""
+    _assembler: Callable[[], StreamAssembly] = StreamAssembler
+    """Joins a streamed answer's chunks into deltas and the response."""
 
     def _post_stream(self, client: AsyncOpenAI, body: bytes) -> Awaitable[AsyncStream[Any]]:
         # What chat.completions.create(stream=True) posts, with our body as it is.
@@ -168,9 +168,6 @@ class OpenAIModel(ModelAdapter["AsyncOpenAI"]):
             stream=True,
             stream_cls=AsyncStream[ChatCompletionChunk],
         )
-
-    def _assembler(self) -> StreamAssembly:
-        return StreamAssembler()
 
     def _chunk_json(self, chunk: object) -> dict[str, Any]:
         return _json_of(chunk)

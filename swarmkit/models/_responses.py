@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
-from swarmkit.models._base import ModelRequest, ModelResponse
 from swarmkit.models._openai import OpenAIModel
 from swarmkit.models._responses_wire import (
     ResponseStreamAssembler,
     parse_response,
     request_json,
 )
-from swarmkit.models._wire import StreamAssembly, json_object
+from swarmkit.models._wire import json_object
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI, AsyncStream
@@ -31,15 +30,12 @@ class OpenAIResponsesModel(OpenAIModel):
     """
 
     _path = _RESPONSES
+    _encode = staticmethod(request_json)
+    _decode = staticmethod(parse_response)
+    _assembler = ResponseStreamAssembler
 
     def __repr__(self) -> str:
         return f"OpenAIResponsesModel({self.name!r})"
-
-    def _parse(self, answer: dict[str, Any]) -> ModelResponse:
-        return parse_response(answer)
-
-    def _request_json(self, request: ModelRequest, *, stream: bool = False) -> bytes:
-        return request_json(self.name, request, stream=stream)
 
     def _post_stream(self, client: AsyncOpenAI, body: bytes) -> Awaitable[AsyncStream[Any]]:
         from openai import AsyncStream  # noqa: PLC0415 - loaded with the client
@@ -47,9 +43,6 @@ class OpenAIResponsesModel(OpenAIModel):
         return client.post(
             self._path, content=body, cast_to=object, stream=True, stream_cls=AsyncStream[object]
         )
-
-    def _assembler(self) -> StreamAssembly:
-        return ResponseStreamAssembler()
 
     def _chunk_json(self, chunk: object) -> dict[str, Any]:
         return json_object(chunk)

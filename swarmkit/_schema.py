@@ -6,7 +6,7 @@ import copy
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
@@ -14,6 +14,10 @@ from pydantic_core import ErrorDetails
 from swarmkit.bounds import json_problem
 from swarmkit.models import ToolSpec
 from swarmkit.redaction import DEFAULT_REDACTOR
+
+if TYPE_CHECKING:
+    from swarmkit.handoffs import TransferTool
+    from swarmkit.tools import FunctionTool
 
 TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
 """The tool-name rule of the OpenAI API, which every tool name we offer must satisfy."""
@@ -123,20 +127,7 @@ class ArgumentsSchema(Generic[ModelT]):
         return f"{listed}. Expected a JSON object with fields: {self.describe()}."
 
 
-class OwnSchema(Protocol):
-    """A tool that carries its own name, description and argument schema."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def description(self) -> str: ...
-    @property
-    def parameters(self) -> Mapping[str, Any]: ...
-    @property
-    def strict(self) -> bool: ...
-
-
-def spec_of(tool: OwnSchema) -> ToolSpec:
+def spec_of(tool: FunctionTool | TransferTool) -> ToolSpec:
     """How ``tool`` is offered to a model: its own name, description and schema."""
     return ToolSpec(
         name=tool.name,

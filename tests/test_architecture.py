@@ -410,20 +410,35 @@ def test_no_function_is_over_50_lines_without_a_reason() -> None:
 
 
 MAX_JOURNAL_CLASS_LINES = 300
-"""A store class of journal/ stays under this: its SQL, pools and seals are modules beside it."""
+"""A class of journal/ or _sessions/ stays under this: a store's SQL, pools and seals are
+modules beside it, as are a session's course, driver and cursor."""
 
 
-def test_no_class_of_the_journal_is_over_300_lines() -> None:
-    """Each class in journal/ (a store above all) reads in one sitting."""
+def test_no_class_of_the_journal_or_the_sessions_is_over_300_lines() -> None:
+    """Each class in journal/ (a store above all) and in _sessions/ reads in one sitting."""
     long = {
         (module, node.name): (node.end_lineno or node.lineno) - node.lineno + 1
         for module, tree in _modules()
-        if module.startswith("journal/")
+        if module.startswith(("journal/", "_sessions/"))
         for node in ast.walk(tree)
         if isinstance(node, ast.ClassDef)
         and (node.end_lineno or node.lineno) - node.lineno + 1 > MAX_JOURNAL_CLASS_LINES
     }
     assert long == {}
+
+
+def test_the_run_loop_is_built_in_one_place() -> None:
+    """Every session verb reaches the loop through its course: only _sessions/_driver.py
+    calls RunLoop(...)."""
+    builders = sorted(
+        module
+        for module, tree in _modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name | ast.Attribute)
+        and (node.func.id if isinstance(node.func, ast.Name) else node.func.attr) == "RunLoop"
+    )
+    assert builders == ["_sessions/_driver.py"]
 
 
 def test_the_anthropic_package_loads_on_the_first_call_not_at_construction() -> None:

@@ -17,7 +17,7 @@ import itertools
 import json
 import os
 from collections.abc import AsyncIterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -247,14 +247,10 @@ class NeverCalledModel:
 
 
 def _total(usage: Usage) -> Usage:
+    """``usage`` with its total filled in when the script left it out (cache counts kept)."""
     if usage.total_tokens:
         return usage
-    total = usage.prompt_tokens + usage.completion_tokens
-    return Usage(
-        prompt_tokens=usage.prompt_tokens,
-        completion_tokens=usage.completion_tokens,
-        total_tokens=total,
-    )
+    return replace(usage, total_tokens=usage.prompt_tokens + usage.completion_tokens)
 
 
 def _words(content: str) -> list[str]:

@@ -106,6 +106,15 @@ class RuleEvaluated:
     """The target of the edge that fired, or None when no edge matched."""
     condition: str | None
     """The fired edge's condition (None when unconditional or when nothing fired)."""
+    audited: bool = False
+    """Whether this rule decision was sampled for an audit (``Swarm(audit=RuleAudit(...))``):
+    the model was asked too, and its choice is ``audit_choice``."""
+    audit_choice: str | None = None
+    """Where the audited model would have handed off (None: it would have kept the turn);
+    the rule agrees when this is ``target``."""
+    audit_replayed: bool = False
+    """Whether the audit's answer was read from the journal (a replay, or the journaled steps
+    of a resume) rather than asked for in this run."""
     version: int = EVENT_VERSION
     """Event schema version."""
     kind: Literal["rule_evaluated"] = "rule_evaluated"

@@ -43,20 +43,35 @@ class _LogView:
 _VIEWS: WeakKeyDictionary[Journal, _LogView] = WeakKeyDictionary()
 
 
-async def rule_stands(run: RunParts, plan: AgentPlan, edge: Edge) -> bool:
+@dataclass(frozen=True, slots=True)
+class Audited:
+    """What the model answered on an audited rule decision."""
+
+    choice: str | None
+    """Where it would have handed off (None: it would have kept the turn)."""
+    replayed: bool
+    """Whether the answer was read from the journal rather than asked for now."""
+
+
+STANDS = (True, None)
+"""A rule that routes, with no audit this turn."""
+
+
+async def rule_stands(run: RunParts, plan: AgentPlan, edge: Edge) -> tuple[bool, Audited | None]:
     """Whether the rule that held may route this turn (a demoted one may not: the model
-    decides); a sampled decision is audited first. Replay reads both from the journal."""
+    decides), and the audit's answer when the decision was sampled for one (asked first).
+    Replay reads both from the journal."""
     audit = run.swarm.audit
     if audit is None:
-        return True
+        return STANDS
     name = rule_name(edge)
     if await _demoted(run, name):
         await run.tape.note(SKIPPED_RECORD, {"agent": plan.name, "rule": name})
-        return False
+        return False, None
     turn = run.state.budget.turns
     if audit.samples(run.state.session_id, turn) and turn < run.swarm.max_turns:
-        await _audit(run, plan, edge, audit)
-    return True
+        return True, await _audit(run, plan, edge, audit)
+    return STANDS
 
 
 async def _demoted(run: RunParts, name: str) -> bool:
@@ -69,15 +84,17 @@ async def _demoted(run: RunParts, name: str) -> bool:
     return name in (await _view(journal)).demoted
 
 
-async def _audit(run: RunParts, plan: AgentPlan, edge: Edge, audit: RuleAudit) -> None:
+async def _audit(run: RunParts, plan: AgentPlan, edge: Edge, audit: RuleAudit) -> Audited | None:
     """Ask the model what it would decide here (or read what it said), journal it; then
-    check the rule's agreement over every audit in the rules log."""
+    check the rule's agreement over every audit in the rules log. The answer (None: the
+    journal holds no audit for this turn)."""
     name = rule_name(edge)
     held = run.tape.held(AUDIT_RECORD)
     if held is not None:
-        if held.data is not None:
-            await run.tape.note(AUDIT_RECORD, held.data)
-        return
+        if held.data is None:
+            return None
+        await run.tape.note(AUDIT_RECORD, held.data)
+        return Audited(held.data.get("model_target"), replayed=True)
     chosen, tokens = await _ask(run, plan)
     data = {
         "agent": plan.name,
@@ -92,6 +109,7 @@ async def _audit(run: RunParts, plan: AgentPlan, edge: Edge, audit: RuleAudit) -
     journal = run.seams.rules_log
     if journal is not None:
         await _count(run, journal, name, data, audit)
+    return Audited(chosen, replayed=False)
 
 
 async def _ask(run: RunParts, plan: AgentPlan) -> tuple[str | None, int]:

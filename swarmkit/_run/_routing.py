@@ -67,12 +67,18 @@ async def consult_rules(run: RunParts, plan: AgentPlan) -> HandedOff | Continued
     ):
         return Continued()
     edge = graph.route_edge(plan.name, rule_state(state))
+    if edge is None:
+        return Continued((ev.RuleEvaluated(agent=plan.name, target=None, condition=None),))
+    stands, audited = await rule_stands(run, plan, edge)
     evaluated = ev.RuleEvaluated(
         agent=plan.name,
-        target=edge.target if edge else None,
-        condition=edge.when if edge else None,
+        target=edge.target,
+        condition=edge.when,
+        audited=audited is not None,
+        audit_choice=audited.choice if audited else None,
+        audit_replayed=audited.replayed if audited else False,
     )
-    if edge is None or not await rule_stands(run, plan, edge):
+    if not stands:
         return Continued((evaluated,))
     outcome = await _follow(run, plan, edge)
     if isinstance(outcome, HandedOff):

@@ -14,7 +14,8 @@ replay, the journaled steps of a resume) has its span but no ``gen_ai.usage.*``,
 run's span links to the paused run's (in another process too: a traced run journals its
 span's ``traceparent`` with its end), so usage summed over a session's model call spans (or
 over its agent spans) counts each call once. ``RunTracing.record_evaluations`` adds an eval's
-grades as ``gen_ai.evaluation.result`` events parented to the runs they grade. Nothing is
+grades as ``gen_ai.evaluation.result`` events parented to the runs they grade, and each audit
+of an active rule (``Swarm(audit=RuleAudit(...))``) is one too, in the audited run. Nothing is
 recorded unless the application configured a tracer provider, and the library configures no
 exporter: nothing is sent anywhere by default. Prompts, messages, instructions, tool
 definitions, arguments and results are recorded only with ``RunTracing(capture_content=True)``,
@@ -62,7 +63,7 @@ class RunTracing:
     the values of secret-looking JSON keys redacted.
     ``workflow_name`` names every top-level run's ``invoke_workflow`` span; without it the
     name is the agent that takes the run's first step. ``logger_provider`` (default: the
-    global one) receives the evaluation events of ``record_evaluations``.
+    global one) receives the evaluation events of ``record_evaluations`` and of rule audits.
     """
 
     def __init__(
@@ -155,7 +156,7 @@ class RunTracing:
                 "record_evaluations() takes an EvalReport (what swarmkit.evals.evaluate "
                 f"returns) or its trials; got {results!r:.60}"
             )
-        logger = self._logger()
+        logger = self.evaluation_logger()
         emitted = 0
         for trial in trials:
             run = self._runs.get(trial.sessions[-1]) if trial.sessions else None
@@ -169,7 +170,8 @@ class RunTracing:
                 emitted += 1
         return emitted
 
-    def _logger(self) -> _logs.Logger:
+    def evaluation_logger(self) -> _logs.Logger:
+        """The logger evaluation events go to: ``logger_provider``'s, else the global one's."""
         provider = self._logger_provider or _logs.get_logger_provider()
         return provider.get_logger(_SCOPE, __version__)
 

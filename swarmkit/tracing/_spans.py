@@ -253,6 +253,30 @@ class RunSpans:
         if event.condition is not None:
             attributes["swarmkit.rule.condition"] = event.condition
         self._start("swarmkit.rule", self._agent_context(), attributes).end()
+        if event.audited and not event.audit_replayed:  # told once, when the model was asked
+            self._audit_result(event)
+
+    def _audit_result(self, event: ev.RuleEvaluated) -> None:
+        """An audited rule decision as the conventions' evaluation result, in the run's span:
+        score 1 when the model, asked too, chose the rule's target."""
+        agrees = event.audit_choice == event.target
+        chose = repr(event.audit_choice) if event.audit_choice else "to keep the turn"
+        attributes: dict[str, Any] = {
+            "gen_ai.evaluation.name": "swarmkit.rule_audit",
+            "gen_ai.evaluation.score.value": 1.0 if agrees else 0.0,
+            "gen_ai.evaluation.score.label": "agrees" if agrees else "disagrees",
+            "gen_ai.evaluation.explanation": (
+                f"the model chose {chose} where the rule routes to {event.target!r}"
+            ),
+            "gen_ai.agent.name": event.agent,
+            "swarmkit.rule.target": event.target,
+            **self._common,
+        }
+        if event.condition is not None:
+            attributes["swarmkit.rule.condition"] = event.condition
+        self._tracing.evaluation_logger().emit(
+            event_name="gen_ai.evaluation.result", context=self._run_context, attributes=attributes
+        )
 
     def _model_started(self, event: ev.ModelCallStarted) -> None:
         attributes: dict[str, Any] = {

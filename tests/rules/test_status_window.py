@@ -12,7 +12,8 @@ import pytest
 from swarmkit.cli import main
 from swarmkit.exceptions import RuleLearningError
 from swarmkit.journal import Journal, SQLiteJournal
-from swarmkit.rules import status
+from swarmkit.rules import promote, status
+from swarmkit.shadow import read_rules_log
 from swarmkit.testing import FixedRuntime
 from tests.rules.shadow_swarm import script, shadow_rules, swarm
 
@@ -77,3 +78,17 @@ async def test_the_command_takes_the_window_as_iso_times(
     assert code == 0 and report["sessions"] == 4
     billing = next(rule for rule in report["rules"] if rule["rule"] == BILLING)
     assert (billing["fired"], billing["agreements"]) == (4, 0)
+
+
+async def test_a_promotion_over_a_window_without_decisions_writes_nothing(tmp_path: Path) -> None:
+    """Promote reads the same window: none of its sessions holds a verdict, so it is refused
+    as status is, and neither the rules file nor a promotion record is written."""
+    out = tmp_path / "rules.json"
+    with SQLiteJournal(tmp_path / "journal.sqlite") as journal:
+        await _three_days(journal)
+        with pytest.raises(RuleLearningError, match="hold no rule verdicts"):
+            await promote(
+                journal, swarm(shadow=shadow_rules()), BILLING, out=out, since=START + 3 * DAY
+            )
+        assert await read_rules_log(journal) == ()
+    assert not out.exists()

@@ -51,6 +51,8 @@ class Driver:
         self._redactor = redactor
         self._digests = digests
         self._lease_ttl = lease_ttl
+        self._delegates = any(plan.delegates for plan in spec.plans.values())
+        """Whether an agent delegates (``as_tool``): only then does a run need a delegator."""
 
     @property
     def observed(self) -> bool:
@@ -109,7 +111,8 @@ class Driver:
         )
         await tape.open()
         try:
-            seams = replace(seams, delegate=self._delegator(_store_of(course), seams, limits))
+            if self._delegates:
+                seams = replace(seams, delegate=self._delegator(_store_of(course), seams, limits))
             trace = _journaled_trace(course)
             return RunLoop(
                 spec, state, tape, seams, streaming=streaming, quiet=quiet, previous_trace=trace

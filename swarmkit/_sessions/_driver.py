@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from swarmkit._run import RunLoop, RunState
 from swarmkit._sessions._start import Start, journaled_state
@@ -98,7 +99,7 @@ class Driver:
         tape = Tape(
             course,
             state.session_id,
-            travel=travel or TimeTravel(apply=state.context.update),
+            travel=travel or _travel(course, state),
             redact=self._redactor,
             digests=self._digests,
             lease=lease,
@@ -159,6 +160,21 @@ class Driver:
                 yield event
         finally:
             await events.aclose()
+
+
+def _travel(course: Course, state: RunState) -> TimeTravel:
+    """How journaled state edits reach ``state``: a new session's course replays nothing, so it
+    shares one travel that never applies an edit instead of holding one over its state."""
+    if isinstance(course, Fresh | Mirrored):
+        return _NOTHING_REPLAYED
+    return TimeTravel(apply=state.context.update)
+
+
+def _no_edit(update: Mapping[str, Any]) -> None:
+    raise AssertionError(f"a new session's course has no journaled edit to apply: {update!r}")
+
+
+_NOTHING_REPLAYED = TimeTravel(apply=_no_edit)
 
 
 def _journaled_trace(course: Course) -> str | None:

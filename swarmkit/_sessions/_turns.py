@@ -56,7 +56,11 @@ async def fresh_course(
             f"session {session_id!r} is already in the journal; "
             "resume or replay it, or run with a new session_id"
         )
-    return Fresh(journal=store)
+    return Fresh(journal=store) if store is not None else UNJOURNALED
+
+
+UNJOURNALED = Fresh(journal=None)
+"""The course of every run with no journal (a frozen value: one is shared, not one a run)."""
 
 
 async def turn_start(

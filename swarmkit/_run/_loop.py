@@ -22,6 +22,7 @@ from swarmkit._run._request import build_request
 from swarmkit._run._routing import route, routes
 from swarmkit._run._state import RunState, build_result, finish_reason, finished_data
 from swarmkit._run._steps import (
+    ANSWERED,
     ENDING,
     GOES_ON,
     Answered,
@@ -94,7 +95,7 @@ class RunLoop:
             or swarm.agent_timeout is not None,
             timed=swarm.run_timeout is not None or swarm.agent_timeout is not None,
         )
-        self._end: End = Answered()
+        self._end: End = ANSWERED
 
     async def events(self) -> AsyncGenerator[ev.Event, None]:
         """Run to the end, yielding every event exactly once."""
@@ -239,7 +240,7 @@ class RunLoop:
         state = self._run.state
         accepted = await accept_answer(self._run.tape, state, plan, response)
         if accepted and await answer_stands(self._run, plan):
-            return Answered()
+            return ANSWERED
         return Continued()
 
     # -- model ---------------------------------------------------------------------------

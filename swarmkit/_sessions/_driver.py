@@ -171,6 +171,7 @@ def _travel(course: Course, state: RunState) -> TimeTravel:
 
 
 def _no_edit(update: Mapping[str, Any]) -> None:
+    """Never called: a new session's course has no records, so no journaled edit to apply."""
     raise AssertionError(f"a new session's course has no journaled edit to apply: {update!r}")
 
 

@@ -22,6 +22,7 @@ from swarmkit._run._request import build_request
 from swarmkit._run._routing import route, routes
 from swarmkit._run._state import RunState, build_result, finish_reason, finished_data
 from swarmkit._run._steps import (
+    ANSWERED,
     ENDING,
     GOES_ON,
     Answered,
@@ -94,7 +95,7 @@ class RunLoop:
             or swarm.agent_timeout is not None,
             timed=swarm.run_timeout is not None or swarm.agent_timeout is not None,
         )
-        self._end: End = Answered()
+        self._end: End = ANSWERED
 
     async def events(self) -> AsyncGenerator[ev.Event, None]:
         """Run to the end, yielding every event exactly once."""
@@ -190,12 +191,13 @@ class RunLoop:
                 for event in step.events:
                     yield event
                 if isinstance(step, Continued):
-                    # The common step (no rules, no streaming) passes through no nested
-                    # generator: each layer would cost every event one more resumption.
+                    # No generator in between: each would cost every event a resumption.
                     call = await self._start_call(plan)
                     if call.started is not None:
                         yield call.started
-                    response, served = await self._answer_at_once(plan, call)
+                    served = (response := await self._replayed(plan, call)) is not None
+                    if response is None and self._at_once(plan):
+                        response = await self._plain_call(plan, call)
                     if response is None:
                         async for item in self._live_call(plan, call):
                             if isinstance(item, ModelResponse):
@@ -238,7 +240,7 @@ class RunLoop:
         state = self._run.state
         accepted = await accept_answer(self._run.tape, state, plan, response)
         if accepted and await answer_stands(self._run, plan):
-            return Answered()
+            return ANSWERED
         return Continued()
 
     # -- model ---------------------------------------------------------------------------
@@ -277,18 +279,10 @@ class RunLoop:
             shadow=shadow.judge(run, plan),
         )
 
-    async def _answer_at_once(
-        self, plan: AgentPlan, call: _Call
-    ) -> tuple[ModelResponse | None, bool]:
-        """The call's answer with no generator in between, and whether the journal served it:
-        the journal's, or the model's when it is asked with no time limit and no stream; None
-        when the call is timed or streams."""
-        response = await self._replayed(plan, call)
-        if response is not None:
-            return response, True
-        if not self._run.timed and not self._streams(plan):
-            return await self._plain_call(plan, call), False
-        return None, False
+    def _at_once(self, plan: AgentPlan) -> bool:
+        """Whether a live call is asked with no generator in between: no time limit, no stream.
+        (Awaited in ``_drive`` itself: a coroutine between them is held through every call.)"""
+        return not self._run.timed and not self._streams(plan)
 
     async def _replayed(self, plan: AgentPlan, call: _Call) -> ModelResponse | None:
         """What the journal held for this call: its response, or None when the call is live."""

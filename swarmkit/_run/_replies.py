@@ -31,7 +31,7 @@ def unique_call_ids(response: ModelResponse) -> ModelResponse:
     ``c1_2``), so each call's result answers that call and the model is never sent one result
     twice, whichever model answered."""
     calls = response.message.tool_calls
-    if len({call.id for call in calls}) == len(calls):
+    if len(calls) < 2 or len({call.id for call in calls}) == len(calls):
         return response
     seen: set[str] = set()
     unique: list[ToolCall] = []

@@ -91,10 +91,10 @@ class Trail:
     """Agents in the order they became active."""
     handoffs: list[HandoffRecord] = field(default_factory=list)
     """Performed handoffs."""
-    rules: list[RuleDecision] = field(default_factory=list)
-    """Rules that fired."""
-    refusals: list[str] = field(default_factory=list)
-    """Why each refused handoff was refused."""
+    rules: list[RuleDecision] | None = None
+    """Rules that fired (None until one does: most runs hold no empty list)."""
+    refusals: list[str] | None = None
+    """Why each refused handoff was refused (None until one is)."""
     used_by_agent: Counter[str] = field(default_factory=Counter)
     """Handoffs each agent made (for handoff budgets)."""
     visits: Counter[str] = field(default_factory=Counter)
@@ -125,10 +125,14 @@ class Trail:
 
     def refuse(self, detail: str) -> None:
         """A handoff was refused, for ``detail``."""
+        if self.refusals is None:
+            self.refusals = []
         self.refusals.append(detail)
 
     def follow_rule(self, decision: RuleDecision) -> None:
         """A rule fired (its handoff performed or not)."""
+        if self.rules is None:
+            self.rules = []
         self.rules.append(decision)
 
 
@@ -367,7 +371,7 @@ def build_result(
         stop_reason=reason,
         trail=tuple(state.trail.agents),
         handoffs=tuple(state.trail.handoffs),
-        rule_decisions=tuple(state.trail.rules),
+        rule_decisions=tuple(state.trail.rules or ()),
         usage=dict(state.budget.usage),
         messages=tuple(state.conversation.transcript),
         session_id=state.session_id,
@@ -375,7 +379,7 @@ def build_result(
         context=dict(state.context),
         error=error,
         failure=None if error is None else Failure.of(error),
-        refusals=tuple(state.trail.refusals),
+        refusals=tuple(state.trail.refusals or ()),
         pending=pending,
         limit=state.budget.limit,
         cost=state.budget.cost,

@@ -46,6 +46,9 @@ class Continued:
 GOES_ON = Continued()
 """The plain ``Continued`` (nothing to stream), shared: a value, made once, not every turn."""
 
+ANSWERED = Answered()
+"""The plain ``Answered`` (nothing to stream), shared like ``GOES_ON``."""
+
 
 @dataclass(frozen=True, slots=True)
 class Paused:

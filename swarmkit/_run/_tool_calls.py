@@ -70,17 +70,25 @@ async def run_tool_calls(
 async def tool_turn(
     run: RunParts, plan: AgentPlan, response: ModelResponse
 ) -> TurnOutcome | AsyncIterator[ev.Event | TurnOutcome]:
-    """What the turn's calls came to, when a quiet run's calls are all function tools offered
-    that hand off nowhere (the common turn, with no generator in between: nothing in it is
-    streamed); else what ``run_tool_calls`` yields, from where this left off."""
+    """What the turn's calls came to, when a quiet run's calls are all offered function tools
+    or handoffs (nothing in the turn is streamed): at once when none hands off (the common
+    turn, with no generator in between), else what the handoff's ``_finish_turn`` yields;
+    any other turn is what ``run_tool_calls`` yields, from where this left off."""
     calls = response.message.tool_calls
     withheld = run.state.offer.withheld
-    if not run.quiet or any(c.name not in plan.tools or c.name in withheld for c in calls):
+    if not run.quiet or any(
+        c.name in withheld
+        or (c.name not in plan.tools and (c.name in plan.delegates or not is_handoff_call(plan, c)))
+        for c in calls
+    ):
         return run_tool_calls(run, plan, response)
     results: dict[str, ToolMessage] = {}
     candidates: list[Candidate] = []
     for call in calls:
-        await _run_function_tool(run, plan, call, results, candidates)  # quiet: no event
+        if call.name in plan.tools:
+            await _run_function_tool(run, plan, call, results, candidates)  # quiet: no event
+        else:
+            candidates.append(Candidate(call=call, decided_by="llm"))
     if candidates:
         return _finish_turn(run, plan, response, results, candidates, delegations=[])
     await _close_turn(run, plan, response, results, GOES_ON)

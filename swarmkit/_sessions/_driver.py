@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import replace
+from typing import Any
 
 from swarmkit._run import RunLoop, RunState
 from swarmkit._sessions._start import Start, journaled_state
@@ -51,6 +52,8 @@ class Driver:
         self._redactor = redactor
         self._digests = digests
         self._lease_ttl = lease_ttl
+        self._delegates = any(plan.delegates for plan in spec.plans.values())
+        """Whether an agent delegates (``as_tool``): only then does a run need a delegator."""
 
     @property
     def observed(self) -> bool:
@@ -96,7 +99,7 @@ class Driver:
         tape = Tape(
             course,
             state.session_id,
-            travel=travel or TimeTravel(apply=state.context.update),
+            travel=travel or _travel(course, state),
             redact=self._redactor,
             digests=self._digests,
             lease=lease,
@@ -109,7 +112,8 @@ class Driver:
         )
         await tape.open()
         try:
-            seams = replace(seams, delegate=self._delegator(_store_of(course), seams, limits))
+            if self._delegates:
+                seams = replace(seams, delegate=self._delegator(_store_of(course), seams, limits))
             trace = _journaled_trace(course)
             return RunLoop(
                 spec, state, tape, seams, streaming=streaming, quiet=quiet, previous_trace=trace
@@ -156,6 +160,22 @@ class Driver:
                 yield event
         finally:
             await events.aclose()
+
+
+def _travel(course: Course, state: RunState) -> TimeTravel:
+    """How journaled state edits reach ``state``: a new session's course replays nothing, so it
+    shares one travel that never applies an edit instead of holding one over its state."""
+    if isinstance(course, Fresh | Mirrored):
+        return _NOTHING_REPLAYED
+    return TimeTravel(apply=state.context.update)
+
+
+def _no_edit(update: Mapping[str, Any]) -> None:
+    """Never called: a new session's course has no records, so no journaled edit to apply."""
+    raise AssertionError(f"a new session's course has no journaled edit to apply: {update!r}")
+
+
+_NOTHING_REPLAYED = TimeTravel(apply=_no_edit)
 
 
 def _journaled_trace(course: Course) -> str | None:

@@ -42,6 +42,10 @@ if TYPE_CHECKING:
     from swarmkit._sessions._sessions import Sessions
 
 
+_UNJOURNALED = Fresh(journal=None)
+"""The course of every run with no journal (a frozen value: one is shared, not one a run)."""
+
+
 async def fresh_course(
     store: Journal | None, mirror: RecordSink | None, session_id: str, *, checked: bool
 ) -> Course:
@@ -56,7 +60,7 @@ async def fresh_course(
             f"session {session_id!r} is already in the journal; "
             "resume or replay it, or run with a new session_id"
         )
-    return Fresh(journal=store)
+    return Fresh(journal=store) if store is not None else _UNJOURNALED
 
 
 async def turn_start(

@@ -57,7 +57,7 @@ class ReplayCursor:
     ) -> None:
         self._session_id = session_id
         # People's notes (a claim, a reply) come between runs; no run writes or replays them.
-        kinds = kinds_of(records)
+        kinds = kinds_of(records) if records else ()  # none to replay: no list made
         self._kinds = kinds
         if not PERSON_NOTES.isdisjoint(kinds):
             self._kinds = [kind for kind in kinds if kind not in PERSON_NOTES]

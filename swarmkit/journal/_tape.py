@@ -74,7 +74,8 @@ class Tape:
         self._cursor = ReplayCursor(session_id, prefix_of(course), travel)
         self._appender = _appender_for(course, session_id, lease, clock)
         self._redact = redact
-        self._digester = RequestDigester(digests, redact)
+        journaled = self._appender is not None or not self._cursor.empty  # else none digested
+        self._digester = RequestDigester(digests, redact) if journaled else None
         self._decision = course.decision if isinstance(course, Resume) else None
         self._executes_tools = _executes_tools(course)
         self._decided_at: float | None = None
@@ -86,8 +87,6 @@ class Tape:
         held); a fork then writes the records it starts with."""
         if self._appender is not None:
             await self._appender.open(prefix_of(self._course) if _copies(self._course) else ())
-
-    # -- steps ---------------------------------------------------------------------------
 
     def held(self, kind: str) -> Held | None:
         """What the journal held for a user's callback here (see ``StepWriter.held``)."""
@@ -140,9 +139,9 @@ class Tape:
             if self._appender is not None:
                 # Digested now, while the history is held by reference: the record of this
                 # call (written once it answers) reuses it.
-                self._step_digest = self._digester.digest(request, history)
+                self._step_digest = self._digest_of(request, history)
             return None
-        digest = self._digester.digest(request, history)
+        digest = self._digest_of(request, history)
         cursor = self._cursor
         if record.kind != "model_call":
             cursor.diverge(record, "model_call", {"agent": agent, "turn": turn, "digest": digest})
@@ -290,8 +289,6 @@ class Tape:
             if self._appender is not None and not self._appender.broken:
                 await self._appender.release()
 
-    # -- internals -----------------------------------------------------------------------
-
     async def _flush_costly(self) -> None:
         """Before a live call: make earlier model and tool results durable, so a crash from
         here on never repeats them; records the run can recompute wait for the next write.
@@ -325,10 +322,13 @@ class Tape:
             self.record_decision(decision)
         return decision
 
-    def _digest_of(self, request: ModelRequest) -> str:
+    def _digest_of(self, request: ModelRequest, history: RequestHistory | None = None) -> str:
         """The live step's digest, taken when the step began; else computed from ``request``."""
         digest, self._step_digest = self._step_digest, None
-        return digest if digest is not None else self._digester.digest(request)
+        if digest is None:
+            assert self._digester is not None  # a tape that writes or replays has one
+            digest = self._digester.digest(request, history)
+        return digest
 
     def _add(self, kind: str, data: Mapping[str, Any]) -> JournalRecord | None:
         return None if self._appender is None else self._appender.add(kind, data)

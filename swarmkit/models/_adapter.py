@@ -56,8 +56,9 @@ class ModelAdapter(Generic[_Client]):
         runtime: Runtime | None = None,
     ) -> None:
         """Check and keep what every adapter takes; ``runtime`` supplies the waits between
-        attempts, the jitter's randomness (it wins over ``sleep=``; neither: real ones) and the
-        clock each attempt's deadlines run on (none: the event loop's)."""
+        attempts and the jitter's randomness (it wins over ``sleep=``; neither: real ones),
+        and, if it has ``sleep_until``, the clock each attempt's deadlines run on (else the
+        event loop's)."""
         kind = type(self).__name__
         if not isinstance(model, str) or not model:
             raise ConfigurationError(

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
 from swarmkit.exceptions import ConfigurationError
-from swarmkit.runtime import DEFAULT_RUNTIME, Runtime
+from swarmkit.runtime import Runtime
 
 T = TypeVar("T")
 
@@ -110,8 +110,9 @@ class AttemptDeadline:
     streaming attempt yields to its consumer between events, and the consumer's own awaits must
     never be the ones cancelled.
 
-    The deadlines run on the event loop's clock, or on a ``Runtime``'s when one is given (a
-    test's ``FixedRuntime`` passes them when the test moves its clock, with no real wait).
+    The deadlines run on the event loop's clock, or on a ``Runtime``'s that can wait for its
+    own clock (``sleep_until``): a test's ``FixedRuntime`` passes them when the test moves its
+    clock, with no real wait.
     """
 
     def __init__(self, timeouts: Timeouts, runtime: Runtime | None = None) -> None:
@@ -159,10 +160,8 @@ async def _raced(
 
     async def ring() -> None:
         nonlocal rang
-        if runtime.sleep_until is not None:
-            await runtime.sleep_until(when)
-        else:
-            await runtime.sleep(max(when - runtime.clock(), 0.0))
+        assert runtime.sleep_until is not None  # deadline_runtime() gave no other
+        await runtime.sleep_until(when)
         rang = True
         task.cancel()
 
@@ -182,11 +181,12 @@ async def _raced(
 
 
 def deadline_runtime(runtime: Runtime | None) -> Runtime | None:
-    """The runtime an adapter's deadlines run on: None (the event loop's clock, the fast path)
-    for no runtime, or for one whose time is the real one (only its ids or randomness differ)."""
-    if runtime is None:
-        return None
-    real = DEFAULT_RUNTIME
-    if (runtime.clock, runtime.sleep, runtime.sleep_until) == (real.clock, real.sleep, None):
+    """The runtime an adapter's deadlines run on: one that can wait for its own clock
+    (``sleep_until``, as a test's ``FixedRuntime`` does); else None, the event loop's clock.
+
+    A runtime given only for its sleeps and randomness (a sleep that returns at once, so
+    retries do not wait) keeps real deadlines: sleeping on it would pass them at once.
+    """
+    if runtime is None or runtime.sleep_until is None:
         return None
     return runtime

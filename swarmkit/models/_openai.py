@@ -59,9 +59,10 @@ class OpenAIModel(ModelAdapter["AsyncOpenAI"]):
         ``timeouts`` bounds each attempt (connect, first byte, whole response, stream gaps);
         ``timeout=`` is a shortcut for the whole-response deadline, with no phase longer.
         ``runtime`` supplies the waits between attempts and the jitter's randomness (it wins
-        over ``sleep=``), so retries draw from the same seam as the run, and the clock the
-        first-byte, stream-gap and whole-response deadlines run on (a test's ``FixedRuntime``
-        passes them when the test moves its clock; connect stays the HTTP client's own).
+        over ``sleep=``), so retries draw from the same seam as the run; a runtime with
+        ``sleep_until`` is also the clock of the first-byte, stream-gap and whole-response
+        deadlines (a test's ``FixedRuntime`` passes them when the test moves its clock;
+        connect stays the HTTP client's own).
         """
         _check_arguments(model, client, base_url, api_key)
         super().__init__(

@@ -16,9 +16,10 @@ from swarmkit.models import (
     OpenAIResponsesModel,
     Timeouts,
 )
+from swarmkit.runtime import Runtime
 from swarmkit.testing import FixedRuntime
 
-from .raw_server import ONE_TRY, TWO_TRIES, RawServer, raw_server, silent
+from .raw_server import ONE_TRY, TWO_TRIES, RawServer, completion, json_reply, raw_server, silent
 
 ASK = ModelRequest(messages=(UserMessage(content="Hi"),))
 
@@ -114,3 +115,18 @@ def test_a_runtime_that_is_not_a_runtime_is_refused(kind: type[OpenAIModel]) -> 
         "runtime= must be a swarmkit.runtime.Runtime, got FixedRuntime; "
         "e.g. runtime=FixedRuntime().runtime() in a test"
     )
+
+
+async def test_a_runtime_without_sleep_until_keeps_real_deadlines() -> None:
+    """A runtime given so that retries do not wait (an instant sleep, no sleep_until) leaves the
+    deadlines on the event loop's clock: its instant sleep does not pass them at once."""
+
+    async def no_wait(seconds: float) -> None:
+        return None
+
+    answer = json_reply(completion({"content": "hi"}))
+    async with raw_server(answer) as server:
+        model = server.model(timeouts=Timeouts(first_byte=30), runtime=Runtime(sleep=no_wait))
+        response = await model.respond(ASK)
+
+    assert response.message.content == "hi"

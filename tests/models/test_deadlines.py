@@ -75,13 +75,14 @@ async def test_a_call_cancelled_under_a_runtime_deadline_stays_cancelled() -> No
 
 @pytest.mark.parametrize(
     ("kind", "stream"),
-    [(AnthropicModel, False), (AnthropicModel, True), (GeminiModel, False)],
-    ids=["anthropic", "anthropic-stream", "gemini"],
+    [(AnthropicModel, False), (AnthropicModel, True), (GeminiModel, False), (GeminiModel, True)],
+    ids=["anthropic", "anthropic-stream", "gemini", "gemini-stream"],
 )
 async def test_a_native_adapters_deadlines_run_on_its_runtime_clock(
     kind: type[AnthropicModel | GeminiModel], stream: bool
 ) -> None:
-    """Claude's and Gemini's adapters take runtime= for their deadlines as OpenAIModel does."""
+    """Claude's and Gemini's adapters take runtime= for their deadlines as OpenAIModel does; a
+    server silent from the start fails the first-byte deadline, streamed or not."""
     async with raw_server(silent) as server:
         model = kind(
             "native-test",

@@ -34,9 +34,10 @@ class Runtime:
     """A float in [0, 1) (retry jitter)."""
     sleep_until: Callable[[float], Awaitable[None]] | None = None
     """Wait until ``clock`` reads at least this time: how a call in flight waits out its run's
-    or agent's deadline. None (the default) sleeps for the difference, which is the same on a
-    clock that moves by itself; a test's clock that moves only when told (``FixedRuntime``)
-    waits here for the test to move it, where ``sleep`` would move it at once."""
+    or agent's deadline, and a model attempt its own (given to the model as ``runtime=``).
+    None (the default) sleeps for the difference, which is the same on a clock that moves by
+    itself; a test's clock that moves only when told (``FixedRuntime``) waits here for the
+    test to move it, where ``sleep`` would move it at once."""
 
 
 DEFAULT_RUNTIME = Runtime()

@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
-from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
+from swarmkit.models._deadline import AttemptDeadline, Timeouts, deadline_runtime, timeouts_of
 from swarmkit.models._providers import server_for_url
 from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, log_call_finished
 from swarmkit.runtime import Runtime
@@ -56,7 +56,9 @@ class ModelAdapter(Generic[_Client]):
         runtime: Runtime | None = None,
     ) -> None:
         """Check and keep what every adapter takes; ``runtime`` supplies the waits between
-        attempts and the jitter's randomness (it wins over ``sleep=``; neither: real ones)."""
+        attempts and the jitter's randomness (it wins over ``sleep=``; neither: real ones),
+        and, if it has ``sleep_until``, the clock each attempt's deadlines run on (else the
+        event loop's)."""
         kind = type(self).__name__
         if not isinstance(model, str) or not model:
             raise ConfigurationError(
@@ -65,6 +67,11 @@ class ModelAdapter(Generic[_Client]):
         for name, value in (("base_url", base_url), ("api_key", api_key)):
             if value is not None and not isinstance(value, str):
                 raise ConfigurationError(f"{name}= must be a string, got {type(value).__name__}")
+        if runtime is not None and not isinstance(runtime, Runtime):
+            raise ConfigurationError(
+                f"runtime= must be a swarmkit.runtime.Runtime, got {type(runtime).__name__}; "
+                "e.g. runtime=FixedRuntime().runtime() in a test"
+            )
         self.name = model
         """The model name sent with every request."""
         self.retry = RetryPolicy.or_default(retry)
@@ -79,6 +86,7 @@ class ModelAdapter(Generic[_Client]):
         self._sleep = runtime.sleep if runtime is not None else (sleep or asyncio.sleep)
         self._random = runtime.random if runtime is not None else random.random
         self._clock = clock
+        self._deadline_runtime = deadline_runtime(runtime)
 
     def _ready_client(self) -> _Client:
         """The SDK's client, built on the first call (so no key is needed until then)."""
@@ -145,7 +153,7 @@ class NativeModel(ModelAdapter[_Client]):
         retrier = self._retrier()
 
         async def attempt_once(attempt: int) -> ModelResponse:
-            deadline = AttemptDeadline(self.timeouts)
+            deadline = AttemptDeadline(self.timeouts, self._deadline_runtime)
             with self._translated():
                 response = await self._attempt(request, deadline)
             self._log_finished(response, attempt=attempt, started=started, stream=False)
@@ -164,7 +172,7 @@ class NativeModel(ModelAdapter[_Client]):
         retrier = self._retrier()
 
         async def attempt_once(attempt: int) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
-            deadline = AttemptDeadline(self.timeouts)
+            deadline = AttemptDeadline(self.timeouts, self._deadline_runtime)
             items = self._stream_attempt(request, deadline)
             async with aclosing(items):
                 while True:

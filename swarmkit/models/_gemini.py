@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._adapter import NativeModel, headers_of
@@ -110,8 +110,11 @@ class GeminiModel(NativeModel["genai.Client"]):
         )
         chunks = await deadline.within("first_byte", call)
         assembler = StreamAssembler()
+        # The SDK sends the request on the first read, so that read waits for the first byte.
+        phase: Literal["first_byte", "stream_gap"] = "first_byte"
         while True:
-            chunk = await deadline.within("stream_gap", anext(chunks, None))
+            chunk = await deadline.within(phase, anext(chunks, None))
+            phase = "stream_gap"
             if chunk is None:
                 break
             for delta in assembler.add(chunk):

@@ -59,7 +59,10 @@ class OpenAIModel(ModelAdapter["AsyncOpenAI"]):
         ``timeouts`` bounds each attempt (connect, first byte, whole response, stream gaps);
         ``timeout=`` is a shortcut for the whole-response deadline, with no phase longer.
         ``runtime`` supplies the waits between attempts and the jitter's randomness (it wins
-        over ``sleep=``), so retries draw from the same seam as the run.
+        over ``sleep=``), so retries draw from the same seam as the run; a runtime with
+        ``sleep_until`` is also the clock of the first-byte, stream-gap and whole-response
+        deadlines (a test's ``FixedRuntime`` passes them when the test moves its clock;
+        connect stays the HTTP client's own).
         """
         _check_arguments(model, client, base_url, api_key)
         super().__init__(
@@ -96,7 +99,7 @@ class OpenAIModel(ModelAdapter["AsyncOpenAI"]):
             # still). Auth, errors and JSON parsing are the client's. The body is read whole
             # inside post(), so the first-byte phase bounds it all. A body that cannot be
             # encoded (NaN in extra_body) fails here, as it did inside post().
-            deadline = AttemptDeadline(self.timeouts)
+            deadline = AttemptDeadline(self.timeouts, self._deadline_runtime)
             with decoding_answers():
                 body = self._encode(self.name, request)
                 answer = await deadline.within(
@@ -130,7 +133,7 @@ class OpenAIModel(ModelAdapter["AsyncOpenAI"]):
     ) -> AsyncGenerator[ModelDelta | ModelResponse, None]:
         """One streamed request: deltas as its chunks arrive, then the assembled response."""
         assembler = self._assembler()
-        deadline = AttemptDeadline(self.timeouts)
+        deadline = AttemptDeadline(self.timeouts, self._deadline_runtime)
         chunks = await deadline.within("first_byte", self._post_stream(client, body))
         async with chunks:
             arriving = aiter(chunks)

@@ -12,6 +12,7 @@ from typing import Any
 from openai import AsyncOpenAI
 
 from swarmkit.models import OpenAIModel, RetryPolicy, Timeouts
+from swarmkit.runtime import Runtime
 
 Reply = Callable[[asyncio.StreamWriter], Awaitable[None]]
 """Writes one HTTP response (or fails to) on the connection."""
@@ -117,6 +118,12 @@ class RawServer:
     """Set when the server stops: every reply still running is abandoned."""
     open_connections: int = 0
     """Connections whose handler has not returned yet."""
+    now: float = 0.0
+    """The reading of the clock ``stalled_time()`` gives a model."""
+    deadlines_passed: int = 0
+    """How many deadlines have passed on that clock."""
+    arrived: asyncio.Condition = field(default_factory=asyncio.Condition)
+    """Notified when a request has arrived."""
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Read one request, then run its reply until it ends, fails, or the server stops."""
@@ -131,6 +138,8 @@ class RawServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.bodies.append(await _read_request(reader))
+        async with self.arrived:
+            self.arrived.notify_all()
         await self.replies[min(len(self.bodies), len(self.replies)) - 1](writer)
 
     @property
@@ -138,20 +147,45 @@ class RawServer:
         """How many requests arrived."""
         return len(self.bodies)
 
+    def stalled_time(self) -> Runtime:
+        """A runtime for a model's ``runtime=`` whose clock (``now``) moves only while the
+        client waits on a deadline and this server holds that attempt's request: one second
+        per pass of the event loop, so a stalling reply trickles a byte or sends a keep-alive
+        a second. A deadline passes when the clock reaches it, with no wall-clock wait."""
+
+        async def sleep_until(when: float) -> None:
+            attempt = self.deadlines_passed + 1  # each attempt here ends at its deadline
+            async with self.arrived:
+                await self.arrived.wait_for(lambda: self.requests >= attempt)
+            while self.now < when:
+                await asyncio.sleep(0)  # a pass of the event loop, not a wall-clock wait
+                self.now += 1.0
+            self.deadlines_passed += 1
+
+        return Runtime(clock=lambda: self.now, sleep=_no_wait, sleep_until=sleep_until)
+
     def model(
         self,
         *,
         timeouts: Timeouts | None = None,
         retry: RetryPolicy = ONE_TRY,
         api: type[OpenAIModel] = OpenAIModel,
+        runtime: Runtime | None = None,
     ) -> OpenAIModel:
         """An OpenAIModel (or ``api``, e.g. OpenAIResponsesModel) talking to this server."""
-
-        async def no_wait(seconds: float) -> None:
-            return None
-
         client = AsyncOpenAI(api_key="sk-raw", base_url=f"http://127.0.0.1:{self.port}/v1")
-        return api("gpt-raw", client=client, timeouts=timeouts, retry=retry, sleep=no_wait)
+        return api(
+            "gpt-raw",
+            client=client,
+            timeouts=timeouts,
+            retry=retry,
+            sleep=_no_wait,
+            runtime=runtime,
+        )
+
+
+async def _no_wait(seconds: float) -> None:
+    return None
 
 
 async def _until_stopped(work: Awaitable[None], stopping: asyncio.Event) -> None:

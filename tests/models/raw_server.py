@@ -173,7 +173,7 @@ class RawServer:
         runtime: Runtime | None = None,
     ) -> OpenAIModel:
         """An OpenAIModel (or ``api``, e.g. OpenAIResponsesModel) talking to this server."""
-        client = AsyncOpenAI(api_key="sk-raw", base_url=f"http://127.0.0.1:{self.port}/v1")
+        client = AsyncOpenAI(api_key="sk-raw-server", base_url=f"http://127.0.0.1:{self.port}/v1")
         return api(
             "gpt-raw",
             client=client,

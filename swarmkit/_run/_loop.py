@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, replace
-from typing import Any, assert_never
+from typing import Any, TypeAlias, assert_never
 
 from swarmkit import events as ev
 from swarmkit._run import _budget as budget
@@ -54,6 +54,10 @@ from swarmkit.plan import AgentPlan
 from swarmkit.result import RunResult
 from swarmkit.spec import RunSeams, SwarmSpec
 
+TextWriter: TypeAlias = Callable[[str, str], ev.Event]
+"""How a streamed run writes each piece of its text (the agent, the text) as the item its
+stream yields in the place of a TextDelta."""
+
 
 class RunLoop:
     """Drives one run of a swarm and yields its events; ``events()`` ends with RunFinished.
@@ -80,8 +84,11 @@ class RunLoop:
         streaming: bool,
         quiet: bool = False,
         previous_trace: str | None = None,
+        text: TextWriter | None = None,
     ) -> None:
         self._previous_trace = previous_trace
+        self._text = text
+        """Writes the streamed text (None: as TextDelta events)."""
         self._run = RunParts(
             swarm=swarm,
             state=state,
@@ -382,11 +389,15 @@ class RunLoop:
             yield await model.respond(request)
             return
         assert isinstance(model, StreamingModel)
+        write = self._text
         async for item in model.stream(request):
             if isinstance(item, ModelResponse):
                 yield item
             elif isinstance(item, ModelTextDelta):
-                yield ev.TextDelta(agent=plan.name, text=item.text)
+                if write is None:
+                    yield ev.TextDelta(agent=plan.name, text=item.text)
+                else:  # the stream's reader writes it, and no event is built
+                    yield write(plan.name, item.text)
             elif isinstance(item, AttemptDiscarded):
                 yield ev.ModelAttemptDiscarded(
                     agent=plan.name, turn=turn, attempt=item.attempt, reason=item.reason

@@ -158,13 +158,19 @@ class SseStream:
         """The SSE messages of a run's events, one a string, where a piece of text that
         ``text`` wrote is already its message (the first of a message, two)."""
         translator = self._translator
-        convert, write = translator.convert, self.text
+        convert, delta, string = translator.convert, TextDelta, _string
+        message: str | None = None
+        head = ""
         try:
             async for event in events:
                 if isinstance(event, str):
                     yield event
-                elif type(event) is TextDelta and translator._message is not None:
-                    yield write(event.agent, event.text)
+                elif type(event) is delta and translator._message is not None:
+                    # A streamed run's text, when its observers read it as events.
+                    if translator._message is not message:
+                        message = translator._message
+                        head = _text_head(message)
+                    yield f"{head}{string(event.text)}}}\n\n"
                 else:
                     for converted in convert(event):
                         yield converted

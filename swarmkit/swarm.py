@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from swarmkit._run import History
     from swarmkit.check import Finding
 
-__all__ = ["DEFAULT_LEASE_TTL", "DEFAULT_REDACT_KEYS", "LimitPolicy", "Swarm", "stream_written"]
+__all__ = ["DEFAULT_LEASE_TTL", "DEFAULT_REDACT_KEYS", "LimitPolicy", "Swarm"]
 
 _Written = TypeVar("_Written")
 
@@ -531,9 +531,8 @@ def stream_written(
         journal=journal,
         mirror=None,
         seams=swarm._seams(None),
-        streaming=True,
+        streaming=cast("Callable[[str, str], Event]", text),
         limits=None,
         turn=Turn(continue_session=continue_session),
-        text=cast("Callable[[str, str], Event]", text),
     )
     return cast("AsyncGenerator[Event | _Written, None]", events)

@@ -58,6 +58,10 @@ TextWriter: TypeAlias = Callable[[str, str], ev.Event]
 """How a streamed run writes each piece of its text (the agent, the text) as the item its
 stream yields in the place of a TextDelta."""
 
+Streaming: TypeAlias = bool | TextWriter
+"""Whether a run streams its text: not at all (False), as TextDelta events (True), or as a
+writer writes it."""
+
 
 class RunLoop:
     """Drives one run of a swarm and yields its events; ``events()`` ends with RunFinished.
@@ -81,20 +85,19 @@ class RunLoop:
         tape: StepWriter,
         seams: RunSeams,
         *,
-        streaming: bool,
+        streaming: Streaming,
         quiet: bool = False,
         previous_trace: str | None = None,
-        text: TextWriter | None = None,
     ) -> None:
         self._previous_trace = previous_trace
-        self._text = text
+        self._text = None if isinstance(streaming, bool) else streaming
         """Writes the streamed text (None: as TextDelta events)."""
         self._run = RunParts(
             swarm=swarm,
             state=state,
             tape=tape,
             seams=seams,
-            streaming=streaming,
+            streaming=streaming is not False,
             quiet=quiet,
             limited=swarm.usage_limits is not None
             or swarm.run_timeout is not None

@@ -8,7 +8,7 @@ import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import replace
 
-from swarmkit._run import RunLoop, RunState, TextWriter
+from swarmkit._run import RunLoop, RunState, Streaming
 from swarmkit._sessions._start import Start, journaled_state
 from swarmkit.config import check_usage_limits
 from swarmkit.events import Event, EventObserver, RunFinished
@@ -81,14 +81,14 @@ class Driver:
         seams: RunSeams,
         *,
         limits: UsageLimits | None,
-        streaming: bool,
+        streaming: Streaming,
         quiet: bool,
         travel: TimeTravel | None = None,
-        text: TextWriter | None = None,
     ) -> RunLoop:
         """The one place a run loop is built: ``state`` driven along ``course``, its tape open
-        (the session leased) and its delegations run as sub-runs in the course's journal;
-        ``text`` writes its streamed text (its sub-runs' is always TextDelta events)."""
+        (the session leased) and its delegations run as sub-runs in the course's journal."""
+        if streaming and self._observers:  # they read every TextDelta: none is written
+            streaming = True
         runtime = seams.runtime
         lease = LeaseTerms(
             owner=f"{socket.gethostname()}:{os.getpid()}:{runtime.new_id()[:12]}",
@@ -114,14 +114,7 @@ class Driver:
             seams = replace(seams, delegate=self._delegator(_store_of(course), seams, limits))
             trace = _journaled_trace(course)
             return RunLoop(
-                spec,
-                state,
-                tape,
-                seams,
-                streaming=streaming,
-                quiet=quiet,
-                previous_trace=trace,
-                text=text,
+                spec, state, tape, seams, streaming=streaming, quiet=quiet, previous_trace=trace
             )
         except BaseException:
             # The loop never ran: the session is not left leased until the lease expires.

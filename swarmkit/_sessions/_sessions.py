@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from swarmkit._run import (
-    TextWriter,
+    Streaming,
     check_decision,
 )
 from swarmkit._sessions import _travel
@@ -111,13 +111,11 @@ class Sessions:
         journal: Journal | None,
         mirror: RecordSink | None,
         seams: RunSeams,
-        streaming: bool,
+        streaming: Streaming,
         limits: UsageLimits | None,
         turn: Turn,
-        text: TextWriter | None = None,
     ) -> AsyncGenerator[Event, None]:
-        """A new run's events, journaled in ``journal`` (or the swarm's) or sent to ``mirror``;
-        its streamed text written by ``text`` unless observers read the events."""
+        """A new run's events, journaled in ``journal`` (or the swarm's) or sent to ``mirror``."""
         check_journal(journal)
         store = journal or self._journal
         seams = self._audited(seams, store)
@@ -139,16 +137,9 @@ class Sessions:
         checked = session_id is not None or self._session_ids is not None
         course = await fresh_course(store, mirror, state.session_id, checked=checked)
         # A run that is not streamed and has no observer is read only for its result.
-        observed = self.driver.observed
-        quiet = not streaming and not observed
+        quiet = not streaming and not self.driver.observed
         loop = await self.driver.loop(
-            course,
-            state,
-            seams,
-            limits=limits,
-            streaming=streaming,
-            quiet=quiet,
-            text=None if observed else text,  # observers see every TextDelta
+            course, state, seams, limits=limits, streaming=streaming, quiet=quiet
         )
         # Closing the loop's generator here, not at interpreter exit, lets a caller who stops
         # reading early have the run's last journal write happen while the journal is open.

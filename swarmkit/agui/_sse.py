@@ -163,14 +163,14 @@ class SseStream:
         head = ""
         try:
             async for event in events:
-                if isinstance(event, str):
-                    yield event
-                elif type(event) is delta and translator._message is not None:
-                    # A streamed run's text, when its observers read it as events.
+                if type(event) is delta and translator._message is not None:
+                    # A streamed run's text as events (``ag_ui_sse``, or observers read them).
                     if translator._message is not message:
                         message = translator._message
                         head = _text_head(message)
                     yield f"{head}{string(event.text)}}}\n\n"
+                elif isinstance(event, str):
+                    yield event  # a piece of text ``text`` wrote
                 else:
                     for converted in convert(event):
                         yield converted

@@ -522,6 +522,11 @@ def stream_written(
     TextDelta would be, and no TextDelta is built; every other event is as ``stream`` yields
     it. A swarm with observers streams TextDelta events (they read them), so the reader
     takes both."""
+    if not callable(text):
+        raise ConfigurationError(
+            f"stream_written's text must be a function of (agent, piece) that writes a piece "
+            f"of the answer, not {type(text).__name__}"
+        )
     # The loop yields what ``text`` returns as it is and never reads it back: the casts
     # only tell the type checker so.
     events = swarm._sessions.events(

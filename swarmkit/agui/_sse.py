@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Mapping, Sequence
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, cast
 
 from ag_ui.core import PROTOCOL_VERSION
 
@@ -163,16 +163,16 @@ class SseStream:
         head = ""
         try:
             async for event in events:
-                if type(event) is delta and translator._message is not None:
+                if type(event) is str:
+                    yield event  # a piece of text ``text`` wrote
+                elif type(event) is delta and translator._message is not None:
                     # A streamed run's text as events (``ag_ui_sse``, or observers read them).
                     if translator._message is not message:
                         message = translator._message
                         head = _text_head(message)
                     yield f"{head}{string(event.text)}}}\n\n"
-                elif isinstance(event, str):
-                    yield event  # a piece of text ``text`` wrote
                 else:
-                    for converted in convert(event):
+                    for converted in convert(cast(Event, event)):  # not a str: an event
                         yield converted
         except SwarmkitError as exc:
             yield sse(

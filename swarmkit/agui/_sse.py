@@ -3,7 +3,9 @@
 The events every run has (its start, steps, state, text and end) are written as text from
 templates, each string value JSON-encoded once; any other event is its JSON object encoded.
 Either way the message is byte for byte what encoding ``ag_ui_events``' object gives (the
-tests hold both forms to that).
+tests hold both forms to that). The endpoint has the run itself write the pieces of its
+answer (``SseStream.text``): most of a streamed run's messages are made where the run makes
+its text, with no event built for them.
 """
 
 from __future__ import annotations

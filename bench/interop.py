@@ -10,7 +10,9 @@ written by the run: ``stream_written``), in CPU time, rounds interleaved, withou
 and journaled in memory as the endpoint runs it: min / median / max of the per-round
 ratios. Run: ``.venv/bin/python bench/interop.py``; ``--profile`` prints cProfile's calls
 per run, raw, through ``ag_ui_sse`` and as the endpoint sends it side by side, and the
-endpoint's conversion functions by time.
+endpoint's conversion functions by time. ``--runs FORM N [--journal]`` only reads N runs in
+one form (raw, objects, sse, endpoint), for an instruction count: under valgrind's callgrind,
+the difference between N=60 and N=10 over 50 is a run's instructions.
 """
 
 from __future__ import annotations
@@ -150,6 +152,13 @@ async def profile() -> None:
     print(f"  as the endpoint sends it {endpoint:.0f} ({endpoint / raw:.2f}x)")
 
 
+async def runs(form: str, count: int, journaled: bool) -> None:
+    """``count`` runs read in ``form``, after two to warm up, and nothing else."""
+    forms = _forms(_swarm(count + 2), InMemoryJournal() if journaled else None)
+    for _ in range(count + 2):
+        await forms[form]()
+
+
 def _spread(values: list[float]) -> str:
     return f"{min(values):.3f} / {statistics.median(values):.3f} / {max(values):.3f}x"
 
@@ -172,4 +181,9 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(profile() if "--profile" in sys.argv else main())
+    if "--runs" in sys.argv:
+        at = sys.argv.index("--runs")
+        form, count = sys.argv[at + 1], int(sys.argv[at + 2])
+        asyncio.run(runs(form, count, "--journal" in sys.argv))
+    else:
+        asyncio.run(profile() if "--profile" in sys.argv else main())

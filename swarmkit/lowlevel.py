@@ -48,6 +48,12 @@ Showing journals, for commands and viewers:
 - ``EVAL_RUN_MARK``: what an eval run's manifest session id starts with; listings show such a
   session with the state ``EVAL_RUN_STATE``, never as a run.
 
+A run streamed by a server:
+
+- ``stream_written``: ``swarm.stream`` with each piece of the answer written by the server
+  in its own wire form where the run makes it, no TextDelta event built (the AG-UI endpoint
+  writes its SSE messages so).
+
 A queue of people on an engine, for engines and servers that run conversations a person takes
 over (``swarmkit.queues`` is the people's side):
 
@@ -78,6 +84,7 @@ if _typing.TYPE_CHECKING:
     from swarmkit.queues import check_in_process, engine_notes, people_notes, person_pending
     from swarmkit.runtime import Runtime
     from swarmkit.spec import Delegator, RunSeams, SubRun, SwarmSpec
+    from swarmkit.swarm import stream_written
     from swarmkit.tools import ToolOutcome, ToolRunner, outcome_from_data, outcome_to_data
 
 __all__ = [
@@ -120,6 +127,7 @@ __all__ = [
     "response_from_data",
     "response_to_data",
     "step_times",
+    "stream_written",
 ]
 
 # Where each name lives: importing this module loads none of them, so a store or a command
@@ -160,6 +168,7 @@ _HOMES: dict[str, str] = {
     "RunSeams": "swarmkit.spec",
     "SubRun": "swarmkit.spec",
     "SwarmSpec": "swarmkit.spec",
+    "stream_written": "swarmkit.swarm",
     "ToolOutcome": "swarmkit.tools",
     "ToolRunner": "swarmkit.tools",
     "outcome_from_data": "swarmkit.tools",

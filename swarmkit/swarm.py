@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Callable, Collection, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, cast
 
 from pydantic import BaseModel
 
@@ -45,6 +45,8 @@ if TYPE_CHECKING:
     from swarmkit.check import Finding
 
 __all__ = ["DEFAULT_LEASE_TTL", "DEFAULT_REDACT_KEYS", "LimitPolicy", "Swarm"]
+
+_Written = TypeVar("_Written")
 
 
 class Swarm:
@@ -503,3 +505,39 @@ class Swarm:
         """The seams of one call: the swarm's, under any deprecated ones the call was given."""
         check_per_call_seams(runtime=runtime, tool_runner=tool_runner, decisions=decisions)
         return self._sessions.seams(deps, runtime, tool_runner, decisions)
+
+
+def stream_written(
+    swarm: Swarm,
+    prompt: str,
+    *,
+    text: Callable[[str, str], _Written],
+    context: Mapping[str, Any] | None = None,
+    session_id: str | None = None,
+    journal: Journal | None = None,
+    continue_session: bool = False,
+) -> AsyncGenerator[Event | _Written, None]:
+    """``swarm.stream(prompt, ...)`` for a server that sends a run's text in a wire form of its
+    own: each piece of the answer is what ``text(agent, piece)`` writes, yielded where its
+    TextDelta would be, and no TextDelta is built; every other event is as ``stream`` yields
+    it. A swarm with observers streams TextDelta events (they read them), so the reader
+    takes both."""
+    if not callable(text):
+        raise ConfigurationError(
+            f"stream_written's text must be a function of (agent, piece) that writes a piece "
+            f"of the answer, not {type(text).__name__}"
+        )
+    # The loop yields what ``text`` returns as it is and never reads it back: the casts
+    # only tell the type checker so.
+    events = swarm._sessions.events(
+        prompt,
+        context=context,
+        session_id=session_id,
+        journal=journal,
+        mirror=None,
+        seams=swarm._seams(None),
+        streaming=cast("Callable[[str, str], Event]", text),
+        limits=None,
+        turn=Turn(continue_session=continue_session),
+    )
+    return cast("AsyncGenerator[Event | _Written, None]", events)

@@ -12,7 +12,7 @@ from swarmkit._run._conversation import (
     start_from_data,
 )
 from swarmkit._run._decisions import check_decision, decision_problems
-from swarmkit._run._loop import RunLoop
+from swarmkit._run._loop import RunLoop, Streaming
 from swarmkit._run._state import RESERVED_KEY, RunState, build_result
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "History",
     "RunLoop",
     "RunState",
+    "Streaming",
     "check_decision",
     "choose_agent",
     "continuation",

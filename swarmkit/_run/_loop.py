@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, replace
-from typing import Any, assert_never
+from typing import Any, TypeAlias, assert_never
 
 from swarmkit import events as ev
 from swarmkit._run import _budget as budget
@@ -55,6 +55,14 @@ from swarmkit.plan import AgentPlan
 from swarmkit.result import RunResult
 from swarmkit.spec import RunSeams, SwarmSpec
 
+TextWriter: TypeAlias = Callable[[str, str], ev.Event]
+"""How a streamed run writes each piece of its text (the agent, the text) as the item its
+stream yields in the place of a TextDelta."""
+
+Streaming: TypeAlias = bool | TextWriter
+"""Whether a run streams its text: not at all (False), as TextDelta events (True), or as a
+writer writes it."""
+
 
 class RunLoop:
     """Drives one run of a swarm and yields its events; ``events()`` ends with RunFinished.
@@ -78,17 +86,19 @@ class RunLoop:
         tape: StepWriter,
         seams: RunSeams,
         *,
-        streaming: bool,
+        streaming: Streaming,
         quiet: bool = False,
         previous_trace: str | None = None,
     ) -> None:
         self._previous_trace = previous_trace
+        self._text = None if isinstance(streaming, bool) else streaming
+        """Writes the streamed text (None: as TextDelta events)."""
         self._run = RunParts(
             swarm=swarm,
             state=state,
             tape=tape,
             seams=seams,
-            streaming=streaming,
+            streaming=streaming is not False,
             quiet=quiet,
             limited=swarm.usage_limits is not None
             or swarm.run_timeout is not None
@@ -376,11 +386,15 @@ class RunLoop:
             yield await model.respond(request)
             return
         assert isinstance(model, StreamingModel)
+        write = self._text
         async for item in model.stream(request):
             if isinstance(item, ModelResponse):
                 yield item
             elif isinstance(item, ModelTextDelta):
-                yield ev.TextDelta(agent=plan.name, text=item.text)
+                if write is None:
+                    yield ev.TextDelta(agent=plan.name, text=item.text)
+                else:  # the stream's reader writes it, and no event is built
+                    yield write(plan.name, item.text)
             elif isinstance(item, AttemptDiscarded):
                 yield ev.ModelAttemptDiscarded(
                     agent=plan.name, turn=turn, attempt=item.attempt, reason=item.reason

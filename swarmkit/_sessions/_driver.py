@@ -9,7 +9,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from swarmkit._run import RunLoop, RunState
+from swarmkit._run import RunLoop, RunState, Streaming
 from swarmkit._sessions._start import Start, journaled_state
 from swarmkit.config import check_usage_limits
 from swarmkit.events import Event, EventObserver, RunFinished
@@ -84,12 +84,14 @@ class Driver:
         seams: RunSeams,
         *,
         limits: UsageLimits | None,
-        streaming: bool,
+        streaming: Streaming,
         quiet: bool,
         travel: TimeTravel | None = None,
     ) -> RunLoop:
         """The one place a run loop is built: ``state`` driven along ``course``, its tape open
         (the session leased) and its delegations run as sub-runs in the course's journal."""
+        if streaming and self._observers:  # they read every TextDelta: none is written
+            streaming = True
         runtime = seams.runtime
         lease = LeaseTerms(
             owner=f"{socket.gethostname()}:{os.getpid()}:{runtime.new_id()[:12]}",

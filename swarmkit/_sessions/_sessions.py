@@ -12,6 +12,7 @@ from dataclasses import replace
 from typing import Any
 
 from swarmkit._run import (
+    Streaming,
     check_decision,
 )
 from swarmkit._sessions import _travel
@@ -110,7 +111,7 @@ class Sessions:
         journal: Journal | None,
         mirror: RecordSink | None,
         seams: RunSeams,
-        streaming: bool,
+        streaming: Streaming,
         limits: UsageLimits | None,
         turn: Turn,
     ) -> AsyncGenerator[Event, None]:

@@ -8,7 +8,7 @@ session; a later input whose ``resume`` entry answers that id (payload
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from ag_ui.core import ResumeEntry, RunAgentInput, UserMessage
@@ -19,12 +19,13 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from swarmkit.agui._resume import resumed_events
-from swarmkit.agui._sse import ag_ui_sse
+from swarmkit.agui._sse import SseStream
 from swarmkit.bounds import load_json
 from swarmkit.events import Event
 from swarmkit.exceptions import InteropRequestError
 from swarmkit.interrupts import Decision, reject
 from swarmkit.journal import Journal, turn_of
+from swarmkit.lowlevel import stream_written
 from swarmkit.redaction import Redactor
 from swarmkit.serving import (
     DECISION_SHAPES,
@@ -61,15 +62,18 @@ def agui_app(swarm: Swarm, journal: Journal) -> Starlette:
             return JSONResponse({"error": f"the body is not JSON to read: {_first_line(exc)}"}, 400)
         try:
             run_input = RunAgentInput.model_validate(data)
-            events = _swarm_events(swarm, journal, run_input)
+            stream = SseStream(
+                thread_id=run_input.thread_id,
+                run_id=run_input.run_id,
+                new_id=None,
+                redactor=redactor,
+            )
+            events = _swarm_events(swarm, journal, run_input, stream.text)
         except ValidationError as exc:
             return JSONResponse({"error": _input_error(exc)}, status_code=422)
         except ValueError as exc:
             return JSONResponse({"error": _first_line(exc)}, status_code=422)
-        body = ag_ui_sse(
-            events, thread_id=run_input.thread_id, run_id=run_input.run_id, redactor=redactor
-        )
-        return StreamingResponse(body, media_type=SSE)
+        return StreamingResponse(stream.messages(events), media_type=SSE)
 
     return Starlette(routes=[Route("/", run, methods=["POST"])])
 
@@ -99,7 +103,11 @@ class AgUiServer(AsgiServer):
         )
 
 
-def _swarm_events(swarm: Swarm, journal: Journal, run_input: RunAgentInput) -> AsyncIterator[Event]:
+def _swarm_events(
+    swarm: Swarm, journal: Journal, run_input: RunAgentInput, text: Callable[[str, str], str]
+) -> AsyncIterator[Event | str]:
+    """The run a run input asks for: a new turn of the thread, its answer's pieces written
+    by ``text``; or the resumed run of an interrupt."""
     conversation = _conversation(run_input.thread_id)
     if run_input.resume:
         entry = _one_entry(run_input.resume)
@@ -108,8 +116,10 @@ def _swarm_events(swarm: Swarm, journal: Journal, run_input: RunAgentInput) -> A
                 f"interrupt {entry.interrupt_id!r} is not a run of thread {run_input.thread_id!r}"
             )
         return resumed_events(swarm, journal, entry.interrupt_id, _decision(entry))
-    return swarm.stream(
+    return stream_written(
+        swarm,
         _prompt(run_input),
+        text=text,
         session_id=conversation,
         journal=journal,
         continue_session=True,

@@ -3,7 +3,9 @@
 The events every run has (its start, steps, state, text and end) are written as text from
 templates, each string value JSON-encoded once; any other event is its JSON object encoded.
 Either way the message is byte for byte what encoding ``ag_ui_events``' object gives (the
-tests hold both forms to that).
+tests hold both forms to that). The endpoint has the run itself write the pieces of its
+answer (``SseStream.text``): most of a streamed run's messages are made where the run makes
+its text, with no event built for them.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncGenerator, AsyncIterable, Callable, Mapping, Sequence
 from json.encoder import encode_basestring
-from typing import Any
+from typing import Any, cast
 
 from ag_ui.core import PROTOCOL_VERSION
 
@@ -101,7 +103,7 @@ def _text_head(message_id: str) -> str:
     return f'data: {{"type":"TEXT_MESSAGE_CONTENT","messageId":{_string(message_id)},"delta":'
 
 
-async def ag_ui_sse(
+def ag_ui_sse(
     events: AsyncIterable[Event],
     *,
     thread_id: str,
@@ -114,31 +116,70 @@ async def ag_ui_sse(
     directly. A swarmkit error the run raises once the stream has begun ends it with
     RUN_ERROR (``code``: the error's type), the only way the protocol can still tell it.
     Secret values are hidden as in ``ag_ui_events``."""
-    translator = Translator(
-        SSE_MESSAGES,
-        thread_id=thread_id,
-        run_id=run_id,
-        new_id=new_id,
-        subagent_run_id=None,
-        redactor=redactor,
-    )
-    convert = translator.convert
-    delta, string = TextDelta, _string
-    message: str | None = None
-    head = ""
-    try:
-        async for event in events:
-            if type(event) is delta and message is not None:
-                # Most of a streamed run's events: the message's head, then the delta as JSON.
-                yield f"{head}{string(event.text)}}}\n\n"
-                continue
-            for converted in convert(event):
-                yield converted
-            if translator._message is not message:
-                message = translator._message
-                head = "" if message is None else _text_head(message)
-    except SwarmkitError as exc:
-        yield sse({"type": "RUN_ERROR", "message": _first_line(exc), "code": type(exc).__name__})
+    stream = SseStream(thread_id=thread_id, run_id=run_id, new_id=new_id, redactor=redactor)
+    return stream.messages(events)
+
+
+class SseStream:
+    """One run's AG-UI events as SSE messages: its translator, and the writer of its text
+    that the endpoint hands the run (``stream_written``), so a piece of the answer is its
+    SSE message where the run makes it, with no event built and no converter between."""
+
+    def __init__(
+        self,
+        *,
+        thread_id: str,
+        run_id: str,
+        new_id: Callable[[], str] | None,
+        redactor: Redactor | None,
+    ) -> None:
+        self._translator = Translator(
+            SSE_MESSAGES,
+            thread_id=thread_id,
+            run_id=run_id,
+            new_id=new_id,
+            subagent_run_id=None,
+            redactor=redactor,
+        )
+        self._message: str | None = None
+        self._head = ""
+        """The open message's TEXT_MESSAGE_CONTENT up to its delta (kept: most messages are
+        pieces of one message)."""
+
+    def text(self, agent: str, delta: str) -> str:
+        """A piece of the answer as its TEXT_MESSAGE_CONTENT message; the first piece of a
+        message comes after its TEXT_MESSAGE_START, in the same string."""
+        message = self._translator._message
+        if message is None:
+            return "".join(self._translator.convert(TextDelta(agent=agent, text=delta)))
+        if message is not self._message:
+            self._message, self._head = message, _text_head(message)
+        return f"{self._head}{_string(delta)}}}\n\n"
+
+    async def messages(self, events: AsyncIterable[Event | str]) -> AsyncGenerator[str, None]:
+        """The SSE messages of a run's events, one a string, where a piece of text that
+        ``text`` wrote is already its message (the first of a message, two)."""
+        translator = self._translator
+        convert, delta, string = translator.convert, TextDelta, _string
+        message: str | None = None
+        head = ""
+        try:
+            async for event in events:
+                if type(event) is str:
+                    yield event  # a piece of text ``text`` wrote
+                elif type(event) is delta and translator._message is not None:
+                    # A streamed run's text as events (``ag_ui_sse``, or observers read them).
+                    if translator._message is not message:
+                        message = translator._message
+                        head = _text_head(message)
+                    yield f"{head}{string(event.text)}}}\n\n"
+                else:
+                    for converted in convert(cast(Event, event)):  # not a str: an event
+                        yield converted
+        except SwarmkitError as exc:
+            yield sse(
+                {"type": "RUN_ERROR", "message": _first_line(exc), "code": type(exc).__name__}
+            )
 
 
 def _first_line(exc: BaseException) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -14,9 +14,12 @@ from pydantic import BaseModel
 
 from swarmkit import Agent, Handoff, ModelError, Swarm, UsageLimits, tool
 from swarmkit.agui import ag_ui_events, ag_ui_sse
-from swarmkit.events import Event
+from swarmkit.agui._sse import SseStream
+from swarmkit.events import Event, TextDelta
+from swarmkit.lowlevel import stream_written
 from swarmkit.messages import AssistantMessage, ProviderState
-from swarmkit.models import ModelRequest, ModelResponse, Usage
+from swarmkit.models import AttemptDiscarded, ModelRequest, ModelResponse, Usage
+from swarmkit.models import TextDelta as ModelTextDelta
 from swarmkit.testing import ScriptedModel, text, tool_call, transfer
 from tests.interop.agui_helpers import check_sequence, sse_events, wire_events
 
@@ -232,3 +235,75 @@ async def test_a_swarmkit_error_mid_stream_ends_the_sse_stream_with_run_error() 
     last = json.loads(messages[-1].removeprefix("data: "))
     assert [e.type.value for e in events] == ["RUN_STARTED", "RUN_ERROR"]
     assert last == {"type": "RUN_ERROR", "message": "the connection dropped", "code": "ModelError"}
+
+
+class _Retried:
+    """A streaming model whose first attempt breaks off after a word and is retried."""
+
+    async def respond(self, request: ModelRequest) -> ModelResponse:
+        return ModelResponse(message=AssistantMessage(content="Hello there"), usage=Usage())
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[Any]:
+        yield ModelTextDelta(text="Hel")
+        yield AttemptDiscarded(attempt=1, reason="http_503")
+        for piece in ("Hello", " there"):
+            yield ModelTextDelta(text=piece)
+        yield await self.respond(request)
+
+
+def _tool_and_text() -> Swarm:
+    model = ScriptedModel(tool_call("look_up", order="A1"), text('Found "A1" — shipped.\n'))
+    return Swarm([Agent(name="clerk", tools=[look_up])], "clerk", model=model)
+
+
+def _delegated() -> Swarm:
+    aide = Agent(name="aide", handoffs=[], model=ScriptedModel(text("on it")))
+    model = ScriptedModel(tool_call("ask_aide", input="go"), text("all done"))
+    boss = Agent(name="boss", tools=[aide.as_tool()], handoffs=[], model=model)
+    return Swarm([boss, aide], "boss")
+
+
+def _observed() -> Swarm:
+    async def watch(events: AsyncGenerator[Event, None]) -> AsyncGenerator[Event, None]:
+        async for event in events:
+            yield event
+
+    return _tool_and_text().with_observers(watch)
+
+
+WRITTEN: dict[str, Callable[[], Swarm]] = {
+    "tool and text": _tool_and_text,
+    "a retried stream": lambda: Swarm([Agent(name="clerk")], "clerk", model=_Retried()),
+    "delegated": _delegated,
+    "observed": _observed,
+}
+"""Swarms whose streamed runs the endpoint writes (an observed one streams TextDelta events)."""
+
+
+def _ids() -> Callable[[], str]:
+    counter = itertools.count()
+    return lambda: f"id-{next(counter)}"
+
+
+@pytest.mark.parametrize("name", WRITTEN)
+async def test_the_endpoint_writes_the_runs_text_as_the_sse_of_its_events(name: str) -> None:
+    """The endpoint's stream, each piece of text written where the run makes it, is byte for
+    byte the SSE of the same run's events."""
+    told = WRITTEN[name]().stream("go", session_id="s")
+    expected = [m async for m in ag_ui_sse(told, thread_id="t", run_id="r", new_id=_ids())]
+    stream = SseStream(thread_id="t", run_id="r", new_id=_ids(), redactor=None)
+    kinds: set[type] = set()
+
+    async def seen(items: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        async for item in items:
+            kinds.add(type(item))
+            yield item
+
+    written = stream_written(WRITTEN[name](), "go", text=stream.text, session_id="s")
+    messages = [m async for m in stream.messages(seen(written))]
+
+    assert "".join(messages) == "".join(expected)
+    check_sequence(sse_events("".join(messages)))
+    assert (str in kinds, TextDelta in kinds) == (
+        (False, True) if name == "observed" else (True, False)
+    )

@@ -408,8 +408,8 @@ async def test_the_stream_never_carries_a_secret_keys_value() -> None:
     paused call is refused (the journal withheld its secret arguments) and the client's
     edit giving them runs it; the values never come back down the stream."""
     model = ScriptedModel(
-        tool_call("lookup", pin=1234),
-        tool_call("connect", host="db", api_key="KEY-7", pin=1234),
+        tool_call("lookup", pin=907_351_628),
+        tool_call("connect", host="db", api_key="KEY-7", pin=907_351_628),
         text("Connected."),
     )
     swarm = Swarm(
@@ -434,12 +434,12 @@ async def test_the_stream_never_carries_a_secret_keys_value() -> None:
         refused = await _post(
             http, server.url, _run_input("t9", "r2", "", resume=resume({"decision": "approve"}))
         )
-        values = {"host": "db", "api_key": "KEY-7", "pin": 1234}
+        values = {"host": "db", "api_key": "KEY-7", "pin": 907_351_628}
         edited = {"decision": "edit", "payload": values}
         resumed = await _post(http, server.url, _run_input("t9", "r3", "", resume=resume(edited)))
 
     streamed = json.dumps([_data(e) for e in paused + refused + resumed])
-    assert "KEY-7" not in streamed and "TOK-7" not in streamed and "1234" not in streamed
+    assert "KEY-7" not in streamed and "TOK-7" not in streamed and "907351628" not in streamed
     arguments = [_data(e)["delta"] for e in paused if e.type == EventType.TOOL_CALL_ARGS]
     shown = {"host": "db", "api_key": "[redacted]", "pin": "[redacted]"}
     assert json.loads(arguments[1]) == shown

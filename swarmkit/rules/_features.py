@@ -52,7 +52,7 @@ class Test:
     """Bit ``i`` set when the atom holds on row ``i``."""
 
 
-class _Column:
+class Column:
     """The rows of one path, bucketed by value as they are read."""
 
     __slots__ = ("elements", "flags", "number_rows", "numbers", "texts")
@@ -74,6 +74,8 @@ class Candidates:
     """The atoms, in a fixed order (path, then kind, then value)."""
     left_out: Mapping[str, str]
     """Path -> why it is never used in a condition (redacted, secret key, not a name)."""
+    columns: Mapping[str, Column]
+    """Path -> its rows bucketed by value (what judging reads instead of each context)."""
 
 
 def candidates(
@@ -91,19 +93,21 @@ def candidates(
     for path in sorted(reader.columns):
         if path not in reader.left_out:
             tests.extend(_column_tests(path, reader.columns[path], count))
-    return Candidates(tests=tests, left_out=dict(sorted(reader.left_out.items())))
+    return Candidates(
+        tests=tests, left_out=dict(sorted(reader.left_out.items())), columns=reader.columns
+    )
 
 
 class _Reader:
     """Walks contexts once, putting each leaf's row in its path's bucket."""
 
     def __init__(self, is_secret: Callable[[str], bool], skip: str) -> None:
-        self.columns: dict[str, _Column] = {}
+        self.columns: dict[str, Column] = {}
         self.left_out: dict[str, str] = {}
         # prefix -> key -> its path's column, or None for a key never used: each key's
         # verdict and path are worked out once, not once a row.
-        self._slots: dict[str, dict[Any, tuple[str, _Column] | None]] = {}
-        self._shapes: dict[tuple[Any, ...], list[tuple[str, _Column] | None]] = {}
+        self._slots: dict[str, dict[Any, tuple[str, Column] | None]] = {}
+        self._shapes: dict[tuple[Any, ...], list[tuple[str, Column] | None]] = {}
         self._ints: dict[int, int] = {}
         self._is_secret = is_secret
         self._skip = skip
@@ -139,7 +143,7 @@ class _Reader:
 
     def _shape_slots(
         self, shape: tuple[Any, ...], context: Mapping[str, Any], prefix: str
-    ) -> list[tuple[str, _Column] | None]:
+    ) -> list[tuple[str, Column] | None]:
         # Most contexts list the same keys in the same order: their slots are looked up once
         # for that list of keys.
         slots = self._shapes.get(shape)
@@ -150,7 +154,7 @@ class _Reader:
         return slots
 
     def _column(
-        self, slot: tuple[str, _Column], values: tuple[Any, ...], rows: list[int], depth: int
+        self, slot: tuple[str, Column], values: tuple[Any, ...], rows: list[int], depth: int
     ) -> None:
         """One key's values on ``rows``: a column of one common kind in one step, any other
         value by value (as ``read`` takes them)."""
@@ -175,7 +179,7 @@ class _Reader:
             for value, row in zip(values, rows, strict=True):
                 self._value(slot, value, row, depth)
 
-    def _value(self, slot: tuple[str, _Column], value: Any, row: int, depth: int) -> None:
+    def _value(self, slot: tuple[str, Column], value: Any, row: int, depth: int) -> None:
         path, column = slot
         kind = value.__class__
         if kind is str:
@@ -200,14 +204,12 @@ class _Reader:
         elif isinstance(value, Mapping) and depth + 1 < MAX_DEPTH:
             self.read(value, path + ".", depth + 1, row)
 
-    def _slots_of(
-        self, context: Mapping[str, Any], prefix: str
-    ) -> list[tuple[str, _Column] | None]:
+    def _slots_of(self, context: Mapping[str, Any], prefix: str) -> list[tuple[str, Column] | None]:
         """The slot of each of the context's keys, in order."""
         slots = self._slots.get(prefix)
         if slots is None:
             slots = self._slots[prefix] = {}
-        found: list[tuple[str, _Column] | None] = []
+        found: list[tuple[str, Column] | None] = []
         for key in context:
             try:
                 slot = slots[key]
@@ -218,7 +220,7 @@ class _Reader:
             found.append(slot)
         return found
 
-    def _slot(self, key: Any, prefix: str) -> tuple[str, _Column] | None:
+    def _slot(self, key: Any, prefix: str) -> tuple[str, Column] | None:
         """Where a key's values go, or None (and why, in ``left_out``) when it is never used."""
         why = _key_problem(key, prefix, self._skip, self._is_secret)
         if why is not None:
@@ -228,7 +230,7 @@ class _Reader:
         path = prefix + key
         column = self.columns.get(path)
         if column is None:
-            column = self.columns[path] = _Column()
+            column = self.columns[path] = Column()
         return path, column
 
 
@@ -255,7 +257,7 @@ def _key_problem(
     return None
 
 
-def _column_tests(path: str, column: _Column, count: int) -> list[Test]:
+def _column_tests(path: str, column: Column, count: int) -> list[Test]:
     by_value = {literal(value): rows for value, rows in column.texts.items()}
     by_value.update((literal(flag), rows) for flag, rows in column.flags.items())
     value_bits = {text: bitset(rows) for text, rows in by_value.items()}

@@ -18,7 +18,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from swarmkit.graph import HandoffGraph
 from swarmkit.journal import Journal, JournalRecord, read_many
@@ -39,6 +39,9 @@ from swarmkit.rules._corpus import (
     tagged,
 )
 from swarmkit.rules._extracts import PATHS, Extracted, Turned
+
+if TYPE_CHECKING:
+    from swarmkit.rules._columns import Judged
 
 _WORDS_AT = FACT_KEYS.index(USER_WORDS_FACT)
 _DECODER = json.JSONDecoder()
@@ -265,7 +268,8 @@ class Holds:
     edges, then the learned rules); a rule list judged later tries a subsequence of them. So
     each point keeps the index of the first condition that holds there: for most lists that
     is the answer, and only a point whose first is left out of a list has the ones after it
-    tried, its state unpacked again."""
+    tried, its state unpacked again. Rows ``judged`` settles (the learned rules read off the
+    learner's columns) are neither unpacked nor routed."""
 
     def __init__(
         self,
@@ -274,10 +278,13 @@ class Holds:
         whens: Sequence[str | None],
         equal: Sequence[str],
         equality: Any,
+        *,
+        judged: Judged | None = None,
     ) -> None:
         self._source = source
         self._rows = rows
         self._whens = tuple(whens)
+        self._judged = judged
         self._alone: dict[int, Any] = {}
         self._after: dict[tuple[int, int], int] = {}  # (row, point) -> bits of those holding
         self.first: list[tuple[int, ...]] = []
@@ -309,6 +316,8 @@ class Holds:
         """The position in ``order`` of the first condition that holds at the point, given
         the first of all that does is ``first``, which ``order`` leaves out or tries late."""
         holding = self._after.get((row, at))
+        if holding is None and self._judged is not None and self._judged.first[row] is not None:
+            holding = self._judged.holding_at(row)
         if holding is None:
             # Every later condition at once: a list judged after this one drops rules, and
             # may ask again; the state is unpacked once.
@@ -335,16 +344,19 @@ class Holds:
         route = _alone(self._whens, source).route
         count = len(self._whens)
         seen: dict[str, str] = {}
-        for row in self._rows:
+        judged = self._judged
+        for index, row in enumerate(self._rows):
             points = row.points
+            if judged is not None and self._settled(judged, index, row, equal, equality):
+                continue
             last = len(points) - 1
             firsts: list[int] = []
-            for index, spot in enumerate(points):
+            for at, spot in enumerate(points):
                 packed = spot.context.__class__ is not dict and not isinstance(
                     spot.context, Mapping
                 )
                 context = context_of(spot)
-                if index == last:
+                if at == last:
                     parts = (equality(context, path) for path in equal)
                     self.equalities.append(tuple(seen.setdefault(part, part) for part in parts))
                 # A context unpacked for this pass is the pass's own: it becomes the state.
@@ -353,6 +365,22 @@ class Holds:
                 target = route(source, state)
                 firsts.append(count if target is None else int(target[1:]))
             self.first.append(tuple(firsts))
+
+    def _settled(
+        self, judged: Judged, index: int, row: Row, equal: Sequence[str], equality: Any
+    ) -> bool:
+        """Take a row's firsts (and, where the columns can, its equalities) from ``judged``;
+        False when it must be judged point by point."""
+        first = judged.first[index]
+        if first is None:
+            return False
+        self.first.append((first,) * len(row.points))
+        spelt = tuple(column[index] for column in judged.equalities)
+        if None in spelt:
+            context = context_of(row.points[-1])
+            spelt = tuple(equality(context, path) for path in equal)
+        self.equalities.append(spelt)  # type: ignore[arg-type]
+        return True
 
 
 def _alone(whens: Sequence[str | None], source: str) -> HandoffGraph:

@@ -12,8 +12,9 @@ from swarmkit.exceptions import RuleLearningError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
+from swarmkit.rules._columns import judge_columns
 from swarmkit.rules._corpus import RESERVED_KEY, CorpusFilter, Visit, held_out, model_decided
-from swarmkit.rules._features import Test, bitset, candidates, literal, word_tests
+from swarmkit.rules._features import Column, Test, bitset, candidates, literal, word_tests
 from swarmkit.rules._judge import with_rules
 from swarmkit.rules._learn import Contested, Learned, Learning, learn
 from swarmkit.rules._rows import (
@@ -228,11 +229,12 @@ def suggest_from_decisions(
     accepted_graph = graph
     for source in sorted(by_source):
         rows = by_source[source]
-        learning, found_left_out = _learn_source(
+        learning, found_left_out, columns = _learn_source(
             rows, held, min_precision=min_precision, min_support=min_support, is_secret=is_secret
         )
         found.left_out.update(found_left_out)
-        holds = _holds(source, rows, learning, graph)
+        holds = _holds(source, rows, learning, graph, columns)
+        del columns
         kept, withheld = _check_source(
             source,
             learning.rules,
@@ -363,7 +365,7 @@ def _learn_source(
     min_precision: float,
     min_support: int,
     is_secret: Callable[[str], bool],
-) -> tuple[Learning, dict[str, str]]:
+) -> tuple[Learning, dict[str, str], Mapping[str, Column]]:
     contexts = (context_of(row.points[-1]) for row in rows)
     found = candidates(contexts, is_secret=is_secret, skip=RESERVED_KEY)
     tests = found.tests
@@ -381,7 +383,7 @@ def _learn_source(
     learning = learn(
         tests, label_bits, bitset(train_rows), min_precision=min_precision, min_support=min_support
     )
-    return learning, dict(found.left_out)
+    return learning, dict(found.left_out), found.columns
 
 
 def _priorities(source: str, graph: HandoffGraph | None, count: int) -> list[int]:
@@ -396,12 +398,23 @@ def _priorities(source: str, graph: HandoffGraph | None, count: int) -> list[int
 
 
 def _holds(
-    source: str, rows: Sequence[Row], learning: Learning, graph: HandoffGraph | None
+    source: str,
+    rows: Sequence[Row],
+    learning: Learning,
+    graph: HandoffGraph | None,
+    columns: Mapping[str, Column],
 ) -> Holds:
     """Which of the source's conditions (the graph's own and the learned) hold where, and
-    the rows' values on the paths inconsistencies are grouped by."""
-    whens = [*(edge.when for edge in _own(source, graph)), *(r.when for r in learning.rules)]
-    return Holds(source, rows, whens, _equal_paths(learning.atoms), _equality)
+    the rows' values on the paths inconsistencies are grouped by. With no edges of the
+    graph's own, the learned rules are read off the learner's columns where they can be."""
+    own = _own(source, graph)
+    whens = [*(edge.when for edge in own), *(r.when for r in learning.rules)]
+    equal = _equal_paths(learning.atoms)
+    judged = None
+    if not own:
+        rules = [rule.tests for rule in learning.rules]
+        judged = judge_columns(rules, columns, rows, equal=equal, spell=_equality)
+    return Holds(source, rows, whens, equal, _equality, judged=judged)
 
 
 def _own(source: str, graph: HandoffGraph | None) -> list[Edge]:

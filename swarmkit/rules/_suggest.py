@@ -13,7 +13,14 @@ from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
 from swarmkit.rules._columns import judge_columns
-from swarmkit.rules._corpus import RESERVED_KEY, CorpusFilter, Visit, held_out, model_decided
+from swarmkit.rules._corpus import (
+    RESERVED_KEY,
+    CorpusFilter,
+    Visit,
+    collector_paused,
+    held_out,
+    model_decided,
+)
 from swarmkit.rules._features import Column, Test, bitset, candidates, literal, word_tests
 from swarmkit.rules._judge import with_rules
 from swarmkit.rules._learn import Contested, Learned, Learning, learn
@@ -227,33 +234,63 @@ def suggest_from_decisions(
     found = _Findings()
     on_cycle = graph.on_cycle if graph is not None else "error"
     accepted_graph = graph
-    for source in sorted(by_source):
-        rows = by_source[source]
-        learning, found_left_out, columns = _learn_source(
-            rows, held, min_precision=min_precision, min_support=min_support, is_secret=is_secret
-        )
-        found.left_out.update(found_left_out)
-        holds = _holds(source, rows, learning, graph, columns)
-        del columns
-        kept, withheld = _check_source(
-            source,
-            learning.rules,
-            rows,
-            holds,
-            visits=decisions.rows,
-            held=held,
-            graph=graph,
-            base=accepted_graph,
-            min_precision=min_precision,
-            min_support=min_support,
-        )
-        found.suggestions.extend(kept)
-        found.withheld.extend(withheld)
-        found.withheld.extend(_conflicting(source, learning.contested, min_precision))
-        accepted_graph = with_rules(accepted_graph, [s.edge for s in kept])
-        found.inconsistent.extend(_inconsistencies(source, rows, learning.atoms, holds))
+    # Learning builds short-lived objects beside the rows' millions that live on: the cyclic
+    # collector would walk those again and again, and learning makes no cycles worth it.
+    with collector_paused():
+        for source in sorted(by_source):
+            accepted_graph = _source_findings(
+                found,
+                source,
+                by_source[source],
+                visits=decisions.rows,
+                held=held,
+                graph=graph,
+                base=accepted_graph,
+                is_secret=is_secret,
+                min_precision=min_precision,
+                min_support=min_support,
+            )
     report = found.report(sessions=sessions, held=held, by_source=by_source, on_cycle=on_cycle)
     return replace(report, damaged=dict(decisions.damaged))
+
+
+def _source_findings(
+    found: _Findings,
+    source: str,
+    rows: Sequence[Row],
+    *,
+    visits: Sequence[Row],
+    held: set[str],
+    graph: HandoffGraph | None,
+    base: HandoffGraph | None,
+    is_secret: Callable[[str], bool],
+    min_precision: float,
+    min_support: int,
+) -> HandoffGraph:
+    """Learn and judge one source's rules into ``found``; the graph with those kept added."""
+    learning, left_out, columns = _learn_source(
+        rows, held, min_precision=min_precision, min_support=min_support, is_secret=is_secret
+    )
+    found.left_out.update(left_out)
+    holds = _holds(source, rows, learning, graph, columns)
+    del columns  # the learner's columns: judging is done with them
+    kept, withheld = _check_source(
+        source,
+        learning.rules,
+        rows,
+        holds,
+        visits=visits,
+        held=held,
+        graph=graph,
+        base=base,
+        min_precision=min_precision,
+        min_support=min_support,
+    )
+    found.suggestions.extend(kept)
+    found.withheld.extend(withheld)
+    found.withheld.extend(_conflicting(source, learning.contested, min_precision))
+    found.inconsistent.extend(_inconsistencies(source, rows, learning.atoms, holds))
+    return with_rules(base, [s.edge for s in kept])
 
 
 def _damaged_note(damaged: Mapping[str, str]) -> str:

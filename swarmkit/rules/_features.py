@@ -11,10 +11,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from bisect import bisect_left
-from collections import Counter
+from bisect import bisect_left, bisect_right
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain, islice
 from typing import Any
 
@@ -58,8 +59,8 @@ class Column:
     __slots__ = ("elements", "flags", "number_rows", "numbers", "texts")
 
     def __init__(self) -> None:
-        self.texts: dict[str, list[int]] = {}
-        self.flags: dict[bool, list[int]] = {}
+        self.texts: defaultdict[str, list[int]] = defaultdict(list)
+        self.flags: defaultdict[bool, list[int]] = defaultdict(list)
         # Two flat lists, not (value, row) pairs: a tuple a row costs 64 bytes.
         self.numbers: list[float] = []
         self.number_rows: list[int] = []
@@ -186,11 +187,7 @@ class _Reader:
             if value == REDACTED:
                 self.left_out.setdefault(path, "its value is redacted in the journal")
                 return
-            rows = column.texts.get(value)
-            if rows is None:
-                column.texts[value] = [row]
-            else:
-                rows.append(row)
+            column.texts[value].append(row)
         elif kind is int:
             column.numbers.append(self._ints.setdefault(value, value))
             column.number_rows.append(row)
@@ -198,7 +195,7 @@ class _Reader:
             column.numbers.append(value)
             column.number_rows.append(row)
         elif kind is bool:
-            column.flags.setdefault(value, []).append(row)
+            column.flags[value].append(row)
         elif kind is list:
             _add_elements(column.elements, value, row)
         elif isinstance(value, Mapping) and depth + 1 < MAX_DEPTH:
@@ -234,14 +231,13 @@ class _Reader:
         return path, column
 
 
-def _bucket(buckets: dict[Any, list[int]], values: tuple[Any, ...], rows: list[int]) -> None:
-    """Add each row to its value's bucket."""
-    for value, row in zip(values, rows, strict=True):
-        found = buckets.get(value)
-        if found is None:
-            buckets[value] = [row]
-        else:
-            found.append(row)
+def _bucket(buckets: defaultdict[Any, list[int]], values: tuple[Any, ...], rows: list[int]) -> None:
+    """Add each row to its value's bucket: the buckets' lists found and appended to by
+    ``map``, drained at C speed (no Python step a value)."""
+    _drain(map(list.append, map(buckets.__getitem__, values), rows))
+
+
+_drain: Callable[[Iterable[Any]], None] = deque(maxlen=0).extend
 
 
 def _key_problem(
@@ -289,12 +285,41 @@ def _column_tests(path: str, column: Column, count: int) -> list[Test]:
 def _numeric_tests(path: str, values: list[float], rows: list[int], total: int) -> list[Test]:
     if not values:
         return []
-    order = sorted(range(len(values)), key=values.__getitem__)
-    ordered = [values[i] for i in order]
+    ordered = sorted(values)
     first = ordered[0]
     if ordered[-1] == first:
         return []
     cuts = _cuts(sorted(set(ordered)), ordered)
+    if _has_nan(values):  # NaN orders with nothing: the rows in sorted order, as ever
+        return _sorted_tests(path, values, rows, total, cuts)
+    # Each row's byte: how many cuts lie at or below its value (0xff: no number), so the rows
+    # below each cut are one translation of the bytes, at C speed.
+    marks = bytearray(b"\xff") * (max(rows) + 1)
+    _drain(map(marks.__setitem__, rows, map(partial(bisect_right, cuts), values)))
+    tests: list[Test] = []
+    for index, cut in enumerate(cuts):
+        below_bits = int(marks.translate(_BELOW[index])[::-1], 2)
+        shown = _number(cut)
+        tests.append(Test(text=f"{path} >= {shown}", path=path, bits=total & ~below_bits))
+        tests.append(Test(text=f"{path} < {shown}", path=path, bits=below_bits))
+    return tests
+
+
+_BELOW = [bytes(49 if code <= index else 48 for code in range(256)) for index in range(MAX_CUTS)]
+"""Per cut: the table marking a row's byte "1" when the cut is above its value."""
+
+
+def _has_nan(values: list[float]) -> bool:
+    if float not in set(map(type, values)):
+        return False
+    return any(map(math.isnan, [value for value in values if value.__class__ is float]))
+
+
+def _sorted_tests(
+    path: str, values: list[float], rows: list[int], total: int, cuts: list[float]
+) -> list[Test]:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ordered = [values[i] for i in order]
     tests: list[Test] = []
     at = 0
     below_bits = 0

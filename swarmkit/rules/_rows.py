@@ -16,6 +16,7 @@ import json
 import marshal
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import groupby
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -61,6 +62,10 @@ class Spot(NamedTuple):
     itself when it cannot be packed."""
     facts: tuple[Any, ...] | Mapping[str, Any]
     """The loop's facts in ``FACT_KEYS`` order (or the mapping itself when it holds others)."""
+
+
+_spot_of: Any = partial(tuple.__new__, Spot)
+"""A point's tuple as a ``Spot``, made at C speed (``Spot._make`` is a Python call)."""
 
 
 class Row(NamedTuple):
@@ -150,6 +155,7 @@ class _Found:
         self.sessions: list[str] = []
         self.damaged: dict[str, str] = {}
         self.turns = 0
+        self._offers: dict[frozenset[str], bool] = {}
 
     def add_turns(self, session_id: str, turns: list[Turned]) -> None:
         """A session read from its extracted values."""
@@ -157,12 +163,18 @@ class _Found:
             self.sessions.append(session_id)
             self.turns += len(turns)
         for agent, outcome, target, offered, points in turns:
-            if points and (
-                outcome in ("llm", "rule")
-                or any(name.startswith("transfer_to_") for name in offered)
-            ):
-                spots = tuple(Spot._make(point) for point in points)
+            if points and (outcome in ("llm", "rule") or self._transfers(offered)):
+                spots = tuple(map(_spot_of, points))
                 self.rows.append(Row(session_id, agent, outcome, target, offered, spots))
+
+    def _transfers(self, offered: frozenset[str]) -> bool:
+        """Whether a transfer tool was offered (sessions offer the same few sets of tools)."""
+        found = self._offers.get(offered)
+        if found is None:
+            found = any(name.startswith("transfer_to_") for name in offered)
+            if len(self._offers) < 1024:
+                self._offers[offered] = found
+        return found
 
     def add_records(self, session_id: str, records: Sequence[JournalRecord]) -> None:
         """A session read whole."""

@@ -303,7 +303,20 @@ class Holds:
         """Per row, per point: the index of the first condition that holds (or their count)."""
         self.equalities: list[tuple[str, ...]] = []
         """Per row: ``path == value`` at its last point, for each path asked for."""
-        self._read(equal, equality)
+        if judged is None or not self._all_settled(judged):
+            self._read(equal, equality)
+
+    def _all_settled(self, judged: Judged) -> bool:
+        """Take every row's firsts and equalities from ``judged`` at once, when it settles
+        them all (False, and nothing taken, when any row needs reading)."""
+        if None in judged.first or any(None in spelt for spelt in judged.equalities):
+            return False
+        rows = self._rows
+        firsts: list[int] = judged.first  # type: ignore[assignment]
+        self.first = [(first,) * len(row.points) for first, row in zip(firsts, rows, strict=True)]
+        spelt: list[list[str]] = judged.equalities  # type: ignore[assignment]
+        self.equalities = list(zip(*spelt, strict=True)) if spelt else [()] * len(rows)
+        return True
 
     def fires(self, order: Sequence[int]) -> Iterator[tuple[int, int] | None]:
         """Each row in turn: where the list of conditions ``order`` (indices into ``whens``, in the

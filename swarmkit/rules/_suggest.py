@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import compress
 from typing import Any
 
 from swarmkit.exceptions import RuleLearningError
@@ -690,35 +691,58 @@ def _inconsistencies(
         return []
     equal_paths = _equal_paths(atoms)
     others = [a for a in atoms if " == " not in a.text and a.path not in equal_paths]
-    masks = [(a.text, a.bits.to_bytes(len(rows) // 8 + 1, "little")) for a in others]
-    groups: dict[str, Counter[str]] = {}
-    sessions: dict[str, dict[str, list[str]]] = {}
-    for index, visit in enumerate(rows):
-        parts = list(holds.equalities[index])
-        for text, mask in masks:
-            holding = mask[index >> 3] >> (index & 7) & 1
-            parts.append(text if holding else f"not ({text})")
-        key = " and ".join(parts)
-        chosen = visit.target if visit.outcome == "llm" and visit.target else KEPT
-        groups.setdefault(key, Counter())[chosen] += 1
-        examples = sessions.setdefault(key, {}).setdefault(chosen, [])
-        if len(examples) < 3:
-            examples.append(visit.session_id)
-    found = []
-    for key, counts in groups.items():
-        ranked = counts.most_common()
-        total = sum(counts.values())
-        if len(ranked) > 1 and ranked[1][1] >= INCONSISTENT_SHARE * total and ranked[1][1] > 1:
-            found.append(
-                Inconsistency(
-                    source=source,
-                    context=key,
-                    counts=dict(sorted(counts.items(), key=lambda item: (-item[1], item[0]))),
-                    sessions={t: tuple(s) for t, s in sorted(sessions[key].items())},
-                )
-            )
+    count = len(rows)
+    # A row's group: its equalities, then a "1" or "0" per other atom (all made at C speed).
+    marks = [format(a.bits, f"0{count}b")[::-1] for a in others]
+    keys = list(zip(holds.equalities, *marks, strict=True))
+    chosen = [row.target if row.outcome == "llm" and row.target else KEPT for row in rows]
+    groups: dict[tuple[Any, ...], Counter[str]] = {}
+    for (key, target), number in Counter(zip(keys, chosen, strict=True)).items():
+        groups.setdefault(key, Counter())[target] = number
+    split = {key: counts for key, counts in groups.items() if _split(counts)}
+    examples = _examples(split, keys, chosen, rows)
+    texts = [a.text for a in others]
+    found = [
+        Inconsistency(
+            source=source,
+            context=_grouped(key, texts),
+            counts=dict(sorted(counts.items(), key=lambda item: (-item[1], item[0]))),
+            sessions={t: tuple(s) for t, s in sorted(examples[key].items())},
+        )
+        for key, counts in split.items()
+    ]
     found.sort(key=lambda item: (-sum(item.counts.values()), item.context))
     return found
+
+
+def _split(counts: Counter[str]) -> bool:
+    """Whether the model split a group: its second target holds a share of it, twice at least."""
+    ranked = counts.most_common()
+    total = sum(counts.values())
+    return len(ranked) > 1 and ranked[1][1] >= INCONSISTENT_SHARE * total and ranked[1][1] > 1
+
+
+def _examples(
+    split: Mapping[tuple[Any, ...], Counter[str]],
+    keys: Sequence[tuple[Any, ...]],
+    chosen: Sequence[str],
+    rows: Sequence[Row],
+) -> dict[tuple[Any, ...], dict[str, list[str]]]:
+    """The first three sessions of each split group that went to each target."""
+    examples: dict[tuple[Any, ...], dict[str, list[str]]] = {key: {} for key in split}
+    for index in compress(range(len(keys)), map(split.__contains__, keys)):
+        found = examples[keys[index]].setdefault(chosen[index], [])
+        if len(found) < 3:
+            found.append(rows[index].session_id)
+    return examples
+
+
+def _grouped(key: tuple[Any, ...], texts: Sequence[str]) -> str:
+    """A group's shared context, written as a condition."""
+    parts = list(key[0])
+    for text, mark in zip(texts, key[1:], strict=True):
+        parts.append(text if mark == "1" else f"not ({text})")
+    return " and ".join(parts)
 
 
 def _equality(state: Mapping[str, Any], path: str) -> str:

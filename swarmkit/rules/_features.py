@@ -31,7 +31,7 @@ MAX_CUTS = 15
 """How many thresholds a numeric path is tried at (quantiles of its values)."""
 MAX_ELEMENTS = 32
 """How many distinct list elements a list path is tried with."""
-_BATCH = 32
+_BATCH = 256
 """How many contexts are read a column at a time (held unpacked together)."""
 
 _ESCAPES = str.maketrans({"\\": "\\\\", "'": "\\'", "\n": "\\n", "\t": "\\t"})

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
-from swarmkit.messages import USER_WORDS_FACT, message_facts
+from swarmkit.messages import USER_MESSAGE_FACT, USER_WORDS_FACT, message_facts
 from swarmkit.rules._corpus import FACT_KEYS, Outcome, fresh_facts, offered_of
 
 PATHS: Mapping[str, Sequence[str | Sequence[str]]] = {
@@ -30,7 +30,10 @@ PATHS: Mapping[str, Sequence[str | Sequence[str]]] = {
 FULL_KINDS = frozenset({"tool_call", "state_edited", "rule"})
 """Kinds whose records send their session to the full reader."""
 
+_FRESH = tuple(fresh_facts().values())
 _TURN_AT = FACT_KEYS.index("turn")
+_USER_MESSAGE_AT = FACT_KEYS.index(USER_MESSAGE_FACT)
+_WORDS_AT = FACT_KEYS.index(USER_WORDS_FACT)
 _AGENT_AT = FACT_KEYS.index("agent")
 _PREVIOUS_AT = FACT_KEYS.index("previous_agent")
 _COUNT_AT = FACT_KEYS.index("handoff_count")
@@ -59,7 +62,7 @@ class Extracted:
     def turns(self, rows: Sequence[Sequence[Any]]) -> list[Turned] | None:
         """One session's turns from its rows ``(session id, seq, kind, text, text)`` in seq
         order, as the full reader gives them; None when that reader must read the session."""
-        facts = list(fresh_facts().values())
+        facts = list(_FRESH)
         context, agent = "{}", None
         points: list[Spotted] = []
         offered: frozenset[str] = frozenset()
@@ -168,12 +171,13 @@ def _started(text: object) -> tuple[str, list[Any]] | None:
         context = "{}"
     elif not context.startswith("{"):
         return None
-    facts = fresh_facts()
+    facts = list(_FRESH)
     said = message_facts(prompt)
-    if said[USER_WORDS_FACT]:  # the same few thousand words in every message: kept once
-        said[USER_WORDS_FACT] = tuple(map(sys.intern, said[USER_WORDS_FACT]))
-    facts.update(said)
-    return context, list(facts.values())
+    words = said[USER_WORDS_FACT]
+    if words:  # the same few thousand words in every message: kept once
+        words = tuple(map(sys.intern, words))
+    facts[_USER_MESSAGE_AT], facts[_WORDS_AT] = said[USER_MESSAGE_FACT], words
+    return context, facts
 
 
 _DECODER = json.JSONDecoder()

@@ -197,7 +197,8 @@ def _grow(
     atoms: list[Test] = []
     candidates = list(tests) + _memberships(tests, positives, pool, min_precision)
     for _ in range(MAX_ATOMS):
-        p0 = (covered & positives).bit_count()
+        covered_positives = covered & positives
+        p0 = covered_positives.bit_count()
         total0 = covered.bit_count()
         if p0 < min_support or total0 == 0:
             break
@@ -207,10 +208,14 @@ def _grow(
         for test in candidates:
             if test.text in used:
                 continue
-            inside = covered & test.bits
-            p = (inside & positives).bit_count()
+            p = (covered_positives & test.bits).bit_count()
             if p < min_support:
                 continue
+            # At most p * -base, where the test holds on positives alone: a test that cannot
+            # reach the best so far is not counted further.
+            if best is not None and p * (0.0 - base) < best[0]:
+                continue
+            inside = covered & test.bits
             total = inside.bit_count()
             if total == total0:
                 continue

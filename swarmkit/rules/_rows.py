@@ -16,9 +16,10 @@ import json
 import marshal
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import groupby
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from swarmkit.graph import HandoffGraph
 from swarmkit.journal import Journal, JournalRecord, read_many
@@ -40,6 +41,9 @@ from swarmkit.rules._corpus import (
 )
 from swarmkit.rules._extracts import PATHS, Extracted, Turned
 
+if TYPE_CHECKING:
+    from swarmkit.rules._columns import Judged
+
 _WORDS_AT = FACT_KEYS.index(USER_WORDS_FACT)
 _DECODER = json.JSONDecoder()
 
@@ -58,6 +62,10 @@ class Spot(NamedTuple):
     itself when it cannot be packed."""
     facts: tuple[Any, ...] | Mapping[str, Any]
     """The loop's facts in ``FACT_KEYS`` order (or the mapping itself when it holds others)."""
+
+
+_spot_of: Any = partial(tuple.__new__, Spot)
+"""A point's tuple as a ``Spot``, made at C speed (``Spot._make`` is a Python call)."""
 
 
 class Row(NamedTuple):
@@ -147,6 +155,7 @@ class _Found:
         self.sessions: list[str] = []
         self.damaged: dict[str, str] = {}
         self.turns = 0
+        self._offers: dict[frozenset[str], bool] = {}
 
     def add_turns(self, session_id: str, turns: list[Turned]) -> None:
         """A session read from its extracted values."""
@@ -154,12 +163,18 @@ class _Found:
             self.sessions.append(session_id)
             self.turns += len(turns)
         for agent, outcome, target, offered, points in turns:
-            if points and (
-                outcome in ("llm", "rule")
-                or any(name.startswith("transfer_to_") for name in offered)
-            ):
-                spots = tuple(Spot._make(point) for point in points)
+            if points and (outcome in ("llm", "rule") or self._transfers(offered)):
+                spots = tuple(map(_spot_of, points))
                 self.rows.append(Row(session_id, agent, outcome, target, offered, spots))
+
+    def _transfers(self, offered: frozenset[str]) -> bool:
+        """Whether a transfer tool was offered (sessions offer the same few sets of tools)."""
+        found = self._offers.get(offered)
+        if found is None:
+            found = any(name.startswith("transfer_to_") for name in offered)
+            if len(self._offers) < 1024:
+                self._offers[offered] = found
+        return found
 
     def add_records(self, session_id: str, records: Sequence[JournalRecord]) -> None:
         """A session read whole."""
@@ -265,7 +280,8 @@ class Holds:
     edges, then the learned rules); a rule list judged later tries a subsequence of them. So
     each point keeps the index of the first condition that holds there: for most lists that
     is the answer, and only a point whose first is left out of a list has the ones after it
-    tried, its state unpacked again."""
+    tried, its state unpacked again. Rows ``judged`` settles (the learned rules read off the
+    learner's columns) are neither unpacked nor routed."""
 
     def __init__(
         self,
@@ -274,17 +290,33 @@ class Holds:
         whens: Sequence[str | None],
         equal: Sequence[str],
         equality: Any,
+        *,
+        judged: Judged | None = None,
     ) -> None:
         self._source = source
         self._rows = rows
         self._whens = tuple(whens)
+        self._judged = judged
         self._alone: dict[int, Any] = {}
         self._after: dict[tuple[int, int], int] = {}  # (row, point) -> bits of those holding
         self.first: list[tuple[int, ...]] = []
         """Per row, per point: the index of the first condition that holds (or their count)."""
         self.equalities: list[tuple[str, ...]] = []
         """Per row: ``path == value`` at its last point, for each path asked for."""
-        self._read(equal, equality)
+        if judged is None or not self._all_settled(judged):
+            self._read(equal, equality)
+
+    def _all_settled(self, judged: Judged) -> bool:
+        """Take every row's firsts and equalities from ``judged`` at once, when it settles
+        them all (False, and nothing taken, when any row needs reading)."""
+        if None in judged.first or any(None in spelt for spelt in judged.equalities):
+            return False
+        rows = self._rows
+        firsts: list[int] = judged.first  # type: ignore[assignment]
+        self.first = [(first,) * len(row.points) for first, row in zip(firsts, rows, strict=True)]
+        spelt: list[list[str]] = judged.equalities  # type: ignore[assignment]
+        self.equalities = list(zip(*spelt, strict=True)) if spelt else [()] * len(rows)
+        return True
 
     def fires(self, order: Sequence[int]) -> Iterator[tuple[int, int] | None]:
         """Each row in turn: where the list of conditions ``order`` (indices into ``whens``, in the
@@ -309,6 +341,8 @@ class Holds:
         """The position in ``order`` of the first condition that holds at the point, given
         the first of all that does is ``first``, which ``order`` leaves out or tries late."""
         holding = self._after.get((row, at))
+        if holding is None and self._judged is not None and self._judged.first[row] is not None:
+            holding = self._judged.holding_at(row)
         if holding is None:
             # Every later condition at once: a list judged after this one drops rules, and
             # may ask again; the state is unpacked once.
@@ -335,16 +369,19 @@ class Holds:
         route = _alone(self._whens, source).route
         count = len(self._whens)
         seen: dict[str, str] = {}
-        for row in self._rows:
+        judged = self._judged
+        for index, row in enumerate(self._rows):
             points = row.points
+            if judged is not None and self._settled(judged, index, row, equal, equality):
+                continue
             last = len(points) - 1
             firsts: list[int] = []
-            for index, spot in enumerate(points):
+            for at, spot in enumerate(points):
                 packed = spot.context.__class__ is not dict and not isinstance(
                     spot.context, Mapping
                 )
                 context = context_of(spot)
-                if index == last:
+                if at == last:
                     parts = (equality(context, path) for path in equal)
                     self.equalities.append(tuple(seen.setdefault(part, part) for part in parts))
                 # A context unpacked for this pass is the pass's own: it becomes the state.
@@ -353,6 +390,22 @@ class Holds:
                 target = route(source, state)
                 firsts.append(count if target is None else int(target[1:]))
             self.first.append(tuple(firsts))
+
+    def _settled(
+        self, judged: Judged, index: int, row: Row, equal: Sequence[str], equality: Any
+    ) -> bool:
+        """Take a row's firsts (and, where the columns can, its equalities) from ``judged``;
+        False when it must be judged point by point."""
+        first = judged.first[index]
+        if first is None:
+            return False
+        self.first.append((first,) * len(row.points))
+        spelt = tuple(column[index] for column in judged.equalities)
+        if None in spelt:
+            context = context_of(row.points[-1])
+            spelt = tuple(equality(context, path) for path in equal)
+        self.equalities.append(spelt)  # type: ignore[arg-type]
+        return True
 
 
 def _alone(whens: Sequence[str | None], source: str) -> HandoffGraph:

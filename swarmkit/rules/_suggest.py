@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -12,8 +12,16 @@ from swarmkit.exceptions import RuleLearningError
 from swarmkit.graph import Edge, HandoffGraph
 from swarmkit.journal import Journal
 from swarmkit.redaction import DEFAULT_SECRET_PATTERNS, Redactor
-from swarmkit.rules._corpus import RESERVED_KEY, CorpusFilter, Visit, held_out, model_decided
-from swarmkit.rules._features import Test, bitset, candidates, literal, word_tests
+from swarmkit.rules._columns import judge_columns
+from swarmkit.rules._corpus import (
+    RESERVED_KEY,
+    CorpusFilter,
+    Visit,
+    collector_paused,
+    held_out,
+    model_decided,
+)
+from swarmkit.rules._features import Column, Test, bitset, candidates, literal, word_tests
 from swarmkit.rules._judge import with_rules
 from swarmkit.rules._learn import Contested, Learned, Learning, learn
 from swarmkit.rules._rows import (
@@ -226,32 +234,63 @@ def suggest_from_decisions(
     found = _Findings()
     on_cycle = graph.on_cycle if graph is not None else "error"
     accepted_graph = graph
-    for source in sorted(by_source):
-        rows = by_source[source]
-        learning, found_left_out = _learn_source(
-            rows, held, min_precision=min_precision, min_support=min_support, is_secret=is_secret
-        )
-        found.left_out.update(found_left_out)
-        holds = _holds(source, rows, learning, graph)
-        kept, withheld = _check_source(
-            source,
-            learning.rules,
-            rows,
-            holds,
-            visits=decisions.rows,
-            held=held,
-            graph=graph,
-            base=accepted_graph,
-            min_precision=min_precision,
-            min_support=min_support,
-        )
-        found.suggestions.extend(kept)
-        found.withheld.extend(withheld)
-        found.withheld.extend(_conflicting(source, learning.contested, min_precision))
-        accepted_graph = with_rules(accepted_graph, [s.edge for s in kept])
-        found.inconsistent.extend(_inconsistencies(source, rows, learning.atoms, holds))
+    # Learning builds short-lived objects beside the rows' millions that live on: the cyclic
+    # collector would walk those again and again, and learning makes no cycles worth it.
+    with collector_paused():
+        for source in sorted(by_source):
+            accepted_graph = _source_findings(
+                found,
+                source,
+                by_source[source],
+                visits=decisions.rows,
+                held=held,
+                graph=graph,
+                base=accepted_graph,
+                is_secret=is_secret,
+                min_precision=min_precision,
+                min_support=min_support,
+            )
     report = found.report(sessions=sessions, held=held, by_source=by_source, on_cycle=on_cycle)
     return replace(report, damaged=dict(decisions.damaged))
+
+
+def _source_findings(
+    found: _Findings,
+    source: str,
+    rows: Sequence[Row],
+    *,
+    visits: Sequence[Row],
+    held: set[str],
+    graph: HandoffGraph | None,
+    base: HandoffGraph | None,
+    is_secret: Callable[[str], bool],
+    min_precision: float,
+    min_support: int,
+) -> HandoffGraph:
+    """Learn and judge one source's rules into ``found``; the graph with those kept added."""
+    learning, left_out, columns = _learn_source(
+        rows, held, min_precision=min_precision, min_support=min_support, is_secret=is_secret
+    )
+    found.left_out.update(left_out)
+    holds = _holds(source, rows, learning, graph, columns)
+    del columns  # the learner's columns: judging is done with them
+    kept, withheld = _check_source(
+        source,
+        learning.rules,
+        rows,
+        holds,
+        visits=visits,
+        held=held,
+        graph=graph,
+        base=base,
+        min_precision=min_precision,
+        min_support=min_support,
+    )
+    found.suggestions.extend(kept)
+    found.withheld.extend(withheld)
+    found.withheld.extend(_conflicting(source, learning.contested, min_precision))
+    found.inconsistent.extend(_inconsistencies(source, rows, learning.atoms, holds))
+    return with_rules(base, [s.edge for s in kept])
 
 
 def _damaged_note(damaged: Mapping[str, str]) -> str:
@@ -363,7 +402,7 @@ def _learn_source(
     min_precision: float,
     min_support: int,
     is_secret: Callable[[str], bool],
-) -> tuple[Learning, dict[str, str]]:
+) -> tuple[Learning, dict[str, str], Mapping[str, Column]]:
     contexts = (context_of(row.points[-1]) for row in rows)
     found = candidates(contexts, is_secret=is_secret, skip=RESERVED_KEY)
     tests = found.tests
@@ -381,7 +420,7 @@ def _learn_source(
     learning = learn(
         tests, label_bits, bitset(train_rows), min_precision=min_precision, min_support=min_support
     )
-    return learning, dict(found.left_out)
+    return learning, dict(found.left_out), found.columns
 
 
 def _priorities(source: str, graph: HandoffGraph | None, count: int) -> list[int]:
@@ -396,12 +435,23 @@ def _priorities(source: str, graph: HandoffGraph | None, count: int) -> list[int
 
 
 def _holds(
-    source: str, rows: Sequence[Row], learning: Learning, graph: HandoffGraph | None
+    source: str,
+    rows: Sequence[Row],
+    learning: Learning,
+    graph: HandoffGraph | None,
+    columns: Mapping[str, Column],
 ) -> Holds:
     """Which of the source's conditions (the graph's own and the learned) hold where, and
-    the rows' values on the paths inconsistencies are grouped by."""
-    whens = [*(edge.when for edge in _own(source, graph)), *(r.when for r in learning.rules)]
-    return Holds(source, rows, whens, _equal_paths(learning.atoms), _equality)
+    the rows' values on the paths inconsistencies are grouped by. With no edges of the
+    graph's own, the learned rules are read off the learner's columns where they can be."""
+    own = _own(source, graph)
+    whens = [*(edge.when for edge in own), *(r.when for r in learning.rules)]
+    equal = _equal_paths(learning.atoms)
+    judged = None
+    if not own:
+        rules = [rule.tests for rule in learning.rules]
+        judged = judge_columns(rules, columns, rows, equal=equal, spell=_equality)
+    return Holds(source, rows, whens, equal, _equality, judged=judged)
 
 
 def _own(source: str, graph: HandoffGraph | None) -> list[Edge]:
@@ -640,35 +690,63 @@ def _inconsistencies(
         return []
     equal_paths = _equal_paths(atoms)
     others = [a for a in atoms if " == " not in a.text and a.path not in equal_paths]
-    masks = [(a.text, a.bits.to_bytes(len(rows) // 8 + 1, "little")) for a in others]
-    groups: dict[str, Counter[str]] = {}
-    sessions: dict[str, dict[str, list[str]]] = {}
-    for index, visit in enumerate(rows):
-        parts = list(holds.equalities[index])
-        for text, mask in masks:
-            holding = mask[index >> 3] >> (index & 7) & 1
-            parts.append(text if holding else f"not ({text})")
-        key = " and ".join(parts)
-        chosen = visit.target if visit.outcome == "llm" and visit.target else KEPT
-        groups.setdefault(key, Counter())[chosen] += 1
-        examples = sessions.setdefault(key, {}).setdefault(chosen, [])
-        if len(examples) < 3:
-            examples.append(visit.session_id)
-    found = []
-    for key, counts in groups.items():
-        ranked = counts.most_common()
-        total = sum(counts.values())
-        if len(ranked) > 1 and ranked[1][1] >= INCONSISTENT_SHARE * total and ranked[1][1] > 1:
-            found.append(
-                Inconsistency(
-                    source=source,
-                    context=key,
-                    counts=dict(sorted(counts.items(), key=lambda item: (-item[1], item[0]))),
-                    sessions={t: tuple(s) for t, s in sorted(sessions[key].items())},
-                )
-            )
+    count = len(rows)
+    # A row's group: its equalities, then a "1" or "0" per other atom (all made at C speed).
+    # The keys are made twice (to count, to find examples), never held: 100,000 of them
+    # would be megabytes at the learner's peak.
+    marks = [format(a.bits, f"0{count}b")[::-1] for a in others]
+    chosen = [row.target if row.outcome == "llm" and row.target else KEPT for row in rows]
+    groups: dict[tuple[Any, ...], Counter[str]] = {}
+    keys = zip(holds.equalities, *marks, strict=True)
+    for (key, target), number in Counter(zip(keys, chosen, strict=True)).items():
+        groups.setdefault(key, Counter())[target] = number
+    split = {key: counts for key, counts in groups.items() if _split(counts)}
+    keys = zip(holds.equalities, *marks, strict=True)
+    examples = _examples(split, keys, chosen, rows)
+    texts = [a.text for a in others]
+    found = [
+        Inconsistency(
+            source=source,
+            context=_grouped(key, texts),
+            counts=dict(sorted(counts.items(), key=lambda item: (-item[1], item[0]))),
+            sessions={t: tuple(s) for t, s in sorted(examples[key].items())},
+        )
+        for key, counts in split.items()
+    ]
     found.sort(key=lambda item: (-sum(item.counts.values()), item.context))
     return found
+
+
+def _split(counts: Counter[str]) -> bool:
+    """Whether the model split a group: its second target holds a share of it, twice at least."""
+    ranked = counts.most_common()
+    total = sum(counts.values())
+    return len(ranked) > 1 and ranked[1][1] >= INCONSISTENT_SHARE * total and ranked[1][1] > 1
+
+
+def _examples(
+    split: Mapping[tuple[Any, ...], Counter[str]],
+    keys: Iterator[tuple[Any, ...]],
+    chosen: Sequence[str],
+    rows: Sequence[Row],
+) -> dict[tuple[Any, ...], dict[str, list[str]]]:
+    """The first three sessions of each split group that went to each target (``keys``:
+    each row's group, in row order)."""
+    examples: dict[tuple[Any, ...], dict[str, list[str]]] = {key: {} for key in split}
+    for index, key in enumerate(keys):
+        if key in split:
+            found = examples[key].setdefault(chosen[index], [])
+            if len(found) < 3:
+                found.append(rows[index].session_id)
+    return examples
+
+
+def _grouped(key: tuple[Any, ...], texts: Sequence[str]) -> str:
+    """A group's shared context, written as a condition."""
+    parts = list(key[0])
+    for text, mark in zip(texts, key[1:], strict=True):
+        parts.append(text if mark == "1" else f"not ({text})")
+    return " and ".join(parts)
 
 
 def _equality(state: Mapping[str, Any], path: str) -> str:

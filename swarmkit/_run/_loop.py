@@ -315,8 +315,19 @@ class RunLoop:
             tape.record_model_error(plan.name, call.turn, request, exc)
             await ledger.settle(self._run, Usage())
             raise
-        tape.record_response(plan.name, call.turn, request, response)
+        if call.shadow is None:
+            tape.record_response(plan.name, call.turn, request, response)
+        else:
+            await self._record_judged(plan, call, request, response)
         return response
+
+    async def _record_judged(
+        self, plan: AgentPlan, call: _Call, request: ModelRequest, response: ModelResponse
+    ) -> None:
+        """Journal a live call's answer with the shadow rules' verdicts on it in its record."""
+        assert call.shadow is not None
+        verdicts = await shadow.verdicts(self._run, plan, call.shadow, response)
+        self._run.tape.record_response(plan.name, call.turn, request, response, shadow=verdicts)
 
     async def _live_call(
         self, plan: AgentPlan, call: _Call
@@ -344,14 +355,17 @@ class RunLoop:
             if hit is not None:
                 await run.stop(hit)
         assert response is not None
-        run.tape.record_response(plan.name, call.turn, request, response)
+        if call.shadow is None:
+            run.tape.record_response(plan.name, call.turn, request, response)
+        else:
+            await self._record_judged(plan, call, request, response)
         yield response
 
     async def _take_response(
         self, plan: AgentPlan, response: ModelResponse, call: _Call
     ) -> ModelResponse:
         """Count the answer's usage against the limits and add it, attributed, to the history;
-        journal the shadow rules' verdicts on the model's decision."""
+        check a replayed call's shadow verdicts."""
         run = self._run
         state = run.state
         budget.add_usage(state, plan.name, response.usage)
@@ -365,7 +379,7 @@ class RunLoop:
         if hit is not None:
             await run.stop(hit)
         if call.shadow is not None:
-            await shadow.journal(run, plan, call.shadow, response)
+            await shadow.check(run, plan, call.shadow, response)
         message = replies.attributed(response.message, plan.name)
         state.conversation.add(message)
         if message.content:

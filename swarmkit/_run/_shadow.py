@@ -136,24 +136,51 @@ def judge(run: RunParts, plan: AgentPlan) -> Trials | None:
     return Trials(rules, fired)
 
 
-async def journal(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse) -> None:
-    """Journal the verdicts beside the model's decision, compactly: the rule list by its
-    digest once the journal's rules log names it, else by its names. A strict replay writes
-    the form the journal holds (the older one included) and checks it."""
+async def verdicts(
+    run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse
+) -> dict[str, Any]:
+    """The verdicts on a live call's decision, as its ``model_call`` record keeps them: the
+    rule list by its digest once the journal's rules log names it, else by its names."""
+    store = run.tape.store
+    # The list is known to be named after its first turn in this process.
+    known = None if store is None else _NAMED.get(store)
+    named = (known is not None and trials.rules.digest in known) or await _named(run, trials.rules)
+    return _verdict_data(plan, run.state.budget.turns, trials, response, named=named)
+
+
+async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse) -> None:
+    """On a replayed call, the verdicts in the form the journal holds them, checked against
+    it: in the call's record, or (journals from before) in a ``shadow`` record of their own,
+    the form of swarmkit 0.2 included. Nothing on a live call: its record holds them."""
+    tape, turn = run.tape, run.state.budget.turns
+    in_call = tape.held_verdicts()
+    if in_call is None:
+        return
+    if in_call.data is not None:
+        named = "set" in in_call.data
+        tape.check_verdicts(_verdict_data(plan, turn, trials, response, named=named))
+        return
+    apart = tape.held(SHADOW_RECORD)
+    held = None if apart is None else apart.data
+    if held is None:  # none here (the note diverges), or the run goes live from here
+        data = await verdicts(run, plan, trials, response)
+    elif "verdicts" in held:
+        chosen = model_target(plan, response) if response.message.tool_calls else None
+        fired = trials.fired
+        tried = [(edge, index in fired) for index, edge in enumerate(trials.rules.edges)]
+        data = legacy_shadow_data(plan.name, turn, tried, chosen)
+    else:
+        data = _verdict_data(plan, turn, trials, response, named="set" in held)
+    await tape.note(SHADOW_RECORD, data)
+
+
+def _verdict_data(
+    plan: AgentPlan, turn: int, trials: Trials, response: ModelResponse, *, named: bool
+) -> dict[str, Any]:
+    """The compact verdicts: the rules that fired and those that agreed, by index."""
     chosen = model_target(plan, response) if response.message.tool_calls else None
-    rules, fired, turn, tape = trials.rules, trials.fired, run.state.budget.turns, run.tape
-    held = tape.held(SHADOW_RECORD)
-    if held is not None and held.data is not None:  # replayed: in the form journaled
-        if "verdicts" in held.data:
-            held_trials = [(edge, index in fired) for index, edge in enumerate(rules.edges)]
-            data = legacy_shadow_data(plan.name, turn, held_trials, chosen)
-            await tape.note(SHADOW_RECORD, data)
-            return
-        named = "set" in held.data
-    else:  # live: the list is known to be named after its first turn in this process
-        known = None if tape.store is None else _NAMED.get(tape.store)
-        named = (known is not None and rules.digest in known) or await _named(run, rules)
-    data = {
+    rules, fired = trials
+    return {
         "agent": plan.name,
         "turn": turn,
         "model_target": chosen,
@@ -163,7 +190,6 @@ async def journal(run: RunParts, plan: AgentPlan, trials: Trials, response: Mode
         # No rule targets None: where the model kept the turn, none agrees.
         "agrees": [] if chosen is None else [i for i in fired if rules.targets[i] == chosen],
     }
-    await tape.note(SHADOW_RECORD, data)
 
 
 async def _named(run: RunParts, rules: _AgentRules) -> bool:

@@ -309,15 +309,42 @@ def check_session_id(session_id: object) -> None:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+Kinds = Collection[str] | None
+"""``read_many``'s ``kinds``: the record kinds to read (None: every kind)."""
+Leading = Mapping[str, str] | None
+"""``read_many``'s ``leading``: record kind -> the member its records are read for, alone."""
+
+
 def many_asked(
-    session_ids: Sequence[str], kinds: Collection[str] | None
+    session_ids: Sequence[str], kinds: Kinds, leading: Leading = None
 ) -> tuple[list[str], list[str] | None]:
-    """A ``read_many`` call's sessions (checked, each once, in order) and kinds (sorted; None
-    for every kind, an empty list when none is asked, so nothing need be read)."""
+    """A ``read_many`` call's sessions (checked, each once, in order) and kinds (sorted, the
+    ``leading`` ones too; None for every kind, an empty list when none is asked, so nothing
+    need be read)."""
     ids = list(dict.fromkeys(session_ids))
     for session_id in ids:
         check_session_id(session_id)
-    return ids, None if kinds is None else sorted(set(kinds))
+    return ids, None if kinds is None else sorted({*kinds, *(leading or ())})
+
+
+def decode_leading(
+    session_id: str, seq: int, kind: str, text: object, at: object, *, member: str
+) -> JournalRecord | None:
+    """A stored record read for its first member alone, when that is ``member`` (its data
+    then holds only it); None when the record starts otherwise. The rest of the text is not
+    parsed: our encoder writes no space and keeps the order of keys, so the member is found
+    by its prefix (``{"member":``), and a plain name is never escaped."""
+    head = '{"' + member + '":'
+    if type(text) is not str or not text.startswith(head):
+        return None
+    try:
+        value, end = _DECODER.raw_decode(text, len(head))
+    except (ValueError, RecursionError) as exc:
+        raise corrupt_record(session_id, seq, kind, f"its {member!r} is not JSON") from exc
+    if text[end : end + 1] not in (",", "}"):
+        raise corrupt_record(session_id, seq, kind, f"its {member!r} is not a JSON member")
+    time = float(at) if isinstance(at, int | float) and not isinstance(at, bool) else None
+    return JournalRecord(session_id=session_id, seq=seq, kind=kind, data={member: value}, at=time)
 
 
 def check_step(records: Sequence[JournalRecord]) -> str:

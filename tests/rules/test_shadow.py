@@ -12,12 +12,19 @@ from swarmkit.conditions import compile_condition
 from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError
 from swarmkit.journal import InMemoryJournal, Journal
 from swarmkit.rules import promote, status
-from swarmkit.shadow import RULE_SET, SHADOW_RECORD, read_rules_log, read_verdicts, rule_set_digest
+from swarmkit.shadow import (
+    RULE_SET,
+    SHADOW_RECORD,
+    read_rules_log,
+    read_verdicts,
+    rule_set_digest,
+    verdicts_held,
+)
 from tests.rules.shadow_swarm import BILLING, OVER_50, script, shadow_rules, swarm
 
 
 async def _shadow_records(journal: Journal, session_id: str) -> list[dict[str, Any]]:
-    return [dict(r.data) for r in await journal.read(session_id) if r.kind == SHADOW_RECORD]
+    return [dict(found) for r in await journal.read(session_id) if (found := verdicts_held(r))]
 
 
 async def test_a_shadow_run_matches_a_run_without_shadow_rules() -> None:

@@ -317,17 +317,10 @@ class RunLoop:
             raise
         if call.shadow is None:
             tape.record_response(plan.name, call.turn, request, response)
-        else:
-            await self._record_judged(plan, call, request, response)
+        else:  # the shadow rules' verdicts on the answer go in its record
+            verdicts = await shadow.verdicts(self._run, plan, call.shadow, response)
+            tape.record_response(plan.name, call.turn, request, response, shadow=verdicts)
         return response
-
-    async def _record_judged(
-        self, plan: AgentPlan, call: _Call, request: ModelRequest, response: ModelResponse
-    ) -> None:
-        """Journal a live call's answer with the shadow rules' verdicts on it in its record."""
-        assert call.shadow is not None
-        verdicts = await shadow.verdicts(self._run, plan, call.shadow, response)
-        self._run.tape.record_response(plan.name, call.turn, request, response, shadow=verdicts)
 
     async def _live_call(
         self, plan: AgentPlan, call: _Call
@@ -358,7 +351,8 @@ class RunLoop:
         if call.shadow is None:
             run.tape.record_response(plan.name, call.turn, request, response)
         else:
-            await self._record_judged(plan, call, request, response)
+            verdicts = await shadow.verdicts(run, plan, call.shadow, response)
+            run.tape.record_response(plan.name, call.turn, request, response, shadow=verdicts)
         yield response
 
     async def _take_response(
@@ -378,7 +372,7 @@ class RunLoop:
         hit = run.limit_hit(breach)
         if hit is not None:
             await run.stop(hit)
-        if call.shadow is not None:
+        if call.shadow is not None and run.tape.held_verdicts() is not None:  # replayed
             await shadow.check(run, plan, call.shadow, response)
         message = replies.attributed(response.message, plan.name)
         state.conversation.add(message)

@@ -7,8 +7,10 @@ that fired and agreed beside the names' one shared list.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from math import isnan
 from typing import Any, Generic, NamedTuple, TypeVar
 from weakref import ref
 
@@ -60,8 +62,39 @@ class _AgentRules:
     groups: tuple[tuple[_Test, _Members], ...]
     """Other rules that start with the same test, by that test: where it fails, none of
     them can fire, so it is evaluated once for all of them."""
+    tables: tuple[_Thresholds, ...]
+    """Other rules that compare one key with a number, by key and order (``amount > 50``)."""
     alone: _Members
     """The other rules, each with its index."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Thresholds:
+    """Rules that compare one top-level key with a number in one order (``>=``, ``>``,
+    ``<=``, ``<``), as one sorted table: a plain number's place among the bounds says which
+    hold, as the language's comparison would (exactly, for bounds under 2**53)."""
+
+    key: str
+    bounds: tuple[int | float, ...]
+    """The numbers compared with, in order."""
+    indices: tuple[int, ...]
+    """The rules' indices in the order of their bounds."""
+    upward: bool
+    """Whether the rules that hold are those of the bounds below the value (``>=``, ``>``),
+    else those of the bounds above it."""
+    after: bool
+    """Whether a value equal to a bound is placed after it (``>=``, ``<``)."""
+    whole: _Members
+    """Each rule with its test, for a value that is not a plain number."""
+
+    def held(self, state: dict[str, Any]) -> Sequence[int]:
+        """The indices of the rules that hold on ``state``."""
+        value: Any = state.get(self.key)
+        kind = value.__class__
+        if kind is int or (kind is float and not isnan(value)):  # NaN holds no bound
+            at = (bisect_right if self.after else bisect_left)(self.bounds, value)
+            return self.indices[:at] if self.upward else self.indices[at:]
+        return [index for index, test in self.whole if test(state)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,8 +102,9 @@ class _Switch:
     """The rules whose first test is ``key == 'text'``, by that text."""
 
     key: str
-    cases: dict[str, _Members]
-    """Each text's rules, each with the test of the rest of its condition."""
+    cases: dict[str, tuple[tuple[_Thresholds, ...], _Members]]
+    """Each text's rules: those whose rest compares a key with a number as tables, the others
+    each with the test of the rest of its condition."""
     whole: _Members
     """Every rule here with its whole test, for a value that is not a plain string."""
 
@@ -108,6 +142,8 @@ class _Kept(Generic[_Key, _Value]):
 
 
 _PREPARED: _Kept[HandoffGraph, dict[str, _AgentRules | None]] = _Kept()
+_UNPREPARED: Any = object()
+"""An agent whose rules are not prepared yet."""
 _NAMED: _Kept[Journal, set[str]] = _Kept()
 """The rule lists each journal's rules log is known (by this process) to name."""
 
@@ -119,7 +155,12 @@ def judge(run: RunParts, plan: AgentPlan) -> Trials | None:
     graph = run.swarm.shadow
     if graph is None or not run.tape.keeps_records:
         return None
-    rules = _prepared(graph, plan.name)
+    # The graph's prepared rules found inline (see _Kept): this runs on every model call.
+    kept = _PREPARED._found.get(id(graph))
+    by_agent = kept[1] if kept is not None and kept[0]() is graph else None
+    rules = by_agent.get(plan.name, _UNPREPARED) if by_agent is not None else _UNPREPARED
+    if rules is _UNPREPARED:
+        rules = _prepared(graph, plan.name)
     if rules is None:
         return None
     context = run.state.context
@@ -219,12 +260,18 @@ def _fired(rules: _AgentRules, state: dict[str, Any]) -> list[int]:
     """The indices of the rules that hold, from the compiled tests straight on the state (a
     condition's own call adds a check and a frame per rule)."""
     fired = [index for index, test in rules.alone if test(state)] if rules.alone else []
+    for table in rules.tables:
+        fired += table.held(state)
     for switch in rules.switches:
         value = state.get(switch.key)
         if value.__class__ is str:  # the first test holds only for the rules of its text
-            for index, test in switch.cases.get(value, ()):
-                if test(state):
-                    fired.append(index)
+            case = switch.cases.get(value)
+            if case is not None:
+                for table in case[0]:
+                    fired += table.held(state)
+                for index, test in case[1]:
+                    if test(state):
+                        fired.append(index)
         elif value is not None:  # a string of a subclass, say: each rule's whole test
             fired.extend(index for index, test in switch.whole if test(state))
     for first, members in rules.groups:
@@ -232,7 +279,7 @@ def _fired(rules: _AgentRules, state: dict[str, Any]) -> list[int]:
             for index, test in members:
                 if test(state):
                     fired.append(index)
-    if rules.switches or rules.groups:
+    if rules.switches or rules.groups or rules.tables:
         fired.sort()
     return fired
 
@@ -263,6 +310,7 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
     tests = tuple(_always if c is None else c._test for c in conditions)
     switches, placed = _switches(conditions, tests)
     groups, alone = _grouped(conditions, tests, placed)
+    tables, alone = _tabled([(i, getattr(conditions[i], "tree", None), test) for i, test in alone])
     return _AgentRules(
         agent=agent,
         edges=tuple(edge for edge, _ in edges),
@@ -273,6 +321,7 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
         reads_facts=any(c is not None and RESERVED_KEY in c.roots for c in conditions),
         switches=switches,
         groups=groups,
+        tables=tables,
         alone=alone,
     )
 
@@ -292,14 +341,66 @@ def _switches(
     for key, members in by_key.items():
         if len(members) < 2:
             continue
-        cases: dict[str, list[tuple[int, _Test]]] = {}
+        cases: dict[str, list[tuple[int, Expr | None, _Test]]] = {}
         for index, text, condition in members:
-            cases.setdefault(text, []).append((index, _rest_test(condition) or tests[index]))
+            assert isinstance(condition.tree, And)
+            rest = condition.tree.operands[1:]
+            test = _rest_test(condition)
+            tree = rest[0] if len(rest) == 1 and test is not None else None
+            cases.setdefault(text, []).append((index, tree, test or tests[index]))
         whole = tuple((index, tests[index]) for index, _, _ in members)
-        table = {text: tuple(found) for text, found in cases.items()}
+        table = {text: _tabled(found) for text, found in cases.items()}
         switches.append(_Switch(key=key, cases=table, whole=whole))
         placed.update(index for index, _, _ in members)
     return tuple(switches), placed
+
+
+_ORDERS = {">=": (True, True), ">": (True, False), "<=": (False, False), "<": (False, True)}
+"""Each order a table holds: whether its rules hold below the value, and where a value equal
+to a bound is placed (after it)."""
+_EXACT = 2**53
+"""Bounds from here on compare otherwise (see ``conditions``): no table holds them."""
+
+
+def _tabled(
+    members: Sequence[tuple[int, Expr | None, _Test]],
+) -> tuple[tuple[_Thresholds, ...], _Members]:
+    """The members (index, the tree its test tests, the test) whose tree compares a top-level
+    key with a number, two or more of one key and order, as tables; the others as they are."""
+    by_key: dict[tuple[str, str], list[tuple[int | float, int, _Test]]] = {}
+    others: list[tuple[int, _Test]] = []
+    for index, tree, test in members:
+        bound = None if tree is None else _bound_of(tree)
+        if bound is None:
+            others.append((index, test))
+        else:
+            by_key.setdefault(bound[:2], []).append((bound[2], index, test))
+    tables: list[_Thresholds] = []
+    for (key, op), rules in by_key.items():
+        if len(rules) < 2:
+            others.extend((index, test) for _, index, test in rules)
+            continue
+        rules.sort(key=lambda rule: (rule[0], rule[1]))
+        upward, after = _ORDERS[op]
+        whole = tuple(sorted(((index, test) for _, index, test in rules), key=lambda m: m[0]))
+        bounds, indices = tuple(rule[0] for rule in rules), tuple(rule[1] for rule in rules)
+        tables.append(_Thresholds(key, bounds, indices, upward, after, whole))
+    others.sort(key=lambda member: member[0])
+    return tuple(tables), tuple(others)
+
+
+def _bound_of(tree: Expr) -> tuple[str, str, int | float] | None:
+    """``(key, op, number)`` when ``tree`` compares a top-level key with a number in order."""
+    found = path_comparison(tree)
+    if found is None or found[0] not in _ORDERS:
+        return None
+    keys, bound = found[1].keys, found[2].value
+    if len(keys) != 1 or not isinstance(keys[0], str):
+        return None
+    if type(bound) is not int and type(bound) is not float:
+        return None
+    assert isinstance(bound, int | float)
+    return (keys[0], found[0], bound) if abs(bound) < _EXACT else None
 
 
 def _keyed_text(condition: Condition | None) -> tuple[str, str] | None:

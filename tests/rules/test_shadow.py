@@ -145,9 +145,11 @@ class _Text(str):
 
 
 async def test_rules_sharing_a_first_test_are_judged_as_each_alone() -> None:
-    """Rules grouped by their first test (evaluated once for the group, or picked by the value
-    of the key they test against a string) fire exactly where their own conditions hold, on
-    odd values too (floats, missing paths, quotes, lists, a string subclass)."""
+    """Rules grouped by their first test (evaluated once for the group, picked by the value
+    of the key they test against a string, or by a number's place among the numbers they
+    compare one key with) fire exactly where their own conditions hold, on odd values too
+    (floats, huge ints, booleans, numbers as text, missing paths, quotes, lists, a string
+    subclass)."""
     rules = HandoffGraph()
     conditions = [
         "category == 'billing' and amount >= 10",
@@ -163,6 +165,21 @@ async def test_rules_sharing_a_first_test_are_judged_as_each_alone() -> None:
         "category == 'billing' and amount >= 2 and tier == 1",
         "category == 'billing' and 'gold' in tags",
         "category == 'sales' and amount < 5",
+        "amount >= 2",
+        "amount >= 12.0",
+        "2 <= amount",
+        "amount < 2",
+        "amount < 12",
+        "amount > 1.5",
+        "amount > 2",
+        "amount <= 2",
+        "amount <= 9007199254740993",
+        "category == 'billing' and amount >= 2",
+        "category == 'billing' and amount >= 12",
+        "category == 'billing' and amount < 2.0",
+        "category == 'billing' and amount < 12",
+        "category == 'billing' and tier > 1",
+        "category == 'billing' and tier > 0",
     ]
     for index, when in enumerate(conditions):
         rules.add_edge("triage", ("billing", "sales")[index % 2], when)
@@ -175,7 +192,16 @@ async def test_rules_sharing_a_first_test_are_judged_as_each_alone() -> None:
             "tags": ["gold"] * (tier == 1),
         }
         for category in ("billing", "it's", None, ["billing"], _Text("billing"), "sales")
-        for amount, tier, vip in ((1, 1.0, True), (2.0, 1, False), (12, None, 1), (None, 2, None))
+        for amount, tier, vip in (
+            (1, 1.0, True),
+            (2.0, 1, False),
+            (12, None, 1),
+            (None, 2, None),
+            (1.5, True, None),
+            (True, "2", None),
+            (2**60, -0.0, None),
+            ("5", -(2**60), None),
+        )
     ]
     journal = InMemoryJournal()
     shadowed = swarm(journal, rules)

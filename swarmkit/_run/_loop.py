@@ -318,7 +318,9 @@ class RunLoop:
         if call.shadow is None:
             tape.record_response(plan.name, call.turn, request, response)
         else:  # the shadow rules' verdicts on the answer go in its record
-            verdicts = await shadow.verdicts(self._run, plan, call.shadow, response)
+            verdicts = shadow.verdicts(self._run, plan, call.shadow, response)
+            if verdicts is None:
+                verdicts = await shadow.naming_verdicts(self._run, plan, call.shadow, response)
             tape.record_response(plan.name, call.turn, request, response, shadow=verdicts)
         return response
 
@@ -351,7 +353,9 @@ class RunLoop:
         if call.shadow is None:
             run.tape.record_response(plan.name, call.turn, request, response)
         else:
-            verdicts = await shadow.verdicts(run, plan, call.shadow, response)
+            verdicts = shadow.verdicts(run, plan, call.shadow, response)
+            if verdicts is None:
+                verdicts = await shadow.naming_verdicts(run, plan, call.shadow, response)
             run.tape.record_response(plan.name, call.turn, request, response, shadow=verdicts)
         yield response
 

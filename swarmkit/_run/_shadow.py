@@ -11,7 +11,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from math import isnan
-from typing import Any, Generic, NamedTuple, TypeVar
+from typing import Any, Generic, TypeVar
 from weakref import ref
 
 from swarmkit._run._handoff import is_handoff_call
@@ -109,12 +109,9 @@ class _Switch:
     """Every rule here with its whole test, for a value that is not a plain string."""
 
 
-class Trials(NamedTuple):
-    """Each shadow rule out of the active agent, with the indices of those that held (a
-    named tuple: made on every model-decided turn, it costs no frozen field assignments)."""
-
-    rules: _AgentRules
-    fired: list[int]
+Trials = tuple[_AgentRules, list[int]]
+"""Each shadow rule out of the active agent, with the indices of those that held (a plain
+tuple: made on every model-decided turn, it costs no constructor call)."""
 
 
 class _Kept(Generic[_Key, _Value]):
@@ -174,19 +171,32 @@ def judge(run: RunParts, plan: AgentPlan) -> Trials | None:
             for index, condition in enumerate(rules.conditions)
             if condition is None or condition(state)
         ]
-    return Trials(rules, fired)
+    return rules, fired
 
 
-async def verdicts(
+def verdicts(
+    run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse
+) -> dict[str, Any] | None:
+    """The verdicts on a live call's decision, as its ``model_call`` record keeps them: the
+    rule list by its digest once the journal's rules log names it, else by its names; None
+    when that is not known yet (``naming_verdicts`` then names it)."""
+    store = run.tape.store
+    if store is None:
+        return _verdict_data(plan, run.state.budget.turns, trials, response, False)
+    # Known (inline, see _Kept) to be named after the list's first turn in this process.
+    kept = _NAMED._found.get(id(store))
+    if kept is None or kept[0]() is not store or trials[0].digest not in kept[1]:
+        return None
+    return _verdict_data(plan, run.state.budget.turns, trials, response, True)
+
+
+async def naming_verdicts(
     run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse
 ) -> dict[str, Any]:
-    """The verdicts on a live call's decision, as its ``model_call`` record keeps them: the
-    rule list by its digest once the journal's rules log names it, else by its names."""
-    store = run.tape.store
-    # The list is known to be named after its first turn in this process.
-    known = None if store is None else _NAMED.get(store)
-    named = (known is not None and trials.rules.digest in known) or await _named(run, trials.rules)
-    return _verdict_data(plan, run.state.budget.turns, trials, response, named=named)
+    """The verdicts as ``verdicts`` makes them, once the rules log is known to name the list
+    or refused to (written there the first time, once per process and journal)."""
+    named = await _named(run, trials[0])
+    return _verdict_data(plan, run.state.budget.turns, trials, response, named)
 
 
 async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse) -> None:
@@ -199,37 +209,52 @@ async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelR
         return
     if in_call.data is not None:
         named = "set" in in_call.data
-        tape.check_verdicts(_verdict_data(plan, turn, trials, response, named=named))
+        tape.check_verdicts(_verdict_data(plan, turn, trials, response, named))
         return
     apart = tape.held(SHADOW_RECORD)
     held = None if apart is None else apart.data
     if held is None:  # none here (the note diverges), or the run goes live from here
-        data = await verdicts(run, plan, trials, response)
+        data = await naming_verdicts(run, plan, trials, response)
     elif "verdicts" in held:
         chosen = model_target(plan, response) if response.message.tool_calls else None
-        fired = trials.fired
-        tried = [(edge, index in fired) for index, edge in enumerate(trials.rules.edges)]
+        rules, fired = trials
+        tried = [(edge, index in fired) for index, edge in enumerate(rules.edges)]
         data = legacy_shadow_data(plan.name, turn, tried, chosen)
     else:
-        data = _verdict_data(plan, turn, trials, response, named="set" in held)
+        data = _verdict_data(plan, turn, trials, response, "set" in held)
     await tape.note(SHADOW_RECORD, data)
 
 
 def _verdict_data(
-    plan: AgentPlan, turn: int, trials: Trials, response: ModelResponse, *, named: bool
+    plan: AgentPlan, turn: int, trials: Trials, response: ModelResponse, named: bool
 ) -> dict[str, Any]:
-    """The compact verdicts: the rules that fired and those that agreed, by index."""
-    chosen = model_target(plan, response) if response.message.tool_calls else None
+    """The compact verdicts: the rules that fired and those that agreed, by index; the rule
+    list by its digest when ``named``, else by its names."""
     rules, fired = trials
+    if not response.message.tool_calls:  # the model kept the turn: no rule targets None
+        chosen, agrees = None, []
+    else:
+        chosen = model_target(plan, response)
+        agrees = [] if chosen is None else [i for i in fired if rules.targets[i] == chosen]
+    tokens = response.usage.total_tokens
+    if named:
+        return {
+            "agent": plan.name,
+            "turn": turn,
+            "model_target": chosen,
+            "tokens": tokens,
+            "set": rules.digest,
+            "fired": fired,
+            "agrees": agrees,
+        }
     return {
         "agent": plan.name,
         "turn": turn,
         "model_target": chosen,
-        "tokens": response.usage.total_tokens,
-        **({"set": rules.digest} if named else {"rules": rules.names}),
+        "tokens": tokens,
+        "rules": rules.names,
         "fired": fired,
-        # No rule targets None: where the model kept the turn, none agrees.
-        "agrees": [] if chosen is None else [i for i in fired if rules.targets[i] == chosen],
+        "agrees": agrees,
     }
 
 

@@ -66,6 +66,9 @@ class _AgentRules:
     """Other rules that compare one key with a number, by key and order (``amount > 50``)."""
     alone: _Members
     """The other rules, each with its index."""
+    in_order: bool
+    """Whether the indices come out in order with no sort: one kind of part above holds all
+    the rules (one switch, whose every case is in order; one table; or tests alone)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +108,8 @@ class _Switch:
     cases: dict[str, tuple[tuple[_Thresholds, ...], _Members]]
     """Each text's rules: those whose rest compares a key with a number as tables, the others
     each with the test of the rest of its condition."""
+    in_order: bool
+    """Whether each case's rules come out in order (tests alone, or one table in order)."""
     whole: _Members
     """Every rule here with its whole test, for a value that is not a plain string."""
 
@@ -304,7 +309,7 @@ def _fired(rules: _AgentRules, state: dict[str, Any]) -> list[int]:
             for index, test in members:
                 if test(state):
                     fired.append(index)
-    if rules.switches or rules.groups or rules.tables:
+    if not rules.in_order:
         fired.sort()
     return fired
 
@@ -336,6 +341,9 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
     switches, placed = _switches(conditions, tests)
     groups, alone = _grouped(conditions, tests, placed)
     tables, alone = _tabled([(i, getattr(conditions[i], "tree", None), test) for i, test in alone])
+    parts = [bool(alone), len(switches), len(groups), len(tables)]
+    in_order = sum(parts) <= 1 and all(switch.in_order for switch in switches)
+    in_order = in_order and all(_case_in_order((table,), ()) for table in tables)
     return _AgentRules(
         agent=agent,
         edges=tuple(edge for edge, _ in edges),
@@ -348,6 +356,7 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
         groups=groups,
         tables=tables,
         alone=alone,
+        in_order=in_order,
     )
 
 
@@ -375,7 +384,8 @@ def _switches(
             cases.setdefault(text, []).append((index, tree, test or tests[index]))
         whole = tuple((index, tests[index]) for index, _, _ in members)
         table = {text: _tabled(found) for text, found in cases.items()}
-        switches.append(_Switch(key=key, cases=table, whole=whole))
+        in_order = all(_case_in_order(*case) for case in table.values())
+        switches.append(_Switch(key=key, cases=table, whole=whole, in_order=in_order))
         placed.update(index for index, _, _ in members)
     return tuple(switches), placed
 
@@ -412,6 +422,16 @@ def _tabled(
         tables.append(_Thresholds(key, bounds, indices, upward, after, whole))
     others.sort(key=lambda member: member[0])
     return tuple(tables), tuple(others)
+
+
+def _case_in_order(tables: tuple[_Thresholds, ...], members: _Members) -> bool:
+    """Whether a case's rules come out in order: tests alone, or one table whose bounds are
+    in the order of its rules."""
+    if not tables:
+        return True
+    if len(tables) > 1 or members:
+        return False
+    return list(tables[0].indices) == sorted(tables[0].indices)
 
 
 def _bound_of(tree: Expr) -> tuple[str, str, int | float] | None:

@@ -210,3 +210,20 @@ async def test_rules_sharing_a_first_test_are_judged_as_each_alone() -> None:
         [verdicts] = await read_verdicts(journal, f"c{index}")
         expected = [compile_condition(when)(context) for when in conditions]
         assert [v.fired for v in verdicts] == expected, context
+
+
+async def test_rules_of_one_key_with_bounds_out_of_order_journal_their_indices_in_order() -> None:
+    """One switch whose case's numbers fall in the reverse order of the rules: the verdicts
+    name the rules that fired in the rules' order."""
+    rules = HandoffGraph()
+    for bound in (30, 20, 10):
+        rules.add_edge("triage", "billing", f"category == 'billing' and amount >= {bound}")
+    rules.add_edge("triage", "sales", "category == 'sales' and amount >= 1")
+    journal = InMemoryJournal()
+    await (
+        swarm(journal, rules)
+        .with_model(script(None))
+        .run("help", context={"category": "billing", "amount": 25}, session_id="s1")
+    )
+    [record] = await _shadow_records(journal, "s1")
+    assert record["fired"] == [1, 2]

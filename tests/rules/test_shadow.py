@@ -91,7 +91,7 @@ async def test_replay_reproduces_the_verdicts_and_a_strict_replay_checks_them() 
     assert (replayed.final_output, replayed.trail) == (live.final_output, live.trail)
     other = HandoffGraph()
     other.add_edge("triage", "sales", "amount > 10")
-    with pytest.raises(ReplayDivergenceError):
+    with pytest.raises(ReplayDivergenceError, match="shadow rules' verdicts"):
         await swarm(journal, other).replay("s1")
 
 
@@ -227,3 +227,23 @@ async def test_rules_of_one_key_with_bounds_out_of_order_journal_their_indices_i
     )
     [record] = await _shadow_records(journal, "s1")
     assert record["fired"] == [1, 2]
+
+
+async def test_the_verdicts_lead_the_model_calls_record_and_leave_its_digest_alone() -> None:
+    """The verdicts are the first member of the decision's model_call record, in no record
+    of their own; the request digests are those of a run without shadow rules, so the
+    session replays strictly without the shadow rules too."""
+    context = {"category": "billing", "amount": 80}
+    shadowed, plain = InMemoryJournal(), InMemoryJournal()
+    await swarm(shadowed, shadow_rules()).with_model(script("billing")).run(
+        "help", context=context, session_id="s1"
+    )
+    await swarm(plain).with_model(script("billing")).run("help", context=context, session_id="s1")
+    records = await shadowed.read("s1")
+    assert SHADOW_RECORD not in [r.kind for r in records]
+    calls = [r.data for r in records if r.kind == "model_call"]
+    assert [next(iter(call)) for call in calls] == ["shadow", "agent"]
+    plain_calls = [r.data for r in await plain.read("s1") if r.kind == "model_call"]
+    assert [c["digest"] for c in calls] == [c["digest"] for c in plain_calls]
+    replayed = await swarm(shadowed).replay("s1")
+    assert replayed.trail == ("triage", "billing")

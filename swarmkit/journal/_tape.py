@@ -169,7 +169,10 @@ class Tape:
         """Journal a live model call, ``shadow`` first (see ``SHADOW``), before any side effect."""
         if self._live_step and self._appender is not None:
             data = _model_data(agent, turn, request, self._digest_of(request), shadow)
-            data["response"] = _response_kept(self._redact, response)
+            shown = response_to_data(response)
+            data["response"] = (
+                shown if self._redact is None else response_shown(self._redact, shown)
+            )
             self._appender.add("model_call", kept(self._redact, data))
 
     def held_verdicts(self) -> Held | None:
@@ -217,13 +220,11 @@ class Tape:
         decision: Decision | None = None,
         arguments: str | None = None,
     ) -> None:
-        """Journal a live tool call and its outcome (not one re-executed during replay), with
-        a person's ``decision`` (kind, who, note, time, edited fields) on it if any."""
+        """Journal a live tool call, its outcome and a person's ``decision`` on it if any."""
         if self._live_step and self._appender is not None:
             data = _outcome_data(self._redact, agent, call, outcome, arguments)
             if decision is not None:
-                at = self._decided_at
-                data["decision"] = _audit(decision, call.arguments, data["arguments"], at)
+                data["decision"] = _audit(decision, call, data, self._decided_at)
             self._appender.add("tool_call", kept(self._redact, data))
 
     async def interrupt(self, pending: Mapping[str, Any]) -> Decision | None:
@@ -333,9 +334,12 @@ class Tape:
         return None if self._appender is None else self._appender.add(kind, data)
 
 
-def _audit(decision: Decision, proposed: str, executed: str, at: float | None) -> dict[str, Any]:
-    """What the trail keeps of a person's decision on a tool call, with its time."""
-    audit = decision_audit(decision, proposed, executed)
+def _audit(
+    decision: Decision, call: ToolCall, data: Mapping[str, Any], at: float | None
+) -> dict[str, Any]:
+    """What the trail keeps of a person's decision on a tool call (its record's ``data``: the
+    model's arguments against those it ran with), with its time."""
+    audit = decision_audit(decision, call.arguments, data["arguments"])
     if at is not None:
         audit["at"] = at
         # Keys in the order a reader scans them: what, who, why, when, which fields.
@@ -414,12 +418,6 @@ def _request_differs(
     )
 
 
-def _response_kept(redact: Redactor | None, response: ModelResponse) -> dict[str, Any]:
-    """A model's response as its record keeps it."""
-    data = response_to_data(response)
-    return data if redact is None else response_shown(redact, data)
-
-
 def _outcome_data(
     redact: Redactor | None,
     agent: str,
@@ -427,8 +425,10 @@ def _outcome_data(
     outcome: ToolOutcome,
     arguments: str | None,
 ) -> dict[str, Any]:
-    """A tool call's record: the call and its outcome. It holds the ``arguments`` the tool ran
-    with; when a person edited the model's, the model's are kept as ``proposed_arguments``."""
+    """A tool call's record (not one re-executed during replay): the call and its outcome.
+    It holds the ``arguments`` the tool ran with; when a person edited the model's, the
+    model's are kept as ``proposed_arguments``, and a person's decision (kind, who, note,
+    time, edited fields) beside them (see ``_audit``)."""
     shown = outcome_to_data(outcome)
     if redact is not None:
         shown = outcome_shown(redact, shown)

@@ -329,7 +329,7 @@ def _read_legacy(records: Sequence[JournalRecord], reading: _Reading) -> None:
         kind = record.kind
         if kind == "model_call":
             verdicts = record.data.get(SHADOW_MEMBER)
-            if verdicts is None:
+            if type(verdicts) is not dict:  # a call with no verdicts (or none of ours)
                 tokens = _tokens(record.data)
                 continue
             _compact(record, verdicts, reading)

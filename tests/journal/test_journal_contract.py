@@ -386,15 +386,21 @@ async def test_read_many_reads_a_kind_for_its_leading_member_alone(journal: Jour
     from swarmkit.journal import read_many  # noqa: PLC0415
 
     member = {"set": "ab", "fired": [0, 2], "agrees": [], "text": 'a "} b', "none": None}
-    calls = [{"shadow": member, "agent": "x", "turn": 1}, {"agent": "x", "shadow": 1}, {}]
+    calls: list[dict[str, Any]] = [
+        {"shadow": member, "agent": "x", "turn": 1},
+        {"agent": "x", "shadow": 1},
+        {},
+    ]
+    steps = [
+        ("run_started", {"n": 0}),
+        *(("model_call", call) for call in calls),
+        ("rule", {"n": 4}),
+    ]
     await journal.append(
         [
             JournalRecord(session_id="a", seq=seq, kind=kind, data=data)
-            for seq, (kind, data) in enumerate(
-                [("run_started", {"n": 0}), *(("model_call", call) for call in calls)]
-            )
+            for seq, (kind, data) in enumerate(steps)
         ]
-        + [JournalRecord(session_id="a", seq=4, kind="rule", data={"n": 4})]
     )
     leading = {"model_call": "shadow"}
     got = await read_many(journal, ["a"], kinds=["rule"], leading=leading)
@@ -402,7 +408,7 @@ async def test_read_many_reads_a_kind_for_its_leading_member_alone(journal: Jour
         (1, "model_call", {"shadow": member}),
         (4, "rule", {"n": 4}),
     ]
-    plain = await read_many(_Plain(journal), ["a"], kinds=["rule"], leading=leading)
+    plain = await read_many(_Plain(journal), ["a"], kinds=["rule"], leading=leading)  # type: ignore[arg-type]
     assert plain == got
     every = await read_many(journal, ["a"], leading=leading)
     assert [r.kind for r in every["a"]] == ["run_started", "model_call", "rule"]

@@ -235,8 +235,10 @@ async def test_the_verdicts_lead_the_model_calls_record_and_leave_its_digest_alo
     session replays strictly without the shadow rules too."""
     context = {"category": "billing", "amount": 80}
     shadowed, plain = InMemoryJournal(), InMemoryJournal()
-    await swarm(shadowed, shadow_rules()).with_model(script("billing")).run(
-        "help", context=context, session_id="s1"
+    await (
+        swarm(shadowed, shadow_rules())
+        .with_model(script("billing"))
+        .run("help", context=context, session_id="s1")
     )
     await swarm(plain).with_model(script("billing")).run("help", context=context, session_id="s1")
     records = await shadowed.read("s1")

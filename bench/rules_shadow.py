@@ -165,6 +165,7 @@ def _session(
     verdicts = shadow_data("triage", 1, trials, target, tokens=usage["total_tokens"])
     if named:  # as a run writing its own journal does: the list by digest
         verdicts["set"] = rule_set_digest("triage", verdicts.pop("rules"))
+    del verdicts["agent"], verdicts["turn"]  # in the model call's record: the call's own
     steps: list[tuple[str, dict[str, Any]]] = [
         ("run_started", {"prompt": "help", "context": context, "entry_agent": "triage"}),
         ("agent_started", {"agent": "triage", "handoff_count": 0}),

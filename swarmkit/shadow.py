@@ -232,10 +232,13 @@ def verdicts_held(record: JournalRecord) -> Mapping[str, Any] | None:
     """The shadow verdicts a record holds (a model call's ``shadow`` member, or the data of a
     ``shadow`` record from before), in any form ``verdicts_of`` reads; None where it holds
     none."""
+    data = record.data
     if record.kind == "model_call":
-        found = record.data.get(SHADOW_MEMBER)
-        return found if isinstance(found, Mapping) else None
-    return record.data if record.kind == SHADOW_RECORD else None
+        found = data.get(SHADOW_MEMBER)  # without the agent and turn: the call's own
+        if not isinstance(found, Mapping):
+            return None
+        return {"agent": data.get("agent"), "turn": data.get("turn"), **found}
+    return data if record.kind == SHADOW_RECORD else None
 
 
 async def read_verdicts(journal: Journal, session_id: str) -> tuple[tuple[Verdict, ...], ...]:

@@ -187,12 +187,12 @@ def verdicts(
     when that is not known yet (``naming_verdicts`` then names it)."""
     store = run.tape.store
     if store is None:
-        return _verdict_data(plan, run.state.budget.turns, trials, response, False)
+        return _verdict_data(plan, trials, response, False)
     # Known (inline, see _Kept) to be named after the list's first turn in this process.
     kept = _NAMED._found.get(id(store))
     if kept is None or kept[0]() is not store or trials[0].digest not in kept[1]:
         return None
-    return _verdict_data(plan, run.state.budget.turns, trials, response, True)
+    return _verdict_data(plan, trials, response, True)
 
 
 async def naming_verdicts(
@@ -201,7 +201,7 @@ async def naming_verdicts(
     """The verdicts as ``verdicts`` makes them, once the rules log is known to name the list
     or refused to (written there the first time, once per process and journal)."""
     named = await _named(run, trials[0])
-    return _verdict_data(plan, run.state.budget.turns, trials, response, named)
+    return _verdict_data(plan, trials, response, named)
 
 
 async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse) -> None:
@@ -214,27 +214,36 @@ async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelR
         return
     if in_call.data is not None:
         named = "set" in in_call.data
-        tape.check_verdicts(_verdict_data(plan, turn, trials, response, named))
+        tape.check_verdicts(_verdict_data(plan, trials, response, named))
         return
     apart = tape.held(SHADOW_RECORD)
     held = None if apart is None else apart.data
     if held is None:  # none here (the note diverges), or the run goes live from here
-        data = await naming_verdicts(run, plan, trials, response)
+        data = {
+            "agent": plan.name,
+            "turn": turn,
+            **await naming_verdicts(run, plan, trials, response),
+        }
     elif "verdicts" in held:
         chosen = model_target(plan, response) if response.message.tool_calls else None
         rules, fired = trials
         tried = [(edge, index in fired) for index, edge in enumerate(rules.edges)]
         data = legacy_shadow_data(plan.name, turn, tried, chosen)
     else:
-        data = _verdict_data(plan, turn, trials, response, "set" in held)
+        data = {
+            "agent": plan.name,
+            "turn": turn,
+            **_verdict_data(plan, trials, response, "set" in held),
+        }
     await tape.note(SHADOW_RECORD, data)
 
 
 def _verdict_data(
-    plan: AgentPlan, turn: int, trials: Trials, response: ModelResponse, named: bool
+    plan: AgentPlan, trials: Trials, response: ModelResponse, named: bool
 ) -> dict[str, Any]:
     """The compact verdicts: the rules that fired and those that agreed, by index; the rule
-    list by its digest when ``named``, else by its names."""
+    list by its digest when ``named``, else by its names. The agent and the turn are the
+    call's own (its record's members); a record of their own holds them too."""
     rules, fired = trials
     if not response.message.tool_calls:  # the model kept the turn: no rule targets None
         chosen, agrees = None, []
@@ -244,8 +253,6 @@ def _verdict_data(
     tokens = response.usage.total_tokens
     if named:
         return {
-            "agent": plan.name,
-            "turn": turn,
             "model_target": chosen,
             "tokens": tokens,
             "set": rules.digest,
@@ -253,8 +260,6 @@ def _verdict_data(
             "agrees": agrees,
         }
     return {
-        "agent": plan.name,
-        "turn": turn,
         "model_target": chosen,
         "tokens": tokens,
         "rules": rules.names,

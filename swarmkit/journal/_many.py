@@ -28,11 +28,12 @@ async def read_many(
     journal lacks is left out. A store with a ``read_many`` method (SQLite, Postgres, memory)
     answers in bulk and decodes only the kinds asked for; any other reads session by session.
 
-    ``leading`` (record kind -> member, ``{"model_call": "shadow"}``) reads the records of
-    those kinds too, for that member alone where it is their first: their data holds only it,
-    and those that start with another are left out. A store answering in bulk parses just
-    that member of the stored text; a journal read whole (sealed, or another store) drops
-    the rest after decoding it all."""
+    ``leading`` (record kind -> member names, ``{"model_call": ("shadow", "agent")}``) reads
+    the records of those kinds too, for their leading members alone where the first is the
+    first named: their data holds those named that follow in that order, and those that
+    start with another member are left out. A store answering in bulk parses just those
+    members of the stored text; a journal read whole (sealed, or another store) drops the
+    rest after decoding it all."""
     if kinds is not None and not kinds and not leading:
         return {}
     bulk = getattr(journal, "read_many", None)
@@ -71,11 +72,15 @@ def _led(records: Sequence[JournalRecord], leading: Leading) -> tuple[JournalRec
     assert leading is not None
     kept: list[JournalRecord] = []
     for record in records:
-        member = leading.get(record.kind)
-        if member is None:
+        names = leading.get(record.kind)
+        if names is None:
             kept.append(record)
-        elif next(iter(record.data), None) == member:
-            data = {member: record.data[member]}
+        elif next(iter(record.data), None) == names[0]:
+            data: dict[str, Any] = {}
+            for name, key in zip(names, record.data, strict=False):
+                if name != key:
+                    break
+                data[name] = record.data[name]
             kept.append(replace(record, data=data))
     return tuple(kept)
 
@@ -91,11 +96,11 @@ def decode_many(
     gc.disable()
     try:
         for session_id, seq, kind, text, at in rows:
-            member = None if leading is None else leading.get(kind)
-            if member is None:
+            names = None if leading is None else leading.get(kind)
+            if names is None:
                 record = decode_record(session_id, seq, kind, text, at)
             else:
-                found = decode_leading(session_id, seq, kind, text, at, member=member)
+                found = decode_leading(session_id, seq, kind, text, at, names=names)
                 if found is None:
                     continue
                 record = found

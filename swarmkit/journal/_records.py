@@ -311,8 +311,9 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 Kinds = Collection[str] | None
 """``read_many``'s ``kinds``: the record kinds to read (None: every kind)."""
-Leading = Mapping[str, str] | None
-"""``read_many``'s ``leading``: record kind -> the member its records are read for, alone."""
+Leading = Mapping[str, tuple[str, ...]] | None
+"""``read_many``'s ``leading``: record kind -> the names of the leading members its records
+are read for, alone, in order."""
 
 
 def many_asked(
@@ -328,23 +329,29 @@ def many_asked(
 
 
 def decode_leading(
-    session_id: str, seq: int, kind: str, text: object, at: object, *, member: str
+    session_id: str, seq: int, kind: str, text: object, at: object, *, names: tuple[str, ...]
 ) -> JournalRecord | None:
-    """A stored record read for its first member alone, when that is ``member`` (its data
-    then holds only it); None when the record starts otherwise. The rest of the text is not
-    parsed: our encoder writes no space and keeps the order of keys, so the member is found
-    by its prefix (``{"member":``), and a plain name is never escaped."""
-    head = '{"' + member + '":'
-    if type(text) is not str or not text.startswith(head):
+    """A stored record read for its leading members alone, when the first is ``names[0]``:
+    its data holds those of ``names`` that follow it in that order; None when the record
+    starts otherwise. The rest of the text is not parsed: our encoder writes no space and
+    keeps the order of keys, so each member is found by its prefix (``{"name":``, then
+    ``,"name":``), and a plain name is never escaped."""
+    if type(text) is not str or not text.startswith('{"' + names[0] + '":'):
         return None
+    data: dict[str, Any] = {}
+    end = 0
     try:
-        value, end = _DECODER.raw_decode(text, len(head))
+        for name in names:
+            key = ('{"' if not data else ',"') + name + '":'
+            if not text.startswith(key, end):
+                break
+            data[name], end = _DECODER.raw_decode(text, end + len(key))
     except (ValueError, RecursionError) as exc:
-        raise corrupt_record(session_id, seq, kind, f"its {member!r} is not JSON") from exc
+        raise corrupt_record(session_id, seq, kind, f"its {name!r} is not JSON") from exc
     if text[end : end + 1] not in (",", "}"):
-        raise corrupt_record(session_id, seq, kind, f"its {member!r} is not a JSON member")
+        raise corrupt_record(session_id, seq, kind, f"its {name!r} is not a JSON member")
     time = float(at) if isinstance(at, int | float) and not isinstance(at, bool) else None
-    return JournalRecord(session_id=session_id, seq=seq, kind=kind, data={member: value}, at=time)
+    return JournalRecord(session_id=session_id, seq=seq, kind=kind, data=data, at=time)
 
 
 def check_step(records: Sequence[JournalRecord]) -> str:

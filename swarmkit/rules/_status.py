@@ -30,9 +30,9 @@ if TYPE_CHECKING:
 
 _KINDS = (SHADOW_RECORD, "rule", AUDIT_RECORD)
 """The record kinds status reads whole (the journal decodes no other)."""
-_LEADING = {"model_call": SHADOW_MEMBER}
-"""What it reads of model calls: their verdicts alone (their first member, when they hold
-any)."""
+_LEADING = {"model_call": (SHADOW_MEMBER, "agent", "turn")}
+"""What it reads of model calls: their verdicts (their first member, when they hold any),
+and the agent and turn that follow them."""
 _LEGACY_KINDS = ("model_call", *_KINDS)
 """What it reads of a session holding verdicts of 0.2's form, which lack the tokens."""
 _BATCH = 1000
@@ -332,6 +332,8 @@ def _read_legacy(records: Sequence[JournalRecord], reading: _Reading) -> None:
             if type(verdicts) is not dict:  # a call with no verdicts (or none of ours)
                 tokens = _tokens(record.data)
                 continue
+            # Decoded for this read alone: the call's agent and turn join its verdicts.
+            verdicts["agent"], verdicts["turn"] = record.data.get("agent"), record.data.get("turn")
             _compact(record, verdicts, reading)
         elif kind == SHADOW_RECORD:
             if "verdicts" in record.data:

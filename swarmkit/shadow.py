@@ -5,7 +5,7 @@ the model decides, each shadow rule out of the active agent on the rule state th
 have seen, and journals the verdicts with that decision, as the first member (``shadow``) of
 its ``model_call`` record: the rules judged (by name, in order), the indices of those that
 fired and of those that agreed with the model (fired and named the agent it handed off to),
-and the call's tokens. Nothing else changes: no call is added, no routing follows a shadow
+and the call's tokens (its agent and turn are the record's own). Nothing else changes: no call is added, no routing follows a shadow
 rule, the request's digest is the same. Journals from before keep the verdicts in a
 ``shadow`` record of their own, the same data, or (swarmkit 0.2) one dict per rule
 (``verdicts``); ``verdicts_held`` finds either record, ``verdicts_of`` reads every form. A run

@@ -5,13 +5,14 @@ the model decides, each shadow rule out of the active agent on the rule state th
 have seen, and journals the verdicts with that decision, as the first member (``shadow``) of
 its ``model_call`` record: the rules judged (by name, in order), the indices of those that
 fired and of those that agreed with the model (fired and named the agent it handed off to),
-and the call's tokens (its agent and turn are the record's own). Nothing else changes: no call is added, no routing follows a shadow
-rule, the request's digest is the same. Journals from before keep the verdicts in a
-``shadow`` record of their own, the same data, or (swarmkit 0.2) one dict per rule
-(``verdicts``); ``verdicts_held`` finds either record, ``verdicts_of`` reads every form. A run
-that writes its own journal names each agent's rule list once in the journal's rules log (a
-``rule_set`` record) and its verdicts by the list's digest (``set``); others (an engine's
-in-workflow journal) write the names in each verdict (``rules``).
+and the call's tokens (its agent and turn are the record's own). Nothing else changes: no
+call is added, no routing follows a shadow rule, the request's digest is the same. Journals
+from before keep the verdicts in a ``shadow`` record of their own, the same data, or
+(swarmkit 0.2) one dict per rule (``verdicts``); ``verdicts_held`` finds either record,
+``verdicts_of`` reads every form. A run that writes its own journal names each agent's rule
+list once in the journal's rules log (a ``rule_set`` record) and its verdicts by the list's
+digest (``set``); others (an engine's in-workflow journal) write the names in each verdict
+(``rules``).
 
 Promotions and demotions are journal-level records: they live in the journal's rules log, a
 session of its own (``RULES_LOG``) that every store holds like any other, so every worker

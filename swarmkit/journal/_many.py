@@ -14,6 +14,7 @@ from swarmkit.journal._records import (
     Leading,
     decode_leading,
     decode_record,
+    leading_heads,
 )
 
 
@@ -92,15 +93,16 @@ def decode_many(
     cyclic collector paused (see ``decode_records``); those of a ``leading`` kind read for
     their member alone (see ``read_many``)."""
     grouped: dict[str, list[JournalRecord]] = {}
+    heads = {kind: leading_heads(names) for kind, names in (leading or {}).items()}
     paused = gc.isenabled()
     gc.disable()
     try:
         for session_id, seq, kind, text, at in rows:
-            names = None if leading is None else leading.get(kind)
-            if names is None:
+            led = heads.get(kind) if heads else None
+            if led is None:
                 record = decode_record(session_id, seq, kind, text, at)
             else:
-                found = decode_leading(session_id, seq, kind, text, at, names=names)
+                found = decode_leading(session_id, seq, kind, text, at, heads=led)
                 if found is None:
                     continue
                 record = found

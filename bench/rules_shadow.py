@@ -6,8 +6,8 @@ rebuild between runs), no journal, then with an in-memory journal; each round ru
 swarms in turn (CPU time of this process, so other work on the machine counts less), and the
 figures are the min, median and max of the per-round ratios. The status journal is written
 through the real journal API, one step per session, shaped as a shadowed run writes it
-(``run_started``, ``agent_started``, ``model_call`` with its usage, ``shadow`` with the 20
-verdicts, the handoff and the answer), not by 100,000 runs, which would make building the
+(``run_started``, ``agent_started``, ``model_call`` with the 20 verdicts first and its usage,
+the handoff and the answer), not by 100,000 runs, which would make building the
 corpus the benchmark; status is timed (CPU) on an in-memory and on a SQLite journal whose
 verdicts name their rule list by digest (as a run writing its own journal does), and on an
 in-memory one whose verdicts carry the names (as an engine's in-workflow journal does).
@@ -165,19 +165,20 @@ def _session(
     verdicts = shadow_data("triage", 1, trials, target, tokens=usage["total_tokens"])
     if named:  # as a run writing its own journal does: the list by digest
         verdicts["set"] = rule_set_digest("triage", verdicts.pop("rules"))
+    del verdicts["agent"], verdicts["turn"]  # in the model call's record: the call's own
     steps: list[tuple[str, dict[str, Any]]] = [
         ("run_started", {"prompt": "help", "context": context, "entry_agent": "triage"}),
         ("agent_started", {"agent": "triage", "handoff_count": 0}),
         (
             "model_call",
             {
+                "shadow": verdicts,
                 "agent": "triage",
                 "turn": 1,
                 "digest": "0" * 64,
                 "response": {"content": None, "tool_calls": [call], "usage": usage},
             },
         ),
-        ("shadow", verdicts),
         ("handoff", {"source": "triage", "target": target, "decided_by": "llm", "turn": 1}),
         ("agent_started", {"agent": target, "handoff_count": 1}),
         (

@@ -2,14 +2,17 @@
 
 A swarm given ``shadow=`` (a HandoffGraph, or its ``to_dict`` data) evaluates, on every turn
 the model decides, each shadow rule out of the active agent on the rule state the graph would
-have seen, and journals the verdicts with that decision in one compact ``shadow`` record: the
-rules judged (by name, in order), the indices of those that fired and of those that agreed
-with the model (fired and named the agent it handed off to), and the call's tokens. Nothing
-else changes: no call is added, no routing follows a shadow rule. Journals from before the
-compact form hold one dict per rule (``verdicts``); ``verdicts_of`` reads both forms. A run
-that writes its own journal names each agent's rule list once in the journal's rules log (a
-``rule_set`` record) and its verdicts by the list's digest (``set``); others (an engine's
-in-workflow journal) write the names in each verdict (``rules``).
+have seen, and journals the verdicts with that decision, as the first member (``shadow``) of
+its ``model_call`` record: the rules judged (by name, in order), the indices of those that
+fired and of those that agreed with the model (fired and named the agent it handed off to),
+and the call's tokens (its agent and turn are the record's own). Nothing else changes: no
+call is added, no routing follows a shadow rule, the request's digest is the same. Journals
+from before keep the verdicts in a ``shadow`` record of their own, the same data, or
+(swarmkit 0.2) one dict per rule (``verdicts``); ``verdicts_held`` finds either record,
+``verdicts_of`` reads every form. A run that writes its own journal names each agent's rule
+list once in the journal's rules log (a ``rule_set`` record) and its verdicts by the list's
+digest (``set``); others (an engine's in-workflow journal) write the names in each verdict
+(``rules``).
 
 Promotions and demotions are journal-level records: they live in the journal's rules log, a
 session of its own (``RULES_LOG``) that every store holds like any other, so every worker
@@ -36,6 +39,7 @@ __all__ = [
     "RULE_SET",
     "SKIPPED_RECORD",
     "RuleAudit",
+    "SHADOW_MEMBER",
     "SHADOW_RECORD",
     "Verdict",
     "legacy_shadow_data",
@@ -48,6 +52,7 @@ __all__ = [
     "rule_target",
     "shadow_data",
     "shadow_graph",
+    "verdicts_held",
     "verdicts_of",
 ]
 
@@ -107,7 +112,11 @@ class RuleAudit:
 
 
 SHADOW_RECORD = "shadow"
-"""The kind of the record that holds one model decision's shadow verdicts."""
+"""The kind of the record that held one model decision's shadow verdicts, before they were
+kept in the decision's own ``model_call`` record (still read)."""
+SHADOW_MEMBER = "shadow"
+"""The member of a ``model_call`` record holding the shadow verdicts on its decision: its
+first, so that a store can read it alone (``read_many(..., leading=...)``)."""
 
 
 def rule_name(edge: Edge) -> str:
@@ -220,13 +229,26 @@ def verdicts_of(
     )
 
 
+def verdicts_held(record: JournalRecord) -> Mapping[str, Any] | None:
+    """The shadow verdicts a record holds (a model call's ``shadow`` member, or the data of a
+    ``shadow`` record from before), in any form ``verdicts_of`` reads; None where it holds
+    none."""
+    data = record.data
+    if record.kind == "model_call":
+        found = data.get(SHADOW_MEMBER)  # without the agent and turn: the call's own
+        if not isinstance(found, Mapping):
+            return None
+        return {"agent": data.get("agent"), "turn": data.get("turn"), **found}
+    return data if record.kind == SHADOW_RECORD else None
+
+
 async def read_verdicts(journal: Journal, session_id: str) -> tuple[tuple[Verdict, ...], ...]:
     """The verdicts of each model decision a session journaled, oldest first."""
-    records = [r for r in await journal.read(session_id) if r.kind == SHADOW_RECORD]
-    if not records:
+    held = [found for r in await journal.read(session_id) if (found := verdicts_held(r))]
+    if not held:
         return ()
     lists = rule_sets(await read_rules_log(journal, rule_lists=True))
-    return tuple(verdicts_of(record.data, lists) for record in records)
+    return tuple(verdicts_of(data, lists) for data in held)
 
 
 def rule_set_digest(agent: str, names: Sequence[str]) -> str:

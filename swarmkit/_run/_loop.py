@@ -319,7 +319,13 @@ class RunLoop:
             tape.record_model_error(plan.name, call.turn, request, exc)
             await ledger.settle(self._run, Usage())
             raise
-        tape.record_response(plan.name, call.turn, request, response)
+        if call.shadow is None:
+            tape.record_response(plan.name, call.turn, request, response)
+        else:  # the shadow rules' verdicts on the answer go in its record
+            verdicts = shadow.verdicts(self._run, plan, call.shadow, response)
+            if verdicts is None:
+                verdicts = await shadow.naming_verdicts(self._run, plan, call.shadow, response)
+            tape.record_response(plan.name, call.turn, request, response, shadow=verdicts)
         return response
 
     async def _live_call(
@@ -348,14 +354,20 @@ class RunLoop:
             if hit is not None:
                 await run.stop(hit)
         assert response is not None
-        run.tape.record_response(plan.name, call.turn, request, response)
+        if call.shadow is None:
+            run.tape.record_response(plan.name, call.turn, request, response)
+        else:
+            verdicts = shadow.verdicts(run, plan, call.shadow, response)
+            if verdicts is None:
+                verdicts = await shadow.naming_verdicts(run, plan, call.shadow, response)
+            run.tape.record_response(plan.name, call.turn, request, response, shadow=verdicts)
         yield response
 
     async def _take_response(
         self, plan: AgentPlan, response: ModelResponse, call: _Call
     ) -> ModelResponse:
         """Count the answer's usage against the limits and add it, attributed, to the history;
-        journal the shadow rules' verdicts on the model's decision."""
+        check a replayed call's shadow verdicts."""
         run = self._run
         state = run.state
         budget.add_usage(state, plan.name, response.usage)
@@ -368,8 +380,8 @@ class RunLoop:
         hit = run.limit_hit(breach)
         if hit is not None:
             await run.stop(hit)
-        if call.shadow is not None:
-            await shadow.journal(run, plan, call.shadow, response)
+        if call.shadow is not None and run.tape.held_verdicts() is not None:  # replayed
+            await shadow.check(run, plan, call.shadow, response)
         message = replies.attributed(response.message, plan.name)
         state.conversation.add(message)
         if message.content:

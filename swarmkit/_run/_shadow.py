@@ -7,9 +7,11 @@ that fired and agreed beside the names' one shared list.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, NamedTuple, TypeVar
+from math import isnan
+from typing import Any, Generic, TypeVar
 from weakref import ref
 
 from swarmkit._run._handoff import is_handoff_call
@@ -60,8 +62,42 @@ class _AgentRules:
     groups: tuple[tuple[_Test, _Members], ...]
     """Other rules that start with the same test, by that test: where it fails, none of
     them can fire, so it is evaluated once for all of them."""
+    tables: tuple[_Thresholds, ...]
+    """Other rules that compare one key with a number, by key and order (``amount > 50``)."""
     alone: _Members
     """The other rules, each with its index."""
+    in_order: bool
+    """Whether the indices come out in order with no sort: one kind of part above holds all
+    the rules (one switch, whose every case is in order; one table; or tests alone)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Thresholds:
+    """Rules that compare one top-level key with a number in one order (``>=``, ``>``,
+    ``<=``, ``<``), as one sorted table: a plain number's place among the bounds says which
+    hold, as the language's comparison would (exactly, for bounds under 2**53)."""
+
+    key: str
+    bounds: tuple[int | float, ...]
+    """The numbers compared with, in order."""
+    indices: tuple[int, ...]
+    """The rules' indices in the order of their bounds."""
+    upward: bool
+    """Whether the rules that hold are those of the bounds below the value (``>=``, ``>``),
+    else those of the bounds above it."""
+    after: bool
+    """Whether a value equal to a bound is placed after it (``>=``, ``<``)."""
+    whole: _Members
+    """Each rule with its test, for a value that is not a plain number."""
+
+    def held(self, state: dict[str, Any]) -> Sequence[int]:
+        """The indices of the rules that hold on ``state``."""
+        value: Any = state.get(self.key)
+        kind = value.__class__
+        if kind is int or (kind is float and not isnan(value)):  # NaN holds no bound
+            at = (bisect_right if self.after else bisect_left)(self.bounds, value)
+            return self.indices[:at] if self.upward else self.indices[at:]
+        return [index for index, test in self.whole if test(state)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,18 +105,18 @@ class _Switch:
     """The rules whose first test is ``key == 'text'``, by that text."""
 
     key: str
-    cases: dict[str, _Members]
-    """Each text's rules, each with the test of the rest of its condition."""
+    cases: dict[str, tuple[tuple[_Thresholds, ...], _Members]]
+    """Each text's rules: those whose rest compares a key with a number as tables, the others
+    each with the test of the rest of its condition."""
+    in_order: bool
+    """Whether each case's rules come out in order (tests alone, or one table in order)."""
     whole: _Members
     """Every rule here with its whole test, for a value that is not a plain string."""
 
 
-class Trials(NamedTuple):
-    """Each shadow rule out of the active agent, with the indices of those that held (a
-    named tuple: made on every model-decided turn, it costs no frozen field assignments)."""
-
-    rules: _AgentRules
-    fired: list[int]
+Trials = tuple[_AgentRules, list[int]]
+"""Each shadow rule out of the active agent, with the indices of those that held (a plain
+tuple: made on every model-decided turn, it costs no constructor call)."""
 
 
 class _Kept(Generic[_Key, _Value]):
@@ -108,6 +144,8 @@ class _Kept(Generic[_Key, _Value]):
 
 
 _PREPARED: _Kept[HandoffGraph, dict[str, _AgentRules | None]] = _Kept()
+_UNPREPARED: Any = object()
+"""An agent whose rules are not prepared yet."""
 _NAMED: _Kept[Journal, set[str]] = _Kept()
 """The rule lists each journal's rules log is known (by this process) to name."""
 
@@ -119,7 +157,12 @@ def judge(run: RunParts, plan: AgentPlan) -> Trials | None:
     graph = run.swarm.shadow
     if graph is None or not run.tape.keeps_records:
         return None
-    rules = _prepared(graph, plan.name)
+    # The graph's prepared rules found inline (see _Kept): this runs on every model call.
+    kept = _PREPARED._found.get(id(graph))
+    by_agent = kept[1] if kept is not None and kept[0]() is graph else None
+    rules = by_agent.get(plan.name, _UNPREPARED) if by_agent is not None else _UNPREPARED
+    if rules is _UNPREPARED:
+        rules = _prepared(graph, plan.name)
     if rules is None:
         return None
     context = run.state.context
@@ -133,37 +176,96 @@ def judge(run: RunParts, plan: AgentPlan) -> Trials | None:
             for index, condition in enumerate(rules.conditions)
             if condition is None or condition(state)
         ]
-    return Trials(rules, fired)
+    return rules, fired
 
 
-async def journal(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse) -> None:
-    """Journal the verdicts beside the model's decision, compactly: the rule list by its
-    digest once the journal's rules log names it, else by its names. A strict replay writes
-    the form the journal holds (the older one included) and checks it."""
-    chosen = model_target(plan, response) if response.message.tool_calls else None
-    rules, fired, turn, tape = trials.rules, trials.fired, run.state.budget.turns, run.tape
-    held = tape.held(SHADOW_RECORD)
-    if held is not None and held.data is not None:  # replayed: in the form journaled
-        if "verdicts" in held.data:
-            held_trials = [(edge, index in fired) for index, edge in enumerate(rules.edges)]
-            data = legacy_shadow_data(plan.name, turn, held_trials, chosen)
-            await tape.note(SHADOW_RECORD, data)
-            return
-        named = "set" in held.data
-    else:  # live: the list is known to be named after its first turn in this process
-        known = None if tape.store is None else _NAMED.get(tape.store)
-        named = (known is not None and rules.digest in known) or await _named(run, rules)
-    data = {
-        "agent": plan.name,
-        "turn": turn,
-        "model_target": chosen,
-        "tokens": response.usage.total_tokens,
-        **({"set": rules.digest} if named else {"rules": rules.names}),
-        "fired": fired,
-        # No rule targets None: where the model kept the turn, none agrees.
-        "agrees": [] if chosen is None else [i for i in fired if rules.targets[i] == chosen],
-    }
+def verdicts(
+    run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse
+) -> dict[str, Any] | None:
+    """The verdicts on a live call's decision, as its ``model_call`` record keeps them: the
+    rule list by its digest once the journal's rules log names it, else by its names; None
+    when that is not known yet (``naming_verdicts`` then names it)."""
+    store = run.tape.store
+    if store is None:
+        return _verdict_data(plan, trials, response, False)
+    # Known (inline, see _Kept) to be named after the list's first turn in this process.
+    kept = _NAMED._found.get(id(store))
+    if kept is None or kept[0]() is not store or trials[0].digest not in kept[1]:
+        return None
+    return _verdict_data(plan, trials, response, True)
+
+
+async def naming_verdicts(
+    run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse
+) -> dict[str, Any]:
+    """The verdicts as ``verdicts`` makes them, once the rules log is known to name the list
+    or refused to (written there the first time, once per process and journal)."""
+    named = await _named(run, trials[0])
+    return _verdict_data(plan, trials, response, named)
+
+
+async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse) -> None:
+    """On a replayed call, the verdicts in the form the journal holds them, checked against
+    it: in the call's record, or (journals from before) in a ``shadow`` record of their own,
+    the form of swarmkit 0.2 included. Nothing on a live call: its record holds them."""
+    tape, turn = run.tape, run.state.budget.turns
+    in_call = tape.held_verdicts()
+    if in_call is None:
+        return
+    if in_call.data is not None:
+        named = "set" in in_call.data
+        tape.check_verdicts(_verdict_data(plan, trials, response, named))
+        return
+    apart = tape.held(SHADOW_RECORD)
+    held = None if apart is None else apart.data
+    if held is None:  # none here (the note diverges), or the run goes live from here
+        data = {
+            "agent": plan.name,
+            "turn": turn,
+            **await naming_verdicts(run, plan, trials, response),
+        }
+    elif "verdicts" in held:
+        chosen = model_target(plan, response) if response.message.tool_calls else None
+        rules, fired = trials
+        tried = [(edge, index in fired) for index, edge in enumerate(rules.edges)]
+        data = legacy_shadow_data(plan.name, turn, tried, chosen)
+    else:
+        data = {
+            "agent": plan.name,
+            "turn": turn,
+            **_verdict_data(plan, trials, response, "set" in held),
+        }
     await tape.note(SHADOW_RECORD, data)
+
+
+def _verdict_data(
+    plan: AgentPlan, trials: Trials, response: ModelResponse, named: bool
+) -> dict[str, Any]:
+    """The compact verdicts: the rules that fired and those that agreed, by index; the rule
+    list by its digest when ``named``, else by its names. The agent and the turn are the
+    call's own (its record's members); a record of their own holds them too."""
+    rules, fired = trials
+    if not response.message.tool_calls:  # the model kept the turn: no rule targets None
+        chosen, agrees = None, []
+    else:
+        chosen = model_target(plan, response)
+        agrees = [] if chosen is None else [i for i in fired if rules.targets[i] == chosen]
+    tokens = response.usage.total_tokens
+    if named:
+        return {
+            "model_target": chosen,
+            "tokens": tokens,
+            "set": rules.digest,
+            "fired": fired,
+            "agrees": agrees,
+        }
+    return {
+        "model_target": chosen,
+        "tokens": tokens,
+        "rules": rules.names,
+        "fired": fired,
+        "agrees": agrees,
+    }
 
 
 async def _named(run: RunParts, rules: _AgentRules) -> bool:
@@ -193,12 +295,18 @@ def _fired(rules: _AgentRules, state: dict[str, Any]) -> list[int]:
     """The indices of the rules that hold, from the compiled tests straight on the state (a
     condition's own call adds a check and a frame per rule)."""
     fired = [index for index, test in rules.alone if test(state)] if rules.alone else []
+    for table in rules.tables:
+        fired += table.held(state)
     for switch in rules.switches:
         value = state.get(switch.key)
         if value.__class__ is str:  # the first test holds only for the rules of its text
-            for index, test in switch.cases.get(value, ()):
-                if test(state):
-                    fired.append(index)
+            case = switch.cases.get(value)
+            if case is not None:
+                for table in case[0]:
+                    fired += table.held(state)
+                for index, test in case[1]:
+                    if test(state):
+                        fired.append(index)
         elif value is not None:  # a string of a subclass, say: each rule's whole test
             fired.extend(index for index, test in switch.whole if test(state))
     for first, members in rules.groups:
@@ -206,7 +314,7 @@ def _fired(rules: _AgentRules, state: dict[str, Any]) -> list[int]:
             for index, test in members:
                 if test(state):
                     fired.append(index)
-    if rules.switches or rules.groups:
+    if not rules.in_order:
         fired.sort()
     return fired
 
@@ -237,6 +345,10 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
     tests = tuple(_always if c is None else c._test for c in conditions)
     switches, placed = _switches(conditions, tests)
     groups, alone = _grouped(conditions, tests, placed)
+    tables, alone = _tabled([(i, getattr(conditions[i], "tree", None), test) for i, test in alone])
+    parts = [bool(alone), len(switches), len(groups), len(tables)]
+    in_order = sum(parts) <= 1 and all(switch.in_order for switch in switches)
+    in_order = in_order and all(_case_in_order((table,), ()) for table in tables)
     return _AgentRules(
         agent=agent,
         edges=tuple(edge for edge, _ in edges),
@@ -247,7 +359,9 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
         reads_facts=any(c is not None and RESERVED_KEY in c.roots for c in conditions),
         switches=switches,
         groups=groups,
+        tables=tables,
         alone=alone,
+        in_order=in_order,
     )
 
 
@@ -266,14 +380,77 @@ def _switches(
     for key, members in by_key.items():
         if len(members) < 2:
             continue
-        cases: dict[str, list[tuple[int, _Test]]] = {}
+        cases: dict[str, list[tuple[int, Expr | None, _Test]]] = {}
         for index, text, condition in members:
-            cases.setdefault(text, []).append((index, _rest_test(condition) or tests[index]))
+            assert isinstance(condition.tree, And)
+            rest = condition.tree.operands[1:]
+            test = _rest_test(condition)
+            tree = rest[0] if len(rest) == 1 and test is not None else None
+            cases.setdefault(text, []).append((index, tree, test or tests[index]))
         whole = tuple((index, tests[index]) for index, _, _ in members)
-        table = {text: tuple(found) for text, found in cases.items()}
-        switches.append(_Switch(key=key, cases=table, whole=whole))
+        table = {text: _tabled(found) for text, found in cases.items()}
+        in_order = all(_case_in_order(*case) for case in table.values())
+        switches.append(_Switch(key=key, cases=table, whole=whole, in_order=in_order))
         placed.update(index for index, _, _ in members)
     return tuple(switches), placed
+
+
+_ORDERS = {">=": (True, True), ">": (True, False), "<=": (False, False), "<": (False, True)}
+"""Each order a table holds: whether its rules hold below the value, and where a value equal
+to a bound is placed (after it)."""
+_EXACT = 2**53
+"""Bounds from here on compare otherwise (see ``conditions``): no table holds them."""
+
+
+def _tabled(
+    members: Sequence[tuple[int, Expr | None, _Test]],
+) -> tuple[tuple[_Thresholds, ...], _Members]:
+    """The members (index, the tree its test tests, the test) whose tree compares a top-level
+    key with a number, two or more of one key and order, as tables; the others as they are."""
+    by_key: dict[tuple[str, str], list[tuple[int | float, int, _Test]]] = {}
+    others: list[tuple[int, _Test]] = []
+    for index, tree, test in members:
+        bound = None if tree is None else _bound_of(tree)
+        if bound is None:
+            others.append((index, test))
+        else:
+            by_key.setdefault(bound[:2], []).append((bound[2], index, test))
+    tables: list[_Thresholds] = []
+    for (key, op), rules in by_key.items():
+        if len(rules) < 2:
+            others.extend((index, test) for _, index, test in rules)
+            continue
+        rules.sort(key=lambda rule: (rule[0], rule[1]))
+        upward, after = _ORDERS[op]
+        whole = tuple(sorted(((index, test) for _, index, test in rules), key=lambda m: m[0]))
+        bounds, indices = tuple(rule[0] for rule in rules), tuple(rule[1] for rule in rules)
+        tables.append(_Thresholds(key, bounds, indices, upward, after, whole))
+    others.sort(key=lambda member: member[0])
+    return tuple(tables), tuple(others)
+
+
+def _case_in_order(tables: tuple[_Thresholds, ...], members: _Members) -> bool:
+    """Whether a case's rules come out in order: tests alone, or one table whose bounds are
+    in the order of its rules."""
+    if not tables:
+        return True
+    if len(tables) > 1 or members:
+        return False
+    return list(tables[0].indices) == sorted(tables[0].indices)
+
+
+def _bound_of(tree: Expr) -> tuple[str, str, int | float] | None:
+    """``(key, op, number)`` when ``tree`` compares a top-level key with a number in order."""
+    found = path_comparison(tree)
+    if found is None or found[0] not in _ORDERS:
+        return None
+    keys, bound = found[1].keys, found[2].value
+    if len(keys) != 1 or not isinstance(keys[0], str):
+        return None
+    if type(bound) is not int and type(bound) is not float:
+        return None
+    assert isinstance(bound, int | float)
+    return (keys[0], found[0], bound) if abs(bound) < _EXACT else None
 
 
 def _keyed_text(condition: Condition | None) -> tuple[str, str] | None:

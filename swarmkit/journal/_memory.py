@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from swarmkit.exceptions import SessionNotFoundError
 from swarmkit.journal._many import decode_many
 from swarmkit.journal._records import (
     JournalRecord,
+    Kinds,
+    Leading,
     Lease,
     SessionInfo,
     check_continues,
@@ -100,11 +102,11 @@ class InMemoryJournal:
         )
 
     async def read_many(
-        self, session_ids: Sequence[str], *, kinds: Collection[str] | None = None
+        self, session_ids: Sequence[str], *, kinds: Kinds = None, leading: Leading = None
     ) -> dict[str, tuple[JournalRecord, ...]]:
         """Each listed session's records, only ``kinds`` when given (only those decoded), in
-        seq order; a session absent is left out."""
-        wanted = None if kinds is None else frozenset(kinds)
+        seq order; a session absent is left out (``leading``: see ``read_many``)."""
+        wanted = None if kinds is None else frozenset({*kinds, *(leading or ())})
         rows = [
             (session_id, seq, kind, data, at)
             for session_id in dict.fromkeys(session_ids)
@@ -112,7 +114,7 @@ class InMemoryJournal:
             for seq, (kind, data, at) in enumerate(session.records)
             if wanted is None or kind in wanted
         ]
-        return decode_many(rows)
+        return decode_many(rows, leading)
 
     async def sessions(self) -> tuple[SessionInfo, ...]:
         """A summary of every session, the latest started first."""

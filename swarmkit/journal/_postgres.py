@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Awaitable, Callable, Collection, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
@@ -23,6 +23,8 @@ from swarmkit.journal._postgres_pool import LoopPools, one_line
 from swarmkit.journal._postgres_seals import PostgresSeals, SealedStep
 from swarmkit.journal._records import (
     JournalRecord,
+    Kinds,
+    Leading,
     SessionInfo,
     check_continues,
     check_lease_args,
@@ -134,12 +136,12 @@ class PostgresJournal:
             raise JournalError(f"session {session_id!r} holds a corrupt record: {exc}") from exc
 
     async def read_many(
-        self, session_ids: Sequence[str], *, kinds: Collection[str] | None = None
+        self, session_ids: Sequence[str], *, kinds: Kinds = None, leading: Leading = None
     ) -> dict[str, tuple[JournalRecord, ...]]:
         """Each listed session's records, only ``kinds`` when given, in seq order, in one
         statement per 1,000 sessions and decoding only what is asked; a session absent is
         left out. A sealed journal reads (and checks) each session whole instead."""
-        ids, wanted = many_asked(session_ids, kinds)
+        ids, wanted = many_asked(session_ids, kinds, leading)
         if wanted == []:
             return {}
         found: dict[str, tuple[JournalRecord, ...]] = {}
@@ -147,7 +149,9 @@ class PostgresJournal:
             chunk = ids[start : start + _MANY_CHUNK]
             rows = await self._seals.read_many(chunk, wanted)
             found.update(
-                decode_many(rows) if rows is not None else await read_each(self, chunk, wanted)
+                decode_many(rows, leading)
+                if rows is not None
+                else await read_each(self, chunk, wanted, leading)
             )
         return found
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -163,6 +163,8 @@ _ENCODE = fast_encoder(
     )
 )
 _DECODER = json.JSONDecoder()
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
+"""The C scanner of one JSON value at an index: ``(value, end)``, ``StopIteration`` if none."""
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -309,15 +311,64 @@ def check_session_id(session_id: object) -> None:
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+Kinds = Collection[str] | None
+"""``read_many``'s ``kinds``: the record kinds to read (None: every kind)."""
+Leading = Mapping[str, tuple[str, ...]] | None
+"""``read_many``'s ``leading``: record kind -> the names of the leading members its records
+are read for, alone, in order."""
+
+
 def many_asked(
-    session_ids: Sequence[str], kinds: Collection[str] | None
+    session_ids: Sequence[str], kinds: Kinds, leading: Leading = None
 ) -> tuple[list[str], list[str] | None]:
-    """A ``read_many`` call's sessions (checked, each once, in order) and kinds (sorted; None
-    for every kind, an empty list when none is asked, so nothing need be read)."""
+    """A ``read_many`` call's sessions (checked, each once, in order) and kinds (sorted, the
+    ``leading`` ones too; None for every kind, an empty list when none is asked, so nothing
+    need be read)."""
     ids = list(dict.fromkeys(session_ids))
     for session_id in ids:
         check_session_id(session_id)
-    return ids, None if kinds is None else sorted(set(kinds))
+    return ids, None if kinds is None else sorted({*kinds, *(leading or ())})
+
+
+def leading_heads(names: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """Each leading member's name with the text it starts with (``{"name":``, then
+    ``,"name":``), for ``decode_leading``."""
+    return tuple((name, ('{"' if i == 0 else ',"') + name + '":') for i, name in enumerate(names))
+
+
+def decode_leading(
+    session_id: str,
+    seq: int,
+    kind: str,
+    text: object,
+    at: object,
+    *,
+    heads: tuple[tuple[str, str], ...],
+) -> JournalRecord | None:
+    """A stored record read for its leading members alone, when the first is the first of
+    ``heads`` (see ``leading_heads``): its data holds those that follow it in that order;
+    None when the record starts otherwise. The rest of the text is not parsed: our encoder
+    writes no space and keeps the order of keys, so each member is found by its prefix, and
+    a plain name is never escaped."""
+    if type(text) is not str or not text.startswith(heads[0][1]):
+        return None
+    data: dict[str, Any] = {}
+    end, scan = 0, _SCAN
+    try:
+        for name, head in heads:
+            if not text.startswith(head, end):
+                break
+            data[name], end = scan(text, end + len(head))
+    except (StopIteration, ValueError, RecursionError) as exc:
+        raise corrupt_record(session_id, seq, kind, f"its {name!r} is not JSON") from exc
+    if text[end : end + 1] not in (",", "}"):
+        raise corrupt_record(session_id, seq, kind, f"its {name!r} is not a JSON member")
+    time = at if type(at) is float else _time_of(at)
+    return JournalRecord(session_id=session_id, seq=seq, kind=kind, data=data, at=time)
+
+
+def _time_of(at: object) -> float | None:
+    return float(at) if isinstance(at, int | float) and not isinstance(at, bool) else None
 
 
 def check_step(records: Sequence[JournalRecord]) -> str:

@@ -11,7 +11,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
@@ -22,6 +22,8 @@ from swarmkit.journal._group_commit import GroupCommit
 from swarmkit.journal._many import decode_many, read_each
 from swarmkit.journal._records import (
     JournalRecord,
+    Kinds,
+    Leading,
     Lease,
     SessionInfo,
     StepFacts,
@@ -213,18 +215,17 @@ class SQLiteJournal:
         return StoredRecords(session_id, rows)
 
     async def read_many(
-        self, session_ids: Sequence[str], *, kinds: Collection[str] | None = None
+        self, session_ids: Sequence[str], *, kinds: Kinds = None, leading: Leading = None
     ) -> dict[str, tuple[JournalRecord, ...]]:
-        """Each listed session's records, only ``kinds`` when given, in seq order, in one
-        query per 500 sessions and decoding only what is asked; a session absent is left out.
-        A journal ever sealed reads (and checks) each session whole instead."""
-        ids, wanted = many_asked(session_ids, kinds)
+        """See ``swarmkit.journal.read_many``: one query per 500 sessions, decoding only what
+        is asked; a journal ever sealed reads (and checks) each session whole instead."""
+        ids, wanted = many_asked(session_ids, kinds, leading)
         if wanted == []:
             return {}
         rows = self._run("read", lambda conn: self._seals.read_many(conn, ids, wanted))
         if rows is None:
-            return await read_each(self, ids, wanted)
-        return decode_many(rows)
+            return await read_each(self, ids, wanted, leading)
+        return decode_many(rows, leading)
 
     async def read_paths(
         self, session_ids: Sequence[str], paths: Mapping[str, Sequence[str | Sequence[str]]]

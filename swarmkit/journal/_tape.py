@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 
 from swarmkit.exceptions import ModelError
 from swarmkit.interrupts import Decision, decision_audit, decision_from_data, decision_to_data
@@ -49,6 +49,7 @@ class Tape:
         "_live_step",
         "_prefix_done",
         "_redact",
+        "_replayed_call",
         "_step_digest",
         "_strict",
         "keeps_records",
@@ -80,6 +81,7 @@ class Tape:
         self._executes_tools = _executes_tools(course)
         self._decided_at: float | None = None
         self._step_digest: str | None = None
+        self._replayed_call: JournalRecord | None = None
         self._live_step = self._prefix_done = False
 
     async def open(self) -> None:
@@ -143,43 +145,52 @@ class Tape:
             return None
         digest = self._digest_of(request, history)
         cursor = self._cursor
-        if record.kind != "model_call":
-            cursor.diverge(record, "model_call", {"agent": agent, "turn": turn, "digest": digest})
-        if record.data.get("digest") != digest:
-            cursor.diverge(
-                record,
-                "model_call",
-                _model_data(agent, turn, with_history(request, history), digest),
-                why=f"the request {agent!r} sends at turn {turn} differs from the journaled one",
-            )
+        if record.kind != "model_call" or record.data.get("digest") != digest:
+            whole = with_history(request, history)
+            _request_differs(cursor, record, whole, digest, agent=agent, turn=turn)
         if cursor.travel.requested is not None:
             cursor.travel.requested(record.seq, agent, turn, with_history(request, history))
+        self._replayed_call = record
         self._advance()
         if "error" in record.data:
             raise ModelError(str(record.data["error"]), model="journal", attempts=0)
         return response_of(record)
 
     def record_response(
-        self, agent: str, turn: int, request: ModelRequest, response: ModelResponse
+        self,
+        agent: str,
+        turn: int,
+        request: ModelRequest,
+        response: ModelResponse,
+        *,
+        shadow: Mapping[str, Any] | None = None,
     ) -> None:
-        """Journal a live model call (written before anything that can have a side effect)."""
-        if not self._live_step or self._appender is None:
-            return
-        data = _model_data(agent, turn, request, self._digest_of(request))
-        data["response"] = response_to_data(response)
-        if self._redact is not None:
-            data["response"] = response_shown(self._redact, data["response"])
-        self._appender.add("model_call", kept(self._redact, data))
+        """Journal a live model call, ``shadow`` first (see ``SHADOW``), before any side effect."""
+        if self._live_step and self._appender is not None:
+            data = _model_data(agent, turn, request, self._digest_of(request), shadow)
+            shown = response_to_data(response)
+            data["response"] = (
+                shown if self._redact is None else response_shown(self._redact, shown)
+            )
+            self._appender.add("model_call", kept(self._redact, data))
+
+    def held_verdicts(self) -> Held | None:
+        """What the model call just replayed holds of shadow verdicts (see ``StepWriter``)."""
+        call = self._replayed_call
+        return None if self._live_step or call is None else Held(data=call.data.get(SHADOW))
+
+    def check_verdicts(self, data: Mapping[str, Any]) -> None:
+        """Diverge unless the model call just replayed holds ``data`` as its verdicts."""
+        _check_verdicts(self._cursor, self._replayed_call, data)
 
     def record_model_error(
         self, agent: str, turn: int, request: ModelRequest, error: ModelError
     ) -> None:
         """Journal a model call that failed for good, so replay fails the same way."""
-        if not self._live_step or self._appender is None:
-            return
-        data = _model_data(agent, turn, request, self._digest_of(request))
-        data["error"] = str(error)
-        self._appender.add("model_call", kept(self._redact, data))
+        if self._live_step and self._appender is not None:
+            data = _model_data(agent, turn, request, self._digest_of(request))
+            data["error"] = str(error)
+            self._appender.add("model_call", kept(self._redact, data))
 
     async def replayed_outcome(
         self, agent: str, call: ToolCall, arguments: str | None = None
@@ -208,23 +219,12 @@ class Tape:
         decision: Decision | None = None,
         arguments: str | None = None,
     ) -> None:
-        """Journal a live tool call and its outcome (not one re-executed during replay).
-
-        The record holds the ``arguments`` the tool ran with; when a person edited the model's,
-        the model's are kept as ``proposed_arguments``, and a person's ``decision`` (kind, who,
-        note, time, edited fields) beside them.
-        """
-        if not self._live_step or self._appender is None:
-            return
-        shown = outcome_to_data(outcome)
-        if self._redact is not None:
-            shown = outcome_shown(self._redact, shown)
-        data = {**_tool_key(agent, call), "outcome": shown}
-        if arguments is not None and arguments != call.arguments:
-            data["arguments"], data["proposed_arguments"] = arguments, call.arguments
-        if decision is not None:
-            data["decision"] = _audit(decision, call.arguments, data["arguments"], self._decided_at)
-        self._appender.add("tool_call", kept(self._redact, data))
+        """Journal a live tool call, its outcome and a person's ``decision`` on it if any."""
+        if self._live_step and self._appender is not None:
+            data = _outcome_data(self._redact, agent, call, outcome, arguments)
+            if decision is not None:
+                data["decision"] = _audit(decision, call, data, self._decided_at)
+            self._appender.add("tool_call", kept(self._redact, data))
 
     async def interrupt(self, pending: Mapping[str, Any]) -> Decision | None:
         """At a pause point: the human's decision if the journal (or resume) has one, else None."""
@@ -334,9 +334,12 @@ class Tape:
         return None if self._appender is None else self._appender.add(kind, data)
 
 
-def _audit(decision: Decision, proposed: str, executed: str, at: float | None) -> dict[str, Any]:
-    """What the trail keeps of a person's decision on a tool call, with its time."""
-    audit = decision_audit(decision, proposed, executed)
+def _audit(
+    decision: Decision, call: ToolCall, data: Mapping[str, Any], at: float | None
+) -> dict[str, Any]:
+    """What the trail keeps of a person's decision on a tool call (its record's ``data``: the
+    model's arguments against those it ran with), with its time."""
+    audit = decision_audit(decision, call.arguments, data["arguments"])
     if at is not None:
         audit["at"] = at
         # Keys in the order a reader scans them: what, who, why, when, which fields.
@@ -395,8 +398,70 @@ def with_history(request: ModelRequest, history: RequestHistory | None) -> Model
     return request if history is None else history.sent_with(request)
 
 
-def _model_data(agent: str, turn: int, request: ModelRequest, digest: str) -> dict[str, Any]:
-    return {"agent": agent, "turn": turn, "digest": digest, "request": request_summary(request)}
+def _request_differs(
+    cursor: ReplayCursor,
+    record: JournalRecord,
+    request: ModelRequest,
+    digest: str,
+    *,
+    agent: str,
+    turn: int,
+) -> NoReturn:
+    """Diverge at a replayed model call: another kind of record, or another request."""
+    if record.kind != "model_call":
+        cursor.diverge(record, "model_call", {"agent": agent, "turn": turn, "digest": digest})
+    cursor.diverge(
+        record,
+        "model_call",
+        _model_data(agent, turn, request, digest),
+        why=f"the request {agent!r} sends at turn {turn} differs from the journaled one",
+    )
+
+
+def _outcome_data(
+    redact: Redactor | None,
+    agent: str,
+    call: ToolCall,
+    outcome: ToolOutcome,
+    arguments: str | None,
+) -> dict[str, Any]:
+    """A tool call's record (not one re-executed during replay): the call and its outcome.
+    It holds the ``arguments`` the tool ran with; when a person edited the model's, the
+    model's are kept as ``proposed_arguments``, and a person's decision (kind, who, note,
+    time, edited fields) beside them (see ``_audit``)."""
+    shown = outcome_to_data(outcome)
+    if redact is not None:
+        shown = outcome_shown(redact, shown)
+    data = {**_tool_key(agent, call), "outcome": shown}
+    if arguments is not None and arguments != call.arguments:
+        data["arguments"], data["proposed_arguments"] = arguments, call.arguments
+    return data
+
+
+def _check_verdicts(
+    cursor: ReplayCursor, record: JournalRecord | None, data: Mapping[str, Any]
+) -> None:
+    assert record is not None  # called only where held_verdicts found the replayed call
+    if record.data.get(SHADOW) != data:
+        why = (
+            f"the shadow rules' verdicts on {record.data.get('agent')!r}'s decision at turn "
+            f"{record.data.get('turn')} differ from the journaled ones"
+        )
+        cursor.diverge(record, "model_call", {SHADOW: data}, why=why)
+
+
+SHADOW = "shadow"
+"""The member of a live ``model_call`` record holding the shadow rules' verdicts on its
+decision: its first, so a store can read the verdicts alone (``read_many``'s ``leading``)."""
+
+
+def _model_data(
+    agent: str, turn: int, request: ModelRequest, digest: str, shadow: object = None
+) -> dict[str, Any]:
+    summary = request_summary(request)
+    if shadow is None:
+        return {"agent": agent, "turn": turn, "digest": digest, "request": summary}
+    return {SHADOW: shadow, "agent": agent, "turn": turn, "digest": digest, "request": summary}
 
 
 def _check_call(

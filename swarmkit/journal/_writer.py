@@ -120,9 +120,27 @@ class StepWriter(Protocol):
         ...
 
     def record_response(
-        self, agent: str, turn: int, request: ModelRequest, response: ModelResponse
+        self,
+        agent: str,
+        turn: int,
+        request: ModelRequest,
+        response: ModelResponse,
+        *,
+        shadow: Mapping[str, Any] | None = None,
     ) -> None:
-        """Journal a live model call."""
+        """Journal a live model call; ``shadow``: the shadow rules' verdicts on its decision,
+        kept in its record (the loop passes it only where the agent has shadow rules)."""
+        ...
+
+    def held_verdicts(self) -> Held | None:
+        """What the model call just replayed holds of shadow rules' verdicts: None when the
+        call was live (its record holds them already), else its record's verdicts (data None
+        where it holds none: a journal from before keeps them in a record of their own)."""
+        ...
+
+    def check_verdicts(self, data: Mapping[str, Any]) -> None:
+        """The verdicts the current code judges on the model call just replayed: they must
+        be those its record holds (``ReplayDivergenceError`` otherwise)."""
         ...
 
     def record_model_error(

@@ -16,6 +16,7 @@ from swarmkit.shadow import (
     AUDIT_RECORD,
     AUDITED,
     RULES_LOG,
+    SHADOW_MEMBER,
     SHADOW_RECORD,
     read_rules_log,
     rule_name,
@@ -28,9 +29,12 @@ if TYPE_CHECKING:
     from swarmkit.swarm import Swarm
 
 _KINDS = (SHADOW_RECORD, "rule", AUDIT_RECORD)
-"""The record kinds status reads (the journal decodes no other)."""
+"""The record kinds status reads whole (the journal decodes no other)."""
+_LEADING = {"model_call": (SHADOW_MEMBER, "agent", "turn")}
+"""What it reads of model calls: their verdicts (their first member, when they hold any),
+and the agent and turn that follow them."""
 _LEGACY_KINDS = ("model_call", *_KINDS)
-"""What it reads of a session holding verdicts of the older form, which lack the tokens."""
+"""What it reads of a session holding verdicts of 0.2's form, which lack the tokens."""
 _BATCH = 1000
 """Sessions read in one bulk read."""
 
@@ -297,7 +301,8 @@ async def _read_all(journal: Journal, ids: Sequence[str], reading: _Reading) -> 
     gc.disable()
     try:
         for start in range(0, len(ids), _BATCH):
-            batch = await read_many(journal, ids[start : start + _BATCH], kinds=_KINDS)
+            asked = ids[start : start + _BATCH]
+            batch = await read_many(journal, asked, kinds=_KINDS, leading=_LEADING)
             legacy = [sid for sid, records in batch.items() if not _read_session(records, reading)]
             if legacy:
                 for records in (await read_many(journal, legacy, kinds=_LEGACY_KINDS)).values():
@@ -317,19 +322,24 @@ def _read_session(records: Sequence[JournalRecord], reading: _Reading) -> bool:
 
 
 def _read_legacy(records: Sequence[JournalRecord], reading: _Reading) -> None:
-    """Count one session's records, verdicts of either form: the older form's tokens come
-    from the model calls before them."""
+    """Count one session's records, verdicts of any form: those in model calls, those in
+    records of their own; the tokens of 0.2's form come from the model calls before them."""
     tokens, tallies = 0, reading.tallies
     for record in records:
         kind = record.kind
         if kind == "model_call":
-            tokens = _tokens(record.data)
-            continue
-        if kind == SHADOW_RECORD:
+            verdicts = record.data.get(SHADOW_MEMBER)
+            if type(verdicts) is not dict:  # a call with no verdicts (or none of ours)
+                tokens = _tokens(record.data)
+                continue
+            # Decoded for this read alone: the call's agent and turn join its verdicts.
+            verdicts["agent"], verdicts["turn"] = record.data.get("agent"), record.data.get("turn")
+            _compact(record, verdicts, reading)
+        elif kind == SHADOW_RECORD:
             if "verdicts" in record.data:
                 _legacy(record, tokens, tallies)
             else:
-                _compact(record, reading)
+                _compact(record, record.data, reading)
         elif kind == "rule":
             _decided(record.data, tallies)
         elif kind == AUDIT_RECORD:
@@ -339,8 +349,7 @@ def _read_legacy(records: Sequence[JournalRecord], reading: _Reading) -> None:
         reading.held += 1
 
 
-def _compact(record: JournalRecord, reading: _Reading) -> None:
-    data = record.data
+def _compact(record: JournalRecord, data: Mapping[str, Any], reading: _Reading) -> None:
     digest = data.get("set")
     key = (data["agent"], tuple(data["rules"])) if digest is None else reading.lists.get(digest)
     if key is None:  # a list no rules log here names: its rules by number
@@ -357,7 +366,7 @@ def _compact(record: JournalRecord, reading: _Reading) -> None:
     for index in agrees:
         rule_set.agreements[index] += 1
     if len(agrees) != len(fired):
-        disagreement = _disagreement(record)
+        disagreement = _disagreement(record, data)
         for index in set(fired).difference(agrees):
             rule_set.disagreements[index].append(disagreement)
 
@@ -386,7 +395,7 @@ def _legacy(record: JournalRecord, tokens: int, tallies: dict[str, _Tally]) -> N
         if verdict["agrees"]:
             tally.agreements += 1
         else:
-            tally.disagreements.append(_disagreement(record))
+            tally.disagreements.append(_disagreement(record, data))
 
 
 def _audit(record: JournalRecord, tallies: dict[str, _Tally]) -> None:
@@ -399,11 +408,11 @@ def _audit(record: JournalRecord, tallies: dict[str, _Tally]) -> None:
         tally.agreements += 1
         tally.audit_agreements += 1
     else:
-        tally.disagreements.append(_disagreement(record))
+        tally.disagreements.append(_disagreement(record, data))
 
 
-def _disagreement(record: JournalRecord) -> Disagreement:
-    data = record.data
+def _disagreement(record: JournalRecord, data: Mapping[str, Any]) -> Disagreement:
+    """Where a rule disagreed: the record holding the verdicts, ``data`` its verdicts."""
     return Disagreement(
         session_id=record.session_id,
         seq=record.seq,

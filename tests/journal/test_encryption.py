@@ -292,6 +292,10 @@ async def test_read_many_on_a_sealed_journal_opens_and_checks_each_session(tmp_p
         )
         got = await read_many(journal, ["s"], kinds=["shadow"])
         assert [(r.kind, r.data) for r in got["s"]] == [("shadow", {"verdicts": []})]
+        call = {"shadow": {"fired": [1]}, "agent": "a"}
+        await journal.append([JournalRecord(session_id="s", seq=2, kind="model_call", data=call)])
+        led = await read_many(journal, ["s"], kinds=[], leading={"model_call": ("shadow",)})
+        assert [(r.kind, r.data) for r in led["s"]] == [("model_call", {"shadow": {"fired": [1]}})]
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE records SET data = '{\"verdicts\": [1]}' WHERE seq = 1")
     with SQLiteJournal(path, cipher=AESGCMCipher(K1)) as journal, pytest.raises(JournalError):

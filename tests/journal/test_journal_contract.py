@@ -379,6 +379,50 @@ async def test_the_rules_log_holds_promotions_and_demotions_in_order(journal: Jo
     assert log[0] == first and await journal.next_seq(RULES_LOG) == 2
 
 
+async def test_read_many_reads_a_kind_for_its_leading_members_alone(journal: Journal) -> None:
+    """``leading``: records of the kind that start with the first member named hold just the
+    members named that follow in order (values as written, whatever they hold), those that
+    start otherwise are left out, the other kinds come whole; with no bulk read (a store of
+    one's own) the same."""
+    from swarmkit.journal import read_many  # noqa: PLC0415
+
+    member = {"set": "ab", "fired": [0, 2], "agrees": [], "text": 'a "} b', "none": None}
+    calls: list[dict[str, Any]] = [
+        {"shadow": member, "agent": "x", "turn": 1, "digest": "d"},
+        {"agent": "x", "shadow": 1},
+        {"shadow": 2, "digest": "d", "agent": "y"},
+        {},
+    ]
+    steps = [("run_started", {"n": 0}), *(("model_call", call) for call in calls), ("rule", {})]
+    await journal.append(
+        [
+            JournalRecord(session_id="a", seq=seq, kind=kind, data=data)
+            for seq, (kind, data) in enumerate(steps)
+        ]
+    )
+    leading = {"model_call": ("shadow", "agent", "turn")}
+    got = await read_many(journal, ["a"], kinds=["rule"], leading=leading)
+    assert [(r.seq, r.kind, r.data) for r in got["a"]] == [
+        (1, "model_call", {"shadow": member, "agent": "x", "turn": 1}),
+        (3, "model_call", {"shadow": 2}),
+        (5, "rule", {}),
+    ]
+    plain = await read_many(_Plain(journal), ["a"], kinds=["rule"], leading=leading)  # type: ignore[arg-type]
+    assert plain == got
+    every = await read_many(journal, ["a"], leading=leading)
+    assert [r.kind for r in every["a"]] == ["run_started", "model_call", "model_call", "rule"]
+
+
+class _Plain:
+    """A store with no bulk read: only ``read``."""
+
+    def __init__(self, journal: Journal) -> None:
+        self._journal = journal
+
+    async def read(self, session_id: str) -> tuple[JournalRecord, ...]:
+        return await self._journal.read(session_id)
+
+
 async def test_read_many_returns_only_the_kinds_asked_for_in_seq_order(journal: Journal) -> None:
     """Several sessions in one read: only the kinds asked for, each session's in seq order,
     an absent session left out, the records equal to what ``read`` gives."""

@@ -12,12 +12,19 @@ from swarmkit.conditions import compile_condition
 from swarmkit.exceptions import ConfigurationError, ReplayDivergenceError
 from swarmkit.journal import InMemoryJournal, Journal
 from swarmkit.rules import promote, status
-from swarmkit.shadow import RULE_SET, SHADOW_RECORD, read_rules_log, read_verdicts, rule_set_digest
+from swarmkit.shadow import (
+    RULE_SET,
+    SHADOW_RECORD,
+    read_rules_log,
+    read_verdicts,
+    rule_set_digest,
+    verdicts_held,
+)
 from tests.rules.shadow_swarm import BILLING, OVER_50, script, shadow_rules, swarm
 
 
 async def _shadow_records(journal: Journal, session_id: str) -> list[dict[str, Any]]:
-    return [dict(r.data) for r in await journal.read(session_id) if r.kind == SHADOW_RECORD]
+    return [dict(found) for r in await journal.read(session_id) if (found := verdicts_held(r))]
 
 
 async def test_a_shadow_run_matches_a_run_without_shadow_rules() -> None:
@@ -84,7 +91,7 @@ async def test_replay_reproduces_the_verdicts_and_a_strict_replay_checks_them() 
     assert (replayed.final_output, replayed.trail) == (live.final_output, live.trail)
     other = HandoffGraph()
     other.add_edge("triage", "sales", "amount > 10")
-    with pytest.raises(ReplayDivergenceError):
+    with pytest.raises(ReplayDivergenceError, match="shadow rules' verdicts"):
         await swarm(journal, other).replay("s1")
 
 
@@ -138,9 +145,11 @@ class _Text(str):
 
 
 async def test_rules_sharing_a_first_test_are_judged_as_each_alone() -> None:
-    """Rules grouped by their first test (evaluated once for the group, or picked by the value
-    of the key they test against a string) fire exactly where their own conditions hold, on
-    odd values too (floats, missing paths, quotes, lists, a string subclass)."""
+    """Rules grouped by their first test (evaluated once for the group, picked by the value
+    of the key they test against a string, or by a number's place among the numbers they
+    compare one key with) fire exactly where their own conditions hold, on odd values too
+    (floats, huge ints, booleans, numbers as text, missing paths, quotes, lists, a string
+    subclass)."""
     rules = HandoffGraph()
     conditions = [
         "category == 'billing' and amount >= 10",
@@ -156,6 +165,21 @@ async def test_rules_sharing_a_first_test_are_judged_as_each_alone() -> None:
         "category == 'billing' and amount >= 2 and tier == 1",
         "category == 'billing' and 'gold' in tags",
         "category == 'sales' and amount < 5",
+        "amount >= 2",
+        "amount >= 12.0",
+        "2 <= amount",
+        "amount < 2",
+        "amount < 12",
+        "amount > 1.5",
+        "amount > 2",
+        "amount <= 2",
+        "amount <= 9007199254740993",
+        "category == 'billing' and amount >= 2",
+        "category == 'billing' and amount >= 12",
+        "category == 'billing' and amount < 2.0",
+        "category == 'billing' and amount < 12",
+        "category == 'billing' and tier > 1",
+        "category == 'billing' and tier > 0",
     ]
     for index, when in enumerate(conditions):
         rules.add_edge("triage", ("billing", "sales")[index % 2], when)
@@ -168,7 +192,16 @@ async def test_rules_sharing_a_first_test_are_judged_as_each_alone() -> None:
             "tags": ["gold"] * (tier == 1),
         }
         for category in ("billing", "it's", None, ["billing"], _Text("billing"), "sales")
-        for amount, tier, vip in ((1, 1.0, True), (2.0, 1, False), (12, None, 1), (None, 2, None))
+        for amount, tier, vip in (
+            (1, 1.0, True),
+            (2.0, 1, False),
+            (12, None, 1),
+            (None, 2, None),
+            (1.5, True, None),
+            (True, "2", None),
+            (2**60, -0.0, None),
+            ("5", -(2**60), None),
+        )
     ]
     journal = InMemoryJournal()
     shadowed = swarm(journal, rules)
@@ -177,3 +210,42 @@ async def test_rules_sharing_a_first_test_are_judged_as_each_alone() -> None:
         [verdicts] = await read_verdicts(journal, f"c{index}")
         expected = [compile_condition(when)(context) for when in conditions]
         assert [v.fired for v in verdicts] == expected, context
+
+
+async def test_rules_of_one_key_with_bounds_out_of_order_journal_their_indices_in_order() -> None:
+    """One switch whose case's numbers fall in the reverse order of the rules: the verdicts
+    name the rules that fired in the rules' order."""
+    rules = HandoffGraph()
+    for bound in (30, 20, 10):
+        rules.add_edge("triage", "billing", f"category == 'billing' and amount >= {bound}")
+    rules.add_edge("triage", "sales", "category == 'sales' and amount >= 1")
+    journal = InMemoryJournal()
+    await (
+        swarm(journal, rules)
+        .with_model(script(None))
+        .run("help", context={"category": "billing", "amount": 25}, session_id="s1")
+    )
+    [record] = await _shadow_records(journal, "s1")
+    assert record["fired"] == [1, 2]
+
+
+async def test_the_verdicts_lead_the_model_calls_record_and_leave_its_digest_alone() -> None:
+    """The verdicts are the first member of the decision's model_call record, in no record
+    of their own; the request digests are those of a run without shadow rules, so the
+    session replays strictly without the shadow rules too."""
+    context = {"category": "billing", "amount": 80}
+    shadowed, plain = InMemoryJournal(), InMemoryJournal()
+    await (
+        swarm(shadowed, shadow_rules())
+        .with_model(script("billing"))
+        .run("help", context=context, session_id="s1")
+    )
+    await swarm(plain).with_model(script("billing")).run("help", context=context, session_id="s1")
+    records = await shadowed.read("s1")
+    assert SHADOW_RECORD not in [r.kind for r in records]
+    calls = [r.data for r in records if r.kind == "model_call"]
+    assert [next(iter(call)) for call in calls] == ["shadow", "agent"]
+    plain_calls = [r.data for r in await plain.read("s1") if r.kind == "model_call"]
+    assert [c["digest"] for c in calls] == [c["digest"] for c in plain_calls]
+    replayed = await swarm(shadowed).replay("s1")
+    assert replayed.trail == ("triage", "billing")

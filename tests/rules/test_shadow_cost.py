@@ -6,7 +6,7 @@ import gc
 
 from swarmkit._run import _shadow
 from swarmkit.journal import InMemoryJournal
-from swarmkit.shadow import SHADOW_RECORD
+from swarmkit.shadow import verdicts_held
 from tests.rules.shadow_swarm import script, shadow_rules, swarm
 
 
@@ -25,7 +25,7 @@ async def test_a_run_with_no_journal_judges_no_shadow_rule() -> None:
         "help", context=context, journal=journal, session_id="kept"
     )
     assert kept.trail == result.trail
-    assert [r.kind for r in await journal.read("kept")].count(SHADOW_RECORD) == 1
+    assert [verdicts_held(r) is not None for r in await journal.read("kept")].count(True) == 1
     assert shadowed.spec.shadow in _shadow._PREPARED
 
 

@@ -487,3 +487,9 @@ def _add_ui(commands: Any) -> None:
         action="store_true",
         help="let the page approve, reject or edit paused sessions (needs --swarm)",
     )
+    command.add_argument(
+        "--ledger",
+        metavar="PATH_OR_URL",
+        help="the spend ledger the spend page reads: an SQLite file or a postgresql:// URL "
+        "(default: the swarm's ledger, if it has one)",
+    )

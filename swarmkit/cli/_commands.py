@@ -20,6 +20,7 @@ from swarmkit.cli._journal_file import (
     open_for_writing,
     swarm_journal_path,
 )
+from swarmkit.cli._spend import open_ledger
 from swarmkit.cli._target import load_swarm, swarm_target
 from swarmkit.cli._usage import (
     DEFAULT_DEMO_MODEL,
@@ -257,13 +258,20 @@ async def _ui(args: argparse.Namespace) -> int:
             "--allow-decisions needs the swarm (module:attribute or --swarm) to resume with"
         )
     open_for_reading(path).close()  # a missing or foreign file is refused untouched
+    ledger = open_ledger(args.ledger) if args.ledger else None
     if isinstance(path, str):  # Postgres: one pool serves pages, listing and decisions
         writable = listing_journal = open_for_writing(path)
     else:
         writable = open_journal(path, read_only=not args.allow_decisions)
         listing_journal = open_journal(path, read_only=True)
     with writable as journal, listing_journal as listing:
-        viewer = Viewer(journal, swarm=swarm, allow_decisions=args.allow_decisions, listing=listing)
+        viewer = Viewer(
+            journal,
+            swarm=swarm,
+            allow_decisions=args.allow_decisions,
+            listing=listing,
+            ledger=ledger,
+        )
         server = ViewerServer(viewer, port=args.port)
         server.start()
         print(f"swarmkit ui: {journal_label(path)} at {server.url}  (Ctrl-C stops)", flush=True)
@@ -271,6 +279,8 @@ async def _ui(args: argparse.Namespace) -> int:
             await asyncio.Event().wait()  # serve until Ctrl-C cancels this
         finally:
             server.close()
+            if ledger is not None:
+                await ledger.aclose()
     return EXIT_OK
 
 

@@ -8,9 +8,12 @@ import os
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from swarmkit.cli._usage import EXIT_OK, UsageError
+
+if TYPE_CHECKING:
+    from swarmkit.ledger import LedgerStore
 
 DEFAULT_LEDGER = Path(".swarmkit") / "spend.sqlite"
 """Where ``swarmkit spend`` reads unless told (``--ledger``, ``$SWARMKIT_LEDGER``)."""
@@ -42,14 +45,20 @@ def add_spend(commands: Any, command: Callable[..., argparse.ArgumentParser]) ->
     spend.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
 
-async def show_spend(args: argparse.Namespace) -> int:
-    """Print the report."""
-    from swarmkit.ledger import open_store, spend_report  # noqa: PLC0415 - on use
+def open_ledger(where: str) -> LedgerStore:
+    """The ledger at a SQLite file that exists or a ``postgresql://`` URL."""
+    from swarmkit.ledger import open_store  # noqa: PLC0415 - on use
 
-    where = args.ledger or os.environ.get("SWARMKIT_LEDGER") or str(DEFAULT_LEDGER)
     if not where.startswith(("postgres://", "postgresql://")) and not Path(where).is_file():
         raise UsageError(f"no ledger at {where}: pass --ledger PATH_OR_URL")
-    store = open_store(where)
+    return open_store(where)
+
+
+async def show_spend(args: argparse.Namespace) -> int:
+    """Print the report."""
+    from swarmkit.ledger import spend_report  # noqa: PLC0415 - on use
+
+    store = open_ledger(args.ledger or os.environ.get("SWARMKIT_LEDGER") or str(DEFAULT_LEDGER))
     try:
         by = [part.strip() for part in args.by.split(",") if part.strip()]
         report = await spend_report(store, by=by, now=time.time())

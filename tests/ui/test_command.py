@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from swarmkit.cli import main
+from tests.ui.test_spend_page import _spent
 
 
 @pytest.fixture
@@ -47,14 +48,14 @@ def test_decisions_need_a_swarm(demo_journal: Path, capsys: pytest.CaptureFixtur
     assert "--swarm" in capsys.readouterr().err
 
 
-def _start(journal: Path) -> subprocess.Popen[str]:
+def _start(journal: Path, *options: str) -> subprocess.Popen[str]:
     # Ctrl-C as a terminal delivers it, even when the test runner's shell ignores SIGINT.
     entry = (
         "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); "
         "from swarmkit.cli import main; raise SystemExit(main())"
     )
     command = [sys.executable, "-c", entry, "ui", "--journal", str(journal)]
-    command += ["--swarm", "swarmkit.demo:support_swarm", "--port", "0"]
+    command += ["--swarm", "swarmkit.demo:support_swarm", "--port", "0", *options]
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -86,3 +87,36 @@ def test_ctrl_c_stops_the_viewer(demo_journal: Path) -> None:
     code = process.wait(timeout=30)
 
     assert code == 130
+
+
+def test_a_missing_ledger_is_one_clear_line(
+    demo_journal: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--ledger naming no file is a usage error that says how to pass one."""
+    missing = tmp_path / "nowhere.sqlite"
+    code = main(["ui", "--journal", str(demo_journal), "--ledger", str(missing)])
+
+    assert code == 2
+    assert f"no ledger at {missing}: pass --ledger PATH_OR_URL" in capsys.readouterr().err
+    assert not missing.exists()
+
+
+def test_the_spend_page_reads_the_ledger_given_on_the_command_line(tmp_path: Path) -> None:
+    """A swarm without a ledger (the demo's) and --ledger FILE: the spend page reads the file."""
+    journal, _ = _spent(tmp_path)
+    process = _start(journal, "--ledger", str(tmp_path / "spend.sqlite"))
+    try:
+        assert process.stdout is not None
+        url = re.search(r"http://\S+", process.stdout.readline())
+        assert url is not None
+        with httpx.Client(trust_env=False, follow_redirects=True) as http:
+            page = http.get(url.group(0))
+            report = http.get(str(page.url.join("/api/spend")), params={"by": "tenant"}).json()
+    finally:
+        process.terminate()
+        process.wait()
+
+    assert [(row["tenant"], row["total_tokens"]) for row in report["spend"]] == [
+        ("acme", 42),
+        ("globex", 42),
+    ]

@@ -60,13 +60,13 @@ def timeout(seconds: float, runtime: Runtime | None = None) -> asyncio.Timeout |
     return ClockTimeout(runtime.clock() + seconds, runtime)
 
 
-def deadline_clock(runtime: Runtime | None = None) -> float:
-    """Now, on the clock [timeout][swarmkit.runtime.timeout] and
-    [timeout_at][swarmkit.runtime.timeout_at] run on for ``runtime``: ``runtime.clock()``
-    when it has ``sleep_until``, else the event loop's ``loop.time()``."""
+def deadline_clock(runtime: Runtime | None = None) -> Callable[[], float]:
+    """The clock [timeout][swarmkit.runtime.timeout] and
+    [timeout_at][swarmkit.runtime.timeout_at] run on for ``runtime``: ``runtime.clock`` when
+    it has ``sleep_until``, else the running event loop's ``loop.time``."""
     if runtime is None or runtime.sleep_until is None:
-        return asyncio.get_running_loop().time()
-    return runtime.clock()
+        return asyncio.get_running_loop().time
+    return runtime.clock
 
 
 def timeout_at(when: float, runtime: Runtime | None = None) -> asyncio.Timeout | ClockTimeout:

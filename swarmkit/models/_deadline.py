@@ -118,14 +118,15 @@ class AttemptDeadline:
         """Start the attempt's clock now, on the runtime's clock or else the event loop's."""
         self._timeouts = timeouts
         self._runtime = runtime
-        self._ends = deadline_clock(runtime) + timeouts.total
+        self._now = deadline_clock(runtime)
+        self._ends = self._now() + timeouts.total
 
     async def within(self, phase: Literal["first_byte", "stream_gap"], step: Awaitable[T]) -> T:
         """Await ``step``; ``DeadlineExceededError`` when its phase or the total runs out first."""
         seconds = getattr(self._timeouts, phase)
         runtime = self._runtime
         expired: Phase = phase
-        when = deadline_clock(runtime) + seconds
+        when = self._now() + seconds
         if self._ends <= when:
             expired, when, seconds = "total", self._ends, self._timeouts.total
         timeout = timeout_at(when, runtime)

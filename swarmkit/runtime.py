@@ -1,4 +1,4 @@
-"""Runtime: where a run gets ids, the time, sleeps and randomness, so an engine can supply them."""
+"""Runtime: the ids, time, sleeps and randomness of a run (an engine supplies them); timeouts."""
 
 from __future__ import annotations
 
@@ -37,10 +37,12 @@ class Runtime:
     """A float in [0, 1) (retry jitter)."""
     sleep_until: Callable[[float], Awaitable[None]] | None = None
     """Wait until ``clock`` reads at least this time: how a call in flight waits out its run's
-    or agent's deadline, and a model attempt its own (given to the model as ``runtime=``).
-    None (the default) sleeps for the difference, which is the same on a clock that moves by
-    itself; a test's clock that moves only when told (``FixedRuntime``) waits here for the
-    test to move it, where ``sleep`` would move it at once."""
+    or agent's deadline, and a model attempt or an MCP source its own timeouts (given to it as
+    ``runtime=``; see [timeout][swarmkit.runtime.timeout]). None (the default) sleeps for the
+    difference, which is the same on a clock that moves by itself (a model's or MCP source's
+    timeouts then stay on the event loop's clock); a test's clock that moves only when told
+    (``FixedRuntime``) waits here for the test to move it, where ``sleep`` would move it at
+    once."""
 
 
 DEFAULT_RUNTIME = Runtime()

@@ -1,4 +1,4 @@
-"""Runtime: the ids, time, sleeps and randomness of a run (an engine supplies them); timeouts."""
+"""Runtime: a run's ids, time, sleeps and randomness (an engine supplies them); timeouts on it."""
 
 from __future__ import annotations
 

@@ -90,6 +90,28 @@ async def test_a_server_that_never_completes_the_handshake_times_out() -> None:
             await entering
 
 
+async def test_an_http_server_that_never_answers_times_out_on_the_clock() -> None:
+    """Over HTTP too, the handshake's limit runs on the runtime's clock, not the HTTP client's."""
+    asked = asyncio.Event()
+
+    async def never_answers(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.readuntil(b"\r\n\r\n")  # a request's head has arrived
+        asked.set()
+        await reader.read()  # say nothing until the client hangs up
+        writer.close()
+
+    fixed = FixedRuntime()
+    server = await asyncio.start_server(never_answers, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    async with server:
+        source = MCPToolSource.http(f"http://127.0.0.1:{port}/mcp", runtime=fixed.runtime())
+        entering = asyncio.ensure_future(_enter(source))
+        await asked.wait()
+        fixed.now += 30
+        with pytest.raises(ToolServerError, match=r"did not complete the handshake within 30 s"):
+            await entering
+
+
 async def test_a_call_that_never_answers_is_a_tool_error_the_model_reads() -> None:
     """A call with no answer ends when call_timeout has passed, not before, as a tool error
     result, and the run goes on."""

@@ -47,6 +47,8 @@ from swarmkit.bounds import MAX_JSON_DEPTH, value_problem
 from swarmkit.context import Answer, RunContext
 from swarmkit.exceptions import ConfigurationError, SwarmkitError, ToolServerError
 from swarmkit.interrupts import Edit, Reject
+from swarmkit.runtime import Runtime
+from swarmkit.runtime import timeout as clock_timeout
 from swarmkit.tools import FunctionTool, ToolResult
 
 _UNSAFE_NAME_CHARACTERS = re.compile(r"[^a-zA-Z0-9_-]")
@@ -105,9 +107,21 @@ class MCPToolSource:
         strict: bool = True,
         http_client: httpx2.AsyncClient | None = None,
         limits: MCPLimits | None = None,
+        runtime: Runtime | None = None,
     ) -> None:
+        """Wrap an ``mcp`` SDK ``Client`` (``stdio`` and ``http`` build one for you).
+
+        ``runtime``, when it can wait for its own clock (``sleep_until``, as
+        ``FixedRuntime().runtime()`` can), is the clock ``limits``' timeouts run on, so a test
+        passes them by moving that clock; else they run on the event loop's clock.
+        """
         if isinstance(include, str) or isinstance(exclude, str):
             raise ConfigurationError("include and exclude take lists of tool names, not a str")
+        if runtime is not None and not isinstance(runtime, Runtime):
+            raise ConfigurationError(
+                f"runtime= must be a swarmkit.runtime.Runtime, got {type(runtime).__name__}; "
+                "e.g. runtime=FixedRuntime().runtime() in a test"
+            )
         self.name = name
         self._client = client
         self._include = frozenset(include) if include is not None else None
@@ -118,6 +132,7 @@ class MCPToolSource:
         if limits is not None and not isinstance(limits, MCPLimits):
             raise ConfigurationError(f"limits= takes an MCPLimits, got {type(limits).__name__}")
         self.limits = limits or MCPLimits()
+        self._runtime = runtime
         self._stack: AsyncExitStack | None = None
         self._entered = False
         self._tools: tuple[FunctionTool, ...] | None = None
@@ -136,11 +151,13 @@ class MCPToolSource:
         prefix: str = "",
         strict: bool = True,
         limits: MCPLimits | None = None,
+        runtime: Runtime | None = None,
     ) -> MCPToolSource:
         """A server started as a subprocess that speaks MCP on its stdin and stdout.
 
         The process inherits only a few safe variables of this environment (``PATH``,
-        ``HOME``, ...); ``env`` adds more, such as the API key the server needs.
+        ``HOME``, ...); ``env`` adds more, such as the API key the server needs. ``runtime``
+        is the clock of ``limits``' timeouts when it has ``sleep_until`` (as in a test).
         """
         if isinstance(args, str):
             raise ConfigurationError("args takes a list of arguments, not one str")
@@ -161,6 +178,7 @@ class MCPToolSource:
             prefix=prefix,
             strict=strict,
             limits=limits,
+            runtime=runtime,
         )
 
     @classmethod
@@ -176,10 +194,13 @@ class MCPToolSource:
         strict: bool = True,
         timeout: float = 30.0,
         limits: MCPLimits | None = None,
+        runtime: Runtime | None = None,
     ) -> MCPToolSource:
         """A server reached over streamable HTTP at ``url`` (e.g. ``http://127.0.0.1:8000/mcp``).
 
-        ``headers`` (an ``Authorization`` header, say) go with every request.
+        ``headers`` (an ``Authorization`` header, say) go with every request. ``runtime`` is
+        the clock of ``limits``' timeouts when it has ``sleep_until``; ``timeout``, the HTTP
+        client's own, stays real seconds.
         """
         # The SDK's transport takes headers only through an HTTP client of the caller's.
         http = httpx2.AsyncClient(
@@ -195,6 +216,7 @@ class MCPToolSource:
             strict=strict,
             http_client=http,
             limits=limits,
+            runtime=runtime,
         )
 
     async def __aenter__(self) -> Self:
@@ -207,7 +229,7 @@ class MCPToolSource:
             try:
                 if self._http_client is not None:
                     await stack.enter_async_context(self._http_client)
-                async with asyncio.timeout(self.limits.connect_timeout):
+                async with clock_timeout(self.limits.connect_timeout, self._runtime):
                     await stack.enter_async_context(self._client)
             except TimeoutError as exc:
                 raise self._error(
@@ -291,9 +313,9 @@ class MCPToolSource:
         state: str | None = None,
     ) -> CallToolResult | InputRequiredResult:
         self._require_connection(f"call {tool_name!r}", tool_name=tool_name)
-        timeout = self.limits.call_timeout
+        seconds = self.limits.call_timeout
         try:
-            async with asyncio.timeout(timeout):
+            async with clock_timeout(seconds, self._runtime):
                 if not answering:
                     return await self._client.call_tool(tool_name, dict(arguments))
                 return await self._client.session.call_tool(
@@ -304,7 +326,7 @@ class MCPToolSource:
                     allow_input_required=True,
                 )
         except TimeoutError as exc:
-            detail = f"no answer within {timeout:g} s (MCPLimits.call_timeout)"
+            detail = f"no answer within {seconds:g} s (MCPLimits.call_timeout)"
             raise self._failed(tool_name, detail) from exc
         except MCPError as exc:
             raise self._failed(tool_name, exc.message) from exc
@@ -349,13 +371,13 @@ class MCPToolSource:
     # -- internals -----------------------------------------------------------------------
 
     async def _list(self, *, refresh: bool) -> list[Tool]:
-        timeout = self.limits.list_timeout
+        seconds = self.limits.list_timeout
         try:
-            async with asyncio.timeout(timeout):
+            async with clock_timeout(seconds, self._runtime):
                 return await self._pages(refresh=refresh)
         except TimeoutError as exc:
             raise self._error(
-                f"MCP server {self.name!r} did not list its tools within {timeout:g} s "
+                f"MCP server {self.name!r} did not list its tools within {seconds:g} s "
                 "(MCPLimits.list_timeout)"
             ) from exc
         except MCPError as exc:

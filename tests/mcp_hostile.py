@@ -11,11 +11,17 @@ It speaks newline-delimited JSON-RPC by hand, so it can misbehave as no SDK serv
 - ``failed-list``: answers the tool list with a JSON-RPC error;
 - ``huge-result``: answers a call with 5 MB of text;
 - ``bad-utf8``: answers a call with text holding a byte that is not UTF-8 (Latin-1 "café").
+
+With ``HOSTILE_REPORT_PORT`` set, it connects to that loopback port and writes each request's
+method there once it has done with the request (answered it, or decided to hold it), so a test
+knows when the server holds a request before it moves its clock.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sys
 from typing import Any
 
@@ -84,21 +90,34 @@ def _call(request: dict[str, Any]) -> None:
     # mute-call: never answers
 
 
+def _reporter() -> socket.socket | None:
+    port = os.environ.get("HOSTILE_REPORT_PORT")
+    return socket.create_connection(("127.0.0.1", int(port))) if port else None
+
+
 def _serve() -> None:
+    reporter = _reporter()
     for line in sys.stdin:
         request = json.loads(line)
         method = request.get("method")
-        if "id" not in request or MODE == "silent":
-            continue
-        if method == "initialize":
-            _initialize(request)
-        elif method == "tools/list":
-            _list(request)
-        elif method == "tools/call":
-            _call(request)
-        else:
-            error = {"code": -32601, "message": f"no method {method}"}
-            _send({"jsonrpc": "2.0", "id": request["id"], "error": error})
+        if "id" in request:
+            _handle(request, method)
+            if reporter is not None:
+                reporter.sendall(f"{method}\n".encode())
+
+
+def _handle(request: dict[str, Any], method: str) -> None:
+    if MODE == "silent":
+        return
+    if method == "initialize":
+        _initialize(request)
+    elif method == "tools/list":
+        _list(request)
+    elif method == "tools/call":
+        _call(request)
+    else:
+        error = {"code": -32601, "message": f"no method {method}"}
+        _send({"jsonrpc": "2.0", "id": request["id"], "error": error})
 
 
 if __name__ == "__main__":

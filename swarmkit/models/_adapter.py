@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from swarmkit.exceptions import ConfigurationError
 from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
-from swarmkit.models._deadline import AttemptDeadline, Timeouts, deadline_runtime, timeouts_of
+from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
 from swarmkit.models._providers import server_for_url
 from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, log_call_finished
 from swarmkit.runtime import Runtime
@@ -86,7 +86,7 @@ class ModelAdapter(Generic[_Client]):
         self._sleep = runtime.sleep if runtime is not None else (sleep or asyncio.sleep)
         self._random = runtime.random if runtime is not None else random.random
         self._clock = clock
-        self._deadline_runtime = deadline_runtime(runtime)
+        self._deadline_runtime = runtime
 
     def _ready_client(self) -> _Client:
         """The SDK's client, built on the first call (so no key is needed until then)."""

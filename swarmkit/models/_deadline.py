@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import math
 from collections.abc import Awaitable
 from dataclasses import dataclass, replace
 from typing import Literal, TypeVar
 
 from swarmkit.exceptions import ConfigurationError
-from swarmkit.runtime import Runtime
+from swarmkit.runtime import Runtime, deadline_clock, timeout_at
 
 T = TypeVar("T")
 
@@ -111,29 +110,26 @@ class AttemptDeadline:
     never be the ones cancelled.
 
     The deadlines run on the event loop's clock, or on a ``Runtime``'s that can wait for its
-    own clock (``sleep_until``): a test's ``FixedRuntime`` passes them when the test moves its
-    clock, with no real wait.
+    own clock (``sleep_until``; see ``swarmkit.runtime.timeout_at``): a test's ``FixedRuntime``
+    passes them when the test moves its clock, with no real wait.
     """
 
     def __init__(self, timeouts: Timeouts, runtime: Runtime | None = None) -> None:
         """Start the attempt's clock now, on the runtime's clock or else the event loop's."""
         self._timeouts = timeouts
         self._runtime = runtime
-        now = asyncio.get_running_loop().time() if runtime is None else runtime.clock()
-        self._ends = now + timeouts.total
+        self._now = deadline_clock(runtime)
+        self._ends = self._now() + timeouts.total
 
     async def within(self, phase: Literal["first_byte", "stream_gap"], step: Awaitable[T]) -> T:
         """Await ``step``; ``DeadlineExceededError`` when its phase or the total runs out first."""
         seconds = getattr(self._timeouts, phase)
         runtime = self._runtime
-        now = asyncio.get_running_loop().time() if runtime is None else runtime.clock()
         expired: Phase = phase
-        when = now + seconds
+        when = self._now() + seconds
         if self._ends <= when:
             expired, when, seconds = "total", self._ends, self._timeouts.total
-        if runtime is not None:
-            return await _raced(step, runtime, when, expired, seconds)
-        timeout = asyncio.timeout_at(when)
+        timeout = timeout_at(when, runtime)
         try:
             async with timeout:
                 return await step
@@ -141,52 +137,3 @@ class AttemptDeadline:
             if not timeout.expired():
                 raise
             raise DeadlineExceededError(expired, seconds) from exc
-
-
-async def _raced(
-    step: Awaitable[T], runtime: Runtime, when: float, phase: Phase, seconds: float
-) -> T:
-    """``step``'s result, unless the runtime's clock reaches ``when`` first: then
-    DeadlineExceededError. A cancellation from anyone else stays a cancellation.
-
-    The timer waits in a task beside the caller's and cancels it when it rings, so the step
-    stays in the caller's task (an HTTP client's task-bound state survives), as with the
-    event loop's own timeouts.
-    """
-    task = asyncio.current_task()
-    assert task is not None  # an attempt is awaited from a task
-    cancelling = task.cancelling()
-    rang = taken_back = False
-
-    async def ring() -> None:
-        nonlocal rang
-        assert runtime.sleep_until is not None  # deadline_runtime() gave no other
-        await runtime.sleep_until(when)
-        rang = True
-        task.cancel()
-
-    timer = asyncio.create_task(ring())
-    try:
-        return await step
-    except asyncio.CancelledError:
-        if rang:
-            taken_back = True
-            if task.uncancel() <= cancelling:
-                raise DeadlineExceededError(phase, seconds) from None
-        raise
-    finally:
-        timer.cancel()
-        if rang and not taken_back:
-            task.uncancel()  # the step swallowed the timer's cancellation
-
-
-def deadline_runtime(runtime: Runtime | None) -> Runtime | None:
-    """The runtime an adapter's deadlines run on: one that can wait for its own clock
-    (``sleep_until``, as a test's ``FixedRuntime`` does); else None, the event loop's clock.
-
-    A runtime given only for its sleeps and randomness (a sleep that returns at once, so
-    retries do not wait) keeps real deadlines: sleeping on it would pass them at once.
-    """
-    if runtime is None or runtime.sleep_until is None:
-        return None
-    return runtime

@@ -9,7 +9,13 @@ import pytest
 from swarmkit import approve
 from swarmkit.cli import main
 from swarmkit.journal import PostgresJournal
-from swarmkit.temporal import decide, pending_decision, session_result, start_session
+from swarmkit.temporal import (
+    SessionHandle,
+    decide,
+    pending_decision,
+    session_result,
+    start_session,
+)
 from swarmkit.testing import NeverCalledModel, ScriptedModel
 from tests.temporal.harness import running_worker, wait_for
 from tests.temporal.swarms import support_script, support_swarm
@@ -64,7 +70,7 @@ async def test_records_mirrored_at_a_pause_are_in_postgres_before_the_decision(
         ) as (client, queue),
     ):
         handle = await start_session(client, "support", "refund A-1", task_queue=queue)
-        await wait_for(handle, lambda: _mirrored_pause(reader, handle.id), "the mirrored pause")
+        await wait_for(handle, lambda: _mirrored_pause(handle, reader), "the mirrored pause")
         at_pause = await reader.read(handle.id)
         waiting = await pending_decision(handle)
         await decide(handle, approve())
@@ -81,5 +87,8 @@ async def test_records_mirrored_at_a_pause_are_in_postgres_before_the_decision(
     assert replayed.final_output == result.final_output
 
 
-async def _mirrored_pause(journal: PostgresJournal, session_id: str) -> bool:
-    return await journal.next_seq(session_id) > 0
+async def _mirrored_pause(handle: SessionHandle, journal: PostgresJournal) -> bool:
+    """The session waits for a decision and its steps so far are in Postgres (a record
+    mirrored by the first step is not yet the pause)."""
+    waiting = await pending_decision(handle) is not None
+    return waiting and await journal.next_seq(handle.id) > 0

@@ -34,6 +34,7 @@ from swarmkit.shadow import (
     rule_name,
     rule_set_digest,
     rule_sets,
+    verdict_text,
 )
 
 _Key = TypeVar("_Key")
@@ -179,29 +180,27 @@ def judge(run: RunParts, plan: AgentPlan) -> Trials | None:
     return rules, fired
 
 
-def verdicts(
-    run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse
-) -> dict[str, Any] | None:
-    """The verdicts on a live call's decision, as its ``model_call`` record keeps them: the
-    rule list by its digest once the journal's rules log names it, else by its names; None
-    when that is not known yet (``naming_verdicts`` then names it)."""
+def verdicts(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse) -> str | None:
+    """The verdicts on a live call's decision, as its ``model_call`` record keeps them (see
+    ``verdict_text``): the rule list by its digest once the journal's rules log names it,
+    else by its names; None when that is not known yet (``naming_verdicts`` then names it)."""
     store = run.tape.store
     if store is None:
-        return _verdict_data(plan, trials, response, False)
+        return _verdict_member(plan, trials, response, False)
     # Known (inline, see _Kept) to be named after the list's first turn in this process.
     kept = _NAMED._found.get(id(store))
     if kept is None or kept[0]() is not store or trials[0].digest not in kept[1]:
         return None
-    return _verdict_data(plan, trials, response, True)
+    return _verdict_member(plan, trials, response, True)
 
 
 async def naming_verdicts(
     run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse
-) -> dict[str, Any]:
+) -> str:
     """The verdicts as ``verdicts`` makes them, once the rules log is known to name the list
     or refused to (written there the first time, once per process and journal)."""
     named = await _named(run, trials[0])
-    return _verdict_data(plan, trials, response, named)
+    return _verdict_member(plan, trials, response, named)
 
 
 async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse) -> None:
@@ -212,18 +211,15 @@ async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelR
     in_call = tape.held_verdicts()
     if in_call is None:
         return
-    if in_call.data is not None:
-        named = "set" in in_call.data
-        tape.check_verdicts(_verdict_data(plan, trials, response, named))
+    held_member: object = in_call.data
+    if held_member is not None:
+        tape.check_verdicts(_verdict_member(plan, trials, response, _by_digest(held_member)))
         return
     apart = tape.held(SHADOW_RECORD)
     held = None if apart is None else apart.data
     if held is None:  # none here (the note diverges), or the run goes live from here
-        data = {
-            "agent": plan.name,
-            "turn": turn,
-            **await naming_verdicts(run, plan, trials, response),
-        }
+        named = await _named(run, trials[0])
+        data = {"agent": plan.name, "turn": turn, **_verdict_data(plan, trials, response, named)}
     elif "verdicts" in held:
         chosen = model_target(plan, response) if response.message.tool_calls else None
         rules, fired = trials
@@ -238,34 +234,43 @@ async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelR
     await tape.note(SHADOW_RECORD, data)
 
 
+def _verdict_member(plan: AgentPlan, trials: Trials, response: ModelResponse, named: bool) -> str:
+    """The verdicts as the call's ``shadow`` member (``verdict_text``): the rules that fired
+    and those that agreed, by index; the rule list by its digest when ``named``."""
+    rules, fired = trials
+    chosen: str | None = None
+    agrees: Sequence[int] = ()
+    if response.message.tool_calls:  # else the model kept the turn: no rule targets None
+        chosen = model_target(plan, response)
+        if chosen is not None:
+            agrees = [i for i in fired if rules.targets[i] == chosen]
+    tokens = response.usage.total_tokens
+    if named:
+        return verdict_text(tokens, fired, agrees, chosen, digest=rules.digest)
+    return verdict_text(tokens, fired, agrees, chosen, names=rules.names)
+
+
+def _by_digest(member: object) -> bool:
+    """Whether a held ``shadow`` member names its rule list by digest (its fourth part)."""
+    parts = member.split(" ", 4) if isinstance(member, str) else ()
+    return len(parts) > 3 and parts[3].startswith("set=")
+
+
 def _verdict_data(
     plan: AgentPlan, trials: Trials, response: ModelResponse, named: bool
 ) -> dict[str, Any]:
-    """The compact verdicts: the rules that fired and those that agreed, by index; the rule
-    list by its digest when ``named``, else by its names. The agent and the turn are the
-    call's own (its record's members); a record of their own holds them too."""
+    """The verdicts of a ``shadow`` record of their own (a replay of a journal from before
+    writes them to check the held ones): the rules that fired and those that agreed, by
+    index; the rule list by its digest when ``named``, else by its names."""
     rules, fired = trials
-    if not response.message.tool_calls:  # the model kept the turn: no rule targets None
+    if not response.message.tool_calls:
         chosen, agrees = None, []
     else:
         chosen = model_target(plan, response)
         agrees = [] if chosen is None else [i for i in fired if rules.targets[i] == chosen]
+    listed = {"set": rules.digest} if named else {"rules": rules.names}
     tokens = response.usage.total_tokens
-    if named:
-        return {
-            "model_target": chosen,
-            "tokens": tokens,
-            "set": rules.digest,
-            "fired": fired,
-            "agrees": agrees,
-        }
-    return {
-        "model_target": chosen,
-        "tokens": tokens,
-        "rules": rules.names,
-        "fired": fired,
-        "agrees": agrees,
-    }
+    return {"model_target": chosen, "tokens": tokens, **listed, "fired": fired, "agrees": agrees}
 
 
 async def _named(run: RunParts, rules: _AgentRules) -> bool:

@@ -58,6 +58,7 @@ __all__ = [
     "shadow_data",
     "shadow_graph",
     "verdicts_held",
+    "verdict_tail",
     "verdict_text",
     "verdicts_of",
 ]
@@ -143,9 +144,23 @@ def verdict_text(
     (``set=``) or, where no rules log names it, by its names as a JSON list
     (``rules=["triage -> billing if ...", ...]``), and ``model=`` runs to the end: the agent
     the model handed off to, empty where it kept the turn. ``parse_verdicts`` reads it."""
+    tail = verdict_tail(fired, agrees, model_target, digest=digest, names=names)
+    return f"tokens={tokens}{tail}"
+
+
+def verdict_tail(
+    fired: Sequence[int],
+    agrees: Sequence[int],
+    model_target: str | None,
+    *,
+    digest: str | None = None,
+    names: Sequence[str] = (),
+) -> str:
+    """``verdict_text`` past its tokens: the same for every decision on which the same rules
+    fired and agreed with the same choice, so a writer may keep it and add the tokens."""
     listed = f"set={digest}" if digest is not None else "rules=" + json.dumps(list(names))
     return (
-        f"tokens={tokens} fired={','.join(map(str, fired))} agrees={','.join(map(str, agrees))}"
+        f" fired={','.join(map(str, fired))} agrees={','.join(map(str, agrees))}"
         f" {listed} model={model_target or ''}"
     )
 

@@ -34,7 +34,7 @@ from swarmkit.shadow import (
     rule_name,
     rule_set_digest,
     rule_sets,
-    verdict_text,
+    verdict_tail,
 )
 
 _Key = TypeVar("_Key")
@@ -70,6 +70,9 @@ class _AgentRules:
     in_order: bool
     """Whether the indices come out in order with no sort: one kind of part above holds all
     the rules (one switch, whose every case is in order; one table; or tests alone)."""
+    tails: dict[tuple[object, ...], str]
+    """The verdicts' text past the tokens (``verdict_tail``) by outcome (the model's choice,
+    whether the list is named by digest, the indices that fired): few outcomes recur."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,18 +239,24 @@ async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelR
 
 def _verdict_member(plan: AgentPlan, trials: Trials, response: ModelResponse, named: bool) -> str:
     """The verdicts as the call's ``shadow`` member (``verdict_text``): the rules that fired
-    and those that agreed, by index; the rule list by its digest when ``named``."""
+    and those that agreed, by index; the rule list by its digest when ``named``. All but the
+    tokens is kept per outcome (see ``_AgentRules.tails``)."""
     rules, fired = trials
-    chosen: str | None = None
-    agrees: Sequence[int] = ()
-    if response.message.tool_calls:  # else the model kept the turn: no rule targets None
-        chosen = model_target(plan, response)
-        if chosen is not None:
-            agrees = [i for i in fired if rules.targets[i] == chosen]
-    tokens = response.usage.total_tokens
-    if named:
-        return verdict_text(tokens, fired, agrees, chosen, digest=rules.digest)
-    return verdict_text(tokens, fired, agrees, chosen, names=rules.names)
+    chosen = model_target(plan, response) if response.message.tool_calls else None
+    key = (chosen, named, *fired)
+    tail = rules.tails.get(key)
+    if tail is None:
+        # The model kept the turn (chosen None): no rule targets None, none agrees.
+        agrees = [] if chosen is None else [i for i in fired if rules.targets[i] == chosen]
+        digest, names = (rules.digest, ()) if named else (None, rules.names)
+        tail = verdict_tail(fired, agrees, chosen, digest=digest, names=names)
+        if len(rules.tails) < _TAILS:
+            rules.tails[key] = tail
+    return f"tokens={response.usage.total_tokens}{tail}"
+
+
+_TAILS = 4096
+"""The outcomes whose member text an agent's rules keep (past that, each is written anew)."""
 
 
 def _by_digest(member: object) -> bool:
@@ -367,6 +376,7 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
         tables=tables,
         alone=alone,
         in_order=in_order,
+        tails={},
     )
 
 

@@ -93,13 +93,16 @@ class _Thresholds:
     """Whether a value equal to a bound is placed after it (``>=``, ``<``)."""
     whole: _Members
     """Each rule with its test, for a value that is not a plain number."""
+    search: Callable[[Sequence[int | float], int | float], int] = bisect_left
+    """Where a value goes among the bounds: ``bisect_right`` where it goes after an equal
+    bound (``after``), else ``bisect_left``."""
 
     def held(self, state: dict[str, Any]) -> Sequence[int]:
         """The indices of the rules that hold on ``state``."""
         value: Any = state.get(self.key)
         kind = value.__class__
         if kind is int or (kind is float and not isnan(value)):  # NaN holds no bound
-            at = (bisect_right if self.after else bisect_left)(self.bounds, value)
+            at = self.search(self.bounds, value)
             return self.indices[:at] if self.upward else self.indices[at:]
         return [index for index, test in self.whole if test(state)]
 
@@ -187,14 +190,18 @@ def verdicts(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResp
     """The verdicts on a live call's decision, as its ``model_call`` record keeps them (see
     ``verdict_text``): the rule list by its digest once the journal's rules log names it,
     else by its names; None when that is not known yet (``naming_verdicts`` then names it)."""
-    store = run.tape.store
-    if store is None:
-        return _verdict_member(plan, trials, response, False)
-    # Known (inline, see _Kept) to be named after the list's first turn in this process.
-    kept = _NAMED._found.get(id(store))
-    if kept is None or kept[0]() is not store or trials[0].digest not in kept[1]:
-        return None
-    return _verdict_member(plan, trials, response, True)
+    store, (rules, fired) = run.tape.store, trials
+    if store is not None:
+        # Known (inline, see _Kept) to be named after the list's first turn in this process.
+        kept = _NAMED._found.get(id(store))
+        if kept is None or kept[0]() is not store or rules.digest not in kept[1]:
+            return None
+    # As _verdict_member makes it, inline: this runs on every model-decided turn.
+    chosen = model_target(plan, response) if response.message.tool_calls else None
+    tail = rules.tails.get((chosen, store is not None, *fired))
+    if tail is None:
+        tail = _tail(rules, fired, chosen, store is not None)
+    return f"tokens={response.usage.total_tokens}{tail}"
 
 
 async def naming_verdicts(
@@ -243,16 +250,21 @@ def _verdict_member(plan: AgentPlan, trials: Trials, response: ModelResponse, na
     tokens is kept per outcome (see ``_AgentRules.tails``)."""
     rules, fired = trials
     chosen = model_target(plan, response) if response.message.tool_calls else None
-    key = (chosen, named, *fired)
-    tail = rules.tails.get(key)
+    tail = rules.tails.get((chosen, named, *fired))
     if tail is None:
-        # The model kept the turn (chosen None): no rule targets None, none agrees.
-        agrees = [] if chosen is None else [i for i in fired if rules.targets[i] == chosen]
-        digest, names = (rules.digest, ()) if named else (None, rules.names)
-        tail = verdict_tail(fired, agrees, chosen, digest=digest, names=names)
-        if len(rules.tails) < _TAILS:
-            rules.tails[key] = tail
+        tail = _tail(rules, fired, chosen, named)
     return f"tokens={response.usage.total_tokens}{tail}"
+
+
+def _tail(rules: _AgentRules, fired: list[int], chosen: str | None, named: bool) -> str:
+    """The member past its tokens (``verdict_tail``), kept for the outcome's next turns."""
+    # The model kept the turn (chosen None): no rule targets None, none agrees.
+    agrees = [] if chosen is None else [i for i in fired if rules.targets[i] == chosen]
+    digest, names = (rules.digest, ()) if named else (None, rules.names)
+    tail = verdict_tail(fired, agrees, chosen, digest=digest, names=names)
+    if len(rules.tails) < _TAILS:
+        rules.tails[(chosen, named, *fired)] = tail
+    return tail
 
 
 _TAILS = 4096
@@ -316,8 +328,13 @@ def _fired(rules: _AgentRules, state: dict[str, Any]) -> list[int]:
         if value.__class__ is str:  # the first test holds only for the rules of its text
             case = switch.cases.get(value)
             if case is not None:
-                for table in case[0]:
-                    fired += table.held(state)
+                for table in case[0]:  # its held(), inline: the common case of a turn
+                    found: Any = state.get(table.key)
+                    if found.__class__ is int:
+                        at = table.search(table.bounds, found)
+                        fired += table.indices[:at] if table.upward else table.indices[at:]
+                    else:
+                        fired += table.held(state)
                 for index, test in case[1]:
                     if test(state):
                         fired.append(index)
@@ -439,7 +456,8 @@ def _tabled(
         upward, after = _ORDERS[op]
         whole = tuple(sorted(((index, test) for _, index, test in rules), key=lambda m: m[0]))
         bounds, indices = tuple(rule[0] for rule in rules), tuple(rule[1] for rule in rules)
-        tables.append(_Thresholds(key, bounds, indices, upward, after, whole))
+        search = bisect_right if after else bisect_left
+        tables.append(_Thresholds(key, bounds, indices, upward, after, whole, search))
     others.sort(key=lambda member: member[0])
     return tuple(tables), tuple(others)
 

@@ -61,7 +61,15 @@ def test_the_names_form_reads_back_whatever_the_names_and_target_hold(
         "tokens=1 fired= agrees= rules=[1] model=x",
         {"fired": [0], "agrees": [], "tokens": 1, "set": "0123456789abcdef"},
     ],
-    ids=["no-list", "trailing-comma", "negative", "non-ascii-digit", "no-model", "not-names", "dict"],
+    ids=[
+        "no-list",
+        "trailing-comma",
+        "negative",
+        "non-ascii-digit",
+        "no-model",
+        "not-names",
+        "dict",
+    ],
 )
 async def test_a_malformed_member_is_a_journal_error_naming_its_record(member: object) -> None:
     """Status and read_verdicts refuse an altered member, naming the session and the seq."""

@@ -44,7 +44,14 @@ from swarmkit.journal import InMemoryJournal, Journal, JournalRecord, SQLiteJour
 from swarmkit.messages import AssistantMessage
 from swarmkit.models import ModelRequest, ModelResponse, Usage
 from swarmkit.rules import status
-from swarmkit.shadow import RULE_SET, log_rule_change, rule_name, rule_set_digest, shadow_data
+from swarmkit.shadow import (
+    RULE_SET,
+    log_rule_change,
+    rule_name,
+    rule_set_digest,
+    shadow_data,
+    verdict_text,
+)
 
 SESSIONS = size(100_000, 20)
 RULES = 20
@@ -162,10 +169,12 @@ def _session(
     trials = [(edge, condition(context)) for edge, condition in edges]
     call = {"id": "call_1", "name": f"transfer_to_{target}", "arguments": "{}"}
     usage = {"prompt_tokens": 900, "completion_tokens": 12, "total_tokens": 912}
-    verdicts = shadow_data("triage", 1, trials, target, tokens=usage["total_tokens"])
-    if named:  # as a run writing its own journal does: the list by digest
-        verdicts["set"] = rule_set_digest("triage", verdicts.pop("rules"))
-    del verdicts["agent"], verdicts["turn"]  # in the model call's record: the call's own
+    data = shadow_data("triage", 1, trials, target, tokens=usage["total_tokens"])
+    # As a run writing its own journal does (named): the list by digest; else by its names.
+    digest = rule_set_digest("triage", data["rules"]) if named else None
+    verdicts = verdict_text(
+        data["tokens"], data["fired"], data["agrees"], target, digest=digest, names=data["rules"]
+    )
     steps: list[tuple[str, dict[str, Any]]] = [
         ("run_started", {"prompt": "help", "context": context, "entry_agent": "triage"}),
         ("agent_started", {"agent": "triage", "handoff_count": 0}),

@@ -3,9 +3,10 @@
 A swarm given ``shadow=`` (a HandoffGraph, or its ``to_dict`` data) evaluates, on every turn
 the model decides, each shadow rule out of the active agent on the rule state the graph would
 have seen, and journals the verdicts with that decision, as the first member (``shadow``) of
-its ``model_call`` record: the rules judged (by name, in order), the indices of those that
-fired and of those that agreed with the model (fired and named the agent it handed off to),
-and the call's tokens (its agent and turn are the record's own). Nothing else changes: no
+its ``model_call`` record, one line of text (see ``verdict_text``): the call's tokens, the
+indices of the rules that fired and of those that agreed with the model (fired and named the
+agent it handed off to), the rules judged (by name, in order) and the model's choice (its
+agent and turn are the record's own). Nothing else changes: no
 call is added, no routing follows a shadow rule, the request's digest is the same. Journals
 from before keep the verdicts in a ``shadow`` record of their own, the same data, or
 (swarmkit 0.2) one dict per rule (``verdicts``); ``verdicts_held`` finds either record,
@@ -22,6 +23,8 @@ sharing the store reads the same log; its length is its version.
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -40,9 +43,11 @@ __all__ = [
     "SKIPPED_RECORD",
     "RuleAudit",
     "SHADOW_MEMBER",
+    "SHADOW_PREFIX",
     "SHADOW_RECORD",
     "Verdict",
     "legacy_shadow_data",
+    "parse_verdicts",
     "log_rule_change",
     "read_rules_log",
     "read_verdicts",
@@ -53,6 +58,8 @@ __all__ = [
     "shadow_data",
     "shadow_graph",
     "verdicts_held",
+    "verdict_tail",
+    "verdict_text",
     "verdicts_of",
 ]
 
@@ -115,8 +122,87 @@ SHADOW_RECORD = "shadow"
 """The kind of the record that held one model decision's shadow verdicts, before they were
 kept in the decision's own ``model_call`` record (still read)."""
 SHADOW_MEMBER = "shadow"
-"""The member of a ``model_call`` record holding the shadow verdicts on its decision: its
-first, so that a store can read it alone (``read_many(..., leading=...)``)."""
+"""The member of a ``model_call`` record holding the shadow verdicts on its decision, as one
+string (``verdict_text``): its first, so that a store can read it alone
+(``read_many(..., leading=...)``)."""
+SHADOW_PREFIX = '{"' + SHADOW_MEMBER + '":'
+"""How the stored text of a model call holding verdicts starts (a store's prefix filter)."""
+
+
+def verdict_text(
+    tokens: int,
+    fired: Sequence[int],
+    agrees: Sequence[int],
+    model_target: str | None,
+    *,
+    digest: str | None = None,
+    names: Sequence[str] = (),
+) -> str:
+    """The ``shadow`` member of a model call, one line of space-separated ``key=value`` parts:
+    ``tokens=107 fired=0,1 agrees=0 set=3f0c9a2b71d4e865 model=billing``. ``fired`` and
+    ``agrees`` list rule indices (none: empty), the rule list is named by its digest
+    (``set=``) or, where no rules log names it, by its names as a JSON list
+    (``rules=["triage -> billing if ...", ...]``), and ``model=`` runs to the end: the agent
+    the model handed off to, empty where it kept the turn. ``parse_verdicts`` reads it."""
+    tail = verdict_tail(fired, agrees, model_target, digest=digest, names=names)
+    return f"tokens={tokens}{tail}"
+
+
+def verdict_tail(
+    fired: Sequence[int],
+    agrees: Sequence[int],
+    model_target: str | None,
+    *,
+    digest: str | None = None,
+    names: Sequence[str] = (),
+) -> str:
+    """``verdict_text`` past its tokens: the same for every decision on which the same rules
+    fired and agreed with the same choice, so a writer may keep it and add the tokens."""
+    listed = f"set={digest}" if digest is not None else "rules=" + json.dumps(list(names))
+    return (
+        f" fired={','.join(map(str, fired))} agrees={','.join(map(str, agrees))}"
+        f" {listed} model={model_target or ''}"
+    )
+
+
+_VERDICT = re.compile(
+    r"tokens=(\d+) fired=((?:\d+(?:,\d+)*)?) agrees=((?:\d+(?:,\d+)*)?) "
+    r"(?:set=([0-9a-f]{16}) model=(.*)|rules=(\[.*))",
+    re.ASCII | re.DOTALL,
+)
+_NAMES = json.JSONDecoder()
+
+
+def parse_verdicts(text: object, session_id: str, seq: int) -> dict[str, Any]:
+    """A ``shadow`` member (``verdict_text``) as data: ``tokens``, ``fired``, ``agrees``,
+    ``set`` or ``rules``, ``model_target``; ``JournalError`` naming the record if malformed."""
+    found = _VERDICT.fullmatch(text) if isinstance(text, str) else None
+    if found is None:
+        raise _malformed(text, session_id, seq)
+    tokens, fired, agrees, digest, target, rest = found.groups()
+    data: dict[str, Any] = {"tokens": int(tokens)}
+    if digest is not None:
+        data["set"] = digest
+    else:
+        try:
+            names, end = _NAMES.raw_decode(rest)
+        except ValueError:
+            raise _malformed(text, session_id, seq) from None
+        if not rest.startswith(" model=", end) or not all(type(n) is str for n in names):
+            raise _malformed(text, session_id, seq)
+        data["rules"], target = names, rest[end + 7 :]
+    data["fired"] = [int(i) for i in fired.split(",")] if fired else []
+    data["agrees"] = [int(i) for i in agrees.split(",")] if agrees else []
+    data["model_target"] = target or None
+    return data
+
+
+def _malformed(text: object, session_id: str, seq: int) -> JournalError:
+    return JournalError(
+        f"record {seq} (model_call) of session {session_id!r} holds malformed shadow verdicts "
+        f"{text!r}: expected 'tokens=N fired=I,J agrees=I set=DIGEST model=AGENT' (or "
+        "rules=[names] for set=); the record was altered: restore it or delete the session"
+    )
 
 
 def rule_name(edge: Edge) -> str:
@@ -236,9 +322,10 @@ def verdicts_held(record: JournalRecord) -> Mapping[str, Any] | None:
     data = record.data
     if record.kind == "model_call":
         found = data.get(SHADOW_MEMBER)  # without the agent and turn: the call's own
-        if not isinstance(found, Mapping):
+        if found is None:
             return None
-        return {"agent": data.get("agent"), "turn": data.get("turn"), **found}
+        verdicts = parse_verdicts(found, record.session_id, record.seq)
+        return {"agent": data.get("agent"), "turn": data.get("turn"), **verdicts}
     return data if record.kind == SHADOW_RECORD else None
 
 

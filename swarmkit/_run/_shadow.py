@@ -34,6 +34,7 @@ from swarmkit.shadow import (
     rule_name,
     rule_set_digest,
     rule_sets,
+    verdict_tail,
 )
 
 _Key = TypeVar("_Key")
@@ -69,6 +70,9 @@ class _AgentRules:
     in_order: bool
     """Whether the indices come out in order with no sort: one kind of part above holds all
     the rules (one switch, whose every case is in order; one table; or tests alone)."""
+    tails: dict[tuple[object, ...], str]
+    """The verdicts' text past the tokens (``verdict_tail``) by outcome (the model's choice,
+    whether the list is named by digest, the indices that fired): few outcomes recur."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,13 +93,16 @@ class _Thresholds:
     """Whether a value equal to a bound is placed after it (``>=``, ``<``)."""
     whole: _Members
     """Each rule with its test, for a value that is not a plain number."""
+    search: Callable[[Sequence[int | float], int | float], int] = bisect_left
+    """Where a value goes among the bounds: ``bisect_right`` where it goes after an equal
+    bound (``after``), else ``bisect_left``."""
 
     def held(self, state: dict[str, Any]) -> Sequence[int]:
         """The indices of the rules that hold on ``state``."""
         value: Any = state.get(self.key)
         kind = value.__class__
         if kind is int or (kind is float and not isnan(value)):  # NaN holds no bound
-            at = (bisect_right if self.after else bisect_left)(self.bounds, value)
+            at = self.search(self.bounds, value)
             return self.indices[:at] if self.upward else self.indices[at:]
         return [index for index, test in self.whole if test(state)]
 
@@ -179,29 +186,31 @@ def judge(run: RunParts, plan: AgentPlan) -> Trials | None:
     return rules, fired
 
 
-def verdicts(
-    run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse
-) -> dict[str, Any] | None:
-    """The verdicts on a live call's decision, as its ``model_call`` record keeps them: the
-    rule list by its digest once the journal's rules log names it, else by its names; None
-    when that is not known yet (``naming_verdicts`` then names it)."""
-    store = run.tape.store
-    if store is None:
-        return _verdict_data(plan, trials, response, False)
-    # Known (inline, see _Kept) to be named after the list's first turn in this process.
-    kept = _NAMED._found.get(id(store))
-    if kept is None or kept[0]() is not store or trials[0].digest not in kept[1]:
-        return None
-    return _verdict_data(plan, trials, response, True)
+def verdicts(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse) -> str | None:
+    """The verdicts on a live call's decision, as its ``model_call`` record keeps them (see
+    ``verdict_text``): the rule list by its digest once the journal's rules log names it,
+    else by its names; None when that is not known yet (``naming_verdicts`` then names it)."""
+    store, (rules, fired) = run.tape.store, trials
+    if store is not None:
+        # Known (inline, see _Kept) to be named after the list's first turn in this process.
+        kept = _NAMED._found.get(id(store))
+        if kept is None or kept[0]() is not store or rules.digest not in kept[1]:
+            return None
+    # As _verdict_member makes it, inline: this runs on every model-decided turn.
+    chosen = model_target(plan, response) if response.message.tool_calls else None
+    tail = rules.tails.get((chosen, store is not None, *fired))
+    if tail is None:
+        tail = _tail(rules, fired, chosen, store is not None)
+    return f"tokens={response.usage.total_tokens}{tail}"
 
 
 async def naming_verdicts(
     run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse
-) -> dict[str, Any]:
+) -> str:
     """The verdicts as ``verdicts`` makes them, once the rules log is known to name the list
     or refused to (written there the first time, once per process and journal)."""
     named = await _named(run, trials[0])
-    return _verdict_data(plan, trials, response, named)
+    return _verdict_member(plan, trials, response, named)
 
 
 async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelResponse) -> None:
@@ -212,18 +221,15 @@ async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelR
     in_call = tape.held_verdicts()
     if in_call is None:
         return
-    if in_call.data is not None:
-        named = "set" in in_call.data
-        tape.check_verdicts(_verdict_data(plan, trials, response, named))
+    held_member: object = in_call.data
+    if held_member is not None:
+        tape.check_verdicts(_verdict_member(plan, trials, response, _by_digest(held_member)))
         return
     apart = tape.held(SHADOW_RECORD)
     held = None if apart is None else apart.data
     if held is None:  # none here (the note diverges), or the run goes live from here
-        data = {
-            "agent": plan.name,
-            "turn": turn,
-            **await naming_verdicts(run, plan, trials, response),
-        }
+        named = await _named(run, trials[0])
+        data = {"agent": plan.name, "turn": turn, **_verdict_data(plan, trials, response, named)}
     elif "verdicts" in held:
         chosen = model_target(plan, response) if response.message.tool_calls else None
         rules, fired = trials
@@ -238,34 +244,54 @@ async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelR
     await tape.note(SHADOW_RECORD, data)
 
 
+def _verdict_member(plan: AgentPlan, trials: Trials, response: ModelResponse, named: bool) -> str:
+    """The verdicts as the call's ``shadow`` member (``verdict_text``): the rules that fired
+    and those that agreed, by index; the rule list by its digest when ``named``. All but the
+    tokens is kept per outcome (see ``_AgentRules.tails``)."""
+    rules, fired = trials
+    chosen = model_target(plan, response) if response.message.tool_calls else None
+    tail = rules.tails.get((chosen, named, *fired))
+    if tail is None:
+        tail = _tail(rules, fired, chosen, named)
+    return f"tokens={response.usage.total_tokens}{tail}"
+
+
+def _tail(rules: _AgentRules, fired: list[int], chosen: str | None, named: bool) -> str:
+    """The member past its tokens (``verdict_tail``), kept for the outcome's next turns."""
+    # The model kept the turn (chosen None): no rule targets None, none agrees.
+    agrees = [] if chosen is None else [i for i in fired if rules.targets[i] == chosen]
+    digest, names = (rules.digest, ()) if named else (None, rules.names)
+    tail = verdict_tail(fired, agrees, chosen, digest=digest, names=names)
+    if len(rules.tails) < _TAILS:
+        rules.tails[(chosen, named, *fired)] = tail
+    return tail
+
+
+_TAILS = 4096
+"""The outcomes whose member text an agent's rules keep (past that, each is written anew)."""
+
+
+def _by_digest(member: object) -> bool:
+    """Whether a held ``shadow`` member names its rule list by digest (its fourth part)."""
+    parts = member.split(" ", 4) if isinstance(member, str) else ()
+    return len(parts) > 3 and parts[3].startswith("set=")
+
+
 def _verdict_data(
     plan: AgentPlan, trials: Trials, response: ModelResponse, named: bool
 ) -> dict[str, Any]:
-    """The compact verdicts: the rules that fired and those that agreed, by index; the rule
-    list by its digest when ``named``, else by its names. The agent and the turn are the
-    call's own (its record's members); a record of their own holds them too."""
+    """The verdicts of a ``shadow`` record of their own (a replay of a journal from before
+    writes them to check the held ones): the rules that fired and those that agreed, by
+    index; the rule list by its digest when ``named``, else by its names."""
     rules, fired = trials
-    if not response.message.tool_calls:  # the model kept the turn: no rule targets None
+    if not response.message.tool_calls:
         chosen, agrees = None, []
     else:
         chosen = model_target(plan, response)
         agrees = [] if chosen is None else [i for i in fired if rules.targets[i] == chosen]
+    listed = {"set": rules.digest} if named else {"rules": rules.names}
     tokens = response.usage.total_tokens
-    if named:
-        return {
-            "model_target": chosen,
-            "tokens": tokens,
-            "set": rules.digest,
-            "fired": fired,
-            "agrees": agrees,
-        }
-    return {
-        "model_target": chosen,
-        "tokens": tokens,
-        "rules": rules.names,
-        "fired": fired,
-        "agrees": agrees,
-    }
+    return {"model_target": chosen, "tokens": tokens, **listed, "fired": fired, "agrees": agrees}
 
 
 async def _named(run: RunParts, rules: _AgentRules) -> bool:
@@ -302,8 +328,13 @@ def _fired(rules: _AgentRules, state: dict[str, Any]) -> list[int]:
         if value.__class__ is str:  # the first test holds only for the rules of its text
             case = switch.cases.get(value)
             if case is not None:
-                for table in case[0]:
-                    fired += table.held(state)
+                for table in case[0]:  # its held(), inline: the common case of a turn
+                    found: Any = state.get(table.key)
+                    if found.__class__ is int:
+                        at = table.search(table.bounds, found)
+                        fired += table.indices[:at] if table.upward else table.indices[at:]
+                    else:
+                        fired += table.held(state)
                 for index, test in case[1]:
                     if test(state):
                         fired.append(index)
@@ -362,6 +393,7 @@ def _prepare(graph: HandoffGraph, agent: str) -> _AgentRules | None:
         tables=tables,
         alone=alone,
         in_order=in_order,
+        tails={},
     )
 
 
@@ -424,7 +456,8 @@ def _tabled(
         upward, after = _ORDERS[op]
         whole = tuple(sorted(((index, test) for _, index, test in rules), key=lambda m: m[0]))
         bounds, indices = tuple(rule[0] for rule in rules), tuple(rule[1] for rule in rules)
-        tables.append(_Thresholds(key, bounds, indices, upward, after, whole))
+        search = bisect_right if after else bisect_left
+        tables.append(_Thresholds(key, bounds, indices, upward, after, whole, search))
     others.sort(key=lambda member: member[0])
     return tuple(tables), tuple(others)
 

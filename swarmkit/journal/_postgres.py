@@ -147,7 +147,7 @@ class PostgresJournal:
         found: dict[str, tuple[JournalRecord, ...]] = {}
         for start in range(0, len(ids), _MANY_CHUNK):
             chunk = ids[start : start + _MANY_CHUNK]
-            rows = await self._seals.read_many(chunk, wanted)
+            rows = await self._seals.read_many(chunk, wanted, leading)
             found.update(
                 decode_many(rows, leading)
                 if rows is not None

@@ -114,6 +114,12 @@ SELECT_MANY = (
     " AND seal IS NOT NULL)"
     " UNION ALL SELECT session_id, seq, kind, data, written_at FROM swarmkit_records"
     " WHERE session_id = ANY(%(ids)s) AND (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s))"
+    # A record of a leading kind only where its text starts with its first member (or is
+    # sealed: read, so that the batch is refused and read whole).
+    " AND (kind <> ALL(%(led)s::text[]) OR left(data, length((%(heads)s::text[])"
+    "[array_position(%(led)s::text[], kind)])) = (%(heads)s::text[])"
+    "[array_position(%(led)s::text[], kind)]"
+    ' OR left(data, 12) = \'{"chained":"\' OR left(data, 11) = \'{"sealed":"\')'
     " ORDER BY 1 NULLS FIRST, 2"
 )
 SEAL_AND_RECORD = (

@@ -26,7 +26,7 @@ from swarmkit.journal._chain import (
     seal_tip,
 )
 from swarmkit.journal._cipher import JournalCipher
-from swarmkit.journal._records import JournalRecord
+from swarmkit.journal._records import JournalRecord, Leading, leading_heads
 
 _Conn = psycopg.AsyncConnection[Any]
 Use = Callable[[str, Callable[[_Conn], Awaitable[Any]]], Awaitable[Any]]
@@ -136,14 +136,20 @@ class PostgresSeals:
         return open_session(self.cipher, session_id, rows, seal=seal, mark=mark)
 
     async def read_many(
-        self, session_ids: Sequence[str], kinds: Sequence[str] | None
+        self, session_ids: Sequence[str], kinds: Sequence[str] | None, leading: Leading = None
     ) -> list[tuple[Any, ...]] | None:
         """Rows of many sessions (only ``kinds``, if given) from one snapshot, ordered by
         session and seq; None when they must be opened and checked one session at a time (a
         cipher, a marked journal, a sealed session, a record not in clear)."""
         if self.cipher is not None:
             return None
-        params = {"ids": list(session_ids), "kinds": None if kinds is None else list(kinds)}
+        led = {k: leading_heads(names[:1])[0][1] for k, names in (leading or {}).items() if names}
+        params = {
+            "ids": list(session_ids),
+            "kinds": None if kinds is None else list(kinds),
+            "led": list(led),
+            "heads": list(led.values()),
+        }
 
         async def select(conn: _Conn) -> list[tuple[Any, ...]]:
             return await (await conn.execute(sql.SELECT_MANY, params)).fetchall()

@@ -222,7 +222,7 @@ class SQLiteJournal:
         ids, wanted = many_asked(session_ids, kinds, leading)
         if wanted == []:
             return {}
-        rows = self._run("read", lambda conn: self._seals.read_many(conn, ids, wanted))
+        rows = self._run("read", lambda conn: self._seals.read_many(conn, ids, wanted, leading))
         if rows is None:
             return await read_each(self, ids, wanted, leading)
         return decode_many(rows, leading)

@@ -23,7 +23,7 @@ from swarmkit.journal._chain import (
     seal_tip,
 )
 from swarmkit.journal._cipher import JournalCipher
-from swarmkit.journal._records import JournalRecord
+from swarmkit.journal._records import JournalRecord, Leading, leading_heads
 from swarmkit.journal._sqlite_file import rollback
 
 _R = TypeVar("_R")
@@ -110,12 +110,17 @@ class SQLiteSeals:
         return open_session(self.cipher, session_id, rows, seal=seal, mark=mark)
 
     def read_many(
-        self, conn: sqlite3.Connection, session_ids: Sequence[str], kinds: Sequence[str] | None
+        self,
+        conn: sqlite3.Connection,
+        session_ids: Sequence[str],
+        kinds: Sequence[str] | None,
+        leading: Leading = None,
     ) -> list[StoredRow] | None:
         """Rows of many sessions (only ``kinds``, if given) in one read transaction, ordered
-        by session and seq; None when the journal was ever sealed (each session must then be
-        opened and checked whole)."""
-        rows = self._read_clear(conn, lambda: _select_many(conn, session_ids, kinds))
+        by session and seq, those of a ``leading`` kind only where their text starts with its
+        first member (the others would be dropped once read); None when the journal was ever
+        sealed (each session must then be opened and checked whole)."""
+        rows = self._read_clear(conn, lambda: _select_many(conn, session_ids, kinds, leading))
         if rows is None or any(form_of(row[3]) != "clear" for row in rows):
             return None
         return rows
@@ -220,10 +225,19 @@ _MANY_CHUNK = 500
 
 
 def _select_many(
-    conn: sqlite3.Connection, session_ids: Sequence[str], kinds: Sequence[str] | None
+    conn: sqlite3.Connection,
+    session_ids: Sequence[str],
+    kinds: Sequence[str] | None,
+    leading: Leading = None,
 ) -> list[StoredRow]:
     rows: list[StoredRow] = []
     kind_filter = "" if kinds is None else f" AND kind IN ({', '.join('?' * len(kinds))})"
+    led: list[object] = []
+    for kind, names in (leading or {}).items():
+        if names:  # a row of this kind that starts otherwise (or is sealed: read to refuse it)
+            head = leading_heads(names[:1])[0][1]
+            kind_filter += f" AND (kind <> ? OR substr(data, 1, ?) = ? OR {_SEALED_ROW})"
+            led += [kind, len(head), head]
     for start in range(0, len(session_ids), _MANY_CHUNK):
         chunk = list(session_ids[start : start + _MANY_CHUNK])
         query = (
@@ -231,7 +245,7 @@ def _select_many(
             f" WHERE session_id IN ({', '.join('?' * len(chunk))}){kind_filter}"
             " ORDER BY session_id, seq"
         )
-        rows.extend(conn.execute(query, [*chunk, *(kinds or ())]).fetchall())
+        rows.extend(conn.execute(query, [*chunk, *(kinds or ()), *led]).fetchall())
     return rows
 
 

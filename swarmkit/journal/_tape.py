@@ -163,7 +163,7 @@ class Tape:
         request: ModelRequest,
         response: ModelResponse,
         *,
-        shadow: Mapping[str, Any] | None = None,
+        shadow: str | None = None,
     ) -> None:
         """Journal a live model call, ``shadow`` first (see ``SHADOW``), before any side effect."""
         if self._live_step and self._appender is not None:
@@ -179,7 +179,7 @@ class Tape:
         call = self._replayed_call
         return None if self._live_step or call is None else Held(data=call.data.get(SHADOW))
 
-    def check_verdicts(self, data: Mapping[str, Any]) -> None:
+    def check_verdicts(self, data: str) -> None:
         """Diverge unless the model call just replayed holds ``data`` as its verdicts."""
         _check_verdicts(self._cursor, self._replayed_call, data)
 
@@ -438,9 +438,7 @@ def _outcome_data(
     return data
 
 
-def _check_verdicts(
-    cursor: ReplayCursor, record: JournalRecord | None, data: Mapping[str, Any]
-) -> None:
+def _check_verdicts(cursor: ReplayCursor, record: JournalRecord | None, data: str) -> None:
     assert record is not None  # called only where held_verdicts found the replayed call
     if record.data.get(SHADOW) != data:
         why = (

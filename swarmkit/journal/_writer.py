@@ -126,10 +126,11 @@ class StepWriter(Protocol):
         request: ModelRequest,
         response: ModelResponse,
         *,
-        shadow: Mapping[str, Any] | None = None,
+        shadow: str | None = None,
     ) -> None:
-        """Journal a live model call; ``shadow``: the shadow rules' verdicts on its decision,
-        kept in its record (the loop passes it only where the agent has shadow rules)."""
+        """Journal a live model call; ``shadow``: the shadow rules' verdicts on its decision
+        (``swarmkit.shadow.verdict_text``), kept in its record (the loop passes it only where
+        the agent has shadow rules)."""
         ...
 
     def held_verdicts(self) -> Held | None:
@@ -138,7 +139,7 @@ class StepWriter(Protocol):
         where it holds none: a journal from before keeps them in a record of their own)."""
         ...
 
-    def check_verdicts(self, data: Mapping[str, Any]) -> None:
+    def check_verdicts(self, data: str) -> None:
         """The verdicts the current code judges on the model call just replayed: they must
         be those its record holds (``ReplayDivergenceError`` otherwise)."""
         ...

@@ -18,6 +18,7 @@ from swarmkit.shadow import (
     RULES_LOG,
     SHADOW_MEMBER,
     SHADOW_RECORD,
+    parse_verdicts,
     read_rules_log,
     rule_name,
     rule_set_digest,
@@ -328,11 +329,11 @@ def _read_legacy(records: Sequence[JournalRecord], reading: _Reading) -> None:
     for record in records:
         kind = record.kind
         if kind == "model_call":
-            verdicts = record.data.get(SHADOW_MEMBER)
-            if type(verdicts) is not dict:  # a call with no verdicts (or none of ours)
+            member = record.data.get(SHADOW_MEMBER)
+            if member is None:  # a call with no verdicts
                 tokens = _tokens(record.data)
                 continue
-            # Decoded for this read alone: the call's agent and turn join its verdicts.
+            verdicts = parse_verdicts(member, record.session_id, record.seq)
             verdicts["agent"], verdicts["turn"] = record.data.get("agent"), record.data.get("turn")
             _compact(record, verdicts, reading)
         elif kind == SHADOW_RECORD:

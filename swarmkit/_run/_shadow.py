@@ -221,9 +221,8 @@ async def check(run: RunParts, plan: AgentPlan, trials: Trials, response: ModelR
     in_call = tape.held_verdicts()
     if in_call is None:
         return
-    held_member: object = in_call.data
-    if held_member is not None:
-        tape.check_verdicts(_verdict_member(plan, trials, response, _by_digest(held_member)))
+    if in_call:
+        tape.check_verdicts(_verdict_member(plan, trials, response, _by_digest(in_call)))
         return
     apart = tape.held(SHADOW_RECORD)
     held = None if apart is None else apart.data
@@ -271,9 +270,9 @@ _TAILS = 4096
 """The outcomes whose member text an agent's rules keep (past that, each is written anew)."""
 
 
-def _by_digest(member: object) -> bool:
+def _by_digest(member: str) -> bool:
     """Whether a held ``shadow`` member names its rule list by digest (its fourth part)."""
-    parts = member.split(" ", 4) if isinstance(member, str) else ()
+    parts = member.split(" ", 4)
     return len(parts) > 3 and parts[3].startswith("set=")
 
 

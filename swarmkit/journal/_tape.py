@@ -174,10 +174,10 @@ class Tape:
             )
             self._appender.add("model_call", kept(self._redact, data))
 
-    def held_verdicts(self) -> Held | None:
+    def held_verdicts(self) -> str | None:
         """What the model call just replayed holds of shadow verdicts (see ``StepWriter``)."""
         call = self._replayed_call
-        return None if self._live_step or call is None else Held(data=call.data.get(SHADOW))
+        return None if self._live_step or call is None else str(call.data.get(SHADOW) or "")
 
     def check_verdicts(self, data: str) -> None:
         """Diverge unless the model call just replayed holds ``data`` as its verdicts."""

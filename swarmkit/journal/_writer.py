@@ -133,10 +133,11 @@ class StepWriter(Protocol):
         the agent has shadow rules)."""
         ...
 
-    def held_verdicts(self) -> Held | None:
+    def held_verdicts(self) -> str | None:
         """What the model call just replayed holds of shadow rules' verdicts: None when the
-        call was live (its record holds them already), else its record's verdicts (data None
-        where it holds none: a journal from before keeps them in a record of their own)."""
+        call was live (its record holds them already), else its record's verdicts member, or
+        ``""`` where it holds none (a journal from before keeps them in a record of their
+        own; a member is never empty)."""
         ...
 
     def check_verdicts(self, data: str) -> None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -59,21 +60,26 @@ def _start(journal: Path, *options: str) -> subprocess.Popen[str]:
     return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def test_the_command_serves_the_demos_journal_at_the_printed_url(demo_journal: Path) -> None:
-    """Started as a process, it prints a tokened URL whose first visit opens the sessions."""
-    process = _start(demo_journal)
+def _visit(process: subprocess.Popen[str], api: str, **params: str) -> tuple[int, Any]:
+    """The first page's status at the URL the command printed, then ``api``'s JSON; the
+    command is stopped either way."""
     try:
         assert process.stdout is not None
         url = re.search(r"http://\S+", process.stdout.readline())
         assert url is not None
         with httpx.Client(trust_env=False, follow_redirects=True) as http:
             page = http.get(url.group(0))
-            sessions = http.get(str(page.url.join("/api/sessions"))).json()
+            return page.status_code, http.get(str(page.url.join(api)), params=params).json()
     finally:
         process.terminate()
         process.wait()
 
-    assert page.status_code == 200
+
+def test_the_command_serves_the_demos_journal_at_the_printed_url(demo_journal: Path) -> None:
+    """Started as a process, it prints a tokened URL whose first visit opens the sessions."""
+    status, sessions = _visit(_start(demo_journal), "/api/sessions")
+
+    assert status == 200
     assert len(sessions["rows"]) == 3
 
 
@@ -105,16 +111,7 @@ def test_the_spend_page_reads_the_ledger_given_on_the_command_line(tmp_path: Pat
     """A swarm without a ledger (the demo's) and --ledger FILE: the spend page reads the file."""
     journal, _ = _spent(tmp_path)
     process = _start(journal, "--ledger", str(tmp_path / "spend.sqlite"))
-    try:
-        assert process.stdout is not None
-        url = re.search(r"http://\S+", process.stdout.readline())
-        assert url is not None
-        with httpx.Client(trust_env=False, follow_redirects=True) as http:
-            page = http.get(url.group(0))
-            report = http.get(str(page.url.join("/api/spend")), params={"by": "tenant"}).json()
-    finally:
-        process.terminate()
-        process.wait()
+    _, report = _visit(process, "/api/spend", by="tenant")
 
     assert [(row["tenant"], row["total_tokens"]) for row in report["spend"]] == [
         ("acme", 42),

@@ -47,7 +47,7 @@ from swarmkit.bounds import MAX_JSON_DEPTH, value_problem
 from swarmkit.context import Answer, RunContext
 from swarmkit.exceptions import ConfigurationError, SwarmkitError, ToolServerError
 from swarmkit.interrupts import Edit, Reject
-from swarmkit.runtime import Runtime
+from swarmkit.runtime import Runtime, checked_runtime
 from swarmkit.runtime import timeout as clock_timeout
 from swarmkit.tools import FunctionTool, ToolResult
 
@@ -117,11 +117,7 @@ class MCPToolSource:
         """
         if isinstance(include, str) or isinstance(exclude, str):
             raise ConfigurationError("include and exclude take lists of tool names, not a str")
-        if runtime is not None and not isinstance(runtime, Runtime):
-            raise ConfigurationError(
-                f"runtime= must be a swarmkit.runtime.Runtime, got {type(runtime).__name__}; "
-                "e.g. runtime=FixedRuntime().runtime() in a test"
-            )
+        checked_runtime(runtime)
         self.name = name
         self._client = client
         self._include = frozenset(include) if include is not None else None
@@ -202,6 +198,7 @@ class MCPToolSource:
         the clock of ``limits``' timeouts when it has ``sleep_until``; ``timeout``, the HTTP
         client's own, stays real seconds.
         """
+        checked_runtime(runtime)  # before the client it would leave unopened
         # The SDK's transport takes headers only through an HTTP client of the caller's.
         http = httpx2.AsyncClient(
             headers=dict(headers or {}), timeout=httpx2.Timeout(timeout, read=300.0)

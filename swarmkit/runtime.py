@@ -49,6 +49,17 @@ DEFAULT_RUNTIME = Runtime()
 """The real ids, clock, sleep and randomness."""
 
 
+def checked_runtime(runtime: object) -> Runtime | None:
+    """``runtime`` as given to a model adapter or an MCP source (``runtime=``): a
+    ``Runtime`` or None; anything else is a ``ConfigurationError`` that says what to pass."""
+    if runtime is not None and not isinstance(runtime, Runtime):
+        raise ConfigurationError(
+            f"runtime= must be a swarmkit.runtime.Runtime, got {type(runtime).__name__}; "
+            "e.g. runtime=FixedRuntime().runtime() in a test"
+        )
+    return runtime
+
+
 def timeout(seconds: float, runtime: Runtime | None = None) -> asyncio.Timeout | ClockTimeout:
     """``asyncio.timeout(seconds)`` on ``runtime``'s clock when it can wait for its own clock
     (``sleep_until``), else on the event loop's (then it is ``asyncio.timeout`` itself).

@@ -21,7 +21,7 @@ from swarmkit.models._base import ModelDelta, ModelRequest, ModelResponse
 from swarmkit.models._deadline import AttemptDeadline, Timeouts, timeouts_of
 from swarmkit.models._providers import server_for_url
 from swarmkit.models._retry import CallRetrier, RetryPolicy, decoding_answers, log_call_finished
-from swarmkit.runtime import Runtime
+from swarmkit.runtime import Runtime, checked_runtime
 
 _Client = TypeVar("_Client")
 
@@ -67,11 +67,7 @@ class ModelAdapter(Generic[_Client]):
         for name, value in (("base_url", base_url), ("api_key", api_key)):
             if value is not None and not isinstance(value, str):
                 raise ConfigurationError(f"{name}= must be a string, got {type(value).__name__}")
-        if runtime is not None and not isinstance(runtime, Runtime):
-            raise ConfigurationError(
-                f"runtime= must be a swarmkit.runtime.Runtime, got {type(runtime).__name__}; "
-                "e.g. runtime=FixedRuntime().runtime() in a test"
-            )
+        checked_runtime(runtime)
         self.name = model
         """The model name sent with every request."""
         self.retry = RetryPolicy.or_default(retry)

@@ -9,9 +9,11 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import pytest
 from openai import AsyncOpenAI
 
-from swarmkit.models import OpenAIModel, RetryPolicy, Timeouts
+from swarmkit.exceptions import ModelError
+from swarmkit.models import ModelRequest, OpenAIModel, RetryPolicy, StreamingModel, Timeouts
 from swarmkit.runtime import Runtime
 
 Reply = Callable[[asyncio.StreamWriter], Awaitable[None]]
@@ -222,3 +224,14 @@ async def raw_server(*replies: Reply) -> AsyncIterator[RawServer]:
         while server.open_connections:
             await asyncio.sleep(0)
         await listener.wait_closed()
+
+
+async def failure(model: StreamingModel, request: ModelRequest, *, stream: bool) -> str:
+    """The first line of the ModelError a call ends with, streamed or not."""
+    with pytest.raises(ModelError) as caught:
+        if stream:
+            async for _ in model.stream(request):
+                pass
+        else:
+            await model.respond(request)
+    return str(caught.value).splitlines()[0]

@@ -19,7 +19,16 @@ from swarmkit.models import (
 from swarmkit.runtime import Runtime
 from swarmkit.testing import FixedRuntime
 
-from .raw_server import ONE_TRY, TWO_TRIES, RawServer, completion, json_reply, raw_server, silent
+from .raw_server import (
+    ONE_TRY,
+    TWO_TRIES,
+    RawServer,
+    completion,
+    failure,
+    json_reply,
+    raw_server,
+    silent,
+)
 
 ASK = ModelRequest(messages=(UserMessage(content="Hi"),))
 
@@ -92,14 +101,8 @@ async def test_a_native_adapters_deadlines_run_on_its_runtime_clock(
             timeouts=Timeouts(first_byte=30),
             runtime=server.stalled_time(),
         )
-        with pytest.raises(ModelError) as caught:
-            if stream:
-                async for _ in model.stream(ASK):
-                    pass
-            else:
-                await model.respond(ASK)
+        first_line = await failure(model, ASK, stream=stream)
 
-    first_line = str(caught.value).splitlines()[0]
     assert first_line.endswith(
         "(timeout_first_byte): no answer within the first-byte deadline of 30 s"
     )

@@ -22,6 +22,7 @@ from .raw_server import (
     TWO_TRIES,
     Reply,
     completion,
+    failure,
     json_reply,
     keep_alive_only,
     raw_reply,
@@ -312,14 +313,8 @@ async def test_a_stalled_server_fails_each_attempt_at_its_deadline(
         model = server.model(
             timeouts=timeouts, retry=TWO_TRIES, api=api, runtime=server.stalled_time()
         )
-        with pytest.raises(ModelError) as caught:
-            if stream:
-                async for _ in model.stream(ASK):
-                    pass
-            else:
-                await model.respond(ASK)
+        first_line = await failure(model, ASK, stream=stream)
 
-    first_line = str(caught.value).splitlines()[0]
     expected = f"failed after 2 attempts ({reason}): no answer within the {detail}"
     assert first_line == f"model 'gpt-raw' {expected}"
     assert (server.requests, server.deadlines_passed) == (2, 2)
